@@ -1,0 +1,1 @@
+"""kube-pyscheduler: a Kubernetes Scheduler Framework implementation in Python."""

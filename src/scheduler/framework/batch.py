@@ -1,0 +1,47 @@
+"""Results of the batch (vectorized) Filter form."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.framework.status import Code
+
+
+@dataclass(slots=True)
+class FilterBatch:
+    """Outcome of filtering a set of rows, aligned with the `rows` the plugin was given.
+
+    `codes[i]` is a `Code` value (0 = passes). For a rejected row, its reasons are
+    `reasons[reason_ids[i]]`; `reason_ids` may be None when every rejected row shares
+    `reasons[0]`.
+    """
+
+    codes: npt.NDArray[np.int8]
+    reasons: Sequence[tuple[str, ...]]
+    reason_ids: npt.NDArray[np.int32] | None = None
+
+    @classmethod
+    def all_pass(cls, count: int) -> FilterBatch:
+        return cls(np.zeros(count, dtype=np.int8), ())
+
+    @classmethod
+    def reject_where(
+        cls, rejected: npt.NDArray[np.bool_], code: Code, *reasons: str
+    ) -> FilterBatch:
+        """Rows where `rejected` is True fail with one shared status."""
+        codes = np.where(rejected, np.int8(code), np.int8(0)).astype(np.int8)
+        return cls(codes, (tuple(reasons),))
+
+    @property
+    def passed(self) -> npt.NDArray[np.bool_]:
+        passed: npt.NDArray[np.bool_] = np.equal(self.codes, 0)
+        return passed
+
+    def reasons_at(self, index: int) -> tuple[str, ...]:
+        if self.reason_ids is None:
+            return self.reasons[0]
+        return self.reasons[int(self.reason_ids[index])]

@@ -1,0 +1,98 @@
+"""Handle: everything a plugin may see of the scheduler and the cluster."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from typing import Any, Protocol
+
+from scheduler.framework.clock import Clock
+from scheduler.framework.node_info import NodeInfo
+from scheduler.framework.node_table import NodeTable
+from scheduler.objects.pod import Pod
+
+
+class ClusterAPI(Protocol):
+    """The writes plugins may make. Failures raise `scheduler.framework.errors.APIError`."""
+
+    async def bind(self, pod: Pod, node_name: str) -> None:
+        """Create the pod's Binding; ConflictError if already bound, NotFoundError if gone."""
+        ...
+
+    async def delete_pod(self, namespace: str, name: str, uid: str = "") -> None: ...
+
+    async def patch_pod_status(
+        self, namespace: str, name: str, patch: Mapping[str, Any]
+    ) -> None: ...
+
+    async def patch_object(
+        self, resource: str, namespace: str, name: str, patch: Mapping[str, Any]
+    ) -> None:
+        """Merge-patch any object the scheduler is allowed to write (e.g. a PVC annotation)."""
+        ...
+
+
+class Lister(Protocol):
+    """A read-only view of an informer's store of raw API objects."""
+
+    def get(self, namespace: str, name: str) -> Mapping[str, Any] | None: ...
+
+    def list(self, namespace: str | None = None) -> Sequence[Mapping[str, Any]]: ...
+
+
+class WaitingPod(Protocol):
+    """A pod held at Permit; plugins allow or reject it on their own behalf."""
+
+    @property
+    def pod(self) -> Pod: ...
+
+    @property
+    def node_name(self) -> str: ...
+
+    def pending_plugins(self) -> list[str]: ...
+
+    def allow(self, plugin: str) -> None: ...
+
+    def reject(self, plugin: str, message: str) -> None: ...
+
+
+class Handle(Protocol):
+    """Given to every plugin at construction."""
+
+    @property
+    def profile_name(self) -> str: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def rng(self) -> random.Random: ...
+
+    @property
+    def parallelism(self) -> int: ...
+
+    @property
+    def node_table(self) -> NodeTable:
+        """The live node table; valid for the current cycle only."""
+        ...
+
+    def node_info(self, name: str) -> NodeInfo | None: ...
+
+    @property
+    def api(self) -> ClusterAPI: ...
+
+    def lister(self, resource: str) -> Lister:
+        """Objects of a watched resource, by its plural name (e.g. "namespaces")."""
+        ...
+
+    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]: ...
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None: ...
+
+    def iterate_over_waiting_pods(self) -> Iterator[WaitingPod]: ...
+
+    def reject_waiting_pod(self, uid: str) -> bool: ...
+
+    def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
+        """Run `work` as a named task owned by the scheduler (e.g. to refresh remote data)."""
+        ...

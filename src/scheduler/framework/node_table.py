@@ -1,0 +1,321 @@
+"""The columnar node table: one row per node, numpy columns that plugins vectorize over.
+
+The cache keeps it current incrementally: `upsert_node` on node events, `refresh_usage` when
+pods come and go. Plugins read it during a cycle and never write it.
+
+Labels are stored per key as a column of value ids (-1 = label absent) plus the key's value
+vocabulary, so a selector requirement is evaluated over the vocabulary once and gathered to all
+rows in one operation, even for keys such as kubernetes.io/hostname whose values are unique.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.framework.node_info import NodeInfo
+from scheduler.objects.labels import LabelSelector, Requirement
+from scheduler.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from scheduler.objects.taints import Taint
+
+Int64Array = npt.NDArray[np.int64]
+Int32Array = npt.NDArray[np.int32]
+BoolArray = npt.NDArray[np.bool_]
+
+_MEMO_LIMIT = 4096
+
+
+class LabelColumn:
+    """Value ids of one label key for every row, and the vocabulary behind them."""
+
+    __slots__ = ("ids", "value_ids", "values")
+
+    def __init__(self, capacity: int) -> None:
+        self.ids: Int32Array = np.full(capacity, -1, dtype=np.int32)
+        self.value_ids: dict[str, int] = {}
+        self.values: list[str] = []
+
+    def intern(self, value: str) -> int:
+        found = self.value_ids.get(value)
+        if found is None:
+            found = len(self.values)
+            self.value_ids[value] = found
+            self.values.append(value)
+        return found
+
+
+class NodeTable:
+    """Columns over all nodes known to the cache. Rows are dense: 0 .. size-1."""
+
+    def __init__(self, capacity: int = 64) -> None:
+        self._capacity = capacity
+        self.names: list[str] = []
+        self.node_infos: list[NodeInfo] = []
+        self._row_of: dict[str, int] = {}
+        self.resource_names: list[str] = [CPU, MEMORY, EPHEMERAL_STORAGE]
+        self._resource_index: dict[str, int] = {n: i for i, n in enumerate(self.resource_names)}
+        width = len(self.resource_names)
+        self.allocatable: Int64Array = np.zeros((capacity, width), dtype=np.int64)
+        self.requested: Int64Array = np.zeros((capacity, width), dtype=np.int64)
+        self.non_zero_requested: Int64Array = np.zeros((capacity, 2), dtype=np.int64)
+        self.pod_count: Int64Array = np.zeros(capacity, dtype=np.int64)
+        self.allowed_pods: Int64Array = np.zeros(capacity, dtype=np.int64)
+        self.port_count: Int64Array = np.zeros(capacity, dtype=np.int64)
+        self.affinity_pod_count: Int64Array = np.zeros(capacity, dtype=np.int64)
+        self.anti_affinity_pod_count: Int64Array = np.zeros(capacity, dtype=np.int64)
+        self.unschedulable: BoolArray = np.zeros(capacity, dtype=np.bool_)
+        self.taint_set_id: Int32Array = np.zeros(capacity, dtype=np.int32)
+        # Taint sets are interned: id 0 is "no taints"; ids are never reused.
+        self.taint_sets: list[tuple[Taint, ...]] = [()]
+        self._taint_set_ids: dict[tuple[Taint, ...], int] = {(): 0}
+        self._label_columns: dict[str, LabelColumn] = {}
+        # Image name -> names of nodes that have it (ImageLocality's spread factor).
+        self.image_nodes: dict[str, set[str]] = {}
+        # Bumped whenever labels of any row change, so memoized selector masks stay valid.
+        self.label_version = 0
+        self._selector_memo: dict[Hashable, tuple[int, BoolArray]] = {}
+        self._taint_memo: dict[Hashable, BoolArray] = {}
+
+    # ---- reading -------------------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        return len(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def row_of(self, name: str) -> int | None:
+        return self._row_of.get(name)
+
+    def all_rows(self) -> Int64Array:
+        return np.arange(self.size, dtype=np.int64)
+
+    def resource_column(self, resource: str) -> int | None:
+        return self._resource_index.get(resource)
+
+    def allocatable_of(self, resource: str) -> Int64Array:
+        """Allocatable of `resource` for every row (zeros where the node has none)."""
+        column = self._resource_index.get(resource)
+        if column is None:
+            return np.zeros(self.size, dtype=np.int64)
+        return self.allocatable[: self.size, column]
+
+    def requested_of(self, resource: str) -> Int64Array:
+        column = self._resource_index.get(resource)
+        if column is None:
+            return np.zeros(self.size, dtype=np.int64)
+        return self.requested[: self.size, column]
+
+    def label_ids(self, key: str) -> tuple[Int32Array, list[str]]:
+        """Per-row value ids of label `key` (-1 where absent) and the values they index."""
+        column = self._label_columns.get(key)
+        if column is None:
+            column = self._build_label_column(key)
+        return column.ids[: self.size], column.values
+
+    def match_requirement(self, requirement: Requirement) -> BoolArray:
+        """Rows whose labels satisfy one selector requirement."""
+        ids, values = self.label_ids(requirement.key)
+        operator = requirement.operator
+        if operator == "Exists":
+            return ids >= 0
+        if operator == "DoesNotExist":
+            return ids < 0
+        # The last slot of `per_value` stands for "label absent" and is indexed by id -1.
+        per_value = np.zeros(len(values) + 1, dtype=np.bool_)
+        if operator in ("In", "NotIn"):
+            column = self._label_columns[requirement.key]
+            for value in requirement.values:
+                value_id = column.value_ids.get(value)
+                if value_id is not None:
+                    per_value[value_id] = True
+            if operator == "NotIn":
+                per_value = ~per_value  # absent labels satisfy NotIn
+        else:
+            per_value[:-1] = [requirement.matches({requirement.key: v}) for v in values]
+        return per_value[ids]
+
+    def match_selector(self, selector: LabelSelector) -> BoolArray:
+        """Rows whose labels match every requirement of `selector` (memoized per label version)."""
+        memo_key = selector.cache_key()
+        cached = self._selector_memo.get(memo_key)
+        if cached is not None and cached[0] == self.label_version and len(cached[1]) == self.size:
+            return cached[1]
+        result = np.ones(self.size, dtype=np.bool_)
+        for requirement in selector.requirements:
+            result &= self.match_requirement(requirement)
+        if len(self._selector_memo) >= _MEMO_LIMIT:
+            self._selector_memo.clear()
+        self._selector_memo[memo_key] = (self.label_version, result)
+        return result
+
+    def per_taint_set(
+        self, key: Hashable, predicate: Callable[[tuple[Taint, ...]], Any]
+    ) -> npt.NDArray[Any]:
+        """Evaluate `predicate` once per distinct taint set; memoized under `key`.
+
+        Returns an array indexed by taint-set id; gather with `result[table.taint_set_id[rows]]`.
+        Taint-set ids are append-only, so a memo only ever needs extending.
+        """
+        cached = self._taint_memo.get(key)
+        count = len(self.taint_sets)
+        if cached is not None and len(cached) == count:
+            return cached
+        start = 0 if cached is None else len(cached)
+        fresh = [predicate(s) for s in self.taint_sets[start:count]]
+        result = (
+            np.asarray(fresh) if cached is None else np.concatenate([cached, np.asarray(fresh)])
+        )
+        if len(self._taint_memo) >= _MEMO_LIMIT:
+            self._taint_memo.clear()
+        self._taint_memo[key] = result
+        return result
+
+    # ---- writing (the cache only) ----------------------------------------------------------
+
+    def upsert_node(self, info: NodeInfo) -> int:
+        """Add the node's row or rewrite it entirely (labels, taints, allocatable, usage)."""
+        node = info.node
+        if node is None:
+            raise ValueError("cannot put a NodeInfo without a node into the table")
+        row = self._row_of.get(node.name)
+        if row is None:
+            row = self.size
+            self._ensure_capacity(row + 1)
+            self.names.append(node.name)
+            self.node_infos.append(info)
+            self._row_of[node.name] = row
+        else:
+            self.node_infos[row] = info
+        for resource in node.allocatable:
+            self._ensure_resource(resource)
+        self.allocatable[row, :] = 0
+        for resource, value in node.allocatable.items():
+            self.allocatable[row, self._resource_index[resource]] = value
+        self.allowed_pods[row] = node.allocatable.get("pods", 0)
+        self.unschedulable[row] = node.unschedulable
+        self.taint_set_id[row] = self._intern_taints(node.taints)
+        for key, column in self._label_columns.items():
+            label = node.labels.get(key)
+            column.ids[row] = -1 if label is None else column.intern(label)
+        self.label_version += 1
+        self.refresh_usage(info)
+        return row
+
+    def refresh_usage(self, info: NodeInfo) -> None:
+        """Rewrite the usage columns of the node's row from its NodeInfo."""
+        row = self._row_of.get(info.name)
+        if row is None:
+            return
+        for resource in info.requested:
+            self._ensure_resource(resource)
+        requested = self.requested[row]
+        requested[:] = 0
+        for resource, value in info.requested.items():
+            requested[self._resource_index[resource]] = value
+        self.non_zero_requested[row, 0] = info.non_zero_cpu
+        self.non_zero_requested[row, 1] = info.non_zero_memory
+        self.pod_count[row] = len(info.pods)
+        self.port_count[row] = len(info.used_ports)
+        self.affinity_pod_count[row] = info.pods_with_affinity
+        self.anti_affinity_pod_count[row] = info.pods_with_required_anti_affinity
+
+    def remove_node(self, name: str) -> None:
+        """Drop a row, moving the last row into its place to keep rows dense."""
+        row = self._row_of.pop(name, None)
+        if row is None:
+            return
+        last = self.size - 1
+        if row != last:
+            self._copy_row(last, row)
+            moved = self.names[last]
+            self.names[row] = moved
+            self.node_infos[row] = self.node_infos[last]
+            self._row_of[moved] = row
+        self.names.pop()
+        self.node_infos.pop()
+        self.label_version += 1
+
+    def set_images(self, name: str, old: Iterable[str], new: Iterable[str]) -> None:
+        for image in old:
+            holders = self.image_nodes.get(image)
+            if holders is not None:
+                holders.discard(name)
+                if not holders:
+                    del self.image_nodes[image]
+        for image in new:
+            self.image_nodes.setdefault(image, set()).add(name)
+
+    # ---- internals ---------------------------------------------------------------------
+
+    def _per_row_arrays(self) -> list[str]:
+        return [
+            "allocatable",
+            "requested",
+            "non_zero_requested",
+            "pod_count",
+            "allowed_pods",
+            "port_count",
+            "affinity_pod_count",
+            "anti_affinity_pod_count",
+            "unschedulable",
+            "taint_set_id",
+        ]
+
+    def _copy_row(self, source: int, target: int) -> None:
+        for attribute in self._per_row_arrays():
+            array = getattr(self, attribute)
+            array[target] = array[source]
+        for column in self._label_columns.values():
+            column.ids[target] = column.ids[source]
+
+    def _ensure_capacity(self, needed: int) -> None:
+        if needed <= self._capacity:
+            return
+        capacity = max(needed, self._capacity * 2)
+        for attribute in self._per_row_arrays():
+            array = getattr(self, attribute)
+            grown = np.zeros((capacity, *array.shape[1:]), dtype=array.dtype)
+            grown[: len(array)] = array
+            setattr(self, attribute, grown)
+        for column in self._label_columns.values():
+            ids = np.full(capacity, -1, dtype=np.int32)
+            ids[: len(column.ids)] = column.ids
+            column.ids = ids
+        self._capacity = capacity
+
+    def _ensure_resource(self, resource: str) -> None:
+        if resource in self._resource_index:
+            return
+        self._resource_index[resource] = len(self.resource_names)
+        self.resource_names.append(resource)
+        extra = np.zeros((self._capacity, 1), dtype=np.int64)
+        self.allocatable = np.hstack([self.allocatable, extra])
+        self.requested = np.hstack([self.requested, extra.copy()])
+
+    def _intern_taints(self, taints: tuple[Taint, ...]) -> int:
+        found = self._taint_set_ids.get(taints)
+        if found is None:
+            found = len(self.taint_sets)
+            self.taint_sets.append(taints)
+            self._taint_set_ids[taints] = found
+        return found
+
+    def _build_label_column(self, key: str) -> LabelColumn:
+        column = LabelColumn(self._capacity)
+        for row, info in enumerate(self.node_infos):
+            node = info.node
+            value = node.labels.get(key) if node is not None else None
+            if value is not None:
+                column.ids[row] = column.intern(value)
+        self._label_columns[key] = column
+        return column
+
+
+def labels_of(table: NodeTable, row: int) -> Mapping[str, str]:
+    node = table.node_infos[row].node
+    return node.labels if node is not None else {}

@@ -1,0 +1,38 @@
+"""PluginSpec: how a plugin package describes itself to the scheduler."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from scheduler.framework.args import PluginArgs
+from scheduler.framework.handle import Handle
+from scheduler.framework.plugins import Plugin, implemented_extension_points
+
+PluginFactory = Callable[[Any, Handle], Plugin]
+
+
+@dataclass(frozen=True, slots=True)
+class PluginSpec:
+    """A plugin's name, its class (constructed as `plugin_class(args, handle)`) and args model.
+
+    `watches` names extra API resources (plural, e.g. "namespaces") the plugin reads through
+    `Handle.lister`, so the scheduler starts informers for them.
+    """
+
+    name: str
+    plugin_class: type
+    args_model: type[PluginArgs] | None = None
+    watches: tuple[str, ...] = ()
+
+    @property
+    def extension_points(self) -> list[str]:
+        return implemented_extension_points(self.plugin_class)
+
+    def default_args(self) -> PluginArgs | None:
+        return self.args_model() if self.args_model is not None else None
+
+    def create(self, args: PluginArgs | None, handle: Handle) -> Plugin:
+        plugin: Plugin = self.plugin_class(args, handle)
+        return plugin

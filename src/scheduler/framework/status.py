@@ -1,0 +1,139 @@
+"""Plugin outcomes: the seven upstream status codes and the Status value."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+
+
+class Code(IntEnum):
+    """Upstream's codes, in upstream's order (the values are part of the contract)."""
+
+    SUCCESS = 0
+    ERROR = 1
+    UNSCHEDULABLE = 2
+    UNSCHEDULABLE_AND_UNRESOLVABLE = 3
+    WAIT = 4
+    SKIP = 5
+    PENDING = 6
+
+    @property
+    def label(self) -> str:
+        """The upstream spelling, used as the `status` metric label."""
+        return _LABELS[self]
+
+
+_LABELS = {
+    Code.SUCCESS: "Success",
+    Code.ERROR: "Error",
+    Code.UNSCHEDULABLE: "Unschedulable",
+    Code.UNSCHEDULABLE_AND_UNRESOLVABLE: "UnschedulableAndUnresolvable",
+    Code.WAIT: "Wait",
+    Code.SKIP: "Skip",
+    Code.PENDING: "Pending",
+}
+
+_REJECTED = frozenset({Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING})
+
+
+class Status:
+    """The result of running a plugin. Immutable; `None` is never used for success."""
+
+    __slots__ = ("code", "error", "plugin", "reasons")
+
+    code: Code
+    reasons: tuple[str, ...]
+    plugin: str
+    error: BaseException | None
+
+    def __init__(
+        self,
+        code: Code = Code.SUCCESS,
+        *reasons: str,
+        plugin: str = "",
+        error: BaseException | None = None,
+    ) -> None:
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "reasons", reasons)
+        object.__setattr__(self, "plugin", plugin)
+        object.__setattr__(self, "error", error)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Status is immutable")
+
+    # Constructors read better at call sites than Status(Code.X, ...).
+    @classmethod
+    def unschedulable(cls, *reasons: str) -> Status:
+        return cls(Code.UNSCHEDULABLE, *reasons)
+
+    @classmethod
+    def unresolvable(cls, *reasons: str) -> Status:
+        return cls(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, *reasons)
+
+    @classmethod
+    def from_error(cls, error: BaseException | str) -> Status:
+        if isinstance(error, str):
+            return cls(Code.ERROR, error)
+        return cls(Code.ERROR, error=error)
+
+    @classmethod
+    def skip(cls) -> Status:
+        return SKIP
+
+    @classmethod
+    def wait(cls, *reasons: str) -> Status:
+        return cls(Code.WAIT, *reasons)
+
+    @classmethod
+    def pending(cls, *reasons: str) -> Status:
+        return cls(Code.PENDING, *reasons)
+
+    def with_plugin(self, plugin: str) -> Status:
+        if self.plugin == plugin:
+            return self
+        return Status(self.code, *self.reasons, plugin=plugin, error=self.error)
+
+    def message(self) -> str:
+        """All reasons joined by ", ", the attached error's text first."""
+        parts = list(self.reasons)
+        if self.error is not None:
+            parts.insert(0, str(self.error))
+        return ", ".join(parts)
+
+    @property
+    def is_success(self) -> bool:
+        return self.code is Code.SUCCESS
+
+    @property
+    def is_rejected(self) -> bool:
+        return self.code in _REJECTED
+
+    @property
+    def is_skip(self) -> bool:
+        return self.code is Code.SKIP
+
+    @property
+    def is_wait(self) -> bool:
+        return self.code is Code.WAIT
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Status):
+            return NotImplemented
+        return (self.code, self.message(), self.plugin) == (
+            other.code,
+            other.message(),
+            other.plugin,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.code, self.reasons, self.plugin))
+
+    def __repr__(self) -> str:
+        plugin = f" plugin={self.plugin}" if self.plugin else ""
+        return f"Status({self.code.label}{plugin}: {self.message()!r})"
+
+
+SUCCESS = Status()
+SKIP = Status(Code.SKIP)

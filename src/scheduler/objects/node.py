@@ -1,0 +1,62 @@
+"""A node as the scheduler sees it: parsed once from the API's dict, then read-only."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from scheduler.objects.resources import parse_resource_list
+from scheduler.objects.taints import Taint, parse_taint
+
+ZONE_LABEL = "topology.kubernetes.io/zone"
+REGION_LABEL = "topology.kubernetes.io/region"
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerImage:
+    names: tuple[str, ...]
+    size_bytes: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Node:
+    """Read-only view of a v1.Node."""
+
+    name: str
+    uid: str
+    labels: Mapping[str, str]
+    annotations: Mapping[str, str]
+    taints: tuple[Taint, ...]
+    unschedulable: bool
+    allocatable: Mapping[str, int]
+    images: tuple[ContainerImage, ...]
+    conditions: tuple[Mapping[str, Any], ...]
+    resource_version: str
+    raw: Mapping[str, Any] = field(repr=False)
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> Node:
+        meta = raw.get("metadata") or {}
+        spec = raw.get("spec") or {}
+        status = raw.get("status") or {}
+        allocatable = status.get("allocatable")
+        if allocatable is None:
+            allocatable = status.get("capacity")
+        return cls(
+            name=str(meta.get("name", "")),
+            uid=str(meta.get("uid", "")),
+            labels=dict(meta.get("labels") or {}),
+            annotations=dict(meta.get("annotations") or {}),
+            taints=tuple(parse_taint(t) for t in spec.get("taints") or ()),
+            unschedulable=bool(spec.get("unschedulable")),
+            allocatable=parse_resource_list(allocatable),
+            images=tuple(
+                ContainerImage(tuple(i.get("names") or ()), int(i.get("sizeBytes") or 0))
+                for i in status.get("images") or ()
+            ),
+            conditions=tuple(status.get("conditions") or ()),
+            resource_version=str(meta.get("resourceVersion") or ""),
+            raw=raw,
+        )

@@ -1,0 +1,144 @@
+"""A pod as the scheduler sees it: parsed once from the API's dict, then read-only."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from scheduler.objects.node_selector import NodeAffinity, parse_node_affinity
+from scheduler.objects.pod_affinity import PodAffinity, parse_pod_affinity
+from scheduler.objects.resources import pod_non_zero_requests, pod_requests
+from scheduler.objects.taints import Toleration, parse_toleration
+
+
+@dataclass(frozen=True, slots=True)
+class HostPort:
+    """A (hostIP, protocol, hostPort) a container asks the node for."""
+
+    host_ip: str
+    protocol: str
+    port: int
+
+    def conflicts(self, other: HostPort) -> bool:
+        if self.port != other.port or self.protocol != other.protocol:
+            return False
+        wildcard = ("", "0.0.0.0")
+        return (
+            self.host_ip in wildcard or other.host_ip in wildcard or (self.host_ip == other.host_ip)
+        )
+
+
+def _host_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
+    ports: list[HostPort] = []
+    containers = [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]
+    for container in containers:
+        for port in container.get("ports") or ():
+            host_port = int(port.get("hostPort") or 0)
+            if host_port <= 0:
+                continue
+            ip = str(port.get("hostIP") or "0.0.0.0")
+            ports.append(HostPort(ip, str(port.get("protocol") or "TCP"), host_port))
+    return tuple(ports)
+
+
+def _images(spec: Mapping[str, Any]) -> tuple[str, ...]:
+    return tuple(
+        str(c["image"])
+        for c in [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]
+        if c.get("image")
+    )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Pod:
+    """Read-only view of a v1.Pod with everything the scheduler derives from it precomputed."""
+
+    namespace: str
+    name: str
+    uid: str
+    labels: Mapping[str, str]
+    annotations: Mapping[str, str]
+    scheduler_name: str
+    node_name: str
+    priority: int
+    preemption_policy: str
+    requests: Mapping[str, int]
+    non_zero_cpu: int
+    non_zero_memory: int
+    host_ports: tuple[HostPort, ...]
+    tolerations: tuple[Toleration, ...]
+    node_selector: Mapping[str, str]
+    node_affinity: NodeAffinity | None
+    pod_affinity: PodAffinity | None
+    pod_anti_affinity: PodAffinity | None
+    topology_spread_constraints: tuple[Mapping[str, Any], ...]
+    scheduling_gates: tuple[str, ...]
+    images: tuple[str, ...]
+    nominated_node_name: str
+    phase: str
+    deleting: bool
+    generation: int
+    resource_version: str
+    creation_timestamp: str
+    raw: Mapping[str, Any] = field(repr=False)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def has_required_anti_affinity(self) -> bool:
+        return self.pod_anti_affinity is not None and bool(self.pod_anti_affinity.required)
+
+    @property
+    def has_affinity_terms(self) -> bool:
+        return self.pod_affinity is not None or self.pod_anti_affinity is not None
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.phase in ("Succeeded", "Failed")
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> Pod:
+        meta = raw.get("metadata") or {}
+        spec = raw.get("spec") or {}
+        status = raw.get("status") or {}
+        namespace = str(meta.get("namespace") or "default")
+        labels = dict(meta.get("labels") or {})
+        affinity = spec.get("affinity") or {}
+        cpu, memory = pod_non_zero_requests(spec)
+        return cls(
+            namespace=namespace,
+            name=str(meta.get("name", "")),
+            uid=str(meta.get("uid", "")),
+            labels=labels,
+            annotations=dict(meta.get("annotations") or {}),
+            scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),
+            node_name=str(spec.get("nodeName") or ""),
+            priority=int(spec.get("priority") or 0),
+            preemption_policy=str(spec.get("preemptionPolicy") or "PreemptLowerPriority"),
+            requests=pod_requests(spec),
+            non_zero_cpu=cpu,
+            non_zero_memory=memory,
+            host_ports=_host_ports(spec),
+            tolerations=tuple(parse_toleration(t) for t in spec.get("tolerations") or ()),
+            node_selector=dict(spec.get("nodeSelector") or {}),
+            node_affinity=parse_node_affinity(affinity.get("nodeAffinity")),
+            pod_affinity=parse_pod_affinity(affinity.get("podAffinity"), namespace, labels),
+            pod_anti_affinity=parse_pod_affinity(
+                affinity.get("podAntiAffinity"), namespace, labels
+            ),
+            topology_spread_constraints=tuple(spec.get("topologySpreadConstraints") or ()),
+            scheduling_gates=tuple(
+                str(g.get("name", "")) for g in spec.get("schedulingGates") or ()
+            ),
+            images=_images(spec),
+            nominated_node_name=str(status.get("nominatedNodeName") or ""),
+            phase=str(status.get("phase") or "Pending"),
+            deleting=bool(meta.get("deletionTimestamp")),
+            generation=int(meta.get("generation") or 0),
+            resource_version=str(meta.get("resourceVersion") or ""),
+            creation_timestamp=str(meta.get("creationTimestamp") or ""),
+            raw=raw,
+        )

@@ -1,0 +1,127 @@
+"""Resource names and the effective requests of a pod, as kube-scheduler computes them.
+
+CPU is kept in millicores and every other resource in whole units (bytes for memory), so all
+arithmetic is on ints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from scheduler.objects.quantity import int_value, milli_value
+
+CPU = "cpu"
+MEMORY = "memory"
+EPHEMERAL_STORAGE = "ephemeral-storage"
+PODS = "pods"
+
+# Requests assumed for a container that sets none, used only for scoring and spreading so that
+# best-effort pods still count (upstream's DefaultMilliCPURequest / DefaultMemoryRequest).
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+
+_HUGEPAGES_PREFIX = "hugepages-"
+_NATIVE_PREFIX = "kubernetes.io/"
+
+
+def quantity_in_units(resource: str, value: str | int | float) -> int:
+    """A resource quantity in the scheduler's units: millicores for CPU, whole units otherwise."""
+    return milli_value(value) if resource == CPU else int_value(value)
+
+
+def parse_resource_list(raw: Mapping[str, Any] | None) -> dict[str, int]:
+    """Convert an API ResourceList into {name: units}."""
+    if not raw:
+        return {}
+    return {name: quantity_in_units(name, value) for name, value in raw.items()}
+
+
+def is_extended_resource(name: str) -> bool:
+    """True for resources such as example.com/gpu that are neither native nor hugepages."""
+    if name in (CPU, MEMORY, EPHEMERAL_STORAGE, PODS) or name.startswith(_HUGEPAGES_PREFIX):
+        return False
+    return "/" in name and not name.startswith(_NATIVE_PREFIX)
+
+
+def is_scalar_resource(name: str) -> bool:
+    """Resources other than cpu, memory, ephemeral-storage and pods (extended and hugepages)."""
+    return name not in (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
+
+
+def _add_into(total: dict[str, int], part: Mapping[str, int]) -> None:
+    for name, value in part.items():
+        total[name] = total.get(name, 0) + value
+
+
+def _max_into(total: dict[str, int], part: Mapping[str, int]) -> None:
+    for name, value in part.items():
+        if value > total.get(name, 0):
+            total[name] = value
+
+
+def _container_requests(container: Mapping[str, Any]) -> dict[str, int]:
+    resources = container.get("resources") or {}
+    return parse_resource_list(resources.get("requests"))
+
+
+def _is_sidecar(container: Mapping[str, Any]) -> bool:
+    return container.get("restartPolicy") == "Always"
+
+
+def pod_requests(spec: Mapping[str, Any]) -> dict[str, int]:
+    """Effective requests of a pod: regular containers plus sidecars, or the largest init step.
+
+    A non-restartable init container runs alone beside the sidecars started before it, so the
+    pod needs the maximum of each such step and of the steady state; pod overhead is added on
+    top. Pod-level requests (spec.resources), where set, replace the container sum for the
+    resources they name.
+    """
+    steady: dict[str, int] = {}
+    for container in spec.get("containers") or ():
+        _add_into(steady, _container_requests(container))
+    init_peak: dict[str, int] = {}
+    sidecars: dict[str, int] = {}
+    for container in spec.get("initContainers") or ():
+        requests = _container_requests(container)
+        if _is_sidecar(container):
+            _add_into(sidecars, requests)
+            _max_into(init_peak, sidecars)
+        else:
+            step = dict(sidecars)
+            _add_into(step, requests)
+            _max_into(init_peak, step)
+    _add_into(steady, sidecars)
+    _max_into(steady, init_peak)
+    pod_level = parse_resource_list((spec.get("resources") or {}).get("requests"))
+    for name in (CPU, MEMORY):
+        if name in pod_level:
+            steady[name] = pod_level[name]
+    _add_into(steady, parse_resource_list(spec.get("overhead")))
+    return {name: value for name, value in steady.items() if value}
+
+
+def _non_zero(containers: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
+    cpu = memory = 0
+    for container in containers:
+        requests = _container_requests(container)
+        cpu += requests.get(CPU, DEFAULT_MILLI_CPU_REQUEST)
+        memory += requests.get(MEMORY, DEFAULT_MEMORY_REQUEST)
+    return cpu, memory
+
+
+def pod_non_zero_requests(spec: Mapping[str, Any]) -> tuple[int, int]:
+    """CPU (milli) and memory requests with upstream's defaults for containers that set none."""
+    containers = list(spec.get("containers") or ())
+    sidecars = [c for c in spec.get("initContainers") or () if _is_sidecar(c)]
+    cpu, memory = _non_zero([*containers, *sidecars])
+    for container in spec.get("initContainers") or ():
+        if _is_sidecar(container):
+            continue
+        init_cpu, init_memory = _non_zero([container])
+        cpu, memory = max(cpu, init_cpu), max(memory, init_memory)
+    pod_level = parse_resource_list((spec.get("resources") or {}).get("requests"))
+    cpu = pod_level.get(CPU, cpu)
+    memory = pod_level.get(MEMORY, memory)
+    overhead = parse_resource_list(spec.get("overhead"))
+    return cpu + overhead.get(CPU, 0), memory + overhead.get(MEMORY, 0)

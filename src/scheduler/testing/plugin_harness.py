@@ -1,0 +1,190 @@
+"""Run plugins outside the scheduler: a node table from objects and a Handle over it."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from scheduler.framework.batch import FilterBatch
+from scheduler.framework.clock import Clock
+from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.handle import ClusterAPI, Lister, WaitingPod
+from scheduler.framework.node_info import NodeInfo
+from scheduler.framework.node_table import NodeTable
+from scheduler.framework.plugins import (
+    BatchFilterPlugin,
+    BatchScorePlugin,
+    FilterPlugin,
+    ScorePlugin,
+)
+from scheduler.framework.status import Code, Status
+from scheduler.objects.node import Node
+from scheduler.objects.pod import Pod
+from scheduler.testing.fake_clock import FakeClock
+
+
+def build_table(nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> NodeTable:
+    """A node table holding `nodes`, with each pod in `pods` placed on its spec.nodeName."""
+    infos: dict[str, NodeInfo] = {}
+    for node in nodes:
+        infos[node.name] = NodeInfo(node)
+    for pod in pods:
+        if pod.node_name in infos:
+            infos[pod.node_name].add_pod(pod)
+    table = NodeTable()
+    for info in infos.values():
+        table.upsert_node(info)
+        if info.node is not None:
+            table.set_images(info.name, (), (n for i in info.node.images for n in i.names))
+    return table
+
+
+class DictLister:
+    """A Lister over raw objects given up front."""
+
+    def __init__(self, objects: Iterable[Mapping[str, Any]] = ()) -> None:
+        self._objects: dict[tuple[str, str], Mapping[str, Any]] = {}
+        for obj in objects:
+            self.add(obj)
+
+    def add(self, obj: Mapping[str, Any]) -> None:
+        meta = obj.get("metadata") or {}
+        self._objects[(str(meta.get("namespace") or ""), str(meta.get("name")))] = obj
+
+    def get(self, namespace: str, name: str) -> Mapping[str, Any] | None:
+        return self._objects.get((namespace, name))
+
+    def list(self, namespace: str | None = None) -> Sequence[Mapping[str, Any]]:
+        return [o for (ns, _), o in self._objects.items() if namespace is None or ns == namespace]
+
+
+class RecordingAPI:
+    """A ClusterAPI that records calls instead of making them."""
+
+    def __init__(self) -> None:
+        self.bindings: list[tuple[str, str]] = []
+        self.deleted: list[str] = []
+        self.status_patches: list[tuple[str, Mapping[str, Any]]] = []
+        self.object_patches: list[tuple[str, str, Mapping[str, Any]]] = []
+
+    async def bind(self, pod: Pod, node_name: str) -> None:
+        self.bindings.append((pod.key, node_name))
+
+    async def delete_pod(self, namespace: str, name: str, uid: str = "") -> None:
+        self.deleted.append(f"{namespace}/{name}")
+
+    async def patch_pod_status(self, namespace: str, name: str, patch: Mapping[str, Any]) -> None:
+        self.status_patches.append((f"{namespace}/{name}", patch))
+
+    async def patch_object(
+        self, resource: str, namespace: str, name: str, patch: Mapping[str, Any]
+    ) -> None:
+        self.object_patches.append((resource, f"{namespace}/{name}", patch))
+
+
+class FakeHandle:
+    """A Handle over a fixed node table, for plugin unit tests."""
+
+    def __init__(
+        self,
+        table: NodeTable | None = None,
+        *,
+        clock: Clock | None = None,
+        seed: int = 0,
+        listers: Mapping[str, Iterable[Mapping[str, Any]]] | None = None,
+        nominated: Mapping[str, Sequence[Pod]] | None = None,
+        api: ClusterAPI | None = None,
+    ) -> None:
+        self.table = table or NodeTable()
+        self._clock = clock or FakeClock()
+        self._rng = random.Random(seed)
+        self._listers = {k: DictLister(v) for k, v in (listers or {}).items()}
+        self._nominated = dict(nominated or {})
+        self._api = api or RecordingAPI()
+
+    @property
+    def profile_name(self) -> str:
+        return "default-scheduler"
+
+    @property
+    def clock(self) -> Clock:
+        return self._clock
+
+    @property
+    def rng(self) -> random.Random:
+        return self._rng
+
+    @property
+    def parallelism(self) -> int:
+        return 16
+
+    @property
+    def node_table(self) -> NodeTable:
+        return self.table
+
+    def node_info(self, name: str) -> NodeInfo | None:
+        row = self.table.row_of(name)
+        return None if row is None else self.table.node_infos[row]
+
+    @property
+    def api(self) -> ClusterAPI:
+        return self._api
+
+    def lister(self, resource: str) -> Lister:
+        return self._listers.setdefault(resource, DictLister())
+
+    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
+        return self._nominated.get(node_name, ())
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return None
+
+    def iterate_over_waiting_pods(self) -> Iterator[WaitingPod]:
+        return iter(())
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        return False
+
+    def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
+        raise NotImplementedError("background tasks need the real scheduler")
+
+
+def filter_each_node(
+    plugin: FilterPlugin, state: CycleState, pod: Pod, table: NodeTable
+) -> list[Status]:
+    """The per-node Filter form over every row of the table."""
+    return [plugin.filter(state, pod, table.node_infos[row]) for row in range(table.size)]
+
+
+def filter_batch_as_statuses(
+    plugin: BatchFilterPlugin, state: CycleState, pod: Pod, table: NodeTable
+) -> list[Status]:
+    """The batch Filter form over every row, expanded into one Status per row."""
+    rows = table.all_rows()
+    batch: FilterBatch = plugin.filter_nodes(state, pod, table, rows)
+    statuses = []
+    for i in range(len(rows)):
+        code = Code(int(batch.codes[i]))
+        statuses.append(Status() if code is Code.SUCCESS else Status(code, *batch.reasons_at(i)))
+    return statuses
+
+
+def score_each_node(
+    plugin: ScorePlugin, state: CycleState, pod: Pod, table: NodeTable
+) -> list[int]:
+    scores = []
+    for row in range(table.size):
+        score, status = plugin.score(state, pod, table.node_infos[row])
+        assert status.is_success, status
+        scores.append(score)
+    return scores
+
+
+def score_batch(
+    plugin: BatchScorePlugin, state: CycleState, pod: Pod, table: NodeTable
+) -> list[int]:
+    scores = plugin.score_nodes(state, pod, table, table.all_rows())
+    return [int(s) for s in np.asarray(scores)]
