@@ -1,0 +1,291 @@
+"""Every metric family the scheduler exposes: upstream names, types, labels and buckets.
+
+One declarative table, so the names a dashboard depends on are reviewable in one place and
+`SchedulerMetrics` is only wiring. Families marked `scraped` are gauges whose values are read
+from a callback when Prometheus scrapes, instead of being pushed on every change.
+
+Deliberate differences from older upstream releases:
+- the cache gauge is `scheduler_cache_size`; `scheduler_scheduler_cache_size` was deprecated
+  and then removed in v1.34, so a v1.36-compatible scheduler must not expose it;
+- `scheduler_pod_scheduling_duration_seconds` is left out: deprecated in v1.29 and hidden since.
+
+HELP texts start with the stability level in brackets, as kube-scheduler's do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from scheduler.observability.buckets import exponential_buckets
+
+
+class Kind(StrEnum):
+    COUNTER = "counter"
+    GAUGE = "gauge"
+    HISTOGRAM = "histogram"
+
+
+class Stability(StrEnum):
+    ALPHA = "ALPHA"
+    BETA = "BETA"
+    STABLE = "STABLE"
+
+
+@dataclass(frozen=True, slots=True)
+class MetricSpec:
+    """One metric family as it appears on /metrics (counter names include `_total`)."""
+
+    name: str
+    kind: Kind
+    description: str
+    labels: tuple[str, ...] = ()
+    buckets: tuple[float, ...] = ()
+    stability: Stability = Stability.ALPHA
+    scraped: bool = False
+
+    @property
+    def help(self) -> str:
+        return f"[{self.stability}] {self.description}"
+
+
+def _counter(
+    name: str, description: str, *labels: str, stability: Stability = Stability.ALPHA
+) -> MetricSpec:
+    return MetricSpec(name, Kind.COUNTER, description, labels, stability=stability)
+
+
+def _gauge(
+    name: str,
+    description: str,
+    *labels: str,
+    stability: Stability = Stability.ALPHA,
+    scraped: bool = False,
+) -> MetricSpec:
+    return MetricSpec(name, Kind.GAUGE, description, labels, stability=stability, scraped=scraped)
+
+
+def _histogram(
+    name: str,
+    description: str,
+    buckets: tuple[float, ...],
+    *labels: str,
+    stability: Stability = Stability.ALPHA,
+) -> MetricSpec:
+    return MetricSpec(name, Kind.HISTOGRAM, description, labels, buckets, stability)
+
+
+# Bucket layouts shared by several families.
+_ATTEMPT_SECONDS = exponential_buckets(0.001, 2, 15)  # 1ms .. ~16s
+_EXTENSION_POINT_SECONDS = exponential_buckets(0.0001, 2, 12)  # 0.1ms .. ~200ms
+_PLUGIN_SECONDS = exponential_buckets(0.00001, 1.5, 20)  # 10us .. ~22ms, fine-grained
+_E2E_SECONDS = exponential_buckets(0.01, 2, 20)  # 10ms .. ~88min
+
+SCHEDULE_ATTEMPTS = _counter(
+    "scheduler_schedule_attempts_total",
+    "Scheduling attempts by outcome: 'unschedulable' means no node fits the pod, "
+    "'error' means the scheduler itself failed.",
+    "result",
+    "profile",
+    stability=Stability.STABLE,
+)
+SCHEDULING_ATTEMPT_DURATION = _histogram(
+    "scheduler_scheduling_attempt_duration_seconds",
+    "Seconds one scheduling attempt took, from popping the pod to the end of binding.",
+    _ATTEMPT_SECONDS,
+    "result",
+    "profile",
+    stability=Stability.STABLE,
+)
+SCHEDULING_ALGORITHM_DURATION = _histogram(
+    "scheduler_scheduling_algorithm_duration_seconds",
+    "Seconds spent choosing a node for a pod (filtering and scoring).",
+    _ATTEMPT_SECONDS,
+)
+PENDING_PODS = _gauge(
+    "scheduler_pending_pods",
+    "Pods waiting to be scheduled, by queue: 'active' are ready to be tried, 'backoff' wait "
+    "out a backoff, 'unschedulable' failed and wait for a cluster change, 'gated' carry "
+    "scheduling gates and were never tried.",
+    "queue",
+    stability=Stability.STABLE,
+    scraped=True,
+)
+QUEUE_INCOMING_PODS = _counter(
+    "scheduler_queue_incoming_pods_total",
+    "Pods moved into a scheduling queue, by the queue and the event that moved them.",
+    "queue",
+    "event",
+    stability=Stability.STABLE,
+)
+PREEMPTION_ATTEMPTS = _counter(
+    "scheduler_preemption_attempts_total",
+    "Preemption attempts since the scheduler started.",
+    stability=Stability.STABLE,
+)
+PREEMPTION_VICTIMS = _histogram(
+    "scheduler_preemption_victims",
+    "Victims chosen by one preemption on behalf of one pod.",
+    exponential_buckets(1, 2, 7),  # more than 64 victims is rare enough for one bucket
+    stability=Stability.STABLE,
+)
+POD_SCHEDULING_ATTEMPTS = _histogram(
+    "scheduler_pod_scheduling_attempts",
+    "Attempts a pod needed before it was scheduled.",
+    exponential_buckets(1, 2, 5),
+    stability=Stability.STABLE,
+)
+POD_SCHEDULING_SLI_DURATION = _histogram(
+    "scheduler_pod_scheduling_sli_duration_seconds",
+    "Seconds from a pod's first entry into the active queue until it was bound, across all "
+    "of its attempts; time spent gated is not counted.",
+    _E2E_SECONDS,
+    "attempts",
+    stability=Stability.BETA,
+)
+FRAMEWORK_EXTENSION_POINT_DURATION = _histogram(
+    "scheduler_framework_extension_point_duration_seconds",
+    "Seconds taken by all plugins of one extension point together.",
+    _EXTENSION_POINT_SECONDS,
+    "extension_point",
+    "status",
+    "profile",
+    stability=Stability.STABLE,
+)
+PLUGIN_EXECUTION_DURATION = _histogram(
+    "scheduler_plugin_execution_duration_seconds",
+    "Seconds one plugin took at one extension point (recorded for a sample of cycles).",
+    _PLUGIN_SECONDS,
+    "plugin",
+    "extension_point",
+    "status",
+)
+PLUGIN_EVALUATION = _counter(
+    "scheduler_plugin_evaluation_total",
+    "Times each plugin ran at PreFilter, Filter, PreScore or Score.",
+    "plugin",
+    "extension_point",
+    "profile",
+)
+UNSCHEDULABLE_PODS = _gauge(
+    "scheduler_unschedulable_pods",
+    "Unschedulable pods by the plugin that rejected them; a pod rejected by several plugins "
+    "counts once for each, so only per-plugin values are meaningful.",
+    "plugin",
+    "profile",
+    scraped=True,
+)
+GOROUTINES = _gauge(
+    "scheduler_goroutines",
+    "Concurrent tasks running, by the work they do (for example binding).",
+    "operation",
+)
+PERMIT_WAIT_DURATION = _histogram(
+    "scheduler_permit_wait_duration_seconds",
+    "Seconds a pod waited for Permit plugins to allow it.",
+    _ATTEMPT_SECONDS,
+    "result",
+)
+CACHE_SIZE = _gauge(
+    "scheduler_cache_size",
+    "Nodes, pods and assumed pods held in the scheduler cache.",
+    "type",
+    scraped=True,
+)
+EVENT_HANDLING_DURATION = _histogram(
+    "scheduler_event_handling_duration_seconds",
+    "Seconds spent handling one cluster event.",
+    _EXTENSION_POINT_SECONDS,
+    "event",
+)
+QUEUEING_HINT_EXECUTION_DURATION = _histogram(
+    "scheduler_queueing_hint_execution_duration_seconds",
+    "Seconds one plugin's queueing hint function took for one event.",
+    _PLUGIN_SECONDS,
+    "plugin",
+    "event",
+    "hint",
+)
+INFLIGHT_EVENTS = _gauge(
+    "scheduler_inflight_events",
+    "Cluster events the scheduling queue currently remembers for pods being scheduled.",
+    "event",
+    scraped=True,
+)
+PREEMPTION_GOROUTINES_DURATION = _histogram(
+    "scheduler_preemption_goroutines_duration_seconds",
+    "Seconds the asynchronous part of a preemption took.",
+    _E2E_SECONDS,
+    "result",
+)
+PREEMPTION_GOROUTINES_EXECUTION = _counter(
+    "scheduler_preemption_goroutines_execution_total",
+    "Asynchronous preemption tasks run, by outcome.",
+    "result",
+)
+ASYNC_API_CALL_EXECUTION = _counter(
+    "scheduler_async_api_call_execution_total",
+    "API calls made by the asynchronous dispatcher, by call type and outcome.",
+    "call_type",
+    "result",
+)
+ASYNC_API_CALL_EXECUTION_DURATION = _histogram(
+    "scheduler_async_api_call_execution_duration_seconds",
+    "Seconds one API call of the asynchronous dispatcher took.",
+    _ATTEMPT_SECONDS,
+    "call_type",
+    "result",
+)
+PENDING_ASYNC_API_CALLS = _gauge(
+    "scheduler_pending_async_api_calls",
+    "API calls waiting in the asynchronous dispatcher's queue.",
+    "call_type",
+    scraped=True,
+)
+VOLUME_BINDER_CACHE_REQUESTS = _counter(
+    "scheduler_volume_binder_cache_requests_total",
+    "Lookups in the volume binder's assume cache, by operation.",
+    "operation",
+)
+VOLUME_SCHEDULING_STAGE_ERROR = _counter(
+    "scheduler_volume_scheduling_stage_error_total",
+    "Errors while scheduling volumes, by stage.",
+    "operation",
+)
+# Shared with every Kubernetes component that elects a leader, hence no `scheduler_` prefix.
+LEADER_ELECTION_MASTER_STATUS = _gauge(
+    "leader_election_master_status",
+    "1 while this process holds the named lease, 0 otherwise.",
+    "name",
+)
+
+ALL: tuple[MetricSpec, ...] = (
+    SCHEDULE_ATTEMPTS,
+    SCHEDULING_ATTEMPT_DURATION,
+    SCHEDULING_ALGORITHM_DURATION,
+    PENDING_PODS,
+    QUEUE_INCOMING_PODS,
+    PREEMPTION_ATTEMPTS,
+    PREEMPTION_VICTIMS,
+    POD_SCHEDULING_ATTEMPTS,
+    POD_SCHEDULING_SLI_DURATION,
+    FRAMEWORK_EXTENSION_POINT_DURATION,
+    PLUGIN_EXECUTION_DURATION,
+    PLUGIN_EVALUATION,
+    UNSCHEDULABLE_PODS,
+    GOROUTINES,
+    PERMIT_WAIT_DURATION,
+    CACHE_SIZE,
+    EVENT_HANDLING_DURATION,
+    QUEUEING_HINT_EXECUTION_DURATION,
+    INFLIGHT_EVENTS,
+    PREEMPTION_GOROUTINES_DURATION,
+    PREEMPTION_GOROUTINES_EXECUTION,
+    ASYNC_API_CALL_EXECUTION,
+    ASYNC_API_CALL_EXECUTION_DURATION,
+    PENDING_ASYNC_API_CALLS,
+    VOLUME_BINDER_CACHE_REQUESTS,
+    VOLUME_SCHEDULING_STAGE_ERROR,
+    LEADER_ELECTION_MASTER_STATUS,
+)
+"""Every family the scheduler registers."""

@@ -1,0 +1,242 @@
+"""`SchedulerMetrics`: the typed face of every metric the scheduler records.
+
+The core calls one method per fact ("a pod was scheduled after 3 attempts") and never touches
+prometheus_client. All families live in a registry the caller injects (or one created per
+instance), never in prometheus_client's global registry, so two schedulers in one process,
+or two tests, never share counters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import ClassVar, Generic, TypeVar
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.metrics import MetricWrapperBase
+
+from scheduler.observability import catalog
+from scheduler.observability.catalog import Kind, MetricSpec
+from scheduler.observability.exposition import CONTENT_TYPE, render_text
+from scheduler.observability.label_values import attempts_label
+from scheduler.observability.scraped_gauges import GaugeSource, LabelledValues, ScrapedGauges
+
+_M = TypeVar("_M", bound=MetricWrapperBase)
+
+
+class _Children(Generic[_M]):
+    """Per-label-values children of one family, looked up without prometheus_client's lock.
+
+    `labels()` validates, converts and locks on every call; hot paths record several
+    observations per cycle, and the set of label combinations is small and fixed.
+    """
+
+    __slots__ = ("_children", "_family")
+
+    def __init__(self, family: _M) -> None:
+        self._family = family
+        self._children: dict[tuple[str, ...], _M] = {}
+
+    def __call__(self, *label_values: str) -> _M:
+        child = self._children.get(label_values)
+        if child is None:
+            child = self._children[label_values] = self._family.labels(*label_values)
+        return child
+
+
+def _counter(spec: MetricSpec, registry: CollectorRegistry) -> Counter:
+    assert spec.kind is Kind.COUNTER, spec.name
+    return Counter(spec.name, spec.help, spec.labels, registry=registry)
+
+
+def _gauge(spec: MetricSpec, registry: CollectorRegistry) -> Gauge:
+    assert spec.kind is Kind.GAUGE and not spec.scraped, spec.name
+    return Gauge(spec.name, spec.help, spec.labels, registry=registry)
+
+
+def _histogram(spec: MetricSpec, registry: CollectorRegistry) -> Histogram:
+    assert spec.kind is Kind.HISTOGRAM, spec.name
+    return Histogram(spec.name, spec.help, spec.labels, registry=registry, buckets=spec.buckets)
+
+
+def _by_one_label(source: Callable[[], Mapping[str, int]]) -> GaugeSource:
+    def read() -> LabelledValues:
+        return [((label,), value) for label, value in source().items()]
+
+    return read
+
+
+def _by_label_pair(source: Callable[[], Mapping[tuple[str, str], int]]) -> GaugeSource:
+    def read() -> LabelledValues:
+        return source().items()
+
+    return read
+
+
+class SchedulerMetrics:
+    """Records the scheduler's metrics under kube-scheduler's names, labels and buckets."""
+
+    CONTENT_TYPE: ClassVar[str] = CONTENT_TYPE
+    """The media type of `render()`'s output."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry()
+        r = self.registry
+
+        self._schedule_attempts = _Children(_counter(catalog.SCHEDULE_ATTEMPTS, r))
+        self._attempt_duration = _Children(_histogram(catalog.SCHEDULING_ATTEMPT_DURATION, r))
+        self._algorithm_duration = _histogram(catalog.SCHEDULING_ALGORITHM_DURATION, r)
+        self._extension_point_duration = _Children(
+            _histogram(catalog.FRAMEWORK_EXTENSION_POINT_DURATION, r)
+        )
+        self._plugin_duration = _Children(_histogram(catalog.PLUGIN_EXECUTION_DURATION, r))
+        self._plugin_evaluation = _Children(_counter(catalog.PLUGIN_EVALUATION, r))
+        self._pod_attempts = _histogram(catalog.POD_SCHEDULING_ATTEMPTS, r)
+        self._pod_sli_duration = _Children(_histogram(catalog.POD_SCHEDULING_SLI_DURATION, r))
+        self._permit_wait = _Children(_histogram(catalog.PERMIT_WAIT_DURATION, r))
+        self._queue_incoming = _Children(_counter(catalog.QUEUE_INCOMING_PODS, r))
+        self._preemption_attempts = _counter(catalog.PREEMPTION_ATTEMPTS, r)
+        self._preemption_victims = _histogram(catalog.PREEMPTION_VICTIMS, r)
+        self._preemption_tasks = _Children(_counter(catalog.PREEMPTION_GOROUTINES_EXECUTION, r))
+        self._preemption_task_duration = _Children(
+            _histogram(catalog.PREEMPTION_GOROUTINES_DURATION, r)
+        )
+        self._event_handling = _Children(_histogram(catalog.EVENT_HANDLING_DURATION, r))
+        self._hint_duration = _Children(_histogram(catalog.QUEUEING_HINT_EXECUTION_DURATION, r))
+        self._goroutines = _Children(_gauge(catalog.GOROUTINES, r))
+        self._async_calls = _Children(_counter(catalog.ASYNC_API_CALL_EXECUTION, r))
+        self._async_call_duration = _Children(
+            _histogram(catalog.ASYNC_API_CALL_EXECUTION_DURATION, r)
+        )
+        self._volume_cache_requests = _Children(_counter(catalog.VOLUME_BINDER_CACHE_REQUESTS, r))
+        self._volume_stage_errors = _Children(_counter(catalog.VOLUME_SCHEDULING_STAGE_ERROR, r))
+        self._leader = _Children(_gauge(catalog.LEADER_ELECTION_MASTER_STATUS, r))
+
+        self._scraped = ScrapedGauges(spec for spec in catalog.ALL if spec.scraped)
+        r.register(self._scraped)
+
+    # -- scheduling cycle ----------------------------------------------------------------
+
+    def schedule_attempt(self, result: str, profile: str, duration: float) -> None:
+        """One attempt ended as `result` (scheduled / unschedulable / error) after `duration` s."""
+        self._schedule_attempts(result, profile).inc()
+        self._attempt_duration(result, profile).observe(duration)
+
+    def scheduling_algorithm_duration(self, seconds: float) -> None:
+        self._algorithm_duration.observe(seconds)
+
+    def extension_point_duration(
+        self, extension_point: str, status: str, profile: str, seconds: float
+    ) -> None:
+        """All plugins of one extension point together; `status` is the Code's label."""
+        self._extension_point_duration(extension_point, status, profile).observe(seconds)
+
+    def plugin_execution_duration(
+        self, plugin: str, extension_point: str, status: str, seconds: float
+    ) -> None:
+        """One plugin at one extension point; call it only in cycles the sampler picked."""
+        self._plugin_duration(plugin, extension_point, status).observe(seconds)
+
+    def plugin_evaluation(
+        self, plugin: str, extension_point: str, profile: str, count: int = 1
+    ) -> None:
+        """`count` runs of a plugin (a batch Filter over n nodes counts n, as per-node would)."""
+        self._plugin_evaluation(plugin, extension_point, profile).inc(count)
+
+    def pod_scheduled(self, attempts: int, sli_seconds: float) -> None:
+        """A pod was bound after `attempts` attempts, `sli_seconds` after it first queued."""
+        self._pod_attempts.observe(attempts)
+        self._pod_sli_duration(attempts_label(attempts)).observe(sli_seconds)
+
+    def permit_wait(self, result: str, seconds: float) -> None:
+        self._permit_wait(result).observe(seconds)
+
+    # -- queue and events ----------------------------------------------------------------
+
+    def queue_incoming(self, queue: str, event: str) -> None:
+        """A pod entered `queue` (active / backoff / unschedulable / gated) because of `event`."""
+        self._queue_incoming(queue, event).inc()
+
+    pod_incoming = queue_incoming
+    """The queue observer's name for `queue_incoming`, so this object can be the observer."""
+
+    def event_handling_duration(self, event: str, seconds: float) -> None:
+        self._event_handling(event).observe(seconds)
+
+    def queueing_hint_duration(self, plugin: str, event: str, hint: str, seconds: float) -> None:
+        """`hint` is Queue, QueueSkip or Error."""
+        self._hint_duration(plugin, event, hint).observe(seconds)
+
+    # -- preemption ----------------------------------------------------------------------
+
+    def preemption_attempt(self) -> None:
+        self._preemption_attempts.inc()
+
+    def preemption_victims(self, victims: int) -> None:
+        self._preemption_victims.observe(victims)
+
+    def preemption_goroutine(self, result: str, seconds: float) -> None:
+        """The asynchronous part of a preemption (victim deletion) ended as `result`."""
+        self._preemption_tasks(result).inc()
+        self._preemption_task_duration(result).observe(seconds)
+
+    # -- concurrency, API calls, leadership ----------------------------------------------
+
+    def goroutines(self, operation: str, delta: int) -> None:
+        """`delta` concurrent tasks doing `operation` started (positive) or ended (negative)."""
+        self._goroutines(operation).inc(delta)
+
+    def async_api_call(self, call_type: str, result: str, seconds: float) -> None:
+        self._async_calls(call_type, result).inc()
+        self._async_call_duration(call_type, result).observe(seconds)
+
+    def leader_status(self, name: str, is_leader: bool) -> None:
+        """Whether this process holds the lease `name` (the lease's name, e.g. kube-scheduler)."""
+        self._leader(name).set(1 if is_leader else 0)
+
+    def volume_binder_cache_request(self, operation: str) -> None:
+        self._volume_cache_requests(operation).inc()
+
+    def volume_scheduling_stage_error(self, operation: str) -> None:
+        self._volume_stage_errors(operation).inc()
+
+    # -- gauges read at scrape time ------------------------------------------------------
+
+    def set_cache_size_source(self, source: Callable[[], Mapping[str, int]] | None) -> None:
+        """Counts by type: nodes, pods, assumed_pods."""
+        self._scraped.set_source(
+            catalog.CACHE_SIZE.name, None if source is None else _by_one_label(source)
+        )
+
+    def set_pending_pods_source(self, source: Callable[[], Mapping[str, int]] | None) -> None:
+        """Counts by queue: active, backoff, unschedulable, gated."""
+        self._scraped.set_source(
+            catalog.PENDING_PODS.name, None if source is None else _by_one_label(source)
+        )
+
+    def set_unschedulable_pods_source(
+        self, source: Callable[[], Mapping[tuple[str, str], int]] | None
+    ) -> None:
+        """Counts by (plugin, profile) of the plugins that rejected unschedulable pods."""
+        self._scraped.set_source(
+            catalog.UNSCHEDULABLE_PODS.name, None if source is None else _by_label_pair(source)
+        )
+
+    def set_inflight_events_source(self, source: Callable[[], Mapping[str, int]] | None) -> None:
+        """Counts by event label of the events the queue keeps for in-flight pods."""
+        self._scraped.set_source(
+            catalog.INFLIGHT_EVENTS.name, None if source is None else _by_one_label(source)
+        )
+
+    def set_pending_async_api_calls_source(
+        self, source: Callable[[], Mapping[str, int]] | None
+    ) -> None:
+        """Counts by call type of the API calls waiting in the asynchronous dispatcher."""
+        self._scraped.set_source(
+            catalog.PENDING_ASYNC_API_CALLS.name, None if source is None else _by_one_label(source)
+        )
+
+    # -- exposition ----------------------------------------------------------------------
+
+    def render(self) -> bytes:
+        """The registry in Prometheus text format (media type `CONTENT_TYPE`)."""
+        return render_text(self.registry)

@@ -1,0 +1,216 @@
+"""configure_logging: one format for structlog and stdlib records, klog-style verbosity."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+import structlog
+
+from scheduler.observability import (
+    V_ATTEMPT,
+    V_BIND,
+    V_DEBUG,
+    configure_logging,
+    enabled,
+    get_logger,
+    log_v,
+    reset_logging,
+    verbosity,
+)
+
+ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
+
+
+@pytest.fixture(autouse=True)
+def _restore_logging() -> Iterator[None]:
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    yield
+    reset_logging()
+    structlog.contextvars.clear_contextvars()
+    root.setLevel(level)
+    assert root.handlers == handlers
+
+
+def _json_lines(stream: io.StringIO) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stream.getvalue().splitlines()]
+
+
+def _configure(format: str, level: int) -> io.StringIO:
+    stream = io.StringIO()
+    configure_logging("json" if format == "json" else "text", level, stream, cache_loggers=False)
+    return stream
+
+
+def test_json_records_carry_the_documented_fields() -> None:
+    stream = _configure("json", 0)
+    get_logger("scheduler.core.cycle").info(
+        "Unable to schedule pod",
+        pod="default/web-1",
+        node="node-a",
+        plugin="NodeResourcesFit",
+        reason="Insufficient cpu",
+        profile="default-scheduler",
+    )
+
+    (record,) = _json_lines(stream)
+    assert record["event"] == "Unable to schedule pod"
+    assert record["level"] == "info"
+    assert record["logger"] == "scheduler.core.cycle"
+    assert record["pod"] == "default/web-1"
+    assert record["node"] == "node-a"
+    assert record["plugin"] == "NodeResourcesFit"
+    assert record["reason"] == "Insufficient cpu"
+    assert record["profile"] == "default-scheduler"
+    assert ISO_UTC.match(record["timestamp"])
+    assert datetime.fromisoformat(record["timestamp"]).tzinfo == UTC
+
+
+@pytest.mark.parametrize(
+    ("level", "expected"),
+    [
+        (0, ["always"]),
+        (1, ["always"]),
+        (2, ["always", "Successfully bound pod to node"]),
+        (3, ["always", "Successfully bound pod to node", "Attempting to schedule pod"]),
+        (4, ["always", "Successfully bound pod to node", "Attempting to schedule pod", "detail"]),
+        (6, ["always", "Successfully bound pod to node", "Attempting to schedule pod", "detail"]),
+    ],
+    ids=["v0", "v1", "v2", "v3", "v4", "v6"],
+)
+def test_verbosity_selects_messages_like_klog(level: int, expected: list[str]) -> None:
+    stream = _configure("json", level)
+    log = get_logger("scheduler.core")
+    log.info("always")
+    log_v(log, V_BIND, "Successfully bound pod to node", pod="ns/p", node="n1")
+    log_v(log, V_ATTEMPT, "Attempting to schedule pod", pod="ns/p")
+    log_v(log, V_DEBUG, "detail", pod="ns/p")
+
+    records = _json_lines(stream)
+    assert [r["event"] for r in records] == expected
+    levels = {r["event"]: (r["level"], r.get("v")) for r in records}
+    assert levels["always"] == ("info", None)
+    if level >= V_DEBUG:
+        assert levels["Successfully bound pod to node"] == ("info", 2)
+        assert levels["detail"] == ("debug", 4)
+
+
+@pytest.mark.parametrize("level", [0, 2, 3, 4, 7])
+def test_enabled_answers_for_every_level(level: int) -> None:
+    _configure("json", level)
+    assert verbosity() == level
+    assert [enabled(v) for v in range(8)] == [v <= level for v in range(8)]
+
+
+def test_stdlib_records_share_the_format() -> None:
+    stream = _configure("json", 0)
+    logging.getLogger("kubernetes_asyncio.watch").warning(
+        "watch of %s restarted", "pods", extra={"reason": "410 Gone"}
+    )
+
+    (record,) = _json_lines(stream)
+    assert record["event"] == "watch of pods restarted"
+    assert record["level"] == "warning"
+    assert record["logger"] == "kubernetes_asyncio.watch"
+    assert record["reason"] == "410 Gone"
+    assert ISO_UTC.match(record["timestamp"])
+
+
+@pytest.mark.parametrize(("level", "shown"), [(0, False), (4, False), (6, True)])
+def test_library_debug_records_need_verbosity_six(level: int, shown: bool) -> None:
+    stream = _configure("json", level)
+    logging.getLogger("aiohttp.client").debug("GET /api/v1/pods")
+    assert bool(_json_lines(stream)) == shown
+
+
+def test_context_bound_for_a_cycle_reaches_both_paths() -> None:
+    stream = _configure("json", 0)
+    structlog.contextvars.bind_contextvars(profile="gpu-scheduler")
+    get_logger("scheduler.core").info("ours")
+    logging.getLogger("some.library").info("theirs")
+
+    assert [r["profile"] for r in _json_lines(stream)] == ["gpu-scheduler", "gpu-scheduler"]
+
+
+def test_exceptions_are_rendered_into_the_record() -> None:
+    stream = _configure("json", 0)
+    try:
+        raise ConnectionResetError("apiserver went away")
+    except ConnectionResetError:
+        get_logger("scheduler.cluster").exception("Binding failed", pod="ns/p")
+
+    (record,) = _json_lines(stream)
+    assert record["level"] == "error"
+    assert "ConnectionResetError: apiserver went away" in record["exception"]
+
+
+def test_text_format_is_plain_key_value_without_colours() -> None:
+    stream = _configure("text", 0)
+    get_logger("scheduler.core").info("Successfully bound pod to node", pod="ns/p", node="n1")
+    logging.getLogger("some.library").info("library says hi")
+
+    first, second = stream.getvalue().splitlines()
+    assert "\x1b[" not in stream.getvalue()
+    assert "Successfully bound pod to node" in first
+    assert "pod=ns/p" in first
+    assert "node=n1" in first
+    assert "info" in first
+    assert ISO_UTC.match(first.split(" ", 1)[0])
+    assert "library says hi" in second
+    assert "[some.library]" in second
+
+
+def test_reconfiguring_replaces_our_handler_and_keeps_others() -> None:
+    root = logging.getLogger()
+    foreign = logging.NullHandler()
+    root.addHandler(foreign)
+    try:
+        _configure("json", 0)
+        stream = _configure("json", 0)
+        logging.getLogger("some.library").warning("once")
+        assert len(_json_lines(stream)) == 1
+        assert foreign in root.handlers
+    finally:
+        root.removeHandler(foreign)
+
+
+def test_loggers_made_before_configuration_follow_it() -> None:
+    early = get_logger("scheduler.early")
+    stream = io.StringIO()
+    configure_logging("json", 0, stream)
+    early.info("configured later", node="n1")
+
+    (record,) = _json_lines(stream)
+    assert record["logger"] == "scheduler.early"
+    assert record["node"] == "n1"
+
+
+def test_stderr_is_the_default_stream(capsys: pytest.CaptureFixture[str]) -> None:
+    configure_logging("json", 0, cache_loggers=False)
+    get_logger("scheduler.app").info("started")
+    assert json.loads(capsys.readouterr().err)["event"] == "started"
+
+
+def test_reset_removes_our_handler_and_verbosity() -> None:
+    _configure("json", 5)
+    reset_logging()
+    assert verbosity() == 0
+    assert not enabled(1)
+    assert all(h.get_name() != "kube-pyscheduler" for h in logging.getLogger().handlers)
+
+
+@pytest.mark.parametrize(
+    ("format", "level", "message"),
+    [("xml", 0, "text"), ("json", -1, "negative")],
+    ids=["unknown-format", "negative-verbosity"],
+)
+def test_invalid_settings_are_rejected(format: Any, level: int, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        configure_logging(format, level, io.StringIO())

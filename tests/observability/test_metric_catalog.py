@@ -1,0 +1,235 @@
+"""What /metrics exposes, checked against kube-scheduler's metric table.
+
+The expected rows are transcribed from reference/kube-scheduler.md section 7 (names, types,
+labels, Exp(start, factor, count) buckets), not derived from the code under test.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.samples import Sample
+
+from scheduler.observability import SchedulerMetrics
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    kind: str
+    labels: frozenset[str]
+    buckets: tuple[float, float, int] | None = None
+
+
+def _row(
+    name: str, kind: str, labels: str = "", buckets: tuple[float, float, int] | None = None
+) -> Row:
+    return Row(name, kind, frozenset(labels.split()), buckets)
+
+
+REFERENCE = [
+    _row("scheduler_schedule_attempts_total", "counter", "result profile"),
+    _row(
+        "scheduler_scheduling_attempt_duration_seconds",
+        "histogram",
+        "result profile",
+        (0.001, 2, 15),
+    ),
+    _row("scheduler_scheduling_algorithm_duration_seconds", "histogram", "", (0.001, 2, 15)),
+    _row("scheduler_pending_pods", "gauge", "queue"),
+    _row("scheduler_queue_incoming_pods_total", "counter", "queue event"),
+    _row("scheduler_preemption_attempts_total", "counter"),
+    _row("scheduler_preemption_victims", "histogram", "", (1, 2, 7)),
+    _row("scheduler_pod_scheduling_attempts", "histogram", "", (1, 2, 5)),
+    _row("scheduler_pod_scheduling_sli_duration_seconds", "histogram", "attempts", (0.01, 2, 20)),
+    _row(
+        "scheduler_framework_extension_point_duration_seconds",
+        "histogram",
+        "extension_point status profile",
+        (0.0001, 2, 12),
+    ),
+    _row(
+        "scheduler_plugin_execution_duration_seconds",
+        "histogram",
+        "plugin extension_point status",
+        (0.00001, 1.5, 20),
+    ),
+    _row("scheduler_plugin_evaluation_total", "counter", "plugin extension_point profile"),
+    _row("scheduler_unschedulable_pods", "gauge", "plugin profile"),
+    _row("scheduler_goroutines", "gauge", "operation"),
+    _row("scheduler_permit_wait_duration_seconds", "histogram", "result", (0.001, 2, 15)),
+    # The table's scheduler_scheduler_cache_size was removed in v1.34 in favour of this name.
+    _row("scheduler_cache_size", "gauge", "type"),
+    _row("scheduler_event_handling_duration_seconds", "histogram", "event", (0.0001, 2, 12)),
+    _row(
+        "scheduler_queueing_hint_execution_duration_seconds",
+        "histogram",
+        "plugin event hint",
+        (0.00001, 1.5, 20),
+    ),
+    _row("scheduler_inflight_events", "gauge", "event"),
+    # Buckets marked "verify" in the table; upstream's metrics.go uses these.
+    _row("scheduler_preemption_goroutines_duration_seconds", "histogram", "result", (0.01, 2, 20)),
+    _row("scheduler_preemption_goroutines_execution_total", "counter", "result"),
+    _row("scheduler_async_api_call_execution_total", "counter", "call_type result"),
+    _row(
+        "scheduler_async_api_call_execution_duration_seconds",
+        "histogram",
+        "call_type result",
+        (0.001, 2, 15),
+    ),
+    _row("scheduler_pending_async_api_calls", "gauge", "call_type"),
+    _row("scheduler_volume_binder_cache_requests_total", "counter", "operation"),
+    _row("scheduler_volume_scheduling_stage_error_total", "counter", "operation"),
+    _row("leader_election_master_status", "gauge", "name"),
+]
+
+
+def _exercise_every_family(metrics: SchedulerMetrics) -> None:
+    """Record one value in every family, so every family shows its label names."""
+    metrics.schedule_attempt("scheduled", "default-scheduler", 0.01)
+    metrics.scheduling_algorithm_duration(0.005)
+    metrics.extension_point_duration("Filter", "Success", "default-scheduler", 0.001)
+    metrics.plugin_execution_duration("NodeResourcesFit", "Filter", "Success", 0.0001)
+    metrics.plugin_evaluation("NodeResourcesFit", "Filter", "default-scheduler")
+    metrics.pod_scheduled(2, 0.5)
+    metrics.permit_wait("Success", 0.01)
+    metrics.queue_incoming("active", "PodAdd")
+    metrics.preemption_attempt()
+    metrics.preemption_victims(2)
+    metrics.preemption_goroutine("success", 0.2)
+    metrics.event_handling_duration("NodeAdd", 0.0002)
+    metrics.queueing_hint_duration("NodeAffinity", "NodeAdd", "Queue", 0.00002)
+    metrics.goroutines("binding", 1)
+    metrics.async_api_call("pod_binding", "success", 0.01)
+    metrics.volume_binder_cache_request("find")
+    metrics.volume_scheduling_stage_error("bind")
+    metrics.leader_status("kube-scheduler", True)
+    metrics.set_cache_size_source(lambda: {"nodes": 3, "pods": 10, "assumed_pods": 1})
+    metrics.set_pending_pods_source(lambda: {"active": 1, "backoff": 2})
+    metrics.set_unschedulable_pods_source(lambda: {("NodeAffinity", "default-scheduler"): 4})
+    metrics.set_inflight_events_source(lambda: {"NodeAdd": 1})
+    metrics.set_pending_async_api_calls_source(lambda: {"pod_binding": 2})
+
+
+@dataclass(frozen=True)
+class Exposition:
+    """A rendered /metrics body, with families keyed by their names exactly as exposed."""
+
+    text: str
+    types: dict[str, str]
+    helps: dict[str, str]
+    samples: tuple[Sample, ...]
+
+    def family_samples(self, family: str) -> list[Sample]:
+        suffixes = ("_bucket", "_sum", "_count") if self.types[family] == "histogram" else ("",)
+        names = {family + suffix for suffix in suffixes}
+        return [s for s in self.samples if s.name in names]
+
+    def bucket_bounds(self, family: str) -> list[float]:
+        """Finite bucket bounds of the family's first series, in exposition order."""
+        bounds: list[float] = []
+        for sample in self.family_samples(family):
+            if sample.name != family + "_bucket":
+                continue
+            bound = float(sample.labels["le"])
+            if math.isinf(bound):
+                break
+            bounds.append(bound)
+        return bounds
+
+
+def _parse(text: str) -> Exposition:
+    types: dict[str, str] = {}
+    helps: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("# TYPE "):
+            name, kind = line.removeprefix("# TYPE ").split(" ", 1)
+            types[name] = kind
+        elif line.startswith("# HELP "):
+            name, help_text = line.removeprefix("# HELP ").split(" ", 1)
+            helps[name] = help_text
+    samples = tuple(s for f in text_string_to_metric_families(text) for s in f.samples)
+    return Exposition(text, types, helps, samples)
+
+
+@pytest.fixture(scope="module")
+def exposition() -> Exposition:
+    metrics = SchedulerMetrics()
+    _exercise_every_family(metrics)
+    return _parse(metrics.render().decode())
+
+
+@pytest.mark.parametrize("row", REFERENCE, ids=lambda row: row.name)
+def test_family_matches_reference(exposition: Exposition, row: Row) -> None:
+    assert exposition.types.get(row.name) == row.kind
+    samples = exposition.family_samples(row.name)
+    assert samples, f"{row.name} exposed no samples"
+    for sample in samples:
+        assert set(sample.labels) - {"le"} == row.labels
+    if row.buckets is not None:
+        start, factor, count = row.buckets
+        expected = [start * factor**i for i in range(count)]
+        assert exposition.bucket_bounds(row.name) == pytest.approx(expected, rel=1e-12)
+
+
+def test_exposes_exactly_the_reference_families(exposition: Exposition) -> None:
+    assert set(exposition.types) == {row.name for row in REFERENCE}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "scheduler_scheduler_cache_size",  # removed upstream in v1.34
+        "scheduler_pod_scheduling_duration_seconds",  # deprecated in v1.29, hidden since
+    ],
+)
+def test_retired_upstream_names_are_absent(exposition: Exposition, name: str) -> None:
+    assert name not in exposition.types
+    assert name not in exposition.text
+
+
+def test_attempt_duration_buckets_double_from_one_millisecond(exposition: Exposition) -> None:
+    bounds = exposition.bucket_bounds("scheduler_scheduling_attempt_duration_seconds")
+    assert bounds == [0.001 * 2**i for i in range(15)]
+
+
+def test_every_family_has_help_led_by_its_stability(exposition: Exposition) -> None:
+    stable = {
+        "scheduler_schedule_attempts_total",
+        "scheduler_scheduling_attempt_duration_seconds",
+        "scheduler_pending_pods",
+        "scheduler_queue_incoming_pods_total",
+        "scheduler_preemption_attempts_total",
+        "scheduler_preemption_victims",
+        "scheduler_pod_scheduling_attempts",
+        "scheduler_framework_extension_point_duration_seconds",
+    }
+    for name in exposition.types:
+        help_text = exposition.helps[name]
+        assert help_text.startswith(("[ALPHA] ", "[BETA] ", "[STABLE] ")), name
+        assert len(help_text.split(" ", 1)[1]) > 10, name
+        assert help_text.startswith("[STABLE] ") == (name in stable), name
+
+
+def test_no_created_series_unlike_plain_prometheus_client(exposition: Exposition) -> None:
+    assert "_created" not in exposition.text
+
+
+def test_whole_number_bounds_are_written_as_go_writes_them(exposition: Exposition) -> None:
+    les = {
+        s.labels["le"]
+        for s in exposition.family_samples("scheduler_preemption_victims")
+        if "le" in s.labels
+    }
+    assert les == {"1", "2", "4", "8", "16", "32", "64", "+Inf"}
+    assert not any(
+        s.labels.get("le", "").endswith(".0") for s in exposition.samples if "le" in s.labels
+    )
+
+
+def test_content_type_is_the_text_format_render_writes() -> None:
+    assert SchedulerMetrics.CONTENT_TYPE == "text/plain; version=0.0.4; charset=utf-8"
