@@ -32,3 +32,10 @@ class NotFoundError(APIError):
 class ConflictError(APIError):
     def __init__(self, message: str) -> None:
         super().__init__(409, message)
+
+
+class GoneError(APIError):
+    """410: the requested resourceVersion is older than the history the server keeps; relist."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(410, message)

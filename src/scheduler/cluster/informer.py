@@ -1,0 +1,232 @@
+"""An informer: a local, always-catching-up copy of one resource, with change callbacks.
+
+List, store, mark synced, then watch from the list's version. A 410 Gone means the history we
+were following is gone: relist and report the difference to the store as adds, updates and
+deletes. Any other failure, or the server ending the stream, is followed by a reconnect after a
+capped exponential backoff. The loop in `run` is thin; each step is a finite method.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import logging
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from typing import Any
+
+from scheduler.cluster.port import ClusterClient, WatchEvent
+from scheduler.framework.clock import Clock
+from scheduler.framework.errors import GoneError
+
+logger = logging.getLogger(__name__)
+
+Object = dict[str, Any]
+AddHandler = Callable[[Object], None]
+UpdateHandler = Callable[[Object, Object], None]
+DeleteHandler = Callable[[Object], None]
+ObjectKey = tuple[str, str]
+
+INITIAL_BACKOFF = 0.5
+MAX_BACKOFF = 30.0
+
+
+def object_key(obj: Mapping[str, Any]) -> ObjectKey:
+    meta = obj.get("metadata") or {}
+    return (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+
+
+def resource_version_of(obj: Mapping[str, Any]) -> str:
+    return str((obj.get("metadata") or {}).get("resourceVersion") or "")
+
+
+class InformerStore:
+    """The informer's objects by (namespace, name); a `scheduler.framework.Lister`."""
+
+    def __init__(self) -> None:
+        self._objects: dict[ObjectKey, Object] = {}
+
+    def get(self, namespace: str, name: str) -> Object | None:
+        return self._objects.get((namespace, name))
+
+    def list(self, namespace: str | None = None) -> builtins.list[Object]:
+        if namespace is None:
+            return builtins.list(self._objects.values())
+        return [obj for (ns, _), obj in self._objects.items() if ns == namespace]
+
+    def __len__(self) -> int:
+        return len(self._objects)
+
+    def put(self, obj: Object) -> Object | None:
+        """Store `obj`; returns what it replaced."""
+        key = object_key(obj)
+        old = self._objects.get(key)
+        self._objects[key] = obj
+        return old
+
+    def pop(self, key: ObjectKey) -> Object | None:
+        return self._objects.pop(key, None)
+
+    def object_keys(self) -> builtins.list[ObjectKey]:
+        return builtins.list(self._objects)
+
+
+class Backoff:
+    """Delays of `initial` doubling up to `cap`; `reset` after a success."""
+
+    def __init__(self, initial: float = INITIAL_BACKOFF, cap: float = MAX_BACKOFF) -> None:
+        self._initial = initial
+        self._cap = cap
+        self._next = initial
+
+    def next(self) -> float:
+        delay = self._next
+        self._next = min(self._next * 2, self._cap)
+        return delay
+
+    def reset(self) -> None:
+        self._next = self._initial
+
+
+def _ignore(*_: Object) -> None:
+    return None
+
+
+class Informer:
+    def __init__(
+        self,
+        client: ClusterClient,
+        resource: str,
+        *,
+        clock: Clock,
+        field_selector: str | None = None,
+        on_add: AddHandler = _ignore,
+        on_update: UpdateHandler = _ignore,
+        on_delete: DeleteHandler = _ignore,
+        name: str = "",
+    ) -> None:
+        self.name = name or f"{resource}-informer"
+        self.resource = resource
+        self.store = InformerStore()
+        self.synced = asyncio.Event()
+        self._client = client
+        self._clock = clock
+        self._field_selector = field_selector
+        self._on_add = on_add
+        self._on_update = on_update
+        self._on_delete = on_delete
+        self._backoff = Backoff()
+        self._resource_version = ""
+        self._must_list = True
+        self._gone_in_a_row = 0
+
+    @property
+    def resource_version(self) -> str:
+        """The version the next watch resumes from."""
+        return self._resource_version
+
+    @property
+    def has_synced(self) -> bool:
+        return self.synced.is_set()
+
+    async def run(self) -> None:
+        """Keep the store current until cancelled."""
+        while True:
+            await self.run_once()
+
+    async def run_once(self) -> None:
+        """One connection: relist if needed, watch until the stream ends or fails, then wait
+        before the next connection as the outcome demands."""
+        try:
+            if self._must_list:
+                await self.list_and_replace()
+            await self.watch_until_closed()
+        except GoneError as error:
+            self._must_list = True
+            self._gone_in_a_row += 1
+            logger.info("%s: watch expired (%s); relisting", self.name, error.text)
+            if self._gone_in_a_row > 1:
+                # Gone again with no event since the last relist: do not spin on a server that
+                # keeps saying so.
+                await self._clock.sleep(self._backoff.next())
+        except Exception:
+            delay = self._backoff.next()
+            logger.warning(
+                "%s: list/watch failed; retrying in %.1fs", self.name, delay, exc_info=True
+            )
+            await self._clock.sleep(delay)
+        else:
+            delay = self._backoff.next()
+            logger.debug("%s: watch stream ended; reconnecting in %.1fs", self.name, delay)
+            await self._clock.sleep(delay)
+
+    async def list_and_replace(self) -> None:
+        """List, reconcile the store with the result, and mark the informer synced."""
+        listed = await self._client.list(self.resource, field_selector=self._field_selector)
+        self.replace(listed.items, listed.resource_version)
+        self._must_list = False
+        self._backoff.reset()
+        self.synced.set()
+
+    async def watch_until_closed(self) -> None:
+        """Apply watch events until the stream ends; errors (GoneError included) propagate."""
+        stream = self._client.watch(
+            self.resource,
+            resource_version=self._resource_version,
+            field_selector=self._field_selector,
+            allow_bookmarks=True,
+        )
+        try:
+            async for event in stream:
+                self._backoff.reset()
+                self._gone_in_a_row = 0
+                self.apply(event)
+        finally:
+            await _close(stream)
+
+    def replace(self, items: Iterable[Object], resource_version: str) -> None:
+        """Make the store hold exactly `items`, calling handlers for what differs."""
+        seen: set[ObjectKey] = set()
+        for obj in items:
+            seen.add(object_key(obj))
+            old = self.store.put(obj)
+            if old is None:
+                self._dispatch(self._on_add, obj)
+            elif resource_version_of(old) != resource_version_of(obj):
+                self._dispatch(self._on_update, old, obj)
+        for key in self.store.object_keys():
+            gone = None if key in seen else self.store.pop(key)
+            if gone is not None:
+                self._dispatch(self._on_delete, gone)
+        self._resource_version = resource_version
+
+    def apply(self, event: WatchEvent) -> None:
+        """Apply one watch event to the store and call the matching handler."""
+        obj = event.object
+        version = resource_version_of(obj)
+        if version:
+            self._resource_version = version
+        if event.type == "BOOKMARK":
+            return
+        if event.type == "DELETED":
+            if self.store.pop(object_key(obj)) is not None:
+                self._dispatch(self._on_delete, obj)
+            return
+        old = self.store.put(obj)
+        if old is None:
+            self._dispatch(self._on_add, obj)
+        else:
+            self._dispatch(self._on_update, old, obj)
+
+    def _dispatch(self, handler: Callable[..., None], *objects: Object) -> None:
+        try:
+            handler(*objects)
+        except Exception:
+            # One bad handler must not stop the store from tracking the cluster.
+            key = "/".join(p for p in object_key(objects[-1]) if p)
+            logger.exception("%s: handler %r failed for %s", self.name, handler, key)
+
+
+async def _close(stream: AsyncIterator[WatchEvent]) -> None:
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        await aclose()

@@ -1,0 +1,298 @@
+"""The informer over the in-memory cluster: list, watch, relist on Gone, reconnect, backoff."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from scheduler.cluster.informer import Backoff, Informer
+from scheduler.cluster.port import WatchEvent
+from scheduler.cluster.sim import SimCluster
+from scheduler.framework.errors import APIError, GoneError
+from scheduler.framework.handle import Lister
+from scheduler.objects.pod import Pod
+from scheduler.testing import FakeClock, make_node, make_pod
+
+
+class Recorder:
+    """Handler calls as (verb, name) pairs."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    def add(self, obj: dict[str, Any]) -> None:
+        self.calls.append(("add", obj["metadata"]["name"]))
+
+    def update(self, old: dict[str, Any], new: dict[str, Any]) -> None:
+        assert old["metadata"]["name"] == new["metadata"]["name"]
+        self.calls.append(("update", new["metadata"]["name"]))
+
+    def delete(self, obj: dict[str, Any]) -> None:
+        self.calls.append(("delete", obj["metadata"]["name"]))
+
+    def take(self) -> list[tuple[str, str]]:
+        calls, self.calls = self.calls, []
+        return calls
+
+
+def informer_for(
+    sim: SimCluster,
+    clock: FakeClock,
+    recorder: Recorder,
+    resource: str = "pods",
+    field_selector: str | None = None,
+) -> Informer:
+    return Informer(
+        sim,
+        resource,
+        clock=clock,
+        field_selector=field_selector,
+        on_add=recorder.add,
+        on_update=recorder.update,
+        on_delete=recorder.delete,
+        name=f"test-{resource}",
+    )
+
+
+async def settle() -> None:
+    for _ in range(10):
+        await asyncio.sleep(0)
+
+
+class Running:
+    """An informer's `run` as a task, cancelled on exit."""
+
+    def __init__(self, informer: Informer) -> None:
+        self.informer = informer
+        self.task: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> Informer:
+        self.task = asyncio.create_task(self.informer.run(), name=self.informer.name)
+        await settle()
+        return self.informer
+
+    async def __aexit__(self, *_: object) -> None:
+        assert self.task is not None
+        assert not self.task.done(), "the informer loop must never end on its own"
+        self.task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await self.task
+
+
+async def test_list_then_watch_keeps_store_and_handlers_current(
+    sim: SimCluster, clock: FakeClock
+) -> None:
+    await sim.create("pods", make_pod("a").dict())
+    await sim.create("pods", make_pod("b").dict())
+    recorder = Recorder()
+    informer = informer_for(sim, clock, recorder)
+    assert not informer.has_synced
+    async with Running(informer):
+        assert informer.synced.is_set()
+        assert sorted(recorder.take()) == [("add", "a"), ("add", "b")]
+        b = Pod.from_dict(sim.objects("pods")[1])
+        await sim.bind(b, "n1")
+        await sim.delete_pod("default", "a")
+        await sim.create("pods", make_pod("c").dict())
+        await settle()
+        assert recorder.take() == [("update", "b"), ("delete", "a"), ("add", "c")]
+        lister: Lister = informer.store
+        bound = lister.get("default", "b")
+        assert bound is not None
+        assert bound["spec"]["nodeName"] == "n1"
+        assert lister.get("default", "a") is None
+        assert sorted(p["metadata"]["name"] for p in lister.list("default")) == ["b", "c"]
+        assert lister.list("elsewhere") == []
+        assert informer.resource_version == str(sim.revision)
+
+
+async def test_a_field_selected_informer_sees_pods_leave(sim: SimCluster, clock: FakeClock) -> None:
+    recorder = Recorder()
+    informer = informer_for(sim, clock, recorder, field_selector="spec.nodeName=")
+    pod = Pod.from_dict(await sim.create("pods", make_pod("p").dict()))
+    async with Running(informer):
+        await sim.bind(pod, "n1")
+        await settle()
+        assert recorder.take() == [("add", "p"), ("delete", "p")]
+        assert len(informer.store) == 0
+
+
+async def test_gone_relists_and_reports_the_difference(
+    clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="scheduler.cluster.informer")
+    sim = SimCluster(clock, history_limit=4)
+    for name in ("stays", "changes", "goes"):
+        await sim.create("pods", make_pod(name).dict())
+    recorder = Recorder()
+    informer = informer_for(sim, clock, recorder)
+    async with Running(informer):
+        recorder.take()
+        # Written without yielding, so the watcher falls behind the trimmed history.
+        await sim.patch_pod_status("default", "changes", {"message": "new"})
+        await sim.delete_pod("default", "goes")
+        for i in range(8):
+            await sim.create("pods", make_pod(f"new{i}").dict())
+        await settle()
+        assert "test-pods: watch expired" in caplog.text
+        calls = recorder.take()
+        assert sorted(calls) == sorted(
+            [("update", "changes"), ("delete", "goes")] + [("add", f"new{i}") for i in range(8)]
+        )
+        assert ("update", "stays") not in calls
+        assert clock.pending_timers == 0, "a first Gone relists at once"
+        changed = informer.store.get("default", "changes")
+        assert changed is not None
+        assert changed["status"]["message"] == "new"
+        # And it is watching again from the relist.
+        await sim.create("pods", make_pod("later").dict())
+        await settle()
+        assert recorder.take() == [("add", "later")]
+
+
+async def test_an_injected_watch_error_reconnects_after_backoff(
+    sim: SimCluster, clock: FakeClock
+) -> None:
+    recorder = Recorder()
+    informer = informer_for(sim, clock, recorder, resource="nodes")
+    sim.fail_next("watch", "nodes", APIError(500, "boom"))
+    async with Running(informer):
+        assert informer.synced.is_set()
+        await sim.create("nodes", make_node("n1").dict())
+        await settle()
+        assert recorder.take() == []
+        assert clock.next_deadline() == pytest.approx(clock.now() + 0.5)
+        clock.advance(0.5)
+        await settle()
+        assert recorder.take() == [("add", "n1")]
+
+
+async def test_list_failures_back_off_doubling_then_sync(sim: SimCluster, clock: FakeClock) -> None:
+    recorder = Recorder()
+    informer = informer_for(sim, clock, recorder, resource="namespaces")
+    for _ in range(3):
+        sim.fail_next("list", "namespaces", APIError(503, "unavailable"))
+    delays = []
+    async with Running(informer):
+        while not informer.synced.is_set():
+            deadline = clock.next_deadline()
+            assert deadline is not None
+            delays.append(deadline - clock.now())
+            clock.advance(deadline - clock.now())
+            await settle()
+        assert delays == [0.5, 1.0, 2.0]
+        assert len(recorder.take()) == 4  # the system namespaces
+
+
+async def test_an_ended_stream_resumes_from_the_last_version(
+    sim: SimCluster, clock: FakeClock
+) -> None:
+    recorder = Recorder()
+    informer = informer_for(sim, clock, recorder)
+    async with Running(informer):
+        sim.end_watches("pods")
+        await settle()
+        await sim.create("pods", make_pod("while-away").dict())
+        await settle()
+        assert recorder.take() == []
+        clock.advance(0.5)
+        await settle()
+        assert recorder.take() == [("add", "while-away")]
+
+
+async def test_a_failing_handler_is_logged_and_does_not_stop_the_informer(
+    sim: SimCluster, clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    seen: list[str] = []
+
+    def fragile(obj: dict[str, Any]) -> None:
+        seen.append(obj["metadata"]["name"])
+        if obj["metadata"]["name"] == "bad":
+            raise RuntimeError("handler bug")
+
+    informer = Informer(sim, "pods", clock=clock, on_add=fragile, name="fragile")
+    with caplog.at_level(logging.ERROR, logger="scheduler.cluster.informer"):
+        async with Running(informer):
+            await sim.create("pods", make_pod("bad").dict())
+            await sim.create("pods", make_pod("good").dict())
+            await settle()
+    assert seen == ["bad", "good"]
+    assert informer.store.get("default", "bad") is not None
+    assert "fragile: handler" in caplog.text
+    assert "default/bad" in caplog.text
+
+
+def test_replace_reports_only_what_differs(sim: SimCluster, clock: FakeClock) -> None:
+    recorder = Recorder()
+    informer = informer_for(sim, clock, recorder)
+
+    def pod(name: str, version: str) -> dict[str, Any]:
+        return {"metadata": {"namespace": "default", "name": name, "resourceVersion": version}}
+
+    informer.replace([pod("a", "1"), pod("b", "2")], "2")
+    assert recorder.take() == [("add", "a"), ("add", "b")]
+    informer.replace([pod("a", "1"), pod("b", "5"), pod("c", "6")], "6")
+    assert recorder.take() == [("update", "b"), ("add", "c")]
+    informer.replace([pod("c", "6")], "7")
+    assert sorted(recorder.take()) == [("delete", "a"), ("delete", "b")]
+    assert informer.resource_version == "7"
+
+
+def test_a_bookmark_moves_the_version_only(sim: SimCluster, clock: FakeClock) -> None:
+    recorder = Recorder()
+    informer = informer_for(sim, clock, recorder)
+    informer.apply(WatchEvent("BOOKMARK", {"metadata": {"resourceVersion": "42"}}))
+    assert informer.resource_version == "42"
+    assert recorder.take() == []
+    assert len(informer.store) == 0
+
+
+def test_deleting_an_unknown_object_calls_no_handler(sim: SimCluster, clock: FakeClock) -> None:
+    recorder = Recorder()
+    informer = informer_for(sim, clock, recorder)
+    ghost = {"metadata": {"namespace": "default", "name": "ghost", "resourceVersion": "9"}}
+    informer.apply(WatchEvent("DELETED", ghost))
+    assert recorder.take() == []
+    assert informer.resource_version == "9"
+
+
+def test_backoff_doubles_to_its_cap_and_resets() -> None:
+    backoff = Backoff()
+    delays = [backoff.next() for _ in range(9)]
+    assert delays == [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0, 30.0]
+    backoff.reset()
+    assert backoff.next() == 0.5
+
+
+class _AlwaysGone:
+    """A client whose every watch expires at once, to check the informer does not spin."""
+
+    def __init__(self, sim: SimCluster) -> None:
+        self.sim = sim
+        self.lists = 0
+
+    async def list(self, resource: str, **kwargs: Any) -> Any:
+        self.lists += 1
+        return await self.sim.list(resource, **kwargs)
+
+    async def _gone(self) -> AsyncIterator[WatchEvent]:
+        raise GoneError("always")
+        yield  # pragma: no cover - makes this an async generator
+
+    def watch(self, resource: str, **_: Any) -> AsyncIterator[WatchEvent]:
+        return self._gone()
+
+
+async def test_repeated_gone_without_progress_backs_off(sim: SimCluster, clock: FakeClock) -> None:
+    client = _AlwaysGone(sim)
+    informer = Informer(client, "pods", clock=clock)  # type: ignore[arg-type]
+    async with Running(informer):
+        assert client.lists == 2  # the first Gone relists at once, the second waits
+        assert clock.next_deadline() == pytest.approx(clock.now() + 0.5)
+        clock.advance(0.5)
+        await settle()
+        assert client.lists == 3
