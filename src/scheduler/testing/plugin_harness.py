@@ -18,6 +18,7 @@ from scheduler.framework.plugins import (
     BatchFilterPlugin,
     BatchScorePlugin,
     FilterPlugin,
+    Rows,
     ScorePlugin,
 )
 from scheduler.framework.status import Code, Status
@@ -160,10 +161,14 @@ def filter_each_node(
 
 
 def filter_batch_as_statuses(
-    plugin: BatchFilterPlugin, state: CycleState, pod: Pod, table: NodeTable
+    plugin: BatchFilterPlugin,
+    state: CycleState,
+    pod: Pod,
+    table: NodeTable,
+    rows: Rows | None = None,
 ) -> list[Status]:
-    """The batch Filter form over every row, expanded into one Status per row."""
-    rows = table.all_rows()
+    """The batch Filter form over `rows` (default: every row), one Status per given row."""
+    rows = table.all_rows() if rows is None else rows
     batch: FilterBatch = plugin.filter_nodes(state, pod, table, rows)
     statuses = []
     for i in range(len(rows)):
@@ -184,7 +189,13 @@ def score_each_node(
 
 
 def score_batch(
-    plugin: BatchScorePlugin, state: CycleState, pod: Pod, table: NodeTable
+    plugin: BatchScorePlugin,
+    state: CycleState,
+    pod: Pod,
+    table: NodeTable,
+    rows: Rows | None = None,
 ) -> list[int]:
-    scores = plugin.score_nodes(state, pod, table, table.all_rows())
+    """The batch Score form over `rows` (default: every row)."""
+    rows = table.all_rows() if rows is None else rows
+    scores = plugin.score_nodes(state, pod, table, rows)
     return [int(s) for s in np.asarray(scores)]

@@ -1,0 +1,22 @@
+"""DefaultBinder: binds the pod by creating its Binding through the cluster API."""
+
+from __future__ import annotations
+
+from scheduler.framework import SUCCESS, CycleState, Handle, PluginArgs, Pod, Status
+from scheduler.framework.errors import APIError
+
+
+class DefaultBinder:
+    name = "DefaultBinder"
+
+    def __init__(self, args: PluginArgs | None, handle: Handle) -> None:
+        del args
+        self._handle = handle
+
+    async def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        try:
+            await self._handle.api.bind(pod, node_name)
+        except APIError as error:
+            # The API's answer (e.g. 409 already bound, 404 pod gone) fails the binding cycle.
+            return Status.from_error(error)
+        return SUCCESS

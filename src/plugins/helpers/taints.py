@@ -1,0 +1,53 @@
+"""Taint checks shared by TaintToleration, NodeUnschedulable and spreading plugins.
+
+Taints are interned per distinct set in the node table, so a pod's tolerations are checked
+once per taint set and the answer is gathered to rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.framework import NodeTable, Rows
+from scheduler.objects.taints import (
+    NO_EXECUTE,
+    NO_SCHEDULE,
+    PREFER_NO_SCHEDULE,
+    Taint,
+    Toleration,
+    first_untolerated,
+    tolerated,
+)
+
+# Effects that keep a pod off a node (upstream's DoNotScheduleTaintsFilterFunc).
+DO_NOT_SCHEDULE_EFFECTS = frozenset({NO_SCHEDULE, NO_EXECUTE})
+
+
+def untolerated_rows(
+    table: NodeTable, rows: Rows, tolerations: tuple[Toleration, ...], effects: frozenset[str]
+) -> npt.NDArray[np.bool_]:
+    """For each row, whether its node has a taint with one of `effects` not tolerated."""
+
+    def has_untolerated(taints: tuple[Taint, ...]) -> bool:
+        return first_untolerated(taints, tolerations, effects) is not None
+
+    per_set = table.per_taint_set(("untolerated", effects, tolerations), has_untolerated)
+    result: npt.NDArray[np.bool_] = per_set.astype(np.bool_)[table.taint_set_id[rows]]
+    return result
+
+
+def prefer_no_schedule_tolerations(tolerations: Sequence[Toleration]) -> tuple[Toleration, ...]:
+    """Tolerations that can tolerate a PreferNoSchedule taint (an empty effect means all)."""
+    return tuple(t for t in tolerations if t.effect in ("", PREFER_NO_SCHEDULE))
+
+
+def count_intolerable_prefer_no_schedule(
+    taints: Sequence[Taint], tolerations: Sequence[Toleration]
+) -> int:
+    """How many PreferNoSchedule taints none of `tolerations` tolerates."""
+    return sum(
+        1 for t in taints if t.effect == PREFER_NO_SCHEDULE and not tolerated(t, tolerations)
+    )

@@ -1,0 +1,21 @@
+"""The NodeAffinity filter and score plugin."""
+
+from plugins.node_affinity.args import NodeAffinityArgs
+from plugins.node_affinity.plugin import (
+    REASON_CONFLICT,
+    REASON_ENFORCED,
+    REASON_POD,
+    NodeAffinity,
+)
+from scheduler.framework import PluginSpec
+
+SPEC = PluginSpec(name="NodeAffinity", plugin_class=NodeAffinity, args_model=NodeAffinityArgs)
+
+__all__ = [
+    "REASON_CONFLICT",
+    "REASON_ENFORCED",
+    "REASON_POD",
+    "SPEC",
+    "NodeAffinity",
+    "NodeAffinityArgs",
+]

@@ -1,0 +1,57 @@
+"""NodeName: a pod with spec.nodeName fits only the node of that name."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from scheduler.framework import (
+    SUCCESS,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    FilterBatch,
+    Handle,
+    NodeInfo,
+    NodeTable,
+    PluginArgs,
+    Pod,
+    Rows,
+    Status,
+)
+
+REASON = "node(s) didn't match the requested node name"
+
+
+class NodeName:
+    name = "NodeName"
+
+    def __init__(self, args: PluginArgs | None, handle: Handle) -> None:
+        del args, handle
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        node = node_info.node
+        if node is None:
+            return Status.from_error(NODE_NOT_FOUND_MESSAGE)
+        if not pod.node_name or pod.node_name == node.name:
+            return SUCCESS
+        return Status.unresolvable(REASON)
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
+    ) -> FilterBatch:
+        if not pod.node_name:
+            return FilterBatch.all_pass(len(rows))
+        target = table.row_of(pod.node_name)
+        if target is None:
+            rejected = np.ones(len(rows), dtype=np.bool_)
+        else:
+            rejected = np.not_equal(rows, target)
+        return FilterBatch.reject_where(rejected, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON)
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        # Only a new node can carry the requested name; no hint, so every Add requeues.
+        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD))]

@@ -1,0 +1,8 @@
+"""The NodeUnschedulable filter plugin."""
+
+from plugins.node_unschedulable.plugin import REASON, NodeUnschedulable
+from scheduler.framework import PluginSpec
+
+SPEC = PluginSpec(name="NodeUnschedulable", plugin_class=NodeUnschedulable, args_model=None)
+
+__all__ = ["REASON", "SPEC", "NodeUnschedulable"]

@@ -1,0 +1,67 @@
+"""NodeUnschedulable: filters out cordoned nodes (spec.unschedulable) unless tolerated."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.node_unschedulable.hints import (
+    is_schedulable_after_node_change,
+    is_schedulable_after_toleration_change,
+)
+from plugins.node_unschedulable.tolerance import tolerates_unschedulable
+from scheduler.framework import (
+    SUCCESS,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    FilterBatch,
+    Handle,
+    NodeInfo,
+    NodeTable,
+    PluginArgs,
+    Pod,
+    Rows,
+    Status,
+)
+
+REASON = "node(s) were unschedulable"
+
+
+class NodeUnschedulable:
+    name = "NodeUnschedulable"
+
+    def __init__(self, args: PluginArgs | None, handle: Handle) -> None:
+        del args, handle
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        node = node_info.node
+        if node is None:
+            return Status.from_error(NODE_NOT_FOUND_MESSAGE)
+        if not node.unschedulable or tolerates_unschedulable(pod):
+            return SUCCESS
+        return Status.unresolvable(REASON)
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
+    ) -> FilterBatch:
+        if tolerates_unschedulable(pod):
+            return FilterBatch.all_pass(len(rows))
+        rejected = np.asarray(table.unschedulable[rows], dtype=np.bool_)
+        return FilterBatch.reject_where(rejected, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON)
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        # Upstream counts a change of spec.unschedulable as a taint update of the node.
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+                is_schedulable_after_node_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS),
+                is_schedulable_after_toleration_change,
+            ),
+        ]

@@ -1,0 +1,13 @@
+"""Whether a pod may land on a cordoned node."""
+
+from __future__ import annotations
+
+from scheduler.framework import Pod
+from scheduler.objects.taints import NO_SCHEDULE, Taint, tolerated
+
+# A pod that tolerates this taint also tolerates spec.unschedulable.
+UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
+
+
+def tolerates_unschedulable(pod: Pod) -> bool:
+    return tolerated(UNSCHEDULABLE_TAINT, pod.tolerations)

@@ -1,0 +1,127 @@
+"""TaintToleration: NoSchedule/NoExecute taints filter, PreferNoSchedule taints score."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from plugins.helpers import (
+    DO_NOT_SCHEDULE_EFFECTS,
+    NODE_NOT_FOUND_MESSAGE,
+    DefaultNormalizer,
+    count_intolerable_prefer_no_schedule,
+    prefer_no_schedule_tolerations,
+    untolerated_rows,
+)
+from plugins.taint_toleration.hints import (
+    is_schedulable_after_node_change,
+    is_schedulable_after_toleration_change,
+)
+from scheduler.framework import (
+    SUCCESS,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    FilterBatch,
+    Handle,
+    NodeInfo,
+    NodeTable,
+    PluginArgs,
+    Pod,
+    Rows,
+    Scores,
+    Status,
+)
+from scheduler.objects.taints import Taint, Toleration, first_untolerated
+
+# Since v1.35 (and v1.34 patches) upstream no longer names the taint in the reason, so that
+# taint keys and values do not leak into pod status; the taint is only logged.
+REASON = "node(s) had untolerated taint(s)"
+
+PRE_SCORE_STATE_KEY = "PreScoreTaintToleration"
+
+
+@dataclass(frozen=True, slots=True)
+class PreScoreState:
+    """The pod's tolerations that can tolerate a PreferNoSchedule taint."""
+
+    tolerations: tuple[Toleration, ...]
+
+
+class TaintToleration:
+    name = "TaintToleration"
+
+    def __init__(self, args: PluginArgs | None, handle: Handle) -> None:
+        del args, handle
+        self._normalizer = DefaultNormalizer(reverse=True)
+
+    # ---- Filter ---------------------------------------------------------------------
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        node = node_info.node
+        if node is None:
+            return Status.from_error(NODE_NOT_FOUND_MESSAGE)
+        taint = first_untolerated(node.taints, pod.tolerations, DO_NOT_SCHEDULE_EFFECTS)
+        if taint is None:
+            return SUCCESS
+        return Status.unresolvable(REASON)
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
+    ) -> FilterBatch:
+        rejected = untolerated_rows(table, rows, pod.tolerations, DO_NOT_SCHEDULE_EFFECTS)
+        return FilterBatch.reject_where(rejected, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON)
+
+    # ---- Score ----------------------------------------------------------------------
+
+    def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Status:
+        state.write(
+            PRE_SCORE_STATE_KEY, PreScoreState(prefer_no_schedule_tolerations(pod.tolerations))
+        )
+        return SUCCESS
+
+    def _tolerations(self, state: CycleState, pod: Pod) -> tuple[Toleration, ...]:
+        found = state.get(PRE_SCORE_STATE_KEY, PreScoreState)
+        if found is not None:
+            return found.tolerations
+        # PreScore did not run (e.g. disabled at that point): derive the same value.
+        return prefer_no_schedule_tolerations(pod.tolerations)
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        node = node_info.node
+        if node is None:
+            return 0, Status.from_error(NODE_NOT_FOUND_MESSAGE)
+        tolerations = self._tolerations(state, pod)
+        return count_intolerable_prefer_no_schedule(node.taints, tolerations), SUCCESS
+
+    def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
+        tolerations = self._tolerations(state, pod)
+
+        def intolerable(taints: tuple[Taint, ...]) -> int:
+            return count_intolerable_prefer_no_schedule(taints, tolerations)
+
+        per_set = table.per_taint_set(("intolerablePreferNoSchedule", tolerations), intolerable)
+        scores: Scores = per_set.astype(np.int64)[table.taint_set_id[rows]]
+        return scores
+
+    def score_extensions(self) -> DefaultNormalizer:
+        # Fewer intolerable PreferNoSchedule taints is better: normalize reversed.
+        return self._normalizer
+
+    # ---- QueueingHints --------------------------------------------------------------
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+                is_schedulable_after_node_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS),
+                is_schedulable_after_toleration_change,
+            ),
+        ]
