@@ -1,0 +1,57 @@
+"""Defaults that depend on the plugin registry or on other fields: profiles and plugins."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from scheduler.config.models import KubeSchedulerProfile, Plugin, Plugins, PluginSet
+from scheduler.framework.spec import PluginSpec
+
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
+# Upstream's default plugins (v1.31 and later), all enabled through multiPoint, in upstream
+# order, with the Score weights upstream gives them (None: not a Score plugin by default).
+# DynamicResources is left out on purpose: this scheduler does not implement it.
+UPSTREAM_DEFAULT_PLUGINS: tuple[tuple[str, int | None], ...] = (
+    ("SchedulingGates", None),
+    ("PrioritySort", None),
+    ("NodeUnschedulable", None),
+    ("NodeName", None),
+    ("TaintToleration", 3),
+    ("NodeAffinity", 2),
+    ("NodePorts", None),
+    ("NodeResourcesFit", 1),
+    ("VolumeRestrictions", None),
+    ("NodeVolumeLimits", None),
+    ("VolumeBinding", None),
+    ("VolumeZone", None),
+    ("PodTopologySpread", 2),
+    ("InterPodAffinity", 2),
+    ("DefaultPreemption", None),
+    ("NodeResourcesBalancedAllocation", 1),
+    ("ImageLocality", 1),
+    ("DefaultBinder", None),
+)
+
+
+def default_plugins(registry: Mapping[str, PluginSpec]) -> Plugins:
+    """The default plugin sets: upstream's default list restricted to registered plugins.
+
+    Not every upstream default plugin is implemented yet, so the defaults are the ones the
+    registry holds, kept in upstream order; the set grows as plugins are added.
+    """
+    enabled = [
+        Plugin(name=name, weight=weight)
+        for name, weight in UPSTREAM_DEFAULT_PLUGINS
+        if name in registry
+    ]
+    return Plugins(multi_point=PluginSet(enabled=enabled))
+
+
+def default_profiles(profiles: list[KubeSchedulerProfile]) -> list[KubeSchedulerProfile]:
+    """No profile means one default profile; a lone profile without a name gets the default."""
+    if not profiles:
+        profiles = [KubeSchedulerProfile()]
+    if len(profiles) == 1 and profiles[0].scheduler_name is None:
+        profiles = [profiles[0].model_copy(update={"scheduler_name": DEFAULT_SCHEDULER_NAME})]
+    return profiles

@@ -1,0 +1,174 @@
+"""The KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) object model.
+
+Field names are snake_case in Python and camelCase in files. Unknown fields are rejected and
+values are not coerced between types (a quoted number is not a number), matching upstream's
+strict decoding. Field defaults are upstream's; defaults that depend on other fields or on the
+plugin registry (profiles, plugins, pluginConfig) are applied by `scheduler.config.defaults`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+from scheduler.config.durations import Duration
+
+API_VERSION = "kubescheduler.config.k8s.io/v1"
+KIND = "KubeSchedulerConfiguration"
+
+# Go integer widths of the upstream fields: values outside them fail decoding upstream too.
+Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
+
+# Applied by the extender client when `httpTimeout` is zero (upstream's DefaultExtenderTimeout).
+DEFAULT_EXTENDER_HTTP_TIMEOUT_SECONDS = 5.0
+
+
+class ConfigModel(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        frozen=True,
+        strict=True,
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_means_unset(cls, data: Any) -> Any:
+        # `plugins:` with nothing under it is null in YAML; upstream reads null as "not set".
+        if not isinstance(data, dict):
+            return data
+        known = set(cls.model_fields) | {
+            info.alias for info in cls.model_fields.values() if info.alias
+        }
+        return {key: value for key, value in data.items() if value is not None or key not in known}
+
+
+class LeaderElectionConfiguration(ConfigModel):
+    leader_elect: bool = True
+    lease_duration: Duration = 15.0
+    renew_deadline: Duration = 10.0
+    retry_period: Duration = 2.0
+    resource_lock: str = "leases"
+    resource_name: str = "kube-scheduler"
+    resource_namespace: str = "kube-system"
+
+
+class ClientConnectionConfiguration(ConfigModel):
+    kubeconfig: str = ""
+    accept_content_types: str = ""
+    content_type: str = "application/vnd.kubernetes.protobuf"
+    qps: float = 50.0
+    burst: Int32 = 100
+
+
+class ExtenderManagedResource(ConfigModel):
+    name: str
+    ignored_by_scheduler: bool = False
+
+
+class ExtenderTLSConfig(ConfigModel):
+    insecure: bool = False
+    server_name: str = ""
+    cert_file: str = ""
+    key_file: str = ""
+    ca_file: str = ""
+    # Base64 text in files, as Go encodes []byte.
+    cert_data: str = ""
+    key_data: str = ""
+    ca_data: str = ""
+
+
+class Extender(ConfigModel):
+    url_prefix: str = ""
+    filter_verb: str = ""
+    preempt_verb: str = ""
+    prioritize_verb: str = ""
+    weight: Int64 = 0
+    bind_verb: str = ""
+    enable_https: bool = Field(default=False, alias="enableHTTPS")
+    tls_config: ExtenderTLSConfig | None = None
+    http_timeout: Duration = 0.0
+    node_cache_capable: bool = False
+    managed_resources: list[ExtenderManagedResource] = Field(default_factory=list)
+    ignorable: bool = False
+
+
+class Plugin(ConfigModel):
+    """One entry of a plugin set; `weight` matters only for Score and None means unset."""
+
+    name: str
+    weight: Int32 | None = None
+
+
+class PluginSet(ConfigModel):
+    enabled: list[Plugin] = Field(default_factory=list)
+    disabled: list[Plugin] = Field(default_factory=list)
+
+
+class Plugins(ConfigModel):
+    pre_enqueue: PluginSet = Field(default_factory=PluginSet)
+    queue_sort: PluginSet = Field(default_factory=PluginSet)
+    pre_filter: PluginSet = Field(default_factory=PluginSet)
+    filter: PluginSet = Field(default_factory=PluginSet)
+    post_filter: PluginSet = Field(default_factory=PluginSet)
+    pre_score: PluginSet = Field(default_factory=PluginSet)
+    score: PluginSet = Field(default_factory=PluginSet)
+    reserve: PluginSet = Field(default_factory=PluginSet)
+    permit: PluginSet = Field(default_factory=PluginSet)
+    pre_bind: PluginSet = Field(default_factory=PluginSet)
+    bind: PluginSet = Field(default_factory=PluginSet)
+    post_bind: PluginSet = Field(default_factory=PluginSet)
+    multi_point: PluginSet = Field(default_factory=PluginSet)
+
+
+class PluginConfig(ConfigModel):
+    """Arguments for one plugin; `args` stays a plain mapping until the plugin's model checks it."""
+
+    name: str
+    args: dict[str, Any] | None = None
+
+
+class KubeSchedulerProfile(ConfigModel):
+    scheduler_name: str | None = None
+    percentage_of_nodes_to_score: Int32 | None = None
+    plugins: Plugins = Field(default_factory=Plugins)
+    plugin_config: list[PluginConfig] = Field(default_factory=list)
+
+
+class KubeSchedulerConfiguration(ConfigModel):
+    api_version: str = API_VERSION
+    kind: str = KIND
+    parallelism: Int32 = 16
+    leader_election: LeaderElectionConfiguration = Field(
+        default_factory=LeaderElectionConfiguration
+    )
+    client_connection: ClientConnectionConfiguration = Field(
+        default_factory=ClientConnectionConfiguration
+    )
+    enable_profiling: bool = True
+    # When absent it follows `enable_profiling`: upstream turns contention profiling on by
+    # default only when profiling is on.
+    enable_contention_profiling: bool = True
+    percentage_of_nodes_to_score: Int32 = 0
+    pod_initial_backoff_seconds: Int64 = 1
+    pod_max_backoff_seconds: Int64 = 10
+    profiles: list[KubeSchedulerProfile] = Field(default_factory=list)
+    extenders: list[Extender] = Field(default_factory=list)
+    delay_cache_until_active: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_contention_profiling(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        keys = ("enableContentionProfiling", "enable_contention_profiling")
+        if any(data.get(key) is not None for key in keys):
+            return data
+        profiling = data.get("enableProfiling", data.get("enable_profiling", True))
+        cleaned = {key: value for key, value in data.items() if key not in keys}
+        cleaned["enableContentionProfiling"] = profiling if isinstance(profiling, bool) else True
+        return cleaned

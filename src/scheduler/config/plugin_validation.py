@@ -1,0 +1,136 @@
+"""Checks on a profile's plugins, the ones upstream makes when it builds a framework.
+
+`check_plugin_sets` looks at the sets as the user wrote them, so paths point at the user's
+entries; `check_chains` and `check_common_queue_sort` look at the effective result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from scheduler.config.effective import EffectiveProfile
+from scheduler.config.field_errors import (
+    FieldError,
+    FieldPath,
+    duplicate,
+    invalid,
+    not_found,
+    required,
+)
+from scheduler.config.models import API_VERSION, Plugins, PluginSet
+from scheduler.config.plugin_sets import (
+    EXTENSION_POINT_FIELDS,
+    MULTI_POINT_FIELD,
+    PluginRef,
+    plugin_set,
+)
+from scheduler.framework.spec import PluginSpec
+from scheduler.framework.status import MAX_NODE_SCORE
+
+# Plugin names that v1 configurations may no longer enable (removed in Kubernetes 1.31).
+REMOVED_PLUGINS = frozenset({"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"})
+_REMOVED_DETAIL = f"was removed in Kubernetes v1.31 and is not valid in {API_VERSION}"
+MAX_TOTAL_SCORE = 2**63 - 1
+
+
+def check_plugin_sets(
+    path: FieldPath, plugins: Plugins, registry: Mapping[str, PluginSpec]
+) -> list[FieldError]:
+    """Names enabled in each set must be known, not removed, not repeated, and (outside
+    multiPoint) implement the extension point they are enabled at. `path` is `plugins`."""
+    problems: list[FieldError] = []
+    fields = {field: point for point, field in EXTENSION_POINT_FIELDS.items()}
+    fields[MULTI_POINT_FIELD] = ""
+    for field, point in fields.items():
+        seen: set[str] = set()
+        for index, entry in enumerate(plugin_set(plugins, field).enabled):
+            entry_path = path.child(field, "enabled").index(index)
+            spec = registry.get(entry.name)
+            if entry.name in REMOVED_PLUGINS:
+                problems.append(invalid(entry_path, entry.name, _REMOVED_DETAIL))
+            elif spec is None:
+                problems.append(
+                    not_found(entry_path.child("name"), f'unknown plugin "{entry.name}"')
+                )
+            elif point and point not in spec.extension_points:
+                detail = f'plugin "{entry.name}" does not implement the {point} extension point'
+                problems.append(invalid(entry_path.child("name"), entry.name, detail))
+            if entry.name in seen:
+                problems.append(duplicate(entry_path.child("name"), entry.name))
+            seen.add(entry.name)
+    return problems
+
+
+def check_score_weight_total(path: FieldPath, score: Sequence[PluginRef]) -> list[FieldError]:
+    """The weighted sum of maximum scores must fit in an int64."""
+    total = 0
+    for ref in score:
+        if ref.weight * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+            weights = {r.name: r.weight for r in score}
+            return [invalid(path, weights, "total score of Score plugins could overflow")]
+        total += ref.weight * MAX_NODE_SCORE
+    return []
+
+
+def check_chains(path: FieldPath, profile: EffectiveProfile) -> list[FieldError]:
+    """Exactly one QueueSort plugin, at least one Bind plugin, Score weights that add up.
+    `path` is the profile's `plugins`."""
+    problems: list[FieldError] = []
+    queue_sort = [ref.name for ref in profile.plugins["QueueSort"]]
+    if not queue_sort:
+        problems.append(required(path.child("queueSort"), "no queue sort plugin is enabled"))
+    elif len(queue_sort) > 1:
+        problems.append(
+            invalid(
+                path.child("queueSort", "enabled"),
+                queue_sort,
+                "only one queue sort plugin can be enabled",
+            )
+        )
+    if not profile.plugins["Bind"]:
+        problems.append(required(path.child("bind"), "at least one bind plugin is needed"))
+    problems.extend(check_score_weight_total(path.child("score"), profile.plugins["Score"]))
+    return problems
+
+
+def _comparable(plugins: PluginSet) -> tuple[tuple[tuple[str, int], ...], tuple[str, ...]]:
+    # Upstream compares sets after decoding, where an unset weight reads as 0.
+    return (
+        tuple((entry.name, entry.weight or 0) for entry in plugins.enabled),
+        tuple(entry.name for entry in plugins.disabled),
+    )
+
+
+def check_common_queue_sort(
+    path: FieldPath,
+    merged: Sequence[Plugins],
+    plugin_configs: Sequence[Sequence[str]],
+    profiles: Sequence[EffectiveProfile],
+) -> list[FieldError]:
+    """Every profile must configure the same queueSort set, end up with the same QueueSort
+    plugin and give it the same args: one queue serves all profiles. `path` is `profiles`;
+    `plugin_configs` are the names in each profile's pluginConfig, for error paths."""
+    problems: list[FieldError] = []
+    first_set = _comparable(merged[0].queue_sort)
+    first_sort = [ref.name for ref in profiles[0].plugins["QueueSort"]]
+    for index in range(1, len(profiles)):
+        sort = [ref.name for ref in profiles[index].plugins["QueueSort"]]
+        if _comparable(merged[index].queue_sort) != first_set or sort != first_sort:
+            problems.append(
+                invalid(
+                    path.index(index).child("plugins", "queueSort"),
+                    sort,
+                    "must be the same for all profiles",
+                )
+            )
+            continue
+        for name in sort:
+            args = profiles[index].plugin_args.get(name)
+            if args == profiles[0].plugin_args.get(name):
+                continue
+            names = list(plugin_configs[index])
+            args_path = path.index(index).child("pluginConfig")
+            if name in names:
+                args_path = args_path.index(names.index(name)).child("args")
+            problems.append(invalid(args_path, args, "must be the same for all profiles"))
+    return problems

@@ -1,0 +1,199 @@
+"""Checks on the configuration's own fields (plugins are checked in `plugin_validation`)."""
+
+from __future__ import annotations
+
+import re
+
+from scheduler.config.durations import format_duration
+from scheduler.config.field_errors import (
+    ROOT,
+    FieldError,
+    FieldPath,
+    duplicate,
+    invalid,
+    required,
+)
+from scheduler.config.models import (
+    ClientConnectionConfiguration,
+    Extender,
+    KubeSchedulerConfiguration,
+    LeaderElectionConfiguration,
+)
+from scheduler.objects.resources import is_extended_resource
+
+RESOURCE_LOCK = "leases"
+_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_REQUESTS_PREFIX = "requests."
+
+
+def validate_configuration(config: KubeSchedulerConfiguration) -> list[FieldError]:
+    """Problems in the top-level fields and in each profile's name and percentage."""
+    problems: list[FieldError] = []
+    if config.parallelism <= 0:
+        problems.append(
+            invalid(
+                ROOT.child("parallelism"),
+                config.parallelism,
+                "should be an integer value greater than zero",
+            )
+        )
+    problems += _leader_election(ROOT.child("leaderElection"), config.leader_election)
+    problems += _client_connection(ROOT.child("clientConnection"), config.client_connection)
+    problems += _percentage(
+        ROOT.child("percentageOfNodesToScore"), config.percentage_of_nodes_to_score
+    )
+    if config.pod_initial_backoff_seconds <= 0:
+        problems.append(
+            invalid(
+                ROOT.child("podInitialBackoffSeconds"),
+                config.pod_initial_backoff_seconds,
+                "must be greater than 0",
+            )
+        )
+    if config.pod_max_backoff_seconds < config.pod_initial_backoff_seconds:
+        problems.append(
+            invalid(
+                ROOT.child("podMaxBackoffSeconds"),
+                config.pod_max_backoff_seconds,
+                "must be greater than or equal to PodInitialBackoffSeconds",
+            )
+        )
+    problems += _profiles(config)
+    problems += _extenders(ROOT.child("extenders"), config.extenders)
+    return problems
+
+
+def _percentage(path: FieldPath, value: int | None) -> list[FieldError]:
+    if value is None or 0 <= value <= 100:
+        return []
+    return [invalid(path, value, "not in valid range [0-100]")]
+
+
+def _leader_election(path: FieldPath, config: LeaderElectionConfiguration) -> list[FieldError]:
+    if not config.leader_elect:
+        return []
+    problems: list[FieldError] = []
+    for field, value in (
+        ("leaseDuration", config.lease_duration),
+        ("renewDeadline", config.renew_deadline),
+        ("retryPeriod", config.retry_period),
+    ):
+        if value <= 0:
+            problems.append(
+                invalid(path.child(field), format_duration(value), "must be greater than zero")
+            )
+    if config.lease_duration <= config.renew_deadline:
+        problems.append(
+            invalid(
+                path.child("leaseDuration"),
+                format_duration(config.lease_duration),
+                "LeaseDuration must be greater than RenewDeadline",
+            )
+        )
+    if config.resource_lock != RESOURCE_LOCK:
+        problems.append(
+            invalid(
+                path.child("resourceLock"),
+                config.resource_lock,
+                f'resourceLock value must be "{RESOURCE_LOCK}"',
+            )
+        )
+    if not config.resource_name:
+        problems.append(required(path.child("resourceName"), "resourceName is required"))
+    if not config.resource_namespace:
+        problems.append(required(path.child("resourceNamespace"), "resourceNamespace is required"))
+    return problems
+
+
+def _client_connection(path: FieldPath, config: ClientConnectionConfiguration) -> list[FieldError]:
+    if config.burst < 0:
+        return [invalid(path.child("burst"), config.burst, "must be non-negative")]
+    return []
+
+
+def _profiles(config: KubeSchedulerConfiguration) -> list[FieldError]:
+    path = ROOT.child("profiles")
+    if not config.profiles:
+        return [required(path, "at least one profile is required")]
+    problems: list[FieldError] = []
+    seen: set[str] = set()
+    for index, profile in enumerate(config.profiles):
+        name_path = path.index(index).child("schedulerName")
+        if not profile.scheduler_name:
+            problems.append(required(name_path))
+        elif profile.scheduler_name in seen:
+            problems.append(duplicate(name_path, profile.scheduler_name))
+        else:
+            seen.add(profile.scheduler_name)
+        problems += _percentage(
+            path.index(index).child("percentageOfNodesToScore"),
+            profile.percentage_of_nodes_to_score,
+        )
+    return problems
+
+
+def _extenders(path: FieldPath, extenders: list[Extender]) -> list[FieldError]:
+    problems: list[FieldError] = []
+    binders = 0
+    managed: set[str] = set()
+    for index, extender in enumerate(extenders):
+        extender_path = path.index(index)
+        if extender.prioritize_verb and extender.weight <= 0:
+            problems.append(
+                invalid(
+                    extender_path.child("weight"),
+                    extender.weight,
+                    "must have a positive weight applied to it",
+                )
+            )
+        if extender.bind_verb:
+            binders += 1
+        for position, resource in enumerate(extender.managed_resources):
+            name_path = extender_path.child("managedResources").index(position).child("name")
+            problems += _extended_resource_name(name_path, resource.name)
+            if resource.name in managed:
+                problems.append(
+                    invalid(name_path, resource.name, "duplicate extender managed resource name")
+                )
+            managed.add(resource.name)
+    if binders > 1:
+        problems.append(
+            invalid(
+                path,
+                f"found {binders} extenders implementing bind",
+                "only one extender can implement bind",
+            )
+        )
+    return problems
+
+
+def _qualified_name_problems(name: str) -> list[str]:
+    """Why `name` is not a qualified name ("[prefix/]name"), as label keys are checked."""
+    prefix, _, short = name.rpartition("/")
+    problems = []
+    if name.count("/") > 1:
+        return ["a qualified name must have at most one '/'"]
+    if "/" in name and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+        problems.append("prefix part must be a valid DNS subdomain")
+    if not short or len(short) > 63 or not _QUALIFIED_NAME.match(short):
+        problems.append(
+            "name part must be at most 63 alphanumeric characters, '-', '_' or '.', "
+            "starting and ending with an alphanumeric character"
+        )
+    return problems
+
+
+def _extended_resource_name(path: FieldPath, name: str) -> list[FieldError]:
+    reasons = _qualified_name_problems(name)
+    if reasons:
+        return [invalid(path, name, reason) for reason in reasons]
+    is_extended = (
+        is_extended_resource(name)
+        and "kubernetes.io/" not in name
+        and not name.startswith(_REQUESTS_PREFIX)
+        and not _qualified_name_problems(_REQUESTS_PREFIX + name)
+    )
+    if not is_extended:
+        return [invalid(path, name, "is an invalid extended resource name")]
+    return []

@@ -1,0 +1,86 @@
+"""The configuration with the in-tree plugins' own args models, found through entry points."""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+
+import pytest
+
+from scheduler.config import (
+    API_VERSION,
+    KIND,
+    ConfigError,
+    default_config,
+    dump_config,
+    load_config_dict,
+    load_config_text,
+)
+from scheduler.framework import PluginSpec
+
+MULTI_PROFILE = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: default-scheduler
+  - schedulerName: foo-scheduler
+    pluginConfig:
+      - name: NodeAffinity
+        args:
+          addedAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution:
+              nodeSelectorTerms:
+                - matchExpressions:
+                    - key: scheduler-profile
+                      operator: In
+                      values: [foo]
+    plugins:
+      score:
+        enabled:
+          - name: InterPodAffinity
+            weight: 0
+"""
+
+
+@pytest.fixture(scope="module")
+def in_tree() -> dict[str, PluginSpec]:
+    registry: dict[str, PluginSpec] = {}
+    for entry in entry_points(group="kube_pyscheduler.plugins"):
+        spec = entry.load()
+        assert isinstance(spec, PluginSpec)
+        registry[entry.name] = spec
+    return registry
+
+
+def test_multi_profile_config_with_in_tree_plugins(in_tree: dict[str, PluginSpec]) -> None:
+    loaded = load_config_text(MULTI_PROFILE, in_tree)
+    _, (default, foo) = loaded
+    [weight] = [ref.weight for ref in foo.plugins["Score"] if ref.name == "InterPodAffinity"]
+    assert weight == 1
+    [weight] = [ref.weight for ref in default.plugins["Score"] if ref.name == "InterPodAffinity"]
+    assert weight == 2
+    assert load_config_text(dump_config(*loaded), in_tree) == loaded
+
+
+def test_default_config_with_in_tree_plugins_round_trips(in_tree: dict[str, PluginSpec]) -> None:
+    loaded = default_config(in_tree)
+    assert load_config_text(dump_config(*loaded), in_tree) == loaded
+
+
+def test_args_errors_of_in_tree_plugins_carry_field_paths(in_tree: dict[str, PluginSpec]) -> None:
+    assert "NodeResourcesFit" in in_tree
+    data = {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "profiles": [
+            {"schedulerName": "a"},
+            {
+                "schedulerName": "b",
+                "pluginConfig": [
+                    {"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": "Bogus"}}}
+                ],
+            },
+        ],
+    }
+    with pytest.raises(ConfigError) as caught:
+        load_config_dict(data, in_tree)
+    assert str(caught.value).startswith("profiles[1].pluginConfig[0].args.scoringStrategy.type: ")

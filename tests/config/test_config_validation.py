@@ -1,0 +1,251 @@
+"""Validation of the configuration's own fields: each problem is reported at its field path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from scheduler.config import API_VERSION, KIND, ConfigError, load_config_dict
+from scheduler.config.models import KubeSchedulerConfiguration
+from scheduler.config.validation import validate_configuration
+from scheduler.framework import PluginSpec
+
+HEADER = {"apiVersion": API_VERSION, "kind": KIND}
+
+
+def problems(registry: dict[str, PluginSpec], data: dict[str, Any]) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_config_dict(data, registry)
+    return str(caught.value).splitlines()
+
+
+def profile(**fields: Any) -> dict[str, Any]:
+    return {**HEADER, "profiles": [fields]}
+
+
+def plugins(**sets: Any) -> dict[str, Any]:
+    return profile(plugins=sets)
+
+
+def names(*plugin_names: str) -> list[dict[str, str]]:
+    return [{"name": name} for name in plugin_names]
+
+
+CASES: list[tuple[str, dict[str, Any], str]] = [
+    # Type meta.
+    (
+        "wrong-api-version",
+        {**HEADER, "apiVersion": "kubescheduler.config.k8s.io/v1beta3"},
+        'apiVersion: Unsupported value: "kubescheduler.config.k8s.io/v1beta3": '
+        'supported values: "kubescheduler.config.k8s.io/v1"',
+    ),
+    (
+        "wrong-kind",
+        {**HEADER, "kind": "Policy"},
+        'kind: Unsupported value: "Policy": supported values: "KubeSchedulerConfiguration"',
+    ),
+    ("missing-kind", {"apiVersion": API_VERSION}, "kind: Required value"),
+    # Structure.
+    ("unknown-top-level-field", {**HEADER, "hardPodAffinityWeight": 1}, "hardPodAffinityWeight: "),
+    (
+        "unknown-nested-field",
+        plugins(score={"enabled": [{"name": "ImageLocality", "wieght": 2}]}),
+        "profiles[0].plugins.score.enabled[0].wieght: Extra inputs are not permitted",
+    ),
+    (
+        "unknown-leader-election-field",
+        {**HEADER, "leaderElection": {"leaseDurationSeconds": 15}},
+        "leaderElection.leaseDurationSeconds: Extra inputs are not permitted",
+    ),
+    (
+        "quoted-number",
+        {**HEADER, "parallelism": "16"},
+        "parallelism: Input should be a valid integer",
+    ),
+    (
+        "weight-beyond-int32",
+        plugins(score={"enabled": [{"name": "ImageLocality", "weight": 2**31}]}),
+        "profiles[0].plugins.score.enabled[0].weight: Input should be less than or equal to",
+    ),
+    (
+        "duration-as-number",
+        {**HEADER, "leaderElection": {"leaseDuration": 15}},
+        "leaderElection.leaseDuration: Value error, must be a duration string",
+    ),
+    (
+        "bad-duration",
+        {**HEADER, "leaderElection": {"renewDeadline": "10 seconds"}},
+        "leaderElection.renewDeadline: Value error, invalid duration",
+    ),
+    (
+        "plugin-config-without-name",
+        profile(pluginConfig=[{"args": {}}]),
+        "profiles[0].pluginConfig[0].name: Field required",
+    ),
+    # Top-level fields.
+    (
+        "parallelism",
+        {**HEADER, "parallelism": 0},
+        "parallelism: Invalid value: 0: should be an integer value greater than zero",
+    ),
+    (
+        "percentage-global",
+        {**HEADER, "percentageOfNodesToScore": 101},
+        "percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100]",
+    ),
+    (
+        "percentage-profile",
+        profile(percentageOfNodesToScore=-1),
+        "profiles[0].percentageOfNodesToScore: Invalid value: -1: not in valid range [0-100]",
+    ),
+    (
+        "initial-backoff",
+        {**HEADER, "podInitialBackoffSeconds": 0},
+        "podInitialBackoffSeconds: Invalid value: 0: must be greater than 0",
+    ),
+    (
+        "max-backoff-below-initial",
+        {**HEADER, "podInitialBackoffSeconds": 5, "podMaxBackoffSeconds": 4},
+        "podMaxBackoffSeconds: Invalid value: 4: "
+        "must be greater than or equal to PodInitialBackoffSeconds",
+    ),
+    (
+        "resource-lock",
+        {**HEADER, "leaderElection": {"resourceLock": "endpoints"}},
+        'leaderElection.resourceLock: Invalid value: "endpoints": '
+        'resourceLock value must be "leases"',
+    ),
+    (
+        "lease-not-longer-than-renew",
+        {**HEADER, "leaderElection": {"leaseDuration": "10s"}},
+        'leaderElection.leaseDuration: Invalid value: "10s": '
+        "LeaseDuration must be greater than RenewDeadline",
+    ),
+    (
+        "retry-period",
+        {**HEADER, "leaderElection": {"retryPeriod": "0s"}},
+        'leaderElection.retryPeriod: Invalid value: "0s": must be greater than zero',
+    ),
+    (
+        "lease-name",
+        {**HEADER, "leaderElection": {"resourceName": ""}},
+        "leaderElection.resourceName: Required value",
+    ),
+    (
+        "burst",
+        {**HEADER, "clientConnection": {"burst": -1}},
+        "clientConnection.burst: Invalid value: -1: must be non-negative",
+    ),
+    # Extenders.
+    (
+        "prioritizing-extender-weight",
+        {**HEADER, "extenders": [{"urlPrefix": "http://x", "prioritizeVerb": "prioritize"}]},
+        "extenders[0].weight: Invalid value: 0: must have a positive weight applied to it",
+    ),
+    (
+        "two-binding-extenders",
+        {**HEADER, "extenders": [{"bindVerb": "bind"}, {"bindVerb": "bind"}]},
+        'extenders: Invalid value: "found 2 extenders implementing bind": '
+        "only one extender can implement bind",
+    ),
+    (
+        "managed-resource-not-extended",
+        {**HEADER, "extenders": [{"managedResources": [{"name": "cpu"}]}]},
+        'extenders[0].managedResources[0].name: Invalid value: "cpu": '
+        "is an invalid extended resource name",
+    ),
+    (
+        "managed-resource-native-domain",
+        {**HEADER, "extenders": [{"managedResources": [{"name": "kubernetes.io/gpu"}]}]},
+        'extenders[0].managedResources[0].name: Invalid value: "kubernetes.io/gpu": '
+        "is an invalid extended resource name",
+    ),
+    (
+        "managed-resource-bad-name",
+        {**HEADER, "extenders": [{"managedResources": [{"name": "example.com/a b"}]}]},
+        'extenders[0].managedResources[0].name: Invalid value: "example.com/a b": name part',
+    ),
+    (
+        "managed-resource-duplicate",
+        {
+            **HEADER,
+            "extenders": [
+                {"managedResources": [{"name": "example.com/gpu"}]},
+                {"managedResources": [{"name": "example.com/gpu"}]},
+            ],
+        },
+        'extenders[1].managedResources[0].name: Invalid value: "example.com/gpu": '
+        "duplicate extender managed resource name",
+    ),
+    # Profiles.
+    (
+        "unnamed-profile-among-several",
+        {**HEADER, "profiles": [{"schedulerName": "a"}, {}]},
+        "profiles[1].schedulerName: Required value",
+    ),
+    (
+        "empty-name",
+        profile(schedulerName=""),
+        "profiles[0].schedulerName: Required value",
+    ),
+    (
+        "duplicate-name",
+        {**HEADER, "profiles": [{"schedulerName": "x"}, {"schedulerName": "x"}]},
+        'profiles[1].schedulerName: Duplicate value: "x"',
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"), [case[1:] for case in CASES], ids=[case[0] for case in CASES]
+)
+def test_problem_is_reported_at_its_path(
+    registry: dict[str, PluginSpec], data: dict[str, Any], expected: str
+) -> None:
+    lines = problems(registry, data)
+    assert any(line.startswith(expected) for line in lines), lines
+
+
+def test_all_problems_are_reported_together(registry: dict[str, PluginSpec]) -> None:
+    data = {
+        **HEADER,
+        "parallelism": -2,
+        "podInitialBackoffSeconds": 0,
+        "profiles": [
+            {"schedulerName": "a", "plugins": {"score": {"enabled": names("Foo")}}},
+            {
+                "schedulerName": "a",
+                "pluginConfig": [
+                    {"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": 101}}
+                ],
+            },
+        ],
+    }
+    lines = problems(registry, data)
+    paths = [line.split(": ", 1)[0] for line in lines]
+    assert paths == [
+        "parallelism",
+        "podInitialBackoffSeconds",
+        "profiles[1].schedulerName",
+        "profiles[0].plugins.score.enabled[0].name",
+        "profiles[1].pluginConfig[0].args.hardPodAffinityWeight",
+    ]
+
+
+def test_structural_problems_are_all_reported(registry: dict[str, PluginSpec]) -> None:
+    data = {**HEADER, "parallelism": "x", "leaderElection": {"leaderElect": "yes"}, "typo": 1}
+    paths = {line.split(": ", 1)[0] for line in problems(registry, data)}
+    assert paths == {"parallelism", "leaderElection.leaderElect", "typo"}
+
+
+def test_leader_election_rules_apply_only_when_electing(registry: dict[str, PluginSpec]) -> None:
+    data = {**HEADER, "leaderElection": {"leaderElect": False, "resourceLock": "endpoints"}}
+    config, _ = load_config_dict(data, registry)
+    assert config.leader_election.resource_lock == "endpoints"
+
+
+def test_profiles_are_required() -> None:
+    # Loading defaults an empty list to one profile, so only a built config can lack one.
+    lines = [str(p) for p in validate_configuration(KubeSchedulerConfiguration(profiles=[]))]
+    assert lines == ["profiles: Required value: at least one profile is required"]
