@@ -1,0 +1,132 @@
+"""Turning object changes into ClusterEvents, and naming events as upstream's metrics do."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from scheduler.framework.events import (
+    FORCE_ACTIVATE,
+    UNSCHEDULABLE_TIMEOUT,
+    ActionType,
+    ClusterEvent,
+    EventResource,
+)
+from scheduler.objects.node import Node
+from scheduler.objects.pod import Pod
+
+# Wildcard events move pods regardless of the hints (see hints.py); they carry custom labels.
+FORCE_ACTIVATE_EVENT = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, FORCE_ACTIVATE)
+UNSCHEDULABLE_TIMEOUT_EVENT = ClusterEvent(
+    EventResource.WILDCARD, ActionType.ALL, UNSCHEDULABLE_TIMEOUT
+)
+
+# Upstream's spelling of each action, as it appears in event labels.
+_ACTION_NAMES: dict[ActionType, str] = {
+    ActionType.ADD: "Add",
+    ActionType.DELETE: "Delete",
+    ActionType.UPDATE_NODE_ALLOCATABLE: "UpdateNodeAllocatable",
+    ActionType.UPDATE_NODE_LABEL: "UpdateNodeLabel",
+    ActionType.UPDATE_NODE_TAINT: "UpdateNodeTaint",
+    ActionType.UPDATE_NODE_CONDITION: "UpdateNodeCondition",
+    ActionType.UPDATE_NODE_ANNOTATION: "UpdateNodeAnnotation",
+    ActionType.UPDATE_POD_LABEL: "UpdatePodLabel",
+    ActionType.UPDATE_POD_SCALE_DOWN: "UpdatePodScaleDown",
+    ActionType.UPDATE_POD_TOLERATIONS: "UpdatePodToleration",
+    ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED: "UpdatePodSchedulingGatesEliminated",
+    ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM: "UpdatePodGeneratedResourceClaim",
+    ActionType.UPDATE_OTHER: "Update",
+    ActionType.UPDATE: "Update",
+    ActionType.ALL: "All",
+}
+
+
+def action_name(action: ActionType) -> str:
+    """`UpdateNodeLabel`; a combination of bits joins the single names with `|`."""
+    name = _ACTION_NAMES.get(action)
+    if name is not None:
+        return name
+    return "|".join(
+        _ACTION_NAMES[bit] for bit in _ACTION_NAMES if bit.bit_count() == 1 and bit & action
+    )
+
+
+def event_label(event: ClusterEvent) -> str:
+    """The label used in logs and metrics: the custom label, else resource + action."""
+    return event.label or f"{event.resource.value}{action_name(event.action)}"
+
+
+def labelled(resource: EventResource, action: ActionType) -> ClusterEvent:
+    event = ClusterEvent(resource, action)
+    return ClusterEvent(resource, action, event_label(event))
+
+
+def _resource_claim_statuses(pod: Pod) -> Any:
+    status: Mapping[str, Any] = pod.raw.get("status") or {}
+    return status.get("resourceClaimStatuses")
+
+
+def _scaled_down(old: Pod, new: Pod) -> bool:
+    """Some request was lowered or removed."""
+    for resource, before in old.requests.items():
+        after = new.requests.get(resource)
+        if after is None or after < before:
+            return True
+    return False
+
+
+def pod_update_events(old: Pod, new: Pod) -> list[ClusterEvent]:
+    """The scheduling-relevant changes between two versions of a pod, one event per kind.
+
+    The resource is AssignedPod for a bound pod and UnschedulablePod otherwise; a change that
+    fits no specific kind yields one generic update event, which only registrations for the
+    whole Pod/Update action match.
+    """
+    resource = EventResource.ASSIGNED_POD if new.node_name else EventResource.UNSCHEDULED_POD
+    actions: list[ActionType] = []
+    if dict(old.labels) != dict(new.labels):
+        actions.append(ActionType.UPDATE_POD_LABEL)
+    if _scaled_down(old, new):
+        actions.append(ActionType.UPDATE_POD_SCALE_DOWN)
+    if old.scheduling_gates and not new.scheduling_gates:
+        actions.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
+    if old.tolerations != new.tolerations:
+        actions.append(ActionType.UPDATE_POD_TOLERATIONS)
+    if _resource_claim_statuses(old) != _resource_claim_statuses(new):
+        actions.append(ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)
+    if not actions:
+        actions.append(ActionType.UPDATE_OTHER)
+    return [labelled(resource, action) for action in actions]
+
+
+def _condition_statuses(node: Node) -> dict[str, str]:
+    # Heartbeat and transition times change constantly and never matter for scheduling.
+    return {str(c.get("type")): str(c.get("status")) for c in node.conditions}
+
+
+def node_update_action(old: Node, new: Node) -> ActionType:
+    """The bits of every scheduling-relevant aspect that changed; 0 when none did."""
+    action = ActionType(0)
+    if dict(old.allocatable) != dict(new.allocatable):
+        action |= ActionType.UPDATE_NODE_ALLOCATABLE
+    if dict(old.labels) != dict(new.labels):
+        action |= ActionType.UPDATE_NODE_LABEL
+    # spec.unschedulable counts as a taint change, but only when the node opens up again.
+    if old.taints != new.taints or (old.unschedulable and not new.unschedulable):
+        action |= ActionType.UPDATE_NODE_TAINT
+    if _condition_statuses(old) != _condition_statuses(new):
+        action |= ActionType.UPDATE_NODE_CONDITION
+    if dict(old.annotations) != dict(new.annotations):
+        action |= ActionType.UPDATE_NODE_ANNOTATION
+    return action
+
+
+def node_update_event(old: Node, new: Node) -> ClusterEvent:
+    """One Node event combining the changed aspects' bits.
+
+    When nothing relevant changed the action is 0: the queue ignores such an event.
+    """
+    action = node_update_action(old, new)
+    if not action:
+        return ClusterEvent(EventResource.NODE, action, "NodeUpdate")
+    return labelled(EventResource.NODE, action)

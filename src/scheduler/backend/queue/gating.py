@@ -1,0 +1,35 @@
+"""PreEnqueue: the gate a pod must pass before it may enter activeQ or backoffQ."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from scheduler.framework.queued_pod import QueuedPodInfo
+from scheduler.framework.status import Code, Status
+from scheduler.objects.pod import Pod
+
+logger = logging.getLogger(__name__)
+
+UNNAMED_PRE_ENQUEUE = "PreEnqueue"
+"""Gating plugin recorded when a PreEnqueue rejection does not name its plugin."""
+
+
+def run_pre_enqueue(pre_enqueue: Callable[[Pod], Status], info: QueuedPodInfo) -> bool:
+    """Run PreEnqueue on the pod and record the outcome on `info`; True if it may proceed.
+
+    A rejection makes the rejecting plugin the gating plugin and one of the pod's
+    unschedulable plugins, so that only events that plugin registered can release the pod.
+    """
+    status = pre_enqueue(info.pod)
+    if status.is_success:
+        info.gating_plugin = ""
+        return True
+    plugin = status.plugin or UNNAMED_PRE_ENQUEUE
+    info.unschedulable_plugins.add(plugin)
+    info.gating_plugin = plugin
+    if status.code is Code.ERROR:
+        logger.error("PreEnqueue plugin %s failed for pod %s: %s", plugin, info.key, status)
+    else:
+        logger.debug("pod %s gated by PreEnqueue plugin %s: %s", info.key, plugin, status)
+    return False

@@ -1,0 +1,107 @@
+"""A binary heap keyed by pod, with a caller-supplied order and O(log n) update and delete.
+
+`heapq` cannot take a comparison function, nor remove or re-sift an arbitrary entry; the queue
+needs all three (a pod's priority changes on update, a deleted pod leaves from the middle).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class KeyedHeap(Generic[T]):
+    """Items unique by `key(item)`; `less(a, b)` is True when `a` must come out before `b`."""
+
+    __slots__ = ("_index", "_items", "_key", "_less")
+
+    def __init__(self, key: Callable[[T], str], less: Callable[[T, T], bool]) -> None:
+        self._key = key
+        self._less = less
+        self._items: list[T] = []
+        self._index: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._index
+
+    def __iter__(self) -> Iterator[T]:
+        """Items in storage order (not sorted)."""
+        return iter(list(self._items))
+
+    def get(self, key: str) -> T | None:
+        position = self._index.get(key)
+        return None if position is None else self._items[position]
+
+    def peek(self) -> T | None:
+        return self._items[0] if self._items else None
+
+    def add_or_update(self, item: T) -> None:
+        """Insert `item`, or replace the item with the same key and restore the order."""
+        key = self._key(item)
+        position = self._index.get(key)
+        if position is None:
+            self._items.append(item)
+            self._index[key] = len(self._items) - 1
+            self._sift_up(len(self._items) - 1)
+            return
+        self._items[position] = item
+        self._fix(position)
+
+    def pop(self) -> T | None:
+        if not self._items:
+            return None
+        return self._remove_at(0)
+
+    def delete(self, key: str) -> T | None:
+        position = self._index.get(key)
+        return None if position is None else self._remove_at(position)
+
+    def _remove_at(self, position: int) -> T:
+        last = len(self._items) - 1
+        if position != last:
+            self._swap(position, last)
+        item = self._items.pop()
+        del self._index[self._key(item)]
+        if position < len(self._items):
+            self._fix(position)
+        return item
+
+    def _fix(self, position: int) -> None:
+        if not self._sift_down(position):
+            self._sift_up(position)
+
+    def _swap(self, i: int, j: int) -> None:
+        items = self._items
+        items[i], items[j] = items[j], items[i]
+        self._index[self._key(items[i])] = i
+        self._index[self._key(items[j])] = j
+
+    def _sift_up(self, position: int) -> None:
+        while position > 0:
+            parent = (position - 1) // 2
+            if not self._less(self._items[position], self._items[parent]):
+                return
+            self._swap(position, parent)
+            position = parent
+
+    def _sift_down(self, position: int) -> bool:
+        """Move the item down; True if it moved."""
+        start = position
+        size = len(self._items)
+        while True:
+            child = 2 * position + 1
+            if child >= size:
+                break
+            right = child + 1
+            if right < size and self._less(self._items[right], self._items[child]):
+                child = right
+            if not self._less(self._items[child], self._items[position]):
+                break
+            self._swap(position, child)
+            position = child
+        return position != start

@@ -1,0 +1,138 @@
+"""QueueingHints: deciding whether a cluster event may make a rejected pod schedulable.
+
+Only the plugins that rejected the pod are asked, and only through the hints they registered
+for events matching the incoming one. A Queue from a plugin that answered Pending skips the
+backoff; a Queue from a plugin that answered Unschedulable requeues after backoff; if every
+hint says QueueSkip the pod stays where it is.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+from scheduler.backend.queue.cluster_events import event_label
+from scheduler.backend.queue.in_flight import RecordedEvent
+from scheduler.framework.events import ClusterEvent, ClusterEventWithHint, QueueingHint
+from scheduler.framework.queued_pod import QueuedPodInfo
+from scheduler.objects.pod import Pod
+
+logger = logging.getLogger(__name__)
+
+HintRegistrations = Mapping[str, Sequence[tuple[str, ClusterEventWithHint]]]
+"""Profile (schedulerName) -> (plugin name, registration) pairs."""
+
+
+class QueueingStrategy(IntEnum):
+    """Where an event sends a pod; a higher value wins when several events are weighed."""
+
+    SKIP = 0
+    AFTER_BACKOFF = 1
+    IMMEDIATELY = 2
+
+
+@dataclass(frozen=True, slots=True)
+class _Registration:
+    plugin: str
+    event: ClusterEvent
+    hint: ClusterEventWithHint
+
+
+class HintTable:
+    """The registrations of every profile, indexed for the questions the queue asks."""
+
+    __slots__ = ("_by_profile", "_events_by_plugin")
+
+    def __init__(self, registrations: HintRegistrations) -> None:
+        self._by_profile: dict[str, tuple[_Registration, ...]] = {
+            profile: tuple(_Registration(plugin, reg.event, reg) for plugin, reg in entries)
+            for profile, entries in registrations.items()
+        }
+        self._events_by_plugin: dict[tuple[str, str], tuple[ClusterEvent, ...]] = {}
+        for profile, regs in self._by_profile.items():
+            for reg in regs:
+                key = (profile, reg.plugin)
+                self._events_by_plugin[key] = (*self._events_by_plugin.get(key, ()), reg.event)
+
+    def is_event_of_interest(self, event: ClusterEvent) -> bool:
+        """Some plugin in some profile registered an event matching this one."""
+        if event.is_wildcard:
+            return True
+        return any(reg.event.matches(event) for regs in self._by_profile.values() for reg in regs)
+
+    def gating_plugin_interested(self, info: QueuedPodInfo, event: ClusterEvent) -> bool:
+        """For a gated pod: did the gating plugin register an event matching this one?"""
+        events = self._events_by_plugin.get((info.pod.scheduler_name, info.gating_plugin), ())
+        return any(registered.matches(event) for registered in events)
+
+    def strategy(
+        self, info: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any
+    ) -> QueueingStrategy:
+        """How `event` should move the pod out of the unschedulable pool, if at all."""
+        rejectors = info.unschedulable_plugins | info.pending_plugins
+        if not rejectors:
+            # Failed with an error, not by a plugin: retry after backoff on any event.
+            return QueueingStrategy.AFTER_BACKOFF
+        if event.is_wildcard:
+            # A wildcard aimed at one pod (ForceActivate of an in-flight pod) spares the rest.
+            if new is not None and (not isinstance(new, Pod) or new.uid != info.pod.uid):
+                return QueueingStrategy.SKIP
+            return QueueingStrategy.AFTER_BACKOFF
+        regs = self._by_profile.get(info.pod.scheduler_name)
+        if regs is None:
+            logger.error(
+                "no queueing hints registered for profile %r (pod %s)",
+                info.pod.scheduler_name,
+                info.key,
+            )
+            return QueueingStrategy.AFTER_BACKOFF
+        result = QueueingStrategy.SKIP
+        for reg in regs:
+            if reg.plugin not in rejectors or not reg.event.matches(event):
+                continue
+            if _call_hint(reg, info.pod, event, old, new) is QueueingHint.QUEUE_SKIP:
+                continue
+            if reg.plugin in info.pending_plugins:
+                return QueueingStrategy.IMMEDIATELY
+            if not info.pending_plugins:
+                # Nothing could upgrade this to IMMEDIATELY; stop asking.
+                return QueueingStrategy.AFTER_BACKOFF
+            result = QueueingStrategy.AFTER_BACKOFF
+        return result
+
+    def strategy_for_replay(
+        self, info: QueuedPodInfo, events: Iterable[RecordedEvent]
+    ) -> QueueingStrategy:
+        """The strongest strategy any of `events` earns the pod (events seen while in flight)."""
+        result = QueueingStrategy.SKIP
+        for recorded in events:
+            strategy = self.strategy(info, recorded.event, recorded.old, recorded.new)
+            if strategy is QueueingStrategy.IMMEDIATELY:
+                return strategy
+            if strategy is QueueingStrategy.AFTER_BACKOFF:
+                result = strategy
+                if not info.pending_plugins:
+                    return result
+        return result
+
+
+def _call_hint(
+    reg: _Registration, pod: Pod, event: ClusterEvent, old: Any, new: Any
+) -> QueueingHint:
+    fn = reg.hint.hint
+    if fn is None:
+        return QueueingHint.QUEUE
+    try:
+        return QueueingHint(fn(pod, old, new))
+    except Exception:
+        # A failing hint must not strand the pod in the pool: treat it as Queue.
+        logger.exception(
+            "queueing hint of plugin %s failed for event %s and pod %s",
+            reg.plugin,
+            event_label(event),
+            pod.key,
+        )
+        return QueueingHint.QUEUE

@@ -1,0 +1,99 @@
+"""Pods being scheduled, and the cluster events that arrived while they were.
+
+A pod popped for scheduling may come back unschedulable after an event that would have
+helped it already went by. Every event received while any pod is in flight is logged; when a
+pod returns, the events logged after its pop are replayed through the hints, so none is lost.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from scheduler.framework.events import ClusterEvent
+from scheduler.objects.pod import Pod
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedEvent:
+    event: ClusterEvent
+    old: Any
+    new: Any
+
+
+def pod_identity(pod: Pod) -> str:
+    return pod.uid or pod.key
+
+
+class InFlightLog:
+    """Popped pods by uid, with one shared, ordered log of the events seen since."""
+
+    __slots__ = ("_events", "_pods", "_sequence")
+
+    def __init__(self) -> None:
+        self._sequence = itertools.count()
+        # uid -> (sequence number at pop, pod as popped). Insertion order is pop order, so the
+        # first entry is always the oldest pod still in flight.
+        self._pods: dict[str, tuple[int, Pod]] = {}
+        self._events: deque[tuple[int, RecordedEvent]] = deque()
+
+    def __len__(self) -> int:
+        return len(self._pods)
+
+    def __contains__(self, uid: str) -> bool:
+        return uid in self._pods
+
+    @property
+    def event_count(self) -> int:
+        return len(self._events)
+
+    def pods(self) -> list[Pod]:
+        return [pod for _, pod in self._pods.values()]
+
+    def start(self, pod: Pod) -> bool:
+        """Mark the pod in flight; False if it already was."""
+        uid = pod_identity(pod)
+        if uid in self._pods:
+            return False
+        self._pods[uid] = (next(self._sequence), pod)
+        return True
+
+    def record(self, event: ClusterEvent, old: Any, new: Any) -> bool:
+        """Log an event if some pod is in flight to care about it."""
+        if not self._pods:
+            return False
+        self._events.append((next(self._sequence), RecordedEvent(event, old, new)))
+        return True
+
+    def record_for_pod(self, pod: Pod, events: list[ClusterEvent], old: Any, new: Any) -> bool:
+        """Log events about `pod` itself if it is in flight; True if it is."""
+        if pod_identity(pod) not in self._pods:
+            return False
+        for event in events:
+            self._events.append((next(self._sequence), RecordedEvent(event, old, new)))
+        return True
+
+    def events_since_pop(self, pod: Pod) -> list[RecordedEvent] | None:
+        """Events logged after `pod` was popped; None if it is not in flight."""
+        entry = self._pods.get(pod_identity(pod))
+        if entry is None:
+            return None
+        popped_at = entry[0]
+        return [recorded for seq, recorded in self._events if seq > popped_at]
+
+    def done(self, pod: Pod) -> None:
+        """End tracking; drop the events no remaining in-flight pod can still need."""
+        if self._pods.pop(pod_identity(pod), None) is None:
+            return
+        if not self._pods:
+            self._events.clear()
+            return
+        oldest = next(iter(self._pods.values()))[0]
+        while self._events and self._events[0][0] < oldest:
+            self._events.popleft()
+
+    def clear(self) -> None:
+        self._pods.clear()
+        self._events.clear()

@@ -1,0 +1,139 @@
+"""Where a pending pod sits (activeQ, backoffQ, unschedulable pool) and how it moves between them.
+
+This is the queue's state machine without the event logic: PreEnqueue is enforced on entry to
+activeQ and backoffQ, a gated pod lands in the pool instead, and every arrival is reported to
+the observer with the event that caused it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from scheduler.backend.queue.backoff import BackoffPolicy, BackoffQueue
+from scheduler.backend.queue.gating import run_pre_enqueue
+from scheduler.backend.queue.heap import KeyedHeap
+from scheduler.backend.queue.hints import QueueingStrategy
+from scheduler.backend.queue.observer import (
+    ACTIVE,
+    BACKOFF,
+    GATED,
+    UNSCHEDULABLE,
+    QueueObserver,
+)
+from scheduler.backend.queue.unschedulable_pool import UnschedulablePool
+from scheduler.framework.queued_pod import QueuedPodInfo
+from scheduler.framework.status import Status
+from scheduler.objects.pod import Pod
+
+LessFunc = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
+
+
+def _info_key(info: QueuedPodInfo) -> str:
+    return info.key
+
+
+class SubQueues:
+    __slots__ = ("_now", "_observer", "_pre_enqueue", "active", "backoff", "pool")
+
+    def __init__(
+        self,
+        *,
+        less: LessFunc,
+        now: Callable[[], float],
+        pre_enqueue: Callable[[Pod], Status],
+        backoff: BackoffPolicy,
+        observer: QueueObserver,
+    ) -> None:
+        self._now = now
+        self._pre_enqueue = pre_enqueue
+        self._observer = observer
+        self.active: KeyedHeap[QueuedPodInfo] = KeyedHeap(_info_key, less)
+        self.backoff = BackoffQueue(backoff, less, now)
+        self.pool = UnschedulablePool()
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.active or key in self.backoff or key in self.pool
+
+    def get(self, key: str) -> QueuedPodInfo | None:
+        info = self.active.get(key)
+        if info is None:
+            info = self.backoff.get(key)
+        if info is None:
+            info = self.pool.get(key)
+        return info
+
+    def locate(self, key: str) -> str:
+        """active, backoff, unschedulable, gated, or "" when the pod is in none of them."""
+        if key in self.active:
+            return ACTIVE
+        if key in self.backoff:
+            return BACKOFF
+        info = self.pool.get(key)
+        if info is None:
+            return ""
+        return GATED if info.gated else UNSCHEDULABLE
+
+    def delete(self, key: str) -> QueuedPodInfo | None:
+        info = self.active.delete(key)
+        if info is None:
+            info = self.backoff.delete(key)
+        if info is None:
+            info = self.pool.delete(key)
+        return info
+
+    def all(self) -> list[QueuedPodInfo]:
+        return [*self.active, *self.backoff, *self.pool]
+
+    def counts(self) -> dict[str, int]:
+        gated = self.pool.gated_count()
+        return {
+            ACTIVE: len(self.active),
+            BACKOFF: len(self.backoff),
+            UNSCHEDULABLE: len(self.pool) - gated,
+            GATED: gated,
+        }
+
+    def move_to_active(self, info: QueuedPodInfo, event: str, from_backoff: bool = False) -> bool:
+        """Put the pod in activeQ if PreEnqueue lets it; a gated pod goes to the pool instead.
+
+        PreEnqueue already ran when the pod entered backoffQ, so it is not repeated from there.
+        """
+        if not from_backoff:
+            run_pre_enqueue(self._pre_enqueue, info)
+        key = info.key
+        if info.gated:
+            if key not in self:
+                self.add_to_pool(info, event)
+            return False
+        if info.initial_attempt_timestamp is None:
+            info.initial_attempt_timestamp = self._now()
+        self.pool.delete(key)
+        self.backoff.delete(key)
+        self.active.add_or_update(info)
+        self._observer.pod_incoming(ACTIVE, event)
+        return True
+
+    def move_to_backoff(self, info: QueuedPodInfo, event: str) -> bool:
+        # PreEnqueue runs on entry to backoffQ because PopFromBackoffQ may hand the pod out
+        # from there directly.
+        if not run_pre_enqueue(self._pre_enqueue, info):
+            if info.key not in self.pool:
+                self.add_to_pool(info, event)
+            return False
+        self.pool.delete(info.key)
+        self.backoff.add(info)
+        self._observer.pod_incoming(BACKOFF, event)
+        return True
+
+    def add_to_pool(self, info: QueuedPodInfo, event: str) -> None:
+        if self.pool.add_or_update(info):
+            self._observer.pod_incoming(GATED if info.gated else UNSCHEDULABLE, event)
+
+    def requeue(self, info: QueuedPodInfo, strategy: QueueingStrategy, event: str) -> str:
+        """Route the pod per `strategy`; returns the sub-queue it ended up in."""
+        if strategy is QueueingStrategy.SKIP:
+            self.add_to_pool(info, event)
+            return UNSCHEDULABLE
+        if strategy is QueueingStrategy.AFTER_BACKOFF and self.backoff.is_backing_off(info):
+            return BACKOFF if self.move_to_backoff(info, event) else UNSCHEDULABLE
+        return ACTIVE if self.move_to_active(info, event) else UNSCHEDULABLE

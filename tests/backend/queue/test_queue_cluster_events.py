@@ -1,0 +1,163 @@
+"""Deriving ClusterEvents from object updates, and naming them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from scheduler.backend.queue import event_label, node_update_event, pod_update_events
+from scheduler.framework.events import NODE_ADD, ActionType, ClusterEvent, EventResource
+from scheduler.objects.node import Node
+from scheduler.objects.pod import Pod
+from scheduler.testing.builders import NodeBuilder, PodBuilder, make_node, make_pod
+
+A = ActionType
+
+
+def base_pod() -> PodBuilder:
+    return make_pod("p").uid("u1").req(cpu="500m", memory="1Gi").label("app", "web")
+
+
+POD_CASES: dict[str, tuple[PodBuilder, PodBuilder, list[ActionType]]] = {
+    "label": (base_pod(), base_pod().label("tier", "1"), [A.UPDATE_POD_LABEL]),
+    "toleration": (
+        base_pod(),
+        base_pod().toleration("k", "v", "NoSchedule"),
+        [A.UPDATE_POD_TOLERATIONS],
+    ),
+    "gates-eliminated": (
+        base_pod().scheduling_gate("a").scheduling_gate("b"),
+        base_pod(),
+        [A.UPDATE_POD_SCHEDULING_GATES_ELIMINATED],
+    ),
+    "one-gate-left": (
+        base_pod().scheduling_gate("a").scheduling_gate("b"),
+        base_pod().scheduling_gate("b"),
+        [A.UPDATE_OTHER],
+    ),
+    "scale-down": (
+        base_pod(),
+        make_pod("p").uid("u1").req(cpu="250m", memory="1Gi").label("app", "web"),
+        [A.UPDATE_POD_SCALE_DOWN],
+    ),
+    "request-removed": (
+        base_pod(),
+        make_pod("p").uid("u1").req(cpu="500m").label("app", "web"),
+        [A.UPDATE_POD_SCALE_DOWN],
+    ),
+    "scale-up": (
+        base_pod(),
+        make_pod("p").uid("u1").req(cpu="1", memory="1Gi").label("app", "web"),
+        [A.UPDATE_OTHER],
+    ),
+    "annotation-only": (base_pod(), base_pod().annotation("a", "b"), [A.UPDATE_OTHER]),
+    "label-and-toleration": (
+        base_pod(),
+        base_pod().label("tier", "1").toleration("k", "", "", "Exists"),
+        [A.UPDATE_POD_LABEL, A.UPDATE_POD_TOLERATIONS],
+    ),
+}
+
+
+@pytest.mark.parametrize(("old", "new", "actions"), POD_CASES.values(), ids=POD_CASES.keys())
+def test_pod_update_events(old: PodBuilder, new: PodBuilder, actions: list[ActionType]) -> None:
+    events = pod_update_events(old.obj(), new.obj())
+    assert [e.action for e in events] == actions
+    assert {e.resource for e in events} == {EventResource.UNSCHEDULED_POD}
+
+
+def test_pod_update_event_resource_and_label_for_a_bound_pod() -> None:
+    old = make_pod("p").node("n1").obj()
+    (event,) = pod_update_events(old, make_pod("p").node("n1").label("a", "b").obj())
+    assert event == ClusterEvent(
+        EventResource.ASSIGNED_POD, A.UPDATE_POD_LABEL, "AssignedPodUpdatePodLabel"
+    )
+
+
+def test_generated_resource_claim_change() -> None:
+    old = base_pod().dict()
+    new = base_pod().dict()
+    new["status"]["resourceClaimStatuses"] = [{"name": "gpu", "resourceClaimName": "p-gpu-x"}]
+    (event,) = pod_update_events(Pod.from_dict(old), Pod.from_dict(new))
+    assert event.action is A.UPDATE_POD_GENERATED_RESOURCE_CLAIM
+
+
+def with_conditions(builder: NodeBuilder, **statuses: Any) -> Node:
+    raw = builder.dict()
+    raw["status"]["conditions"] = [{"type": t, **s} for t, s in statuses.items()]
+    return Node.from_dict(raw)
+
+
+def annotated(builder: NodeBuilder, **annotations: str) -> Node:
+    raw = builder.dict()
+    raw["metadata"]["annotations"] = annotations
+    return Node.from_dict(raw)
+
+
+NODE_CASES: dict[str, tuple[Node, Node, ActionType]] = {
+    "allocatable": (
+        make_node("n").obj(),
+        make_node("n").allocatable(cpu="8").obj(),
+        A.UPDATE_NODE_ALLOCATABLE,
+    ),
+    "label": (make_node("n").obj(), make_node("n").label("zone", "a").obj(), A.UPDATE_NODE_LABEL),
+    "taint": (make_node("n").obj(), make_node("n").taint("k", "v").obj(), A.UPDATE_NODE_TAINT),
+    "uncordoned": (make_node("n").unschedulable().obj(), make_node("n").obj(), A.UPDATE_NODE_TAINT),
+    "cordoned": (make_node("n").obj(), make_node("n").unschedulable().obj(), A(0)),
+    "condition-status": (
+        with_conditions(make_node("n"), Ready={"status": "False"}),
+        with_conditions(make_node("n"), Ready={"status": "True"}),
+        A.UPDATE_NODE_CONDITION,
+    ),
+    "heartbeat-only": (
+        with_conditions(make_node("n"), Ready={"status": "True", "lastHeartbeatTime": "t1"}),
+        with_conditions(make_node("n"), Ready={"status": "True", "lastHeartbeatTime": "t2"}),
+        A(0),
+    ),
+    "annotation": (
+        make_node("n").obj(),
+        Node.from_dict(
+            {
+                **make_node("n").dict(),
+                "metadata": {
+                    "name": "n",
+                    "labels": {"kubernetes.io/hostname": "n"},
+                    "annotations": {"a": "b"},
+                },
+            }
+        ),
+        A.UPDATE_NODE_ANNOTATION,
+    ),
+    "label-and-taint": (
+        make_node("n").obj(),
+        make_node("n").label("zone", "a").taint("k").obj(),
+        A.UPDATE_NODE_LABEL | A.UPDATE_NODE_TAINT,
+    ),
+}
+
+
+@pytest.mark.parametrize(("old", "new", "action"), NODE_CASES.values(), ids=NODE_CASES.keys())
+def test_node_update_event_combines_changed_aspects(
+    old: Node, new: Node, action: ActionType
+) -> None:
+    event = node_update_event(old, new)
+    assert event.resource is EventResource.NODE
+    assert event.action == action
+
+
+@pytest.mark.parametrize(
+    ("event", "label"),
+    [
+        (NODE_ADD, "NodeAdd"),
+        (ClusterEvent(EventResource.NODE, A.UPDATE_NODE_TAINT), "NodeUpdateNodeTaint"),
+        (
+            ClusterEvent(EventResource.NODE, A.UPDATE_NODE_LABEL | A.UPDATE_NODE_TAINT),
+            "NodeUpdateNodeLabel|UpdateNodeTaint",
+        ),
+        (ClusterEvent(EventResource.PERSISTENT_VOLUME, A.ALL), "PersistentVolumeAll"),
+        (ClusterEvent(EventResource.WILDCARD, A.ALL, "ForceActivate"), "ForceActivate"),
+    ],
+)
+def test_event_labels(event: ClusterEvent, label: str) -> None:
+    assert event_label(event) == label
