@@ -1,0 +1,170 @@
+"""InterPodAffinity: places pods relative to other pods by topology domain."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from plugins.inter_pod_affinity.args import InterPodAffinityArgs
+from plugins.inter_pod_affinity.filter import filter_node, filter_rows
+from plugins.inter_pod_affinity.hints import AffinityHints
+from plugins.inter_pod_affinity.prefilter_state import (
+    PRE_FILTER_STATE_KEY,
+    PreFilterState,
+    compute_pre_filter_state,
+    has_required_terms,
+)
+from plugins.inter_pod_affinity.scoring import (
+    PRE_SCORE_STATE_KEY,
+    PreScoreState,
+    compute_pre_score_state,
+    has_preferred_terms,
+    normalize,
+    score_node,
+    score_rows,
+)
+from plugins.inter_pod_affinity.terms import NAMESPACES, NamespaceResolver, namespace_labels
+from scheduler.framework import (
+    SUCCESS,
+    ClusterEventWithHint,
+    CycleState,
+    FilterBatch,
+    Handle,
+    NodeInfo,
+    NodeTable,
+    Pod,
+    PreFilterResult,
+    Rows,
+    Scores,
+    Status,
+)
+
+NAME = "InterPodAffinity"
+
+
+def _missing_state(key: str) -> Status:
+    # PreFilter/PreScore did not run (or skipped): the framework should not have called us.
+    return Status.from_error(f'error reading "{key}" from cycleState: not found')
+
+
+class InterPodAffinity:
+    """Required pod (anti-)affinity in Filter, preferred terms in Score."""
+
+    name = NAME
+
+    def __init__(self, args: InterPodAffinityArgs | None, handle: Handle) -> None:
+        self._args = args if args is not None else InterPodAffinityArgs()
+        self._handle = handle
+        self._hints = AffinityHints(handle)
+
+    @property
+    def args(self) -> InterPodAffinityArgs:
+        return self._args
+
+    # ---- PreFilter -------------------------------------------------------------------------
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, table: NodeTable
+    ) -> tuple[PreFilterResult | None, Status]:
+        # Fast path: with no required terms of its own and no pod anywhere carrying required
+        # anti-affinity, nothing this plugin checks can reject the pod.
+        if not has_required_terms(pod) and not table.anti_affinity_pod_count[: table.size].any():
+            return None, Status.skip()
+        lister = self._handle.lister(NAMESPACES)
+        computed = compute_pre_filter_state(
+            pod, table, NamespaceResolver(lister), namespace_labels(lister, pod.namespace)
+        )
+        if (
+            computed.existing_anti_affinity_counts.empty
+            and not computed.affinity_terms
+            and not computed.anti_affinity_terms
+        ):
+            return None, Status.skip()
+        state.write(PRE_FILTER_STATE_KEY, computed)
+        return None, SUCCESS
+
+    def pre_filter_extensions(self) -> InterPodAffinity:
+        return self
+
+    def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:
+        return self._update(state, pod_to_add, node_info, 1)
+
+    def remove_pod(
+        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status:
+        return self._update(state, pod_to_remove, node_info, -1)
+
+    def _update(self, state: CycleState, other: Pod, node_info: NodeInfo, delta: int) -> Status:
+        computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
+        if computed is None:
+            return _missing_state(PRE_FILTER_STATE_KEY)
+        if node_info.node is not None:
+            computed.update_with_pod(other, node_info.node, delta)
+        return SUCCESS
+
+    # ---- Filter ----------------------------------------------------------------------------
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
+        if computed is None:
+            return _missing_state(PRE_FILTER_STATE_KEY)
+        if node_info.node is None:
+            return Status.from_error("node not found")
+        return filter_node(computed, node_info.node)
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
+    ) -> FilterBatch:
+        computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
+        if computed is None:
+            error = _missing_state(PRE_FILTER_STATE_KEY)
+            codes = np.full(len(rows), int(error.code), dtype=np.int8)
+            return FilterBatch(codes, (error.reasons,))
+        return filter_rows(computed, table, rows)
+
+    # ---- Score -----------------------------------------------------------------------------
+
+    def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Status:
+        if self._args.ignore_preferred_terms_of_existing_pods and not has_preferred_terms(pod):
+            return Status.skip()
+        lister = self._handle.lister(NAMESPACES)
+        computed = compute_pre_score_state(
+            pod,
+            table,
+            NamespaceResolver(lister),
+            namespace_labels(lister, pod.namespace),
+            self._args.hard_pod_affinity_weight,
+        )
+        if computed is None:
+            return Status.skip()
+        state.write(PRE_SCORE_STATE_KEY, computed)
+        return SUCCESS
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        computed = state.get(PRE_SCORE_STATE_KEY, PreScoreState)
+        if computed is None:
+            return 0, _missing_state(PRE_SCORE_STATE_KEY)
+        if node_info.node is None:
+            return 0, Status.from_error("node not found")
+        return score_node(computed, node_info.node), SUCCESS
+
+    def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
+        computed = state.get(PRE_SCORE_STATE_KEY, PreScoreState)
+        if computed is None:
+            raise LookupError(f"{PRE_SCORE_STATE_KEY} missing: PreScore did not run")
+        return score_rows(computed, table, rows)
+
+    def score_extensions(self) -> InterPodAffinity:
+        return self
+
+    def normalize_score(
+        self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows, scores: Scores
+    ) -> Status:
+        if state.get(PRE_SCORE_STATE_KEY, PreScoreState) is None:
+            return _missing_state(PRE_SCORE_STATE_KEY)
+        normalize(scores)
+        return SUCCESS
+
+    # ---- Queueing --------------------------------------------------------------------------
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return self._hints.events()

@@ -1,0 +1,167 @@
+"""What PreFilter computes for Filter: counts of matching pods per topology domain.
+
+Three tallies, as upstream keeps them:
+- affinity: existing pods matching *all* the incoming pod's required affinity terms, counted
+  once per term in the domain of each term's topology key;
+- anti-affinity: existing pods matching each of the incoming pod's required anti-affinity terms;
+- existing anti-affinity: required anti-affinity terms of existing pods that match the incoming
+  pod (the symmetric rule: an existing pod that repels the incoming pod repels it from its
+  whole domain).
+AddPod/RemovePod move the same tallies by +1/-1 for one pod, for preemption and nominated pods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from plugins.inter_pod_affinity.domains import DomainHits, DomainIndex, TopologyCounts
+from plugins.inter_pod_affinity.terms import (
+    NO_LABELS,
+    NamespaceResolver,
+    compile_all_terms,
+    compile_resolved_term,
+    matches_all_terms,
+    required_affinity_terms,
+    required_anti_affinity_terms,
+    term_selects,
+)
+from scheduler.framework import NodeTable, Pod
+from scheduler.objects.node import Node
+from scheduler.objects.pod_affinity import AffinityTerm
+
+PRE_FILTER_STATE_KEY = "PreFilterInterPodAffinity"
+
+
+@dataclass(slots=True)
+class PreFilterState:
+    pod: Pod
+    # The incoming pod's required terms, namespace selectors already unrolled.
+    affinity_terms: tuple[AffinityTerm, ...]
+    anti_affinity_terms: tuple[AffinityTerm, ...]
+    # Labels of the incoming pod's namespace, for existing pods' namespace selectors.
+    namespace_labels: Mapping[str, str]
+    domains: DomainIndex
+    affinity_counts: TopologyCounts
+    anti_affinity_counts: TopologyCounts
+    existing_anti_affinity_counts: TopologyCounts
+    # Whether the incoming pod matches all of its own affinity terms (the first pod of a group).
+    matches_own_affinity: bool
+
+    def clone(self) -> PreFilterState:
+        return PreFilterState(
+            pod=self.pod,
+            affinity_terms=self.affinity_terms,
+            anti_affinity_terms=self.anti_affinity_terms,
+            namespace_labels=self.namespace_labels,
+            domains=self.domains,
+            affinity_counts=self.affinity_counts.clone(),
+            anti_affinity_counts=self.anti_affinity_counts.clone(),
+            existing_anti_affinity_counts=self.existing_anti_affinity_counts.clone(),
+            matches_own_affinity=self.matches_own_affinity,
+        )
+
+    def update_with_pod(self, other: Pod, node: Node, delta: int) -> None:
+        """Account `other` (delta=+1) or forget it (delta=-1) as running on `node`."""
+        domains = self.domains
+        for term in required_anti_affinity_terms(other):
+            if term_selects(term, self.pod.namespace, self.pod.labels, self.namespace_labels):
+                key = term.topology_key
+                self.existing_anti_affinity_counts.add(
+                    key, domains.id_for_node(key, node), delta, domains
+                )
+        if matches_all_terms(self.affinity_terms, other):
+            for term in self.affinity_terms:
+                key = term.topology_key
+                self.affinity_counts.add(key, domains.id_for_node(key, node), delta, domains)
+        for term in self.anti_affinity_terms:
+            if term.matches_pod(other.namespace, other.labels, NO_LABELS):
+                key = term.topology_key
+                self.anti_affinity_counts.add(key, domains.id_for_node(key, node), delta, domains)
+
+
+def has_required_terms(pod: Pod) -> bool:
+    return bool(required_affinity_terms(pod) or required_anti_affinity_terms(pod))
+
+
+def count_existing_anti_affinity(
+    pod: Pod, namespace_labels: Mapping[str, str], table: NodeTable
+) -> DomainHits:
+    """Rows of existing pods whose required anti-affinity terms match `pod`, per term key.
+
+    Visits only rows whose nodes run a pod with required anti-affinity.
+    """
+    hits = DomainHits()
+    rows = np.flatnonzero(table.anti_affinity_pod_count[: table.size])
+    infos = table.node_infos
+    namespace, labels = pod.namespace, pod.labels
+    for row in rows.tolist():
+        for existing in infos[row].pods.values():
+            anti = existing.pod_anti_affinity
+            if anti is None:
+                continue
+            for term in anti.required:
+                if term_selects(term, namespace, labels, namespace_labels):
+                    hits.rows_of(term.topology_key).append(row)
+    return hits
+
+
+def count_incoming_terms(
+    affinity_terms: tuple[AffinityTerm, ...],
+    anti_affinity_terms: tuple[AffinityTerm, ...],
+    table: NodeTable,
+) -> tuple[DomainHits, DomainHits]:
+    """Rows of existing pods matching the incoming pod's required (anti-)affinity terms.
+
+    Every pod counts here, so the loop only tests compiled matchers and appends row numbers.
+    """
+    affinity = DomainHits()
+    anti = DomainHits()
+    if not affinity_terms and not anti_affinity_terms:
+        return affinity, anti
+    matches_affinity = compile_all_terms(affinity_terms)
+    affinity_rows: list[int] = []
+    anti_matchers = [
+        (compile_resolved_term(term), anti.rows_of(term.topology_key))
+        for term in anti_affinity_terms
+    ]
+    rows = np.flatnonzero(table.pod_count[: table.size])
+    infos = table.node_infos
+    for row in rows.tolist():
+        for existing in infos[row].pods.values():
+            namespace, labels = existing.namespace, existing.labels
+            if matches_affinity(namespace, labels):
+                affinity_rows.append(row)
+            for matches, hit_rows in anti_matchers:
+                if matches(namespace, labels):
+                    hit_rows.append(row)
+    # A pod matching all affinity terms counts once for each term, in that term's domain.
+    for term in affinity_terms:
+        affinity.rows_of(term.topology_key).extend(affinity_rows)
+    return affinity, anti
+
+
+def compute_pre_filter_state(
+    pod: Pod,
+    table: NodeTable,
+    resolver: NamespaceResolver,
+    namespace_labels: Mapping[str, str],
+) -> PreFilterState:
+    domains = DomainIndex(table)
+    affinity_terms = resolver.resolve_all(required_affinity_terms(pod))
+    anti_affinity_terms = resolver.resolve_all(required_anti_affinity_terms(pod))
+    existing = count_existing_anti_affinity(pod, namespace_labels, table)
+    affinity, anti = count_incoming_terms(affinity_terms, anti_affinity_terms, table)
+    return PreFilterState(
+        pod=pod,
+        affinity_terms=affinity_terms,
+        anti_affinity_terms=anti_affinity_terms,
+        namespace_labels=namespace_labels,
+        domains=domains,
+        affinity_counts=TopologyCounts.from_hits(affinity, domains),
+        anti_affinity_counts=TopologyCounts.from_hits(anti, domains),
+        existing_anti_affinity_counts=TopologyCounts.from_hits(existing, domains),
+        matches_own_affinity=matches_all_terms(affinity_terms, pod),
+    )
