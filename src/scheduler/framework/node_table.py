@@ -148,6 +148,8 @@ class NodeTable:
         result = np.ones(self.size, dtype=np.bool_)
         for requirement in selector.requirements:
             result &= self.match_requirement(requirement)
+        # Shared between callers through the memo: nobody may change it in place.
+        result.flags.writeable = False
         if len(self._selector_memo) >= _MEMO_LIMIT:
             self._selector_memo.clear()
         self._selector_memo[memo_key] = (self.label_version, result)
