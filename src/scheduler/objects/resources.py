@@ -7,6 +7,7 @@ arithmetic is on ints.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from scheduler.objects.quantity import int_value, milli_value
@@ -25,9 +26,18 @@ _HUGEPAGES_PREFIX = "hugepages-"
 _NATIVE_PREFIX = "kubernetes.io/"
 
 
-def quantity_in_units(resource: str, value: str | int | float) -> int:
-    """A resource quantity in the scheduler's units: millicores for CPU, whole units otherwise."""
+@lru_cache(maxsize=4096)
+def _units(resource: str, value: str | int | float) -> int:
     return milli_value(value) if resource == CPU else int_value(value)
+
+
+def quantity_in_units(resource: str, value: str | int | float) -> int:
+    """A resource quantity in the scheduler's units: millicores for CPU, whole units otherwise.
+
+    Clusters repeat a handful of quantity strings ("100m", "500Mi") across every pod, so the
+    exact (and slow) parse runs once per distinct string.
+    """
+    return _units(resource, value)
 
 
 def parse_resource_list(raw: Mapping[str, Any] | None) -> dict[str, int]:

@@ -1,0 +1,77 @@
+"""events.k8s.io/v1 Events with upstream's reasons, actions and notes."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from scheduler.core.api_dispatcher import ApiDispatcher
+from scheduler.framework.clock import Clock
+from scheduler.objects.pod import Pod
+
+# Upstream truncates event notes to 1024 characters, ending them with " ...".
+MAX_NOTE_LENGTH = 1024
+
+
+def truncate_note(note: str) -> str:
+    if len(note) <= MAX_NOTE_LENGTH:
+        return note
+    return note[: MAX_NOTE_LENGTH - 4] + " ..."
+
+
+class EventRecorder:
+    def __init__(self, client: Any, clock: Clock, dispatcher: ApiDispatcher, instance: str) -> None:
+        self._client = client
+        self._clock = clock
+        self._dispatcher = dispatcher
+        self._instance = instance
+        self._sequence = itertools.count()
+
+    def pod_event(
+        self,
+        pod: Pod,
+        *,
+        event_type: str,
+        reason: str,
+        action: str,
+        note: str,
+        controller: str,
+        related: Pod | None = None,
+    ) -> None:
+        now = self._clock.wall().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        body: dict[str, Any] = {
+            "apiVersion": "events.k8s.io/v1",
+            "kind": "Event",
+            "metadata": {
+                "name": f"{pod.name}.{self._instance}{next(self._sequence):x}",
+                "namespace": pod.namespace,
+            },
+            "eventTime": now,
+            "reportingController": controller,
+            "reportingInstance": f"{controller}-{self._instance}",
+            "action": action,
+            "reason": reason,
+            "type": event_type,
+            "note": truncate_note(note),
+            "regarding": {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "namespace": pod.namespace,
+                "name": pod.name,
+                "uid": pod.uid,
+            },
+        }
+        if related is not None:
+            body["related"] = {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "namespace": related.namespace,
+                "name": related.name,
+                "uid": related.uid,
+            }
+        client = self._client
+
+        async def send() -> None:
+            await client.create_event(body)
+
+        self._dispatcher.submit(f"event {reason} for {pod.key}", send)

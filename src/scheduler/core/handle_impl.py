@@ -1,0 +1,118 @@
+"""The scheduler's implementation of the plugin Handle."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from scheduler.backend.cache import SchedulerCache
+from scheduler.backend.queue import SchedulingQueue
+from scheduler.cluster.port import ClusterClient
+from scheduler.framework.clock import Clock
+from scheduler.framework.handle import ClusterAPI, Lister, WaitingPod
+from scheduler.framework.node_info import NodeInfo
+from scheduler.framework.node_table import NodeTable
+from scheduler.objects.pod import Pod
+from scheduler.runtime.waiting_pods import WaitingPods
+
+_log = logging.getLogger(__name__)
+
+
+class _EmptyLister:
+    def get(self, namespace: str, name: str) -> Mapping[str, Any] | None:
+        return None
+
+    def list(self, namespace: str | None = None) -> Sequence[Mapping[str, Any]]:
+        return []
+
+
+class SchedulerHandle:
+    """One per profile; everything reads the shared cache, queue and informer stores."""
+
+    def __init__(
+        self,
+        *,
+        profile_name: str,
+        clock: Clock,
+        rng: random.Random,
+        parallelism: int,
+        cache: SchedulerCache,
+        client: ClusterClient,
+        listers: Mapping[str, Lister],
+        waiting_pods: WaitingPods,
+        tasks: set[asyncio.Task[None]],
+    ) -> None:
+        self._profile_name = profile_name
+        self._clock = clock
+        self._rng = rng
+        self._parallelism = parallelism
+        self._cache = cache
+        self._client = client
+        self._listers = listers
+        self._waiting_pods = waiting_pods
+        self._tasks = tasks
+        self.queue: SchedulingQueue | None = None
+
+    @property
+    def profile_name(self) -> str:
+        return self._profile_name
+
+    @property
+    def clock(self) -> Clock:
+        return self._clock
+
+    @property
+    def rng(self) -> random.Random:
+        return self._rng
+
+    @property
+    def parallelism(self) -> int:
+        return self._parallelism
+
+    @property
+    def node_table(self) -> NodeTable:
+        return self._cache.table
+
+    def node_info(self, name: str) -> NodeInfo | None:
+        return self._cache.node_info(name)
+
+    @property
+    def api(self) -> ClusterAPI:
+        return self._client
+
+    def lister(self, resource: str) -> Lister:
+        return self._listers.get(resource) or _EmptyLister()
+
+    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
+        return self.queue.nominated_pods_for_node(node_name) if self.queue is not None else []
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return self._waiting_pods.get(uid)
+
+    def iterate_over_waiting_pods(self) -> Iterator[WaitingPod]:
+        return iter(self._waiting_pods)
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        waiting = self._waiting_pods.get(uid)
+        if waiting is None:
+            return False
+        for plugin in waiting.pending_plugins():
+            waiting.reject(plugin, "removed")
+            break
+        return True
+
+    def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
+        async def run() -> None:
+            try:
+                await work()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                _log.exception("background task %s failed", name)
+
+        task = asyncio.create_task(run(), name=f"plugin:{self._profile_name}:{name}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

@@ -1,0 +1,325 @@
+"""Lease-based leader election over the cluster port, with client-go's semantics.
+
+Replicas compete for one coordination.k8s.io/v1 Lease. The holder renews it every retry
+period; the others take it over once they have seen no change to it for its
+leaseDurationSeconds. Expiry is judged by each candidate's own clock (when it last saw the record
+change), never by comparing its clock with the holder's renewTime, so clock skew between
+replicas cannot hand the lease out early. Writes carry the resourceVersion that was read: of two
+candidates updating at once, one gets a 409 and tries again later.
+
+A leader that has not renewed within the renew deadline stops leading at once, well before the
+others may take over (they wait the full lease duration from their last observation). Stopping
+releases the lease (holder cleared) so another replica can take over without waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from scheduler.cluster.port import ClusterClient
+from scheduler.core.lease_record import LeaseRecord, micro_time, new_lease, with_record
+from scheduler.framework.clock import Clock, Timer
+from scheduler.framework.errors import APIError, NotFoundError
+from scheduler.observability import SchedulerMetrics, get_logger
+
+LEASES = "leases"
+
+_T = TypeVar("_T")
+
+# How long past the lease duration a leader may go without renewing before /healthz reports it
+# unhealthy: kube-scheduler's leader-election watchdog tolerates 20 s. Normally the renew
+# deadline ends leadership long before; this catches an event loop that has stopped running.
+WATCHDOG_GRACE = 20.0
+
+# client-go requires renewDeadline > 1.2 * retryPeriod (its retry jitter factor).
+_JITTER_FACTOR = 1.2
+
+# What a released lease says about its duration (client-go writes 1 s).
+_RELEASED_LEASE_DURATION = 1
+
+log = get_logger("leaderelection")
+
+
+def new_identity() -> str:
+    """A holder identity unique to this process: the host name, "_" and a random UUID."""
+    return f"{socket.gethostname()}_{uuid.uuid4()}"
+
+
+class LeaderElector:
+    """Acquires and keeps one Lease; calls back when leadership starts and stops.
+
+    `try_acquire_or_renew` is one finite step (tests drive it directly); `run` is the thin loop
+    around it. Leadership ends when a renewal has not succeeded for `renew_deadline` seconds
+    (a Clock timer, so it happens even while a request hangs), when another holder is seen, or
+    on `release`.
+    """
+
+    def __init__(
+        self,
+        client: ClusterClient,
+        *,
+        namespace: str,
+        name: str,
+        identity: str,
+        clock: Clock,
+        lease_duration: float = 15,
+        renew_deadline: float = 10,
+        retry_period: float = 2,
+        on_started_leading: Callable[[], None],
+        on_stopped_leading: Callable[[], None],
+        metrics: SchedulerMetrics | None = None,
+    ) -> None:
+        _validate(identity, lease_duration, renew_deadline, retry_period)
+        self._client = client
+        self._namespace = namespace
+        self._name = name
+        self._identity = identity
+        self._clock = clock
+        self._lease_duration = lease_duration
+        self._renew_deadline = renew_deadline
+        self._retry_period = retry_period
+        self._on_started = on_started_leading
+        self._on_stopped = on_stopped_leading
+        self._metrics = metrics
+        # The last lease object read or written: its resourceVersion guards the next write.
+        self._lease: dict[str, Any] | None = None
+        self._observed: LeaseRecord | None = None
+        self._observed_time = 0.0
+        self._leading = False
+        self._last_renew = 0.0
+        self._deadline: Timer | None = None
+        if metrics is not None:
+            metrics.leader_status(name, False)
+
+    # -- state ---------------------------------------------------------------------------------
+
+    @property
+    def is_leader(self) -> bool:
+        return self._leading
+
+    @property
+    def identity(self) -> str:
+        return self._identity
+
+    @property
+    def lease_name(self) -> str:
+        return self._name
+
+    def healthy(self, now: float) -> bool:
+        """The /healthz watchdog: False only for a leader whose last renewal is older than the
+        lease duration plus `WATCHDOG_GRACE`."""
+        if not self._leading:
+            return True
+        return now - self._last_renew <= self._lease_duration + WATCHDOG_GRACE
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Acquire the lease (retrying every retry period), then renew it until leadership is
+        lost or the task is cancelled. Either way the lease is released on the way out."""
+        log.info("attempting to acquire leader lease", lease=self._key)
+        try:
+            while not await self.try_acquire_or_renew():
+                await self._clock.sleep(self._retry_period)
+            while self._leading:
+                await self._clock.sleep(self._retry_period)
+                # Give up on an attempt when the renew deadline passes (the deadline timer ends
+                # leadership at that same moment).
+                remaining = self._last_renew + self._renew_deadline - self._clock.now()
+                if self._leading:
+                    await self._within(self.try_acquire_or_renew(), remaining)
+        finally:
+            await self.release()
+
+    async def try_acquire_or_renew(self) -> bool:
+        """One attempt to take or renew the lease; True if we hold it afterwards."""
+        now = self._clock.now()
+        stamp = micro_time(self._clock.wall())
+        desired = LeaseRecord(self._identity, round(self._lease_duration), stamp, stamp, 0)
+        observed = self._observed
+        if self._lease is not None and observed is not None and self._holds(observed, now):
+            # Fast path: a leader assumes nobody else wrote since its own last write.
+            kept = replace(
+                desired,
+                acquire_time=observed.acquire_time,
+                lease_transitions=observed.lease_transitions,
+            )
+            if await self._write(with_record(self._lease, kept), now):
+                return True
+        try:
+            current = await self._client.get(LEASES, self._namespace, self._name)
+        except NotFoundError:
+            return await self._create(desired, now)
+        except APIError as err:
+            log.warning("error retrieving lease", lease=self._key, error=str(err))
+            return False
+        record = self._observe(current, now)
+        if record.holder_identity not in ("", self._identity) and self._valid(now):
+            if self._leading:
+                self._lose(f"lease taken by {record.holder_identity}")
+            return False
+        if record.holder_identity == self._identity:
+            desired = replace(
+                desired,
+                acquire_time=record.acquire_time,
+                lease_transitions=record.lease_transitions,
+            )
+        else:
+            desired = replace(desired, lease_transitions=record.lease_transitions + 1)
+        return await self._write(with_record(current, desired), now)
+
+    async def release(self) -> None:
+        """Give the lease up (holder cleared, 1 s duration) so another replica can take it at
+        once. A no-op unless the last record we saw names us; a failed write is only logged."""
+        self._cancel_deadline()
+        observed = self._observed
+        try:
+            if self._lease is None or observed is None:
+                return
+            if observed.holder_identity != self._identity:
+                return
+            stamp = micro_time(self._clock.wall())
+            released = LeaseRecord(
+                "", _RELEASED_LEASE_DURATION, stamp, stamp, observed.lease_transitions
+            )
+            body = with_record(self._lease, released)
+            try:
+                stored = await self._within(self._client.update(LEASES, body), self._renew_deadline)
+            except APIError as err:
+                log.warning("failed to release lease", lease=self._key, error=str(err))
+                return
+            if stored is None:
+                log.warning("failed to release lease", lease=self._key, error="timed out")
+                return
+            self._remember(stored, self._clock.now())
+            log.info("released lease", lease=self._key)
+        finally:
+            if self._leading:
+                self._stop_leading()
+
+    # -- steps ---------------------------------------------------------------------------------
+
+    async def _create(self, desired: LeaseRecord, now: float) -> bool:
+        lease = new_lease(self._namespace, self._name, desired)
+        try:
+            stored = await self._client.create(LEASES, lease)
+        except APIError as err:
+            # A 409 here means another candidate created it first; we read it next time.
+            log.info("error initially creating lease", lease=self._key, error=str(err))
+            return False
+        self._renewed(stored, now)
+        return True
+
+    async def _write(self, lease: dict[str, Any], now: float) -> bool:
+        try:
+            stored = await self._client.update(LEASES, lease)
+        except APIError as err:
+            log.info("failed to update lease", lease=self._key, error=str(err))
+            return False
+        self._renewed(stored, now)
+        return True
+
+    def _observe(self, lease: dict[str, Any], now: float) -> LeaseRecord:
+        """Note a lease read from the server; the observation time moves only when its record
+        changed, which is what makes a silent holder's lease expire."""
+        record = LeaseRecord.from_lease(lease)
+        self._lease = lease
+        if record != self._observed:
+            self._observed = record
+            self._observed_time = now
+        return record
+
+    def _remember(self, lease: dict[str, Any], now: float) -> None:
+        """Note a lease we wrote ourselves."""
+        self._lease = lease
+        self._observed = LeaseRecord.from_lease(lease)
+        self._observed_time = now
+
+    def _renewed(self, lease: dict[str, Any], now: float) -> None:
+        self._remember(lease, now)
+        self._last_renew = now
+        self._cancel_deadline()
+        self._deadline = self._clock.call_later(self._renew_deadline, self._deadline_passed)
+        if not self._leading:
+            self._leading = True
+            log.info("successfully acquired lease", lease=self._key, identity=self._identity)
+            if self._metrics is not None:
+                self._metrics.leader_status(self._name, True)
+            self._on_started()
+
+    def _deadline_passed(self) -> None:
+        self._deadline = None
+        if self._leading:
+            self._lose(f"not renewed within {self._renew_deadline:g}s")
+
+    def _lose(self, reason: str) -> None:
+        log.error("leader election lost", lease=self._key, reason=reason)
+        self._cancel_deadline()
+        self._stop_leading()
+
+    def _stop_leading(self) -> None:
+        self._leading = False
+        if self._metrics is not None:
+            self._metrics.leader_status(self._name, False)
+        self._on_stopped()
+
+    def _cancel_deadline(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    async def _within(self, step: Awaitable[_T], seconds: float) -> _T | None:
+        """Await `step` for at most `seconds` of Clock time; None if it ran out. A hung request
+        must not keep a former leader's loop, or its shutdown, waiting."""
+        task = asyncio.current_task()
+        # Cancellations of the caller that were already under way (a shutdown releasing the
+        # lease) are not ours to report again.
+        cancelling = task.cancelling() if task is not None else 0
+        work = asyncio.ensure_future(step)
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            work.cancel()
+
+        timer = self._clock.call_later(seconds, expire)
+        try:
+            return await work
+        except asyncio.CancelledError:
+            if expired and (task is None or task.cancelling() == cancelling):
+                return None
+            raise
+        finally:
+            timer.cancel()
+
+    def _holds(self, record: LeaseRecord, now: float) -> bool:
+        return record.holder_identity == self._identity and self._valid(now)
+
+    def _valid(self, now: float) -> bool:
+        """Whether the observed record is still in force by our own clock."""
+        if self._observed is None:
+            return False
+        return self._observed_time + self._observed.lease_duration_seconds > now
+
+    @property
+    def _key(self) -> str:
+        return f"{self._namespace}/{self._name}"
+
+
+def _validate(
+    identity: str, lease_duration: float, renew_deadline: float, retry_period: float
+) -> None:
+    if not identity:
+        raise ValueError("leader election identity must not be empty")
+    if min(lease_duration, renew_deadline, retry_period) <= 0:
+        raise ValueError("leaseDuration, renewDeadline and retryPeriod must be greater than zero")
+    if lease_duration <= renew_deadline:
+        raise ValueError("leaseDuration must be greater than renewDeadline")
+    if renew_deadline <= _JITTER_FACTOR * retry_period:
+        raise ValueError(f"renewDeadline must be greater than retryPeriod*{_JITTER_FACTOR:g}")

@@ -1,0 +1,43 @@
+"""What a scheduling attempt concluded, handed from the algorithm to the failure handler."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scheduler.framework.plugins import PostFilterResult
+from scheduler.framework.status import Code, Status
+from scheduler.runtime.diagnosis import Diagnosis
+
+
+@dataclass(slots=True)
+class Placement:
+    node_name: str
+    evaluated_nodes: int
+    feasible_nodes: int
+
+
+@dataclass(slots=True)
+class Failure:
+    """A failed attempt: the status, upstream's message for it, and who rejected the pod."""
+
+    status: Status
+    message: str
+    diagnosis: Diagnosis | None = None
+    post_filter: PostFilterResult | None = None
+    clear_nomination: bool = True
+
+    @property
+    def unschedulable_plugins(self) -> set[str]:
+        if self.diagnosis is not None:
+            return set(self.diagnosis.unschedulable_plugins)
+        if self.status.is_rejected and self.status.plugin and self.status.code is not Code.PENDING:
+            return {self.status.plugin}
+        return set()
+
+    @property
+    def pending_plugins(self) -> set[str]:
+        if self.diagnosis is not None:
+            return set(self.diagnosis.pending_plugins)
+        if self.status.code is Code.PENDING and self.status.plugin:
+            return {self.status.plugin}
+        return set()

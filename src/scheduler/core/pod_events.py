@@ -1,0 +1,175 @@
+"""Informer callbacks: keep the cache and the queue in step with the cluster."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from scheduler.backend.queue import node_update_event
+from scheduler.framework.events import (
+    NODE_ADD,
+    NODE_DELETE,
+    ActionType,
+    ClusterEvent,
+    EventResource,
+)
+from scheduler.objects.node import Node
+from scheduler.objects.pod import Pod
+
+if TYPE_CHECKING:
+    from scheduler.core.scheduler import Scheduler
+
+RawObject = Mapping[str, Any]
+
+# Watched resources (plural API names) and the event resource plugins register for.
+_RESOURCE_KINDS = {
+    "namespaces": EventResource.NAMESPACE,
+    "persistentvolumes": EventResource.PERSISTENT_VOLUME,
+    "persistentvolumeclaims": EventResource.PERSISTENT_VOLUME_CLAIM,
+    "storageclasses": EventResource.STORAGE_CLASS,
+    "csinodes": EventResource.CSI_NODE,
+    "csidrivers": EventResource.CSI_DRIVER,
+    "csistoragecapacities": EventResource.CSI_STORAGE_CAPACITY,
+    "volumeattachments": EventResource.VOLUME_ATTACHMENT,
+    "poddisruptionbudgets": EventResource.POD_DISRUPTION_BUDGET,
+    "podgroups": EventResource.POD_GROUP,
+    "elasticquotas": EventResource.ELASTIC_QUOTA,
+}
+
+
+def _key(raw: RawObject) -> str:
+    meta = raw.get("metadata") or {}
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+
+
+class PodEventHandlers:
+    """Translates raw informer events into cache updates and queue moves."""
+
+    def __init__(self, scheduler: Scheduler) -> None:
+        self._s = scheduler
+        # Parsed views of every pod we know, so updates can compare old and new cheaply.
+        self._pods: dict[str, Pod] = {}
+
+    def current_pod(self, key: str) -> Pod | None:
+        return self._pods.get(key)
+
+    def _timed(self, label: str, started: float) -> None:
+        self._s.metrics.event_handling_duration(label, time.perf_counter() - started)
+
+    # ---- pods --------------------------------------------------------------------------
+
+    def pod_added(self, raw: RawObject) -> None:
+        started = time.perf_counter()
+        pod = Pod.from_dict(raw)
+        self._pods[pod.key] = pod
+        s = self._s
+        if pod.node_name:
+            if not pod.is_terminal:
+                s.cache.add_pod(pod)
+                s.queue.assigned_pod_added(pod)
+            self._timed("AssignedPodAdd", started)
+        elif s.responsible_for(pod):
+            s.queue.add(pod)
+            self._timed("UnscheduledPodAdd", started)
+
+    def pod_updated(self, old_raw: RawObject, new_raw: RawObject) -> None:
+        started = time.perf_counter()
+        s = self._s
+        new = Pod.from_dict(new_raw)
+        old = self._pods.get(new.key) or Pod.from_dict(old_raw)
+        self._pods[new.key] = new
+        if new.node_name:
+            if not old.node_name:
+                # Bound: by us (confirming an assumed pod) or by someone else.
+                if s.responsible_for(old):
+                    s.queue.delete(old)
+                if not new.is_terminal:
+                    s.cache.add_pod(new)
+                    s.queue.assigned_pod_added(new)
+            elif new.is_terminal:
+                s.cache.remove_pod(old)
+                s.queue.assigned_pod_deleted(old)
+            else:
+                s.cache.update_pod(old, new)
+                s.queue.assigned_pod_updated(old, new)
+            self._timed("AssignedPodUpdate", started)
+            return
+        if s.responsible_for(new) and not s.cache.is_assumed(new.key):
+            s.queue.update(old, new)
+            self._timed("UnscheduledPodUpdate", started)
+
+    def pod_deleted(self, raw: RawObject) -> None:
+        started = time.perf_counter()
+        s = self._s
+        pod = self._pods.pop(_key(raw), None) or Pod.from_dict(raw)
+        if pod.node_name:
+            s.cache.remove_pod(pod)
+            s.queue.assigned_pod_deleted(pod)
+            self._timed("AssignedPodDelete", started)
+            return
+        if s.responsible_for(pod):
+            s.queue.delete(pod)
+            # A pod deleted while held at Permit must not wait for its timeout.
+            s.handle_reject_waiting(pod.uid)
+            self._timed("UnscheduledPodDelete", started)
+
+    # ---- nodes -------------------------------------------------------------------------
+
+    def node_added(self, raw: RawObject) -> None:
+        started = time.perf_counter()
+        node = Node.from_dict(raw)
+        self._s.cache.add_node(node)
+        self._s.queue.node_event(NODE_ADD, None, node)
+        self._timed("NodeAdd", started)
+
+    def node_updated(self, old_raw: RawObject, new_raw: RawObject) -> None:
+        started = time.perf_counter()
+        old = self._s.cache.node_info(_name(new_raw))
+        old_node = old.node if old is not None else Node.from_dict(old_raw)
+        new = Node.from_dict(new_raw)
+        self._s.cache.update_node(old_node, new)
+        if old_node is not None:
+            self._s.queue.node_event(node_update_event(old_node, new), old_node, new)
+        self._timed("NodeUpdate", started)
+
+    def node_deleted(self, raw: RawObject) -> None:
+        started = time.perf_counter()
+        node = Node.from_dict(raw)
+        self._s.cache.remove_node(node)
+        self._s.queue.node_event(NODE_DELETE, node, None)
+        self._timed("NodeDelete", started)
+
+    # ---- other resources plugins watch -------------------------------------------------
+
+    def _object_event(
+        self, resource: str, action: ActionType, old: RawObject | None, new: RawObject | None
+    ) -> None:
+        kind = _RESOURCE_KINDS.get(resource)
+        if kind is None:
+            return
+        verb = {ActionType.ADD: "Add", ActionType.DELETE: "Delete"}.get(action, "Update")
+        label = f"{kind.value}{verb}"
+        self._s.queue.move_all_to_active_or_backoff(ClusterEvent(kind, action, label), old, new)
+
+    def object_added(self, resource: str) -> Callable[[RawObject], None]:
+        def handle(raw: RawObject) -> None:
+            self._object_event(resource, ActionType.ADD, None, raw)
+
+        return handle
+
+    def object_updated(self, resource: str) -> Callable[[RawObject, RawObject], None]:
+        def handle(old: RawObject, new: RawObject) -> None:
+            self._object_event(resource, ActionType.UPDATE, old, new)
+
+        return handle
+
+    def object_deleted(self, resource: str) -> Callable[[RawObject], None]:
+        def handle(raw: RawObject) -> None:
+            self._object_event(resource, ActionType.DELETE, raw, None)
+
+        return handle
+
+
+def _name(raw: RawObject) -> str:
+    return str((raw.get("metadata") or {}).get("name", ""))

@@ -1,0 +1,393 @@
+"""The scheduler: informer events in, one pod at a time through the cycle, bindings out."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scheduler.backend.cache import SchedulerCache
+from scheduler.backend.queue import SchedulingQueue
+from scheduler.cluster.informer import Informer
+from scheduler.cluster.port import ClusterClient
+from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
+from scheduler.core.algorithm import find_placement
+from scheduler.core.api_dispatcher import ApiDispatcher
+from scheduler.core.event_recorder import EventRecorder
+from scheduler.core.handle_impl import SchedulerHandle
+from scheduler.core.outcome import Failure, Placement
+from scheduler.core.pod_events import PodEventHandlers
+from scheduler.framework.clock import Clock
+from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.events import ASSIGNED_POD_DELETE
+from scheduler.framework.handle import Lister
+from scheduler.framework.queued_pod import QueuedPodInfo
+from scheduler.framework.spec import PluginSpec
+from scheduler.framework.status import Code, Status
+from scheduler.objects.pod import Pod
+from scheduler.observability import PluginMetricsSampler, SchedulerMetrics
+from scheduler.runtime.binding import run_bind, run_post_bind, run_pre_bind
+from scheduler.runtime.diagnosis import single_node_fit_error
+from scheduler.runtime.filtering import FilterRun
+from scheduler.runtime.profile import Profile
+from scheduler.runtime.reservation import run_permit, run_reserve, run_unreserve, wait_on_permit
+from scheduler.runtime.waiting_pods import WaitingPods
+
+_log = logging.getLogger("scheduler")
+
+
+@dataclass(slots=True)
+class Attempt:
+    """One scheduling attempt of one pod, from pop to bind or failure."""
+
+    profile: Profile
+    state: CycleState
+    info: QueuedPodInfo
+    cycle: int
+    started: float
+
+
+# Informers the core always runs; plugins add their own through PluginSpec.watches.
+POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
+
+
+class Scheduler:
+    def __init__(
+        self,
+        *,
+        config: KubeSchedulerConfiguration,
+        profiles: Sequence[EffectiveProfile],
+        registry: Mapping[str, PluginSpec],
+        client: ClusterClient,
+        clock: Clock,
+        rng: random.Random | None = None,
+        metrics: SchedulerMetrics | None = None,
+        instance: str = "0",
+        vectorize: bool = True,
+    ) -> None:
+        self.config = config
+        self.client = client
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.metrics = metrics or SchedulerMetrics()
+        self.cache = SchedulerCache()
+        self.waiting_pods = WaitingPods()
+        self.dispatcher = ApiDispatcher()
+        self.background: set[asyncio.Task[None]] = set()
+        self.binding_tasks: set[asyncio.Task[None]] = set()
+        self.filter_run = FilterRun()
+        # Plugin timings are recorded for a sample of cycles, as upstream does (10 %).
+        self.sampler = PluginMetricsSampler(self.rng)
+        watches = sorted({w for p in profiles for ref in _names(p) for w in registry[ref].watches})
+        self.informers: dict[str, Informer] = {}
+        self._extra_resources = watches
+        listers: dict[str, Lister] = {}
+        self.profiles: dict[str, Profile] = {}
+        handles: list[SchedulerHandle] = []
+        for effective in profiles:
+            handle = SchedulerHandle(
+                profile_name=effective.scheduler_name,
+                clock=clock,
+                rng=self.rng,
+                parallelism=config.parallelism,
+                cache=self.cache,
+                client=client,
+                listers=listers,
+                waiting_pods=self.waiting_pods,
+                tasks=self.background,
+            )
+            handles.append(handle)
+            self.profiles[effective.scheduler_name] = Profile(
+                effective, registry, handle, self.waiting_pods, self.metrics, vectorize=vectorize
+            )
+        first = next(iter(self.profiles.values()))
+        if first.queue_sort is None:
+            raise ValueError("no queue sort plugin is enabled")
+        self.queue = SchedulingQueue(
+            less=first.queue_sort.less,
+            clock=clock,
+            pre_enqueue=self._pre_enqueue,
+            hints={name: p.queueing_hints() for name, p in self.profiles.items()},
+            initial_backoff=float(config.pod_initial_backoff_seconds),
+            max_backoff=float(config.pod_max_backoff_seconds),
+            observer=self.metrics,
+        )
+        for handle in handles:
+            handle.queue = self.queue
+        self.recorder = EventRecorder(client, clock, self.dispatcher, instance)
+        self.handlers = PodEventHandlers(self)
+        self._listers = listers
+        self.metrics.set_pending_pods_source(self.queue.pending_counts)
+        self.metrics.set_unschedulable_pods_source(self.queue.unschedulable_plugin_counts)
+        self.metrics.set_cache_size_source(self.cache.sizes)
+        # The latest failure message per pod key, for reports and `explain`.
+        self.last_failures: dict[str, str] = {}
+
+    # ---- informers -------------------------------------------------------------------------
+
+    def build_informers(self) -> list[Informer]:
+        h = self.handlers
+        informers = [
+            Informer(
+                self.client,
+                "nodes",
+                clock=self.clock,
+                name="nodes",
+                on_add=h.node_added,
+                on_update=h.node_updated,
+                on_delete=h.node_deleted,
+            ),
+            Informer(
+                self.client,
+                "pods",
+                clock=self.clock,
+                name="pods",
+                field_selector=POD_FIELD_SELECTOR,
+                on_add=h.pod_added,
+                on_update=h.pod_updated,
+                on_delete=h.pod_deleted,
+            ),
+        ]
+        for resource in self._extra_resources:
+            informer = Informer(
+                self.client,
+                resource,
+                clock=self.clock,
+                name=resource,
+                on_add=h.object_added(resource),
+                on_update=h.object_updated(resource),
+                on_delete=h.object_deleted(resource),
+            )
+            self._listers[resource] = informer.store
+            informers.append(informer)
+        self.informers = {i.name: i for i in informers}
+        return informers
+
+    # ---- the loop ----------------------------------------------------------------------
+
+    def _pre_enqueue(self, pod: Pod) -> Status:
+        profile = self.profiles.get(pod.scheduler_name)
+        return profile.run_pre_enqueue(pod) if profile is not None else Status()
+
+    def responsible_for(self, pod: Pod) -> bool:
+        return pod.scheduler_name in self.profiles
+
+    async def run(self) -> None:
+        """Pop and schedule until cancelled (only the leader calls this)."""
+        self.dispatcher.start()
+        while True:
+            info = await self.queue.pop_wait()
+            self.schedule_one(info)
+            await asyncio.sleep(0)
+
+    def schedule_one(self, info: QueuedPodInfo) -> None:
+        """One scheduling cycle; starts the binding cycle as a task if a node was chosen."""
+        pod = info.pod
+        profile = self.profiles.get(pod.scheduler_name)
+        if profile is None:
+            self.queue.done(pod)
+            return
+        if pod.deleting:
+            self.recorder.pod_event(
+                pod,
+                event_type="Warning",
+                reason="FailedScheduling",
+                action="Scheduling",
+                note=f"skip schedule deleting pod: {pod.key}",
+                controller=profile.name,
+            )
+            self.queue.done(pod)
+            return
+        if self.cache.is_assumed(pod.key) or self.cache.get_pod(pod.key) is not None:
+            self.queue.done(pod)
+            return
+        attempt = Attempt(
+            profile=profile,
+            state=CycleState(),
+            info=info,
+            cycle=self.queue.scheduling_cycle,
+            started=time.perf_counter(),
+        )
+        attempt.state.record_plugin_metrics = self.sampler.sample()
+        outcome = find_placement(profile, attempt.state, pod, self.cache.table, self.filter_run)
+        self.metrics.scheduling_algorithm_duration(time.perf_counter() - attempt.started)
+        if isinstance(outcome, Failure):
+            self.handle_failure(attempt, outcome)
+            return
+        self._reserve_and_bind(attempt, outcome)
+
+    def _reserve_and_bind(self, attempt: Attempt, placement: Placement) -> None:
+        pod, profile, state = attempt.info.pod, attempt.profile, attempt.state
+        node = placement.node_name
+        assumed = self.cache.assume_pod(pod, node)
+        if pod.nominated_node_name:
+            self.queue.delete_nominated_pod(pod)
+        status = run_reserve(profile, state, assumed, node)
+        if status.is_success:
+            status = run_permit(profile, state, assumed, node)
+        if not status.is_success and not status.is_wait:
+            self._undo(attempt, assumed, node)
+            self.handle_failure(attempt, _single_node_failure(status))
+            return
+        if state.pods_to_activate:
+            self.queue.activate(state.pods_to_activate.values())
+            state.pods_to_activate.clear()
+        task = asyncio.create_task(
+            self._binding_cycle(attempt, assumed, node), name=f"bind:{pod.key}"
+        )
+        self.binding_tasks.add(task)
+        task.add_done_callback(self.binding_tasks.discard)
+
+    def _undo(self, attempt: Attempt, assumed: Pod, node: str) -> None:
+        """Unreserve every Reserve plugin (in reverse) and forget the assumed pod."""
+        run_unreserve(attempt.profile, attempt.state, assumed, node)
+        self.cache.forget_pod(assumed)
+
+    async def _binding_cycle(self, attempt: Attempt, assumed: Pod, node: str) -> None:
+        profile, state, info = attempt.profile, attempt.state, attempt.info
+        status = await wait_on_permit(profile, assumed)
+        if not status.is_success:
+            self._undo(attempt, assumed, node)
+            self.handle_failure(attempt, _single_node_failure(status))
+            return
+        self.queue.done(info.pod)
+        status = await run_pre_bind(profile, state, assumed, node)
+        if status.is_success:
+            status = await run_bind(profile, state, assumed, node)
+            if status.is_skip:
+                status = Status.from_error(f"no bind plugin bound pod {assumed.key}")
+        if not status.is_success:
+            self._undo(attempt, assumed, node)
+            # Capacity the pod held is free again: pods it may have blocked deserve a retry.
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, assumed, None)
+            self.handle_failure(attempt, _single_node_failure(status))
+            return
+        self.cache.finish_binding(assumed)
+        self.recorder.pod_event(
+            assumed,
+            event_type="Normal",
+            reason="Scheduled",
+            action="Binding",
+            note=f"Successfully assigned {assumed.key} to {node}",
+            controller=profile.name,
+        )
+        now = time.perf_counter()
+        self.metrics.schedule_attempt("scheduled", profile.name, now - attempt.started)
+        first = info.initial_attempt_timestamp
+        sli = self.clock.now() - first if first is not None else 0.0
+        self.metrics.pod_scheduled(info.attempts, sli)
+        if _log.isEnabledFor(logging.DEBUG):
+            _log.debug("Successfully bound pod to node", extra={"pod": assumed.key, "node": node})
+        await run_post_bind(profile, state, assumed, node)
+
+    # ---- failures ------------------------------------------------------------------------
+
+    def handle_failure(self, attempt: Attempt, failure: Failure) -> None:
+        """Record the failure (Event, condition, metrics) and put the pod back in the queue."""
+        profile, info = attempt.profile, attempt.info
+        pod = info.pod
+        rejected = failure.status.is_rejected
+        result = "unschedulable" if rejected else "error"
+        self.metrics.schedule_attempt(result, profile.name, time.perf_counter() - attempt.started)
+        info.unschedulable_plugins = failure.unschedulable_plugins
+        info.pending_plugins = failure.pending_plugins
+        current = self.handlers.current_pod(pod.key)
+        if current is not None and not current.node_name and current.uid == pod.uid:
+            info.pod = current
+            self.queue.add_unschedulable_if_not_present(info, attempt.cycle)
+        self.queue.done(pod)
+        nominated = ""
+        if failure.post_filter is not None and failure.post_filter.nominated_node_name:
+            nominated = failure.post_filter.nominated_node_name
+            self.queue.add_nominated_pod(info.pod, nominated)
+        elif pod.nominated_node_name:
+            self.queue.delete_nominated_pod(pod)
+        self.recorder.pod_event(
+            pod,
+            event_type="Warning",
+            reason="FailedScheduling",
+            action="Scheduling",
+            note=failure.message,
+            controller=profile.name,
+        )
+        self._patch_condition(pod, failure, rejected, nominated)
+        self.last_failures[pod.key] = failure.message
+
+    def _patch_condition(self, pod: Pod, failure: Failure, rejected: bool, nominated: str) -> None:
+        reason = "Unschedulable" if rejected else "SchedulerError"
+        existing = _pod_scheduled_condition(pod)
+        nominated_changed = nominated != pod.nominated_node_name and (
+            nominated or failure.clear_nomination
+        )
+        if (
+            existing is not None
+            and existing.get("status") == "False"
+            and existing.get("reason") == reason
+            and existing.get("message") == failure.message
+            and not nominated_changed
+        ):
+            return
+        condition = {
+            "type": "PodScheduled",
+            "status": "False",
+            "reason": reason,
+            "message": failure.message,
+            "lastTransitionTime": self.clock.wall().strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "lastProbeTime": None,
+        }
+        patch: dict[str, Any] = {"status": {"conditions": [condition]}}
+        if nominated_changed:
+            patch["status"]["nominatedNodeName"] = nominated or None
+        client = self.client
+
+        async def send() -> None:
+            await client.patch_pod_status(pod.namespace, pod.name, patch)
+
+        self.dispatcher.submit(f"status of {pod.key}", send)
+
+    def handle_reject_waiting(self, uid: str) -> None:
+        waiting = self.waiting_pods.get(uid)
+        if waiting is not None:
+            for plugin in waiting.pending_plugins()[:1]:
+                waiting.reject(plugin, "removed")
+
+    # ---- lifecycle -----------------------------------------------------------------------
+
+    def is_idle(self) -> bool:
+        counts = self.queue.pending_counts()
+        return (
+            counts.get("active", 0) == 0
+            and counts.get("backoff", 0) == 0
+            and not self.binding_tasks
+            and self.dispatcher.pending == 0
+        )
+
+    async def stop(self) -> None:
+        self.queue.close()
+        for task in [*self.binding_tasks, *self.background]:
+            task.cancel()
+        await asyncio.gather(*self.binding_tasks, *self.background, return_exceptions=True)
+        await self.dispatcher.stop()
+
+
+def _names(profile: EffectiveProfile) -> set[str]:
+    return {ref.name for refs in profile.plugins.values() for ref in refs}
+
+
+def _single_node_failure(status: Status) -> Failure:
+    if status.is_rejected:
+        return Failure(status, single_node_fit_error(status))
+    if status.code is Code.ERROR:
+        return Failure(status, status.message())
+    return Failure(status, status.message())
+
+
+def _pod_scheduled_condition(pod: Pod) -> Mapping[str, Any] | None:
+    for condition in (pod.raw.get("status") or {}).get("conditions") or ():
+        if condition.get("type") == "PodScheduled":
+            return condition  # type: ignore[no-any-return]
+    return None

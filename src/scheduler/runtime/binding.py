@@ -1,0 +1,56 @@
+"""PreBind, Bind and PostBind: the awaitable extension points of the binding cycle."""
+
+from __future__ import annotations
+
+import time
+
+from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.status import Status
+from scheduler.objects.pod import Pod
+from scheduler.runtime.profile import Profile
+
+
+async def run_pre_bind(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> Status:
+    started = time.perf_counter()
+    for plugin in profile.pre_bind:
+        status = await plugin.pre_bind(state, pod, node_name)
+        if status.is_success or status.is_skip:
+            continue
+        if status.is_rejected:
+            status = status.with_plugin(plugin.name)
+        else:
+            status = Status.from_error(
+                f'running PreBind plugin "{plugin.name}": {status.message()}'
+            ).with_plugin(plugin.name)
+        profile.observe("PreBind", status, started)
+        return status
+    profile.observe("PreBind", Status(), started)
+    return Status()
+
+
+async def run_bind(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> Status:
+    """The first Bind plugin that does not Skip decides."""
+    started = time.perf_counter()
+    for plugin in profile.bind:
+        status = await plugin.bind(state, pod, node_name)
+        if status.is_skip:
+            continue
+        if not status.is_success:
+            if status.is_rejected:
+                status = status.with_plugin(plugin.name)
+            else:
+                status = Status.from_error(
+                    f'running Bind plugin "{plugin.name}": {status.message()}'
+                ).with_plugin(plugin.name)
+        profile.observe("Bind", status, started)
+        return status
+    skipped = Status.skip()
+    profile.observe("Bind", skipped, started)
+    return skipped
+
+
+async def run_post_bind(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> None:
+    started = time.perf_counter()
+    for plugin in profile.post_bind:
+        await plugin.post_bind(state, pod, node_name)
+    profile.observe("PostBind", Status(), started)

@@ -1,0 +1,148 @@
+"""Why nodes were rejected in a cycle, and upstream's FitError text built from it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.framework.node_table import NodeTable
+from scheduler.framework.status import Code, Status
+
+NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+
+
+class Diagnosis:
+    """Per-row rejection codes and reasons for one scheduling attempt.
+
+    Rejections are interned as (plugin, reasons) so recording a vectorized rejection of many
+    rows is one array assignment. Rows outside a PreFilter result share the `absent` status.
+    """
+
+    def __init__(self, table: NodeTable) -> None:
+        self._table = table
+        self._names = table.names
+        self.num_all_nodes = table.size
+        self.codes: npt.NDArray[np.int8] = np.zeros(table.size, dtype=np.int8)
+        self.reason_ids: npt.NDArray[np.int32] = np.zeros(table.size, dtype=np.int32)
+        self.rejections: list[tuple[str, tuple[str, ...]]] = []
+        self._rejection_ids: dict[tuple[str, tuple[str, ...]], int] = {}
+        self.unschedulable_plugins: set[str] = set()
+        self.pending_plugins: set[str] = set()
+        self.pre_filter_message = ""
+        self.post_filter_message = ""
+        self.absent: Status | None = None
+        self.absent_count = 0
+        self._absent_mask: npt.NDArray[np.bool_] | None = None
+
+    def _intern(self, plugin: str, reasons: tuple[str, ...]) -> int:
+        key = (plugin, reasons)
+        found = self._rejection_ids.get(key)
+        if found is None:
+            found = len(self.rejections)
+            self.rejections.append(key)
+            self._rejection_ids[key] = found
+        return found
+
+    def note_plugin(self, plugin: str, code: Code) -> None:
+        if code is Code.PENDING:
+            self.pending_plugins.add(plugin)
+        elif code in (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE):
+            self.unschedulable_plugins.add(plugin)
+
+    def reject_rows(
+        self,
+        rows: npt.NDArray[np.int64],
+        codes: npt.NDArray[np.int8],
+        plugin: str,
+        reasons: Sequence[tuple[str, ...]],
+        reason_ids: npt.NDArray[np.int32] | None,
+    ) -> None:
+        """Record rejections of `rows` (codes non-zero) by `plugin`."""
+        if not len(rows):
+            return
+        self.codes[rows] = codes
+        mapping = np.array([self._intern(plugin, r) for r in reasons], dtype=np.int32)
+        if reason_ids is None:
+            self.reason_ids[rows] = mapping[0]
+        else:
+            self.reason_ids[rows] = mapping[reason_ids]
+        for code in np.unique(codes):
+            self.note_plugin(plugin, Code(int(code)))
+
+    def reject_row(self, row: int, status: Status) -> None:
+        self.codes[row] = int(status.code)
+        self.reason_ids[row] = self._intern(status.plugin, status.reasons or (status.message(),))
+        self.note_plugin(status.plugin, status.code)
+
+    def status_of_row(self, row: int) -> Status:
+        code = Code(int(self.codes[row]))
+        if code is Code.SUCCESS:
+            if self.absent is not None and self._outside_prefilter(row):
+                return self.absent
+            return Status()
+        plugin, reasons = self.rejections[int(self.reason_ids[row])]
+        return Status(code, *reasons, plugin=plugin)
+
+    def _outside_prefilter(self, row: int) -> bool:
+        return bool(self._absent_mask is not None and self._absent_mask[row])
+
+    def mark_absent(self, allowed_rows: npt.NDArray[np.int64], status: Status) -> None:
+        mask = np.ones(self.num_all_nodes, dtype=np.bool_)
+        mask[allowed_rows] = False
+        self._absent_mask = mask
+        self.absent = status
+        self.absent_count = int(mask.sum())
+        self.note_plugin(status.plugin, status.code)
+
+    # -- PostFilter's view (NodeStatusReader) ----------------------------------------------
+
+    def status_of(self, node_name: str) -> Status:
+        row = self._table.row_of(node_name)
+        return Status() if row is None or row >= self.num_all_nodes else self.status_of_row(row)
+
+    def nodes_with_code(self, code: int) -> list[str]:
+        rows = np.flatnonzero(self.codes == code)
+        names = [self._names[int(r)] for r in rows]
+        if (
+            self.absent is not None
+            and int(self.absent.code) == code
+            and self._absent_mask is not None
+        ):
+            names.extend(self._names[int(r)] for r in np.flatnonzero(self._absent_mask))
+        return names
+
+    # -- the FailedScheduling text ---------------------------------------------------------
+
+    def histogram(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        rejected = self.codes != 0
+        if rejected.any():
+            ids, per_id = np.unique(self.reason_ids[rejected], return_counts=True)
+            for rejection_id, count in zip(ids.tolist(), per_id.tolist(), strict=True):
+                for reason in self.rejections[rejection_id][1]:
+                    counts[reason] = counts.get(reason, 0) + count
+        if self.absent is not None and self.absent_count:
+            for reason in self.absent.reasons or (self.absent.message(),):
+                counts[reason] = counts.get(reason, 0) + self.absent_count
+        return counts
+
+    def fit_error_message(self) -> str:
+        """`0/N nodes are available: ...` exactly as upstream's FitError formats it."""
+        prefix = f"0/{self.num_all_nodes} nodes are available:"
+        if self.pre_filter_message:
+            text = f"{prefix} {self.pre_filter_message}."
+        else:
+            entries = sorted(f"{count} {reason}" for reason, count in self.histogram().items())
+            text = f"{prefix} {', '.join(entries)}."
+        if self.post_filter_message:
+            text = f"{text} {self.post_filter_message}"
+        return text
+
+
+def single_node_fit_error(status: Status) -> str:
+    """Message for rejections after a node was chosen (Reserve, Permit, PreBind, Bind)."""
+    reasons = status.reasons or (status.message(),)
+    entries = sorted(f"1 {reason}" for reason in reasons)
+    return f"0/1 nodes are available: {', '.join(entries)}."

@@ -1,0 +1,108 @@
+"""Plugin discovery: find entry points, load the ones a profile names, validate, register.
+
+Entry points in the group `kube_pyscheduler.plugins` are listed eagerly (cheap, sorted by name
+for determinism) but imported only when asked for, so a broken plugin that no profile uses
+cannot stop the scheduler. A plugin that is used and fails to load names its distribution.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Mapping, Sequence
+from importlib.metadata import EntryPoint, entry_points
+
+from scheduler.framework.errors import PluginLoadError
+from scheduler.framework.spec import PluginSpec
+
+ENTRY_POINT_GROUP = "kube_pyscheduler.plugins"
+
+
+def _distribution(entry: EntryPoint) -> str:
+    dist = getattr(entry, "dist", None)
+    return f"{dist.name} {dist.version}" if dist is not None else "an unknown distribution"
+
+
+def _check_spec(spec: object, origin: str, expected_name: str | None) -> PluginSpec:
+    if not isinstance(spec, PluginSpec):
+        raise PluginLoadError(
+            f"{origin} does not point at a PluginSpec (got {type(spec).__name__})"
+        )
+    if expected_name is not None and spec.name != expected_name:
+        raise PluginLoadError(
+            f"{origin} is registered as {expected_name!r} but its PluginSpec is named {spec.name!r}"
+        )
+    if not spec.extension_points:
+        raise PluginLoadError(f"{origin}: plugin {spec.name!r} implements no extension point")
+    return spec
+
+
+def load_reference(reference: str) -> PluginSpec:
+    """Load a `module:ATTRIBUTE` reference given on the command line (--plugin)."""
+    module_name, _, attribute = reference.partition(":")
+    if not module_name or not attribute:
+        raise PluginLoadError(f"--plugin {reference!r}: expected the form module:ATTRIBUTE")
+    try:
+        module = importlib.import_module(module_name)
+        spec = getattr(module, attribute)
+    except Exception as exc:
+        raise PluginLoadError(f"--plugin {reference!r}: {type(exc).__name__}: {exc}") from exc
+    return _check_spec(spec, f"--plugin {reference!r}", None)
+
+
+class PluginRegistry(Mapping[str, PluginSpec]):
+    """Plugin name -> PluginSpec, loading each entry point on first access."""
+
+    def __init__(
+        self,
+        entries: Mapping[str, EntryPoint] | None = None,
+        specs: Sequence[PluginSpec] = (),
+    ) -> None:
+        self._entries = dict(sorted((entries or {}).items()))
+        self._loaded: dict[str, PluginSpec] = {}
+        for spec in specs:
+            self._loaded[spec.name] = spec
+
+    @classmethod
+    def discover(cls, extra: Sequence[str] = (), *, autoload: bool = True) -> PluginRegistry:
+        """Installed entry points (unless autoload is off) plus `--plugin` references."""
+        entries: dict[str, EntryPoint] = {}
+        if autoload:
+            for entry in entry_points(group=ENTRY_POINT_GROUP):
+                if entry.name in entries:
+                    raise PluginLoadError(
+                        f"plugin {entry.name!r} is registered twice: by "
+                        f"{_distribution(entries[entry.name])} and by {_distribution(entry)}"
+                    )
+                entries[entry.name] = entry
+        return cls(entries, [load_reference(ref) for ref in extra])
+
+    def add(self, spec: PluginSpec) -> None:
+        """Register a plugin given in code (tests, embedding); it must not shadow another."""
+        if spec.name in self:
+            raise PluginLoadError(f"plugin {spec.name!r} is already registered")
+        self._loaded[_check_spec(spec, f"plugin {spec.name!r}", spec.name).name] = spec
+
+    def __getitem__(self, name: str) -> PluginSpec:
+        spec = self._loaded.get(name)
+        if spec is not None:
+            return spec
+        entry = self._entries.get(name)
+        if entry is None:
+            raise KeyError(name)
+        origin = f"plugin {name!r} from {_distribution(entry)}"
+        try:
+            loaded = entry.load()
+        except Exception as exc:
+            raise PluginLoadError(f"{origin} failed to load: {type(exc).__name__}: {exc}") from exc
+        spec = _check_spec(loaded, origin, name)
+        self._loaded[name] = spec
+        return spec
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._loaded or name in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted({*self._entries, *self._loaded}))
+
+    def __len__(self) -> int:
+        return len({*self._entries, *self._loaded})

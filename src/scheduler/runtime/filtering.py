@@ -1,0 +1,248 @@
+"""The node-parallel Filter executor over the node table.
+
+Batch (vectorized) plugins filter a whole chunk of rows with a few numpy operations; per-node
+plugins are run row by row on what is left of the chunk. Plugins run in configured order and a
+row stops at its first rejection, so a node's recorded reason is the first plugin's, exactly as
+when plugins run node by node.
+
+Rows are visited in chunks from a rotating start (upstream's nextStartNodeIndex) until enough
+feasible nodes are found; with every node scored the single chunk is the whole table.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.node_info import NodeInfo
+from scheduler.framework.node_table import NodeTable
+from scheduler.framework.status import Code, Status
+from scheduler.objects.pod import Pod
+from scheduler.runtime.diagnosis import Diagnosis
+from scheduler.runtime.profile import Profile
+
+Rows = npt.NDArray[np.int64]
+
+# Upstream's bounds for the adaptive share of nodes to find feasible.
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+# Rows handled per step when searching a rotating window; big enough to amortise numpy calls.
+CHUNK_ROWS = 512
+
+
+class FilterError(Exception):
+    """A plugin returned Error for some node: the whole attempt fails with that status."""
+
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message())
+        self.status = status
+
+
+def num_feasible_nodes_to_find(
+    total: int, percentage: int | None, *, has_scoring: bool, vectorized: bool
+) -> int:
+    """How many feasible nodes to look for (upstream's numFeasibleNodesToFind).
+
+    An unset percentage means every node when the profile is fully vectorized (scoring all of
+    them costs little) and upstream's adaptive share otherwise.
+    """
+    if not has_scoring:
+        return 1 if total else 0
+    if total < MIN_FEASIBLE_NODES_TO_FIND:
+        return total
+    if percentage is None or percentage == 0:
+        if vectorized:
+            return total
+        percentage = max(50 - total // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    if percentage >= 100:
+        return total
+    return max(total * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+def run_filters_on_node(
+    profile: Profile, state: CycleState, pod: Pod, node_info: NodeInfo
+) -> Status:
+    """All Filter plugins on one node, first rejection wins (upstream's RunFilterPlugins)."""
+    for entry in profile.filter:
+        plugin = entry.plugin
+        if plugin.name in state.skip_filter_plugins:
+            continue
+        status = plugin.filter(state, pod, node_info)
+        if not status.is_success:
+            if not status.is_rejected:
+                return Status.from_error(
+                    f'running "{plugin.name}" filter plugin: {status.message()}'
+                ).with_plugin(plugin.name)
+            return status.with_plugin(plugin.name)
+    return Status()
+
+
+def run_filters_with_nominated(
+    profile: Profile,
+    state: CycleState,
+    pod: Pod,
+    node_info: NodeInfo,
+    nominated: Sequence[Pod],
+) -> Status:
+    """Filter a node as if pods nominated to it (of equal or higher priority) were running there.
+
+    If any were added and the pod fits with them, it must also fit without them, since
+    inter-pod affinity may depend on their presence (upstream runs Filter twice).
+    """
+    relevant = [p for p in nominated if p.priority >= pod.priority and p.uid != pod.uid]
+    if relevant:
+        state_with = state.clone()
+        info_with = node_info.clone()
+        for other in relevant:
+            info_with.add_pod(other)
+            for plugin in profile.pre_filter:
+                extensions = plugin.pre_filter_extensions()
+                if extensions is None or plugin.name in state.skip_filter_plugins:
+                    continue
+                status = extensions.add_pod(state_with, pod, other, info_with)
+                if not status.is_success:
+                    return Status.from_error(status.message()).with_plugin(plugin.name)
+        status = run_filters_on_node(profile, state_with, pod, info_with)
+        if not status.is_success:
+            return status
+    return run_filters_on_node(profile, state, pod, node_info)
+
+
+def _filter_chunk(
+    profile: Profile,
+    state: CycleState,
+    pod: Pod,
+    table: NodeTable,
+    rows: Rows,
+    diagnosis: Diagnosis,
+) -> Rows:
+    candidates = rows
+    for entry in profile.filter:
+        if not len(candidates):
+            break
+        plugin = entry.plugin
+        if plugin.name in state.skip_filter_plugins:
+            continue
+        started = time.perf_counter()
+        if entry.batch is not None:
+            batch = entry.batch.filter_nodes(state, pod, table, candidates)
+            failed = batch.codes != 0
+            if failed.any():
+                codes = batch.codes[failed]
+                if (codes == int(Code.ERROR)).any():
+                    index = int(np.flatnonzero(batch.codes == int(Code.ERROR))[0])
+                    reasons = batch.reasons_at(index)
+                    raise FilterError(
+                        Status.from_error(
+                            f'running "{plugin.name}" filter plugin: {", ".join(reasons)}'
+                        ).with_plugin(plugin.name)
+                    )
+                reason_ids = None if batch.reason_ids is None else batch.reason_ids[failed]
+                diagnosis.reject_rows(
+                    candidates[failed], codes, plugin.name, batch.reasons, reason_ids
+                )
+                candidates = candidates[~failed]
+        else:
+            keep = np.ones(len(candidates), dtype=np.bool_)
+            infos = table.node_infos
+            for i, row in enumerate(candidates.tolist()):
+                status = plugin.filter(state, pod, infos[row])
+                if status.is_success:
+                    continue
+                if not status.is_rejected:
+                    raise FilterError(
+                        Status.from_error(
+                            f'running "{plugin.name}" filter plugin: {status.message()}'
+                        ).with_plugin(plugin.name)
+                    )
+                diagnosis.reject_row(row, status.with_plugin(plugin.name))
+                keep[i] = False
+            candidates = candidates[keep]
+        profile.observe_plugin(state, plugin.name, "Filter", Status(), started)
+    return candidates
+
+
+class FilterRun:
+    """Finds feasible rows for one pod; remembers the rotating start between cycles."""
+
+    def __init__(self) -> None:
+        self.next_start = 0
+
+    def find_feasible(
+        self,
+        profile: Profile,
+        state: CycleState,
+        pod: Pod,
+        table: NodeTable,
+        allowed: Rows | None,
+        diagnosis: Diagnosis,
+        nominated_by_row: dict[int, Sequence[Pod]],
+    ) -> Rows:
+        rows = table.all_rows() if allowed is None else allowed
+        total = table.size
+        wanted = num_feasible_nodes_to_find(
+            len(rows),
+            profile.percentage_of_nodes_to_score,
+            has_scoring=bool(profile.score),
+            vectorized=profile.vectorized,
+        )
+        if not profile.filter:
+            # No Filter plugins: the first `wanted` nodes from the rotating start are feasible.
+            start = self.next_start % max(len(rows), 1)
+            chosen = np.roll(rows, -start)[:wanted]
+            self.next_start = (self.next_start + len(chosen)) % max(total, 1)
+            return chosen
+        if wanted < len(rows):
+            rows = np.roll(rows, -(self.next_start % len(rows)))
+        found: list[Rows] = []
+        count = processed = 0
+        step = len(rows) if wanted >= len(rows) else CHUNK_ROWS
+        for begin in range(0, len(rows), step):
+            chunk = rows[begin : begin + step]
+            processed += len(chunk)
+            feasible = self._filter_with_nominated_rows(
+                profile, state, pod, table, chunk, diagnosis, nominated_by_row
+            )
+            found.append(feasible)
+            count += len(feasible)
+            if count >= wanted:
+                break
+        feasible_rows = np.concatenate(found) if found else np.empty(0, dtype=np.int64)
+        if len(feasible_rows) > wanted:
+            feasible_rows = feasible_rows[:wanted]
+        if total:
+            self.next_start = (self.next_start + processed) % total
+        return feasible_rows
+
+    def _filter_with_nominated_rows(
+        self,
+        profile: Profile,
+        state: CycleState,
+        pod: Pod,
+        table: NodeTable,
+        chunk: Rows,
+        diagnosis: Diagnosis,
+        nominated_by_row: dict[int, Sequence[Pod]],
+    ) -> Rows:
+        if not nominated_by_row:
+            return _filter_chunk(profile, state, pod, table, chunk, diagnosis)
+        special = np.isin(chunk, np.fromiter(nominated_by_row, dtype=np.int64))
+        plain = _filter_chunk(profile, state, pod, table, chunk[~special], diagnosis)
+        extra: list[int] = []
+        for row in chunk[special].tolist():
+            status = run_filters_with_nominated(
+                profile, state, pod, table.node_infos[row], nominated_by_row[row]
+            )
+            if status.is_success:
+                extra.append(row)
+            elif status.is_rejected:
+                diagnosis.reject_row(row, status)
+            else:
+                raise FilterError(status)
+        if not extra:
+            return plain
+        return np.sort(np.concatenate([plain, np.asarray(extra, dtype=np.int64)]))

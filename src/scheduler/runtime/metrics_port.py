@@ -1,0 +1,34 @@
+"""What the runtime reports about plugin execution; implemented by scheduler.observability."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class RuntimeMetrics(Protocol):
+    def extension_point_duration(
+        self, extension_point: str, status: str, profile: str, seconds: float
+    ) -> None: ...
+
+    def plugin_execution_duration(
+        self, plugin: str, extension_point: str, status: str, seconds: float
+    ) -> None: ...
+
+    def permit_wait(self, result: str, seconds: float) -> None: ...
+
+
+class NoMetrics:
+    """Used where nothing is scraped (tests, `simulate` without a registry)."""
+
+    def extension_point_duration(
+        self, extension_point: str, status: str, profile: str, seconds: float
+    ) -> None:
+        return None
+
+    def plugin_execution_duration(
+        self, plugin: str, extension_point: str, status: str, seconds: float
+    ) -> None:
+        return None
+
+    def permit_wait(self, result: str, seconds: float) -> None:
+        return None

@@ -1,0 +1,152 @@
+"""A profile: one schedulerName's plugin chains, built from its effective configuration."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from scheduler.config import EffectiveProfile
+from scheduler.framework.args import PluginArgs
+from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from scheduler.framework.handle import Handle
+from scheduler.framework.plugins import (
+    BatchFilterPlugin,
+    BatchScorePlugin,
+    BindPlugin,
+    FilterPlugin,
+    PermitPlugin,
+    Plugin,
+    PostBindPlugin,
+    PostFilterPlugin,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    QueueSortPlugin,
+    ReservePlugin,
+    ScoreExtensions,
+    ScorePlugin,
+)
+from scheduler.framework.spec import PluginSpec
+from scheduler.framework.status import Status
+from scheduler.objects.pod import Pod
+from scheduler.runtime.metrics_port import NoMetrics, RuntimeMetrics
+from scheduler.runtime.waiting_pods import WaitingPods
+
+# Extension points at which a plugin can reject a pod, and so may need events to requeue it.
+_REJECTING_POINTS = ("PreEnqueue", "PreFilter", "Filter", "Reserve", "Permit")
+_ANY_EVENT = ClusterEventWithHint(ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "*"))
+
+
+@dataclass(frozen=True, slots=True)
+class FilterEntry:
+    plugin: FilterPlugin
+    batch: BatchFilterPlugin | None
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreEntry:
+    plugin: ScorePlugin
+    batch: BatchScorePlugin | None
+    extensions: ScoreExtensions | None
+    weight: int
+
+
+class Profile:
+    """Plugin instances of one profile, grouped by extension point in run order."""
+
+    def __init__(
+        self,
+        effective: EffectiveProfile,
+        registry: Mapping[str, PluginSpec],
+        handle: Handle,
+        waiting_pods: WaitingPods,
+        metrics: RuntimeMetrics | None = None,
+        *,
+        vectorize: bool = True,
+    ) -> None:
+        """`vectorize=False` ignores batch forms (benchmarks compare the two executors)."""
+        self.name = effective.scheduler_name
+        self.effective = effective
+        self.handle = handle
+        self.waiting_pods = waiting_pods
+        self.metrics = metrics or NoMetrics()
+        self.percentage_of_nodes_to_score = effective.percentage_of_nodes_to_score
+        self.plugins: dict[str, Plugin] = {}
+        for point in effective.plugins.values():
+            for ref in point:
+                if ref.name not in self.plugins:
+                    args: PluginArgs | None = effective.plugin_args.get(ref.name)
+                    self.plugins[ref.name] = registry[ref.name].create(args, handle)
+        points = effective.plugins
+
+        def chain(point: str) -> list[Plugin]:
+            return [self.plugins[ref.name] for ref in points.get(point, ())]
+
+        self.pre_enqueue = [p for p in chain("PreEnqueue") if isinstance(p, PreEnqueuePlugin)]
+        sorts = [p for p in chain("QueueSort") if isinstance(p, QueueSortPlugin)]
+        self.queue_sort: QueueSortPlugin | None = sorts[0] if sorts else None
+        self.pre_filter = [p for p in chain("PreFilter") if isinstance(p, PreFilterPlugin)]
+        self.filter = [
+            FilterEntry(p, p if vectorize and isinstance(p, BatchFilterPlugin) else None)
+            for p in chain("Filter")
+            if isinstance(p, FilterPlugin)
+        ]
+        self.post_filter = [p for p in chain("PostFilter") if isinstance(p, PostFilterPlugin)]
+        self.pre_score = [p for p in chain("PreScore") if isinstance(p, PreScorePlugin)]
+        self.score = [
+            ScoreEntry(
+                p,
+                p if vectorize and isinstance(p, BatchScorePlugin) else None,
+                p.score_extensions(),
+                ref.weight,
+            )
+            for ref in points.get("Score", ())
+            if isinstance(p := self.plugins[ref.name], ScorePlugin)
+        ]
+        self.reserve = [p for p in chain("Reserve") if isinstance(p, ReservePlugin)]
+        self.permit = [p for p in chain("Permit") if isinstance(p, PermitPlugin)]
+        self.pre_bind = [p for p in chain("PreBind") if isinstance(p, PreBindPlugin)]
+        self.bind = [p for p in chain("Bind") if isinstance(p, BindPlugin)]
+        self.post_bind = [p for p in chain("PostBind") if isinstance(p, PostBindPlugin)]
+        self.vectorized = all(e.batch is not None for e in self.filter) and all(
+            e.batch is not None for e in self.score
+        )
+
+    def queueing_hints(self) -> list[tuple[str, ClusterEventWithHint]]:
+        """Event registrations of every plugin that can reject a pod in this profile."""
+        seen: set[str] = set()
+        registrations: list[tuple[str, ClusterEventWithHint]] = []
+        for point in _REJECTING_POINTS:
+            for ref in self.effective.plugins.get(point, ()):
+                if ref.name in seen:
+                    continue
+                seen.add(ref.name)
+                plugin = self.plugins[ref.name]
+                register = getattr(plugin, "events_to_register", None)
+                # Without a registration any event may help, as upstream assumes.
+                events = register() if callable(register) else [_ANY_EVENT]
+                registrations.extend((ref.name, e) for e in events)
+        return registrations
+
+    def run_pre_enqueue(self, pod: Pod) -> Status:
+        for plugin in self.pre_enqueue:
+            status = plugin.pre_enqueue(pod)
+            if not status.is_success:
+                return status.with_plugin(plugin.name)
+        return Status()
+
+    def observe(self, point: str, status: Status, started: float) -> None:
+        self.metrics.extension_point_duration(
+            point, status.code.label, self.name, time.perf_counter() - started
+        )
+
+    def observe_plugin(
+        self, state: CycleState, plugin: str, point: str, status: Status, started: float
+    ) -> None:
+        if state.record_plugin_metrics:
+            self.metrics.plugin_execution_duration(
+                plugin, point, status.code.label, time.perf_counter() - started
+            )

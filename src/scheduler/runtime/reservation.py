@@ -1,0 +1,83 @@
+"""Reserve, Unreserve and Permit: the extension points between choosing a node and binding."""
+
+from __future__ import annotations
+
+import time
+
+from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.status import Code, Status
+from scheduler.objects.pod import Pod
+from scheduler.runtime.profile import Profile
+from scheduler.runtime.waiting_pods import MAX_PERMIT_WAIT_SECONDS, WaitingPod
+
+
+def run_reserve(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> Status:
+    started = time.perf_counter()
+    for plugin in profile.reserve:
+        status = plugin.reserve(state, pod, node_name)
+        if status.is_success:
+            continue
+        if status.is_rejected:
+            status = status.with_plugin(plugin.name)
+        else:
+            status = Status.from_error(
+                f'running Reserve plugin "{plugin.name}": {status.message()}'
+            ).with_plugin(plugin.name)
+        profile.observe("Reserve", status, started)
+        return status
+    profile.observe("Reserve", Status(), started)
+    return Status()
+
+
+def run_unreserve(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> None:
+    """Every Reserve plugin, in reverse order, whether or not its Reserve ran."""
+    started = time.perf_counter()
+    for plugin in reversed(profile.reserve):
+        plugin.unreserve(state, pod, node_name)
+    profile.observe("Unreserve", Status(), started)
+
+
+def run_permit(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> Status:
+    """Success, a rejection, an Error, or Wait (the pod is then registered as waiting)."""
+    started = time.perf_counter()
+    timeouts: dict[str, float] = {}
+    for plugin in profile.permit:
+        status, timeout = plugin.permit(state, pod, node_name)
+        if status.is_success:
+            continue
+        if status.is_rejected:
+            status = status.with_plugin(plugin.name)
+            profile.observe("Permit", status, started)
+            return status
+        if status.is_wait:
+            timeouts[plugin.name] = min(timeout, MAX_PERMIT_WAIT_SECONDS)
+            continue
+        error = Status.from_error(
+            f'running Permit plugin "{plugin.name}": {status.message()}'
+        ).with_plugin(plugin.name)
+        profile.observe("Permit", error, started)
+        return error
+    if timeouts:
+        profile.waiting_pods.add(WaitingPod(pod, node_name, timeouts, profile.handle.clock))
+        status = Status(
+            Code.WAIT,
+            f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"',
+        )
+        profile.observe("Permit", status, started)
+        return status
+    profile.observe("Permit", Status(), started)
+    return Status()
+
+
+async def wait_on_permit(profile: Profile, pod: Pod) -> Status:
+    waiting = profile.waiting_pods.get(pod.uid)
+    if waiting is None:
+        return Status()
+    started = profile.handle.clock.now()
+    try:
+        status = await waiting.wait()
+    finally:
+        profile.waiting_pods.remove(pod.uid)
+    result = "allowed" if status.is_success else "rejected"
+    profile.metrics.permit_wait(result, profile.handle.clock.now() - started)
+    return status

@@ -1,0 +1,101 @@
+"""Pods held at Permit until every waiting plugin allows them, one rejects, or time runs out."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator, Mapping
+
+from scheduler.framework.clock import Clock, Timer
+from scheduler.framework.status import Code, Status
+from scheduler.objects.pod import Pod
+
+# Upstream caps any Permit wait at 15 minutes.
+MAX_PERMIT_WAIT_SECONDS = 15 * 60.0
+
+
+class WaitingPod:
+    """One pod waiting at Permit; satisfies scheduler.framework.handle.WaitingPod."""
+
+    def __init__(
+        self, pod: Pod, node_name: str, timeouts: Mapping[str, float], clock: Clock
+    ) -> None:
+        self._pod = pod
+        self._node_name = node_name
+        self._result: asyncio.Future[Status] = asyncio.get_running_loop().create_future()
+        self._timers: dict[str, Timer] = {}
+        for plugin, timeout in timeouts.items():
+            wait = min(timeout, MAX_PERMIT_WAIT_SECONDS)
+            self._timers[plugin] = clock.call_later(wait, self._expire_callback(plugin, wait))
+
+    def _expire_callback(self, plugin: str, wait: float) -> Callable[[], None]:
+        def expire() -> None:
+            self.reject(
+                plugin,
+                f"rejected due to timeout after waiting {_go_duration(wait)} at plugin {plugin}",
+            )
+
+        return expire
+
+    @property
+    def pod(self) -> Pod:
+        return self._pod
+
+    @property
+    def node_name(self) -> str:
+        return self._node_name
+
+    def pending_plugins(self) -> list[str]:
+        return sorted(self._timers)
+
+    def allow(self, plugin: str) -> None:
+        timer = self._timers.pop(plugin, None)
+        if timer is not None:
+            timer.cancel()
+        if not self._timers and not self._result.done():
+            self._result.set_result(Status())
+
+    def reject(self, plugin: str, message: str) -> None:
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+        if not self._result.done():
+            self._result.set_result(Status(Code.UNSCHEDULABLE, message, plugin=plugin))
+
+    async def wait(self) -> Status:
+        return await self._result
+
+
+def _go_duration(seconds: float) -> str:
+    """Render seconds the way Go prints a time.Duration (e.g. 1m30s, 500ms, 10s)."""
+    if seconds < 1:
+        return f"{round(seconds * 1000)}ms"
+    whole_minutes, rest = divmod(seconds, 60)
+    hours, minutes = divmod(int(whole_minutes), 60)
+    text = f"{rest:g}s"
+    if hours:
+        return f"{hours}h{minutes}m{text}"
+    if minutes:
+        return f"{minutes}m{text}"
+    return text
+
+
+class WaitingPods:
+    """Waiting pods by UID."""
+
+    def __init__(self) -> None:
+        self._pods: dict[str, WaitingPod] = {}
+
+    def add(self, waiting: WaitingPod) -> None:
+        self._pods[waiting.pod.uid] = waiting
+
+    def remove(self, uid: str) -> None:
+        self._pods.pop(uid, None)
+
+    def get(self, uid: str) -> WaitingPod | None:
+        return self._pods.get(uid)
+
+    def __iter__(self) -> Iterator[WaitingPod]:
+        return iter(list(self._pods.values()))
+
+    def __len__(self) -> int:
+        return len(self._pods)

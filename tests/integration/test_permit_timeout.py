@@ -1,0 +1,110 @@
+"""A Permit wait that times out unwinds everything the scheduling cycle did."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from scheduler.framework import CycleState, Handle, PluginSpec, Pod, Status
+from scheduler.testing import make_node, make_pod
+from tests.integration.harness import Harness
+
+PERMIT_TIMEOUT = 30.0
+
+
+class Journal:
+    """Where the test plugins record what the framework asked of them, in order."""
+
+    calls: ClassVar[list[str]] = []
+
+
+def _reserve_plugin(plugin_name: str) -> type:
+    class Recorder:
+        name = plugin_name
+
+        def __init__(self, args: None, handle: Handle) -> None:
+            pass
+
+        def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+            Journal.calls.append(f"reserve {plugin_name} {pod.name}@{node_name}")
+            return Status()
+
+        def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+            Journal.calls.append(f"unreserve {plugin_name} {pod.name}@{node_name}")
+
+    return Recorder
+
+
+class SlowApproval:
+    name = "SlowApproval"
+
+    def __init__(self, args: None, handle: Handle) -> None:
+        pass
+
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status, float]:
+        Journal.calls.append(f"permit {pod.name}")
+        return Status.wait(), PERMIT_TIMEOUT
+
+
+SPECS = [
+    PluginSpec(name="FirstReserve", plugin_class=_reserve_plugin("FirstReserve")),
+    PluginSpec(name="SecondReserve", plugin_class=_reserve_plugin("SecondReserve")),
+    PluginSpec(name="SlowApproval", plugin_class=SlowApproval),
+]
+
+CONFIG = {
+    "profiles": [
+        {
+            "schedulerName": "default-scheduler",
+            "plugins": {
+                "reserve": {"enabled": [{"name": "FirstReserve"}, {"name": "SecondReserve"}]},
+                "permit": {"enabled": [{"name": "SlowApproval"}]},
+            },
+        }
+    ]
+}
+
+
+async def test_permit_timeout_unreserves_forgets_and_requeues_with_backoff() -> None:
+    Journal.calls.clear()
+    async with Harness(CONFIG, extra_plugins=SPECS) as h:
+        h.create([make_node("n1").dict(), make_pod("web").req(cpu="1").dict()])
+        assert await h.schedule_active() == 1
+        scheduler = h.scheduler
+        # The pod is assumed on n1 and waiting at Permit: its CPU is already counted there.
+        assert scheduler.cache.is_assumed("default/web")
+        assert scheduler.cache.table.requested_of("cpu").tolist() == [1000]
+        assert len(scheduler.waiting_pods) == 1
+
+        h.clock.advance(PERMIT_TIMEOUT - 1)
+        await h.quiesce()
+        assert scheduler.cache.is_assumed("default/web"), "the wait must last the full timeout"
+
+        h.clock.advance(1)
+        await h.quiesce()
+
+        assert Journal.calls == [
+            "reserve FirstReserve web@n1",
+            "reserve SecondReserve web@n1",
+            "permit web",
+            # every Reserve plugin is unreserved, in reverse order
+            "unreserve SecondReserve web@n1",
+            "unreserve FirstReserve web@n1",
+        ]
+        assert not scheduler.cache.is_assumed("default/web")
+        assert scheduler.cache.table.requested_of("cpu").tolist() == [0]
+        assert len(scheduler.waiting_pods) == 0
+        assert h.node_of("default", "web") is None
+        # Requeued with backoff (its first attempt: 1 s), not straight back to activeQ.
+        assert scheduler.queue.locate("default/web") == "backoff"
+        notes = h.event_notes("default", "web", "FailedScheduling")
+        assert notes == [
+            "0/1 nodes are available: 1 rejected due to timeout after waiting 30s at plugin "
+            "SlowApproval."
+        ]
+        condition = next(
+            c
+            for c in h.pod("default", "web")["status"]["conditions"]
+            if c["type"] == "PodScheduled"
+        )
+        assert (condition["status"], condition["reason"]) == ("False", "Unschedulable")
+        assert "SlowApproval" in condition["message"]
