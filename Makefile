@@ -1,0 +1,40 @@
+# Everyday commands. `make simulate` runs the bundled simulation; `make test` runs every check.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install simulate lint typecheck layers test unit bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+simulate: install
+	$(BIN)/kube-pyscheduler simulate
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: install
+	$(BIN)/mypy
+
+layers: install
+	$(BIN)/lint-imports
+
+unit: install
+	$(BIN)/pytest
+
+# The whole suite: static checks, layer contracts, then every test.
+test: lint typecheck layers unit
+
+bench: install
+	$(BIN)/python bench/simulate_basic.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

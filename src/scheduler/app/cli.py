@@ -1,0 +1,156 @@
+"""The `kube-pyscheduler` command."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from scheduler.app import report
+from scheduler.app.configuration import load_effective, plugin_registry
+from scheduler.app.scenario import (
+    Scenario,
+    generate_nodes,
+    generate_pods,
+    load_bundled,
+    load_scenario_file,
+    parse_shape,
+)
+from scheduler.app.simulation import simulate
+from scheduler.config import dump_config
+from scheduler.framework.errors import ConfigError, PluginLoadError, SchedulerError
+
+EXIT_BAD_INPUT = 2
+
+
+def _add_plugin_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="MODULE:SPEC",
+        help="load a plugin's PluginSpec from a module (repeatable), besides installed ones",
+    )
+    parser.add_argument(
+        "--no-plugin-autoload",
+        action="store_true",
+        help="do not load plugins from installed entry points (only --plugin ones)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kube-pyscheduler",
+        description="A Kubernetes scheduler implementing the Scheduler Framework, in Python.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    sim = commands.add_parser(
+        "simulate",
+        help="run the scheduler against an in-memory cluster",
+        description=(
+            "Schedule the pods of Kubernetes YAML files (or generated ones) onto an in-memory "
+            "cluster with the real scheduler core. With no input, runs the bundled scenario."
+        ),
+    )
+    sim.add_argument("files", nargs="*", type=Path, help="Kubernetes YAML with Nodes, Pods, ...")
+    sim.add_argument("--config", type=Path, help="KubeSchedulerConfiguration file")
+    sim.add_argument("--nodes", type=int, default=0, help="generate this many nodes")
+    sim.add_argument("--pods", type=int, default=0, help="generate this many pods")
+    sim.add_argument(
+        "--node-shape", default="cpu=4,memory=32Gi,pods=110", help="allocatable of generated nodes"
+    )
+    sim.add_argument(
+        "--pod-shape", default="cpu=100m,memory=500Mi", help="requests of generated pods"
+    )
+    sim.add_argument("--zones", type=int, default=0, help="spread generated nodes over N zones")
+    sim.add_argument(
+        "--pod-scheduler-name",
+        default="default-scheduler",
+        help="schedulerName of generated pods",
+    )
+    sim.add_argument("--seed", type=int, default=None, help="seed of the tie-break randomness")
+    sim.add_argument("--output", choices=("table", "json"), default="table")
+    sim.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_plugin_flags(sim)
+
+    validate = commands.add_parser(
+        "validate-config",
+        help="check a KubeSchedulerConfiguration file",
+        description="Check a KubeSchedulerConfiguration; exit non-zero naming each bad field.",
+    )
+    validate.add_argument("file", type=Path)
+    validate.add_argument(
+        "--write-config-to", type=Path, help="also write the effective, defaulted config"
+    )
+    _add_plugin_flags(validate)
+    return parser
+
+
+def _validate_counts(args: argparse.Namespace) -> None:
+    for option in ("nodes", "pods", "zones"):
+        if getattr(args, option) < 0:
+            raise ConfigError(f"--{option}: must be zero or more")
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    _validate_counts(args)
+    registry = plugin_registry(args.plugin, autoload=not args.no_plugin_autoload)
+    scenario = Scenario()
+    for file in args.files:
+        scenario.extend(load_scenario_file(file))
+    if args.nodes:
+        scenario.objects.extend(
+            generate_nodes(args.nodes, parse_shape(args.node_shape, "--node-shape"), args.zones)
+        )
+    if args.pods:
+        scenario.objects.extend(
+            generate_pods(
+                args.pods, parse_shape(args.pod_shape, "--pod-shape"), args.pod_scheduler_name
+            )
+        )
+    if not args.files and not args.nodes and not args.pods:
+        scenario = load_bundled()
+    config, profiles = load_effective(registry, path=args.config, embedded=scenario.config)
+    progress = report.ProgressBar() if not args.no_progress else None
+    result = asyncio.run(
+        simulate(scenario.objects, config, profiles, registry, seed=args.seed, progress=progress)
+    )
+    if progress is not None:
+        progress.finish()
+    report.write(result, args.output)
+    return 0
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    registry = plugin_registry(args.plugin, autoload=not args.no_plugin_autoload)
+    config, profiles = load_effective(registry, path=args.file)
+    if args.write_config_to is not None:
+        args.write_config_to.write_text(dump_config(config, profiles))
+    names = ", ".join(p.scheduler_name for p in profiles)
+    print(f"{args.file}: valid ({len(profiles)} profile(s): {names})")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "simulate":
+            return run_simulate(args)
+        if args.command == "validate-config":
+            return run_validate(args)
+    except (ConfigError, PluginLoadError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except SchedulerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    parser.print_help()
+    return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

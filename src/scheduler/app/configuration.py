@@ -1,0 +1,55 @@
+"""Loading the effective configuration the way the command line asks for it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from scheduler.config import (
+    EffectiveProfile,
+    KubeSchedulerConfiguration,
+    default_config,
+    load_config_dict,
+    load_config_file,
+)
+from scheduler.framework.errors import ConfigError
+from scheduler.framework.spec import PluginSpec
+from scheduler.runtime.discovery import PluginRegistry
+
+Loaded = tuple[KubeSchedulerConfiguration, list[EffectiveProfile]]
+
+
+def plugin_registry(plugins: Sequence[str], *, autoload: bool = True) -> PluginRegistry:
+    return PluginRegistry.discover(plugins, autoload=autoload)
+
+
+def load_effective(
+    registry: Mapping[str, PluginSpec],
+    *,
+    path: str | Path | None = None,
+    embedded: Mapping[str, Any] | None = None,
+    scheduler_name: str | None = None,
+) -> Loaded:
+    """The config from a file, else one embedded in a scenario, else upstream's defaults.
+
+    `scheduler_name` (the --scheduler-name flag) renames the only profile; with several
+    profiles it is ambiguous and rejected.
+    """
+    if path is not None:
+        config, profiles = load_config_file(path, registry)
+    elif embedded is not None:
+        config, profiles = load_config_dict(embedded, registry)
+    else:
+        config, profiles = default_config(registry)
+    if scheduler_name is None:
+        return config, profiles
+    if len(profiles) != 1:
+        names = ", ".join(p.scheduler_name for p in profiles)
+        raise ConfigError(
+            f"--scheduler-name: the configuration has {len(profiles)} profiles ({names}); "
+            "set schedulerName in each profile instead"
+        )
+    data = config.model_dump(by_alias=True, mode="json", exclude_none=True)
+    data["profiles"][0]["schedulerName"] = scheduler_name
+    return load_config_dict(data, registry)

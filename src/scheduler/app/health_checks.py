@@ -1,0 +1,46 @@
+"""The scheduler's liveness and readiness checks, named and worded as kube-scheduler's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from scheduler.app.healthz import PING, HealthCheck
+from scheduler.core.leader_election import LeaderElector
+from scheduler.framework.clock import Clock
+
+HANDLER_SYNC = "sched-handler-sync"
+SHUTDOWN = "shutdown"
+LEADER_ELECTION = "leaderElection"
+
+
+def handler_sync_check(synced: Callable[[], bool]) -> HealthCheck:
+    """Fails until the informers' event handlers have synced."""
+    return lambda: True if synced() else "waiting for handlers to sync"
+
+
+def shutdown_check(shutting_down: Callable[[], bool]) -> HealthCheck:
+    """Fails once shutdown has begun, so load balancers stop sending traffic first."""
+    return lambda: "process is shutting down" if shutting_down() else True
+
+
+def leader_election_check(elector: LeaderElector, clock: Clock) -> HealthCheck:
+    """The watchdog: fails if we lead but have not renewed the lease for far too long."""
+    message = f"failed election to renew leadership on lease {elector.lease_name}"
+    return lambda: True if elector.healthy(clock.now()) else message
+
+
+def scheduler_checks(
+    *,
+    handlers_synced: Callable[[], bool],
+    shutting_down: Callable[[], bool],
+    leader_election: HealthCheck | None = None,
+) -> tuple[dict[str, HealthCheck], dict[str, HealthCheck]]:
+    """(liveness, readiness) in kube-scheduler's order; `leader_election` when it is on."""
+    liveness = dict(PING)
+    readiness: dict[str, HealthCheck] = {}
+    if leader_election is not None:
+        liveness[LEADER_ELECTION] = leader_election
+        readiness[LEADER_ELECTION] = leader_election
+    readiness[SHUTDOWN] = shutdown_check(shutting_down)
+    readiness[HANDLER_SYNC] = handler_sync_check(handlers_synced)
+    return liveness, readiness

@@ -1,0 +1,161 @@
+"""Simulation input: Kubernetes YAML documents and generated clusters.
+
+A scenario file is ordinary multi-document Kubernetes YAML (Nodes, Pods, Namespaces, ...). It
+may also carry one KubeSchedulerConfiguration document, used when --config is not given.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from scheduler.framework.errors import ConfigError
+from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL
+from scheduler.objects.quantity import QuantityError, parse_quantity
+
+CONFIG_KIND = "KubeSchedulerConfiguration"
+BUNDLED = "default.yaml"
+
+
+@dataclass(slots=True)
+class Scenario:
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    config: dict[str, Any] | None = None
+    sources: list[str] = field(default_factory=list)
+
+    def extend(self, other: Scenario) -> None:
+        self.objects.extend(other.objects)
+        self.sources.extend(other.sources)
+        if other.config is not None:
+            if self.config is not None:
+                raise ConfigError(
+                    f"{', '.join(other.sources)}: a second {CONFIG_KIND} document; "
+                    "give only one (or pass --config)"
+                )
+            self.config = other.config
+
+    @property
+    def pods(self) -> list[dict[str, Any]]:
+        return [o for o in self.objects if o.get("kind") == "Pod"]
+
+    @property
+    def nodes(self) -> list[dict[str, Any]]:
+        return [o for o in self.objects if o.get("kind") == "Node"]
+
+
+def parse_documents(text: str, source: str) -> Scenario:
+    try:
+        documents = list(yaml.safe_load_all(text))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark is not None else source
+        raise ConfigError(f"{where}: not valid YAML: {exc}") from exc
+    scenario = Scenario(sources=[source])
+    for index, document in enumerate(documents):
+        if document is None:
+            continue
+        if not isinstance(document, Mapping):
+            raise ConfigError(f"{source}: document {index}: expected a Kubernetes object")
+        items = document.get("items") if str(document.get("kind", "")).endswith("List") else None
+        for item in items if isinstance(items, list) else [document]:
+            _check_object(item, f"{source}: document {index}")
+            if item.get("kind") == CONFIG_KIND:
+                if scenario.config is not None:
+                    raise ConfigError(f"{source}: more than one {CONFIG_KIND} document")
+                scenario.config = dict(item)
+            else:
+                scenario.objects.append(dict(item))
+    return scenario
+
+
+def _check_object(item: Any, where: str) -> None:
+    if not isinstance(item, Mapping):
+        raise ConfigError(f"{where}: expected a Kubernetes object, got {type(item).__name__}")
+    for required in ("apiVersion", "kind"):
+        if not item.get(required):
+            raise ConfigError(f"{where}: {required}: Required value")
+    if item.get("kind") != CONFIG_KIND and not (item.get("metadata") or {}).get("name"):
+        raise ConfigError(f"{where}: {item.get('kind')}: metadata.name: Required value")
+
+
+def load_scenario_file(path: str | Path) -> Scenario:
+    file = Path(path)
+    try:
+        text = file.read_text()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return parse_documents(text, str(path))
+
+
+def load_bundled() -> Scenario:
+    text = resources.files("scheduler.app.scenarios").joinpath(BUNDLED).read_text()
+    return parse_documents(text, f"bundled scenario {BUNDLED}")
+
+
+def parse_shape(text: str, option: str) -> dict[str, str]:
+    """`cpu=4,memory=32Gi,pods=110` -> {"cpu": "4", ...}, each value a valid quantity."""
+    shape: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, sep, value = part.partition("=")
+        if not sep or not name or not value:
+            raise ConfigError(f"{option}: {part!r}: expected resource=quantity")
+        try:
+            parse_quantity(value)
+        except QuantityError as exc:
+            raise ConfigError(f"{option}: {name}: {exc}") from exc
+        shape[name] = value
+    return shape
+
+
+def generate_nodes(count: int, shape: Mapping[str, str], zones: int) -> list[dict[str, Any]]:
+    nodes = []
+    width = len(str(max(count - 1, 0)))
+    for i in range(count):
+        name = f"node-{i:0{width}d}"
+        labels = {HOSTNAME_LABEL: name}
+        if zones > 0:
+            labels[ZONE_LABEL] = f"zone-{i % zones}"
+        nodes.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": name, "labels": labels},
+                "spec": {},
+                "status": {
+                    "capacity": dict(shape),
+                    "allocatable": dict(shape),
+                    "conditions": [{"type": "Ready", "status": "True"}],
+                },
+            }
+        )
+    return nodes
+
+
+def generate_pods(
+    count: int, shape: Mapping[str, str], scheduler_name: str, namespace: str = "default"
+) -> list[dict[str, Any]]:
+    width = len(str(max(count - 1, 0)))
+    container = {"name": "pause", "image": "registry.k8s.io/pause:3.10"}
+    if shape:
+        container["resources"] = {"requests": dict(shape)}  # type: ignore[assignment]
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": f"pod-{i:0{width}d}", "namespace": namespace},
+            "spec": {"schedulerName": scheduler_name, "containers": [copy.deepcopy(container)]},
+        }
+        for i in range(count)
+    ]
+
+
+def ordered_for_loading(objects: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Namespaces, then nodes, then everything else, pods last (as a cluster would see them)."""
+    rank = {"Namespace": 0, "Node": 1, "Pod": 3}
+    return sorted(objects, key=lambda o: rank.get(str(o.get("kind")), 2))

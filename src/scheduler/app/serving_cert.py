@@ -1,0 +1,154 @@
+"""The TLS identity of the secure port: given files, or a self-signed pair made at start-up.
+
+Without --tls-cert-file/--tls-private-key-file, kube-scheduler serves a certificate signed by a
+throw-away CA it generates in memory, valid for "localhost", 127.0.0.1 and the bind address. We
+do the same. The keys are ECDSA P-256 (upstream uses RSA 2048): every TLS client accepts them
+and they take a millisecond, not a noticeable pause, to generate.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import ssl
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+# Upstream's self-signed certificates: valid from an hour ago (tolerating clock skew) for a year.
+_BACKDATE = timedelta(hours=1)
+_VALIDITY = timedelta(days=365)
+_PUBLIC_HOST = "localhost"
+_LOOPBACK = ipaddress.ip_address("127.0.0.1")
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+@dataclass(frozen=True, slots=True)
+class SelfSignedCert:
+    """PEM: the serving certificate followed by its CA (the chain to serve), the serving key,
+    and the CA alone (what a client must trust)."""
+
+    cert_chain_pem: bytes
+    key_pem: bytes
+    ca_pem: bytes
+
+
+def generate_self_signed(bind_host: str, now: datetime) -> SelfSignedCert:
+    """A CA and a serving certificate it signs, valid for localhost, 127.0.0.1 and `bind_host`
+    (unless that is a wildcard address)."""
+    ips: list[IPAddress] = [_LOOPBACK]
+    dns = [_PUBLIC_HOST]
+    bind_ip = _parse_ip(bind_host)
+    if bind_ip is None:
+        if bind_host:
+            dns.append(bind_host)
+    elif not bind_ip.is_unspecified:
+        ips.append(bind_ip)
+    stamp = int(now.timestamp())
+    not_before, not_after = now - _BACKDATE, now - _BACKDATE + _VALIDITY
+
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = _name(f"{_PUBLIC_HOST}-ca@{stamp}")
+    ca_cert = (
+        _builder(ca_name, ca_name, ca_key.public_key(), not_before, not_after)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(_key_usage(cert_sign=True), critical=True)
+        .sign(ca_key, hashes.SHA256())
+    )
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    sans: list[x509.GeneralName] = [x509.DNSName(d) for d in dict.fromkeys(dns)]
+    sans += [x509.IPAddress(ip) for ip in dict.fromkeys(ips)]
+    cert = (
+        _builder(
+            _name(f"{_PUBLIC_HOST}@{stamp}"), ca_name, key.public_key(), not_before, not_after
+        )
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(_key_usage(cert_sign=False), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .add_extension(x509.SubjectAlternativeName(sans), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+
+    ca_pem = ca_cert.public_bytes(serialization.Encoding.PEM)
+    return SelfSignedCert(
+        cert_chain_pem=cert.public_bytes(serialization.Encoding.PEM) + ca_pem,
+        key_pem=key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        ),
+        ca_pem=ca_pem,
+    )
+
+
+def server_context_from_files(cert_file: str, key_file: str) -> ssl.SSLContext:
+    context = _server_context()
+    context.load_cert_chain(cert_file, key_file)
+    return context
+
+
+def server_context_from_pem(cert_chain_pem: bytes, key_pem: bytes) -> ssl.SSLContext:
+    """The ssl module loads certificates only from files: write them to a private temporary
+    directory (mode 0700) and remove it as soon as they are loaded."""
+    with tempfile.TemporaryDirectory(prefix="kube-pyscheduler-tls-") as directory:
+        cert_file, key_file = Path(directory, "tls.crt"), Path(directory, "tls.key")
+        cert_file.write_bytes(cert_chain_pem)
+        key_file.touch(mode=0o600)
+        key_file.write_bytes(key_pem)
+        return server_context_from_files(str(cert_file), str(key_file))
+
+
+def _server_context() -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    return context
+
+
+def _parse_ip(host: str) -> IPAddress | None:
+    try:
+        return ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return None
+
+
+def _name(common_name: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+
+
+def _builder(
+    subject: x509.Name,
+    issuer: x509.Name,
+    public_key: ec.EllipticCurvePublicKey,
+    not_before: datetime,
+    not_after: datetime,
+) -> x509.CertificateBuilder:
+    return (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(issuer)
+        .public_key(public_key)
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(not_before)
+        .not_valid_after(not_after)
+    )
+
+
+def _key_usage(*, cert_sign: bool) -> x509.KeyUsage:
+    return x509.KeyUsage(
+        digital_signature=True,
+        content_commitment=False,
+        key_encipherment=False,  # no key transport with ECDSA keys
+        data_encipherment=False,
+        key_agreement=False,
+        key_cert_sign=cert_sign,
+        crl_sign=False,
+        encipher_only=False,
+        decipher_only=False,
+    )
