@@ -165,7 +165,8 @@ def _distribution(nodes: list[dict[str, Any]]) -> list[str]:
     )
 
 
-def write(result: SimulationResult, output: str, stream: TextIO = sys.stdout) -> None:
+def write(result: SimulationResult, output: str, stream: TextIO | None = None) -> None:
+    stream = stream or sys.stdout
     if output == "json":
         json.dump(to_json(result), stream, indent=2)
         stream.write("\n")
@@ -176,11 +177,11 @@ def write(result: SimulationResult, output: str, stream: TextIO = sys.stdout) ->
 class ProgressBar:
     """A single-line progress bar on a terminal; silent elsewhere."""
 
-    def __init__(self, stream: TextIO = sys.stderr, width: int = 30) -> None:
-        self._stream = stream
+    def __init__(self, stream: TextIO | None = None, width: int = 30) -> None:
+        self._stream = stream or sys.stderr
         self._width = width
         self._last = -1
-        self.enabled = stream.isatty()
+        self.enabled = self._stream.isatty()
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled or total <= 0:

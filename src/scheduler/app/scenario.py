@@ -7,7 +7,7 @@ may also carry one KubeSchedulerConfiguration document, used when --config is no
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -16,7 +16,9 @@ from typing import Any
 import yaml
 
 from scheduler.framework.errors import ConfigError
-from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL
+from scheduler.objects.errors import InvalidObjectError
+from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL, Node
+from scheduler.objects.pod import Pod
 from scheduler.objects.quantity import QuantityError, parse_quantity
 
 CONFIG_KIND = "KubeSchedulerConfiguration"
@@ -82,6 +84,20 @@ def _check_object(item: Any, where: str) -> None:
             raise ConfigError(f"{where}: {required}: Required value")
     if item.get("kind") != CONFIG_KIND and not (item.get("metadata") or {}).get("name"):
         raise ConfigError(f"{where}: {item.get('kind')}: metadata.name: Required value")
+    # Pods and nodes are read the way the scheduler will read them, so that a bad quantity or
+    # selector is reported here, naming the file, rather than skipped during the run.
+    parser = _PARSERS.get(str(item.get("kind")))
+    if parser is not None and str(item.get("apiVersion")) == "v1":
+        try:
+            parser(item)
+        except InvalidObjectError as exc:
+            raise ConfigError(f"{where}: {exc}") from exc
+
+
+_PARSERS: dict[str, Callable[[Mapping[str, Any]], object]] = {
+    "Pod": Pod.from_dict,
+    "Node": Node.from_dict,
+}
 
 
 def load_scenario_file(path: str | Path) -> Scenario:

@@ -66,9 +66,7 @@ def generate_self_signed(bind_host: str, now: datetime) -> SelfSignedCert:
     sans: list[x509.GeneralName] = [x509.DNSName(d) for d in dict.fromkeys(dns)]
     sans += [x509.IPAddress(ip) for ip in dict.fromkeys(ips)]
     cert = (
-        _builder(
-            _name(f"{_PUBLIC_HOST}@{stamp}"), ca_name, key.public_key(), not_before, not_after
-        )
+        _builder(_name(f"{_PUBLIC_HOST}@{stamp}"), ca_name, key.public_key(), not_before, not_after)
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(_key_usage(cert_sign=False), critical=True)
         .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)

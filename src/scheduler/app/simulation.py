@@ -15,6 +15,7 @@ from scheduler.cluster.sim import SimCluster
 from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
 from scheduler.core.scheduler import Scheduler
 from scheduler.framework.clock import Clock, SystemClock
+from scheduler.framework.errors import APIError, ConfigError
 from scheduler.framework.spec import PluginSpec
 from scheduler.objects.pod import Pod
 from scheduler.observability import SchedulerMetrics
@@ -102,7 +103,10 @@ async def simulate(
     clock = clock or SystemClock()
     started = time.perf_counter()
     sim = SimCluster(clock=clock)
-    sim.load(ordered_for_loading(dict(o) for o in objects))
+    try:
+        sim.load(ordered_for_loading(dict(o) for o in objects))
+    except (ValueError, APIError) as exc:
+        raise ConfigError(str(exc)) from exc
     metrics = SchedulerMetrics()
     scheduler = Scheduler(
         config=config,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,7 @@ from scheduler.framework.events import (
     ClusterEvent,
     EventResource,
 )
+from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
 
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from scheduler.core.scheduler import Scheduler
 
 RawObject = Mapping[str, Any]
+_log = logging.getLogger(__name__)
 
 # Watched resources (plural API names) and the event resource plugins register for.
 _RESOURCE_KINDS = {
@@ -36,6 +39,24 @@ _RESOURCE_KINDS = {
     "podgroups": EventResource.POD_GROUP,
     "elasticquotas": EventResource.ELASTIC_QUOTA,
 }
+
+
+def _parse_pod(raw: RawObject) -> Pod | None:
+    """The pod, or None (with a warning) if it cannot be read: one bad object must not stop
+    the scheduler."""
+    try:
+        return Pod.from_dict(raw)
+    except InvalidObjectError as exc:
+        _log.warning("ignoring an unreadable pod: %s", exc)
+        return None
+
+
+def _parse_node(raw: RawObject) -> Node | None:
+    try:
+        return Node.from_dict(raw)
+    except InvalidObjectError as exc:
+        _log.warning("ignoring an unreadable node: %s", exc)
+        return None
 
 
 def _key(raw: RawObject) -> str:
@@ -61,7 +82,9 @@ class PodEventHandlers:
 
     def pod_added(self, raw: RawObject) -> None:
         started = time.perf_counter()
-        pod = Pod.from_dict(raw)
+        pod = _parse_pod(raw)
+        if pod is None:
+            return
         self._pods[pod.key] = pod
         s = self._s
         if pod.node_name:
@@ -76,9 +99,15 @@ class PodEventHandlers:
     def pod_updated(self, old_raw: RawObject, new_raw: RawObject) -> None:
         started = time.perf_counter()
         s = self._s
-        new = Pod.from_dict(new_raw)
-        old = self._pods.get(new.key) or Pod.from_dict(old_raw)
+        new = _parse_pod(new_raw)
+        if new is None:
+            return
+        old = self._pods.get(new.key) or _parse_pod(old_raw)
         self._pods[new.key] = new
+        if old is None:
+            # It was unreadable before: treat the readable version as new.
+            self.pod_added(new_raw)
+            return
         if new.node_name:
             if not old.node_name:
                 # Bound: by us (confirming an assumed pod) or by someone else.
@@ -102,7 +131,9 @@ class PodEventHandlers:
     def pod_deleted(self, raw: RawObject) -> None:
         started = time.perf_counter()
         s = self._s
-        pod = self._pods.pop(_key(raw), None) or Pod.from_dict(raw)
+        pod = self._pods.pop(_key(raw), None) or _parse_pod(raw)
+        if pod is None:
+            return
         if pod.node_name:
             s.cache.remove_pod(pod)
             s.queue.assigned_pod_deleted(pod)
@@ -118,7 +149,9 @@ class PodEventHandlers:
 
     def node_added(self, raw: RawObject) -> None:
         started = time.perf_counter()
-        node = Node.from_dict(raw)
+        node = _parse_node(raw)
+        if node is None:
+            return
         self._s.cache.add_node(node)
         self._s.queue.node_event(NODE_ADD, None, node)
         self._timed("NodeAdd", started)
@@ -126,8 +159,10 @@ class PodEventHandlers:
     def node_updated(self, old_raw: RawObject, new_raw: RawObject) -> None:
         started = time.perf_counter()
         old = self._s.cache.node_info(_name(new_raw))
-        old_node = old.node if old is not None else Node.from_dict(old_raw)
-        new = Node.from_dict(new_raw)
+        old_node = old.node if old is not None else _parse_node(old_raw)
+        new = _parse_node(new_raw)
+        if new is None:
+            return
         self._s.cache.update_node(old_node, new)
         if old_node is not None:
             self._s.queue.node_event(node_update_event(old_node, new), old_node, new)
@@ -135,7 +170,9 @@ class PodEventHandlers:
 
     def node_deleted(self, raw: RawObject) -> None:
         started = time.perf_counter()
-        node = Node.from_dict(raw)
+        node = _parse_node(raw)
+        if node is None:
+            return
         self._s.cache.remove_node(node)
         self._s.queue.node_event(NODE_DELETE, node, None)
         self._timed("NodeDelete", started)

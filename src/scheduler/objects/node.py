@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.resources import parse_resource_list
 from scheduler.objects.taints import Taint, parse_taint
 
@@ -38,6 +39,16 @@ class Node:
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> Node:
+        """Parse a v1.Node; InvalidObjectError names the node and the field it cannot read."""
+        try:
+            return cls._parse(raw)
+        except (ValueError, TypeError, AttributeError) as exc:
+            meta = raw.get("metadata") if isinstance(raw, Mapping) else None
+            name = meta.get("name", "?") if isinstance(meta, Mapping) else "?"
+            raise InvalidObjectError(f"Node {name}: {exc}") from exc
+
+    @classmethod
+    def _parse(cls, raw: Mapping[str, Any]) -> Node:
         meta = raw.get("metadata") or {}
         spec = raw.get("spec") or {}
         status = raw.get("status") or {}
@@ -51,7 +62,7 @@ class Node:
             annotations=dict(meta.get("annotations") or {}),
             taints=tuple(parse_taint(t) for t in spec.get("taints") or ()),
             unschedulable=bool(spec.get("unschedulable")),
-            allocatable=parse_resource_list(allocatable),
+            allocatable=parse_resource_list(allocatable, "status.allocatable"),
             images=tuple(
                 ContainerImage(tuple(i.get("names") or ()), int(i.get("sizeBytes") or 0))
                 for i in status.get("images") or ()

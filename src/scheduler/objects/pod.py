@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.node_selector import NodeAffinity, parse_node_affinity
 from scheduler.objects.pod_affinity import PodAffinity, parse_pod_affinity
 from scheduler.objects.resources import pod_non_zero_requests, pod_requests
@@ -40,6 +41,13 @@ def _host_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
             ip = str(port.get("hostIP") or "0.0.0.0")
             ports.append(HostPort(ip, str(port.get("protocol") or "TCP"), host_port))
     return tuple(ports)
+
+
+def _describe(raw: Mapping[str, Any]) -> str:
+    meta = raw.get("metadata") if isinstance(raw, Mapping) else None
+    if not isinstance(meta, Mapping):
+        return "<no metadata>"
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name', '?')}"
 
 
 def _images(spec: Mapping[str, Any]) -> tuple[str, ...]:
@@ -101,6 +109,16 @@ class Pod:
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> Pod:
+        """Parse a v1.Pod; InvalidObjectError names the pod and the field it cannot read."""
+        try:
+            return cls._parse(raw)
+        except InvalidObjectError as exc:
+            raise InvalidObjectError(f"Pod {_describe(raw)}: {exc}") from exc
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise InvalidObjectError(f"Pod {_describe(raw)}: {exc}") from exc
+
+    @classmethod
+    def _parse(cls, raw: Mapping[str, Any]) -> Pod:
         meta = raw.get("metadata") or {}
         spec = raw.get("spec") or {}
         status = raw.get("status") or {}

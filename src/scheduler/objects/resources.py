@@ -10,7 +10,8 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from scheduler.objects.quantity import int_value, milli_value
+from scheduler.objects.errors import InvalidObjectError
+from scheduler.objects.quantity import QuantityError, int_value, milli_value
 
 CPU = "cpu"
 MEMORY = "memory"
@@ -40,11 +41,20 @@ def quantity_in_units(resource: str, value: str | int | float) -> int:
     return _units(resource, value)
 
 
-def parse_resource_list(raw: Mapping[str, Any] | None) -> dict[str, int]:
-    """Convert an API ResourceList into {name: units}."""
+def parse_resource_list(raw: Mapping[str, Any] | None, path: str = "") -> dict[str, int]:
+    """Convert an API ResourceList into {name: units}; errors name `path` and the resource."""
     if not raw:
         return {}
-    return {name: quantity_in_units(name, value) for name, value in raw.items()}
+    if not isinstance(raw, Mapping):
+        raise InvalidObjectError(f"{path or 'resources'}: must be a map of quantities")
+    parsed: dict[str, int] = {}
+    for name, value in raw.items():
+        try:
+            parsed[name] = quantity_in_units(name, value)
+        except (QuantityError, TypeError) as exc:
+            where = f"{path}.{name}" if path else name
+            raise InvalidObjectError(f"{where}: {exc}") from exc
+    return parsed
 
 
 def is_extended_resource(name: str) -> bool:
@@ -72,7 +82,8 @@ def _max_into(total: dict[str, int], part: Mapping[str, int]) -> None:
 
 def _container_requests(container: Mapping[str, Any]) -> dict[str, int]:
     resources = container.get("resources") or {}
-    return parse_resource_list(resources.get("requests"))
+    name = container.get("name", "?")
+    return parse_resource_list(resources.get("requests"), f"container {name!r} resources.requests")
 
 
 def _is_sidecar(container: Mapping[str, Any]) -> bool:
@@ -103,11 +114,13 @@ def pod_requests(spec: Mapping[str, Any]) -> dict[str, int]:
             _max_into(init_peak, step)
     _add_into(steady, sidecars)
     _max_into(steady, init_peak)
-    pod_level = parse_resource_list((spec.get("resources") or {}).get("requests"))
+    pod_level = parse_resource_list(
+        (spec.get("resources") or {}).get("requests"), "spec.resources.requests"
+    )
     for name in (CPU, MEMORY):
         if name in pod_level:
             steady[name] = pod_level[name]
-    _add_into(steady, parse_resource_list(spec.get("overhead")))
+    _add_into(steady, parse_resource_list(spec.get("overhead"), "spec.overhead"))
     return {name: value for name, value in steady.items() if value}
 
 

@@ -1,0 +1,148 @@
+"""The secure port: health, metrics and configz over HTTPS.
+
+Serves `/healthz`, `/livez` and `/readyz` (each also per check, `/readyz/<name>`, and with
+`?verbose` / `?exclude=`), `/metrics` in Prometheus text format and `/configz` as
+`{"componentconfig": ...}`. As kube-scheduler, it serves HTTPS only: with the given certificate
+files, or else a self-signed certificate generated at start-up (see `serving_cert`).
+Non-leader replicas serve it too.
+"""
+
+from __future__ import annotations
+
+import json
+import ssl
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from aiohttp import web
+
+from scheduler.app.healthz import PING, Answer, HealthCheck, check_answer, endpoint_answer
+from scheduler.app.serving_cert import (
+    generate_self_signed,
+    server_context_from_files,
+    server_context_from_pem,
+)
+from scheduler.framework.clock import Clock, SystemClock
+from scheduler.observability import SchedulerMetrics
+
+_Handler = Callable[[web.Request], Awaitable[web.Response]]
+_TEXT_HEADERS = {"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}
+
+
+class HealthServer:
+    """Health, metrics and configz endpoints on one HTTPS port.
+
+    `liveness` serves `/healthz` and `/livez`, `readiness` `/readyz`; an empty set serves the
+    `ping` check. Checks run on every request, so they must be cheap and must not block.
+    `configz` returns the effective configuration as JSON-ready data.
+    """
+
+    def __init__(
+        self,
+        metrics: SchedulerMetrics,
+        *,
+        liveness: Mapping[str, HealthCheck],
+        readiness: Mapping[str, HealthCheck],
+        configz: Callable[[], Mapping[str, Any]],
+        tls_cert_file: str | None = None,
+        tls_private_key_file: str | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        if (tls_cert_file is None) != (tls_private_key_file is None):
+            raise ValueError("tls_cert_file and tls_private_key_file must be given together")
+        self._metrics = metrics
+        self._endpoints: dict[str, Mapping[str, HealthCheck]] = {
+            "healthz": dict(liveness) or PING,
+            "livez": dict(liveness) or PING,
+            "readyz": dict(readiness) or PING,
+        }
+        self._configz = configz
+        self._tls_files = (
+            (tls_cert_file, tls_private_key_file)
+            if tls_cert_file is not None and tls_private_key_file is not None
+            else None
+        )
+        self._clock = clock if clock is not None else SystemClock()
+        self._runner: web.AppRunner | None = None
+        self._ca_pem: bytes | None = None
+
+    @property
+    def self_signed_ca_pem(self) -> bytes | None:
+        """The CA of the generated certificate (None when serving given files), for a client
+        that wants to verify the server."""
+        return self._ca_pem
+
+    async def start(self, host: str, port: int) -> int:
+        """Listen on `host`:`port` (0 picks a free port) and return the port bound."""
+        if self._runner is not None:
+            raise RuntimeError("the server is already running")
+        context = self._ssl_context(host)
+        runner = web.AppRunner(self._application(), access_log=None)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, host, port, ssl_context=context)
+            await site.start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        # A host name may bind several sockets; with port 0 each gets its own, take the first.
+        return int(runner.addresses[0][1])
+
+    async def stop(self) -> None:
+        """Stop listening and close open connections; a no-op if not running."""
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()
+
+    # -- wiring --------------------------------------------------------------------------------
+
+    def _ssl_context(self, host: str) -> ssl.SSLContext:
+        if self._tls_files is not None:
+            return server_context_from_files(*self._tls_files)
+        generated = generate_self_signed(host, self._clock.wall())
+        self._ca_pem = generated.ca_pem
+        return server_context_from_pem(generated.cert_chain_pem, generated.key_pem)
+
+    def _application(self) -> web.Application:
+        app = web.Application()
+        for endpoint in self._endpoints:
+            app.router.add_get(f"/{endpoint}", self._endpoint_handler(endpoint))
+            app.router.add_get(f"/{endpoint}/{{check}}", self._check_handler(endpoint))
+        app.router.add_get("/metrics", self._serve_metrics)
+        app.router.add_get("/configz", self._serve_configz)
+        return app
+
+    def _endpoint_handler(self, endpoint: str) -> _Handler:
+        async def handle(request: web.Request) -> web.Response:
+            answer = endpoint_answer(
+                endpoint,
+                self._endpoints[endpoint],
+                verbose="verbose" in request.query,
+                exclude=request.query.getall("exclude", []),
+            )
+            return _text(answer)
+
+        return handle
+
+    def _check_handler(self, endpoint: str) -> _Handler:
+        async def handle(request: web.Request) -> web.Response:
+            check = self._endpoints[endpoint].get(request.match_info["check"])
+            if check is None:
+                return _text(Answer(404, "404 page not found\n"))
+            return _text(check_answer(check))
+
+        return handle
+
+    async def _serve_metrics(self, _: web.Request) -> web.Response:
+        return web.Response(
+            body=self._metrics.render(), headers={"Content-Type": SchedulerMetrics.CONTENT_TYPE}
+        )
+
+    async def _serve_configz(self, _: web.Request) -> web.Response:
+        body = json.dumps({"componentconfig": self._configz()}, indent=None)
+        return web.Response(text=body, content_type="application/json")
+
+
+def _text(answer: Answer) -> web.Response:
+    return web.Response(status=answer.status, text=answer.text, headers=_TEXT_HEADERS)

@@ -1,0 +1,106 @@
+"""`kube-pyscheduler simulate`: the bundled scenario, generated clusters and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scheduler.app.cli import main
+
+
+def _run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    assert main([*argv, "--output", "json", "--no-progress", "--seed", "3"]) == 0
+    result: dict[str, object] = json.loads(capsys.readouterr().out)
+    return result
+
+
+def test_bundled_scenario_places_or_explains_every_pod(capsys: pytest.CaptureFixture[str]) -> None:
+    result = _run_json(["simulate"], capsys)
+    pods = {f"{p['namespace']}/{p['name']}": p for p in result["pods"]}  # type: ignore[union-attr]
+    assert all(p["node"] or p["message"] for p in pods.values())
+    # foo-scheduler's pods only land on nodes labelled scheduler-profile=foo.
+    assert {pods[f"analytics/batch-{i}"]["node"] for i in range(4)} <= {"worker-6", "worker-7"}
+    assert pods["analytics/trainer"]["node"] == "worker-8"
+    assert pods["shop/too-big"]["status"] == "Unschedulable"
+    assert pods["shop/too-big"]["message"].endswith("8 Insufficient cpu.")
+    assert pods["shop/waiting-for-quota"]["status"] == "Gated"
+    assert pods["shop/other-team"]["status"] == "NotHandled"
+    assert pods["shop/other-team"]["node"] is None
+    web_nodes = [pods[f"shop/web-{i}"]["node"] for i in range(9)]
+    placed = [n for n in web_nodes if n]
+    assert len(placed) == len(set(placed)) == 8, "required anti-affinity: one web pod per node"
+    summary = result["summary"]
+    assert summary["scheduled"] == 17  # type: ignore[index]
+
+
+def test_bundled_scenario_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "Profiles: default-scheduler, foo-scheduler" in out
+    assert "shop/too-big" in out and "Insufficient cpu" in out
+    assert "worker-cordoned" in out
+
+
+def test_generated_cluster(capsys: pytest.CaptureFixture[str]) -> None:
+    result = _run_json(
+        ["simulate", "--nodes", "20", "--pods", "50", "--zones", "2", "--pod-shape", "cpu=1"],
+        capsys,
+    )
+    summary = result["summary"]
+    assert summary["scheduled"] == 50  # type: ignore[index]
+    nodes = result["nodes"]
+    assert len(nodes) == 20  # type: ignore[arg-type]
+    # LeastAllocated spreads 50 one-CPU pods over 20 four-CPU nodes: 2 or 3 per node.
+    assert {n["pods"] for n in nodes} <= {2, 3}  # type: ignore[union-attr]
+
+
+def test_generated_pods_beyond_capacity_are_explained(capsys: pytest.CaptureFixture[str]) -> None:
+    result = _run_json(
+        [
+            "simulate",
+            "--nodes",
+            "2",
+            "--pods",
+            "10",
+            "--node-shape",
+            "cpu=2,memory=4Gi,pods=110",
+            "--pod-shape",
+            "cpu=1",
+        ],
+        capsys,
+    )
+    outcomes = [p["status"] for p in result["pods"]]  # type: ignore[union-attr]
+    assert outcomes.count("Scheduled") == 4
+    messages = {p["message"] for p in result["pods"] if p["status"] == "Unschedulable"}  # type: ignore[union-attr]
+    assert messages == {"0/2 nodes are available: 2 Insufficient cpu."}
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n  containers:\n"
+            "  - {name: c, image: x, resources: {requests: {cpu: lots}}}\n",
+            "document 0: Pod default/a: container 'c' resources.requests.cpu",
+        ),
+        ("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n", "Widget w"),
+        ("kind: Pod\nmetadata: {name: a}\n", "apiVersion: Required value"),
+        ("apiVersion: v1\nkind: Pod\nmetadata: {name: [\n", "not valid YAML"),
+    ],
+    ids=["bad-quantity", "unknown-kind", "no-api-version", "broken-yaml"],
+)
+def test_bad_input_fails_naming_the_object(
+    content: str, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(content)
+    assert main(["simulate", str(scenario), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert expected in err, err
+
+
+def test_negative_counts_are_rejected(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--nodes", "-1"]) == 2
+    assert "--nodes" in capsys.readouterr().err

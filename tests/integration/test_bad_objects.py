@@ -1,0 +1,36 @@
+"""Objects the scheduler cannot read are skipped with a warning; everything else goes on."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from scheduler.testing import make_node, make_pod
+
+from tests.integration.harness import Harness
+
+
+async def test_an_unreadable_pod_does_not_stop_scheduling(caplog: pytest.LogCaptureFixture) -> None:
+    bad = make_pod("bad").req(cpu="lots").dict()
+    bad_node = make_node("bad-node").capacity(cpu="four", memory="1Gi", pods="10").dict()
+    async with Harness() as h:
+        with caplog.at_level(logging.WARNING):
+            h.create([make_node("n1").dict(), bad_node, bad, make_pod("good").req(cpu="1").dict()])
+            await h.schedule_active()
+        assert h.node_of("default", "good") == "n1"
+        assert h.node_of("default", "bad") is None
+        assert h.scheduler.cache.node_info("bad-node") is None
+        messages = [r.getMessage() for r in caplog.records]
+        assert any(
+            "Pod default/bad: container 'main' resources.requests.cpu" in m for m in messages
+        ), messages
+        assert any("Node bad-node: status.allocatable.cpu" in m for m in messages), messages
+        # Fixing the pod makes it schedulable: nothing about it was lost.
+        fixed = make_pod("bad").req(cpu="1").dict()
+        current = h.pod("default", "bad")
+        fixed["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+        fixed["metadata"]["uid"] = current["metadata"]["uid"]
+        await h.sim.update("pods", fixed)
+        await h.schedule_active()
+        assert h.node_of("default", "bad") == "n1"
