@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from scheduler.app.cli import main
 
 
-def _run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+def _run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
     assert main([*argv, "--output", "json", "--no-progress", "--seed", "3"]) == 0
-    result: dict[str, object] = json.loads(capsys.readouterr().out)
-    return result
+    return json.loads(capsys.readouterr().out)
 
 
 def test_bundled_scenario_places_or_explains_every_pod(capsys: pytest.CaptureFixture[str]) -> None:
     result = _run_json(["simulate"], capsys)
-    pods = {f"{p['namespace']}/{p['name']}": p for p in result["pods"]}  # type: ignore[union-attr]
+    pods = {f"{p['namespace']}/{p['name']}": p for p in result["pods"]}
     assert all(p["node"] or p["message"] for p in pods.values())
     # foo-scheduler's pods only land on nodes labelled scheduler-profile=foo.
     assert {pods[f"analytics/batch-{i}"]["node"] for i in range(4)} <= {"worker-6", "worker-7"}
@@ -32,7 +32,7 @@ def test_bundled_scenario_places_or_explains_every_pod(capsys: pytest.CaptureFix
     placed = [n for n in web_nodes if n]
     assert len(placed) == len(set(placed)) == 8, "required anti-affinity: one web pod per node"
     summary = result["summary"]
-    assert summary["scheduled"] == 17  # type: ignore[index]
+    assert summary["scheduled"] == 17
 
 
 def test_bundled_scenario_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -49,11 +49,11 @@ def test_generated_cluster(capsys: pytest.CaptureFixture[str]) -> None:
         capsys,
     )
     summary = result["summary"]
-    assert summary["scheduled"] == 50  # type: ignore[index]
+    assert summary["scheduled"] == 50
     nodes = result["nodes"]
-    assert len(nodes) == 20  # type: ignore[arg-type]
+    assert len(nodes) == 20
     # LeastAllocated spreads 50 one-CPU pods over 20 four-CPU nodes: 2 or 3 per node.
-    assert {n["pods"] for n in nodes} <= {2, 3}  # type: ignore[union-attr]
+    assert {n["pods"] for n in nodes} <= {2, 3}
 
 
 def test_generated_pods_beyond_capacity_are_explained(capsys: pytest.CaptureFixture[str]) -> None:
@@ -71,9 +71,9 @@ def test_generated_pods_beyond_capacity_are_explained(capsys: pytest.CaptureFixt
         ],
         capsys,
     )
-    outcomes = [p["status"] for p in result["pods"]]  # type: ignore[union-attr]
+    outcomes = [p["status"] for p in result["pods"]]
     assert outcomes.count("Scheduled") == 4
-    messages = {p["message"] for p in result["pods"] if p["status"] == "Unschedulable"}  # type: ignore[union-attr]
+    messages = {p["message"] for p in result["pods"] if p["status"] == "Unschedulable"}
     assert messages == {"0/2 nodes are available: 2 Insufficient cpu."}
 
 

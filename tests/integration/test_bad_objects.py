@@ -7,7 +7,6 @@ import logging
 import pytest
 
 from scheduler.testing import make_node, make_pod
-
 from tests.integration.harness import Harness
 
 
