@@ -1,0 +1,126 @@
+"""Health answers in the API server's format, and the scheduler's named checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from scheduler.app.health_checks import (
+    handler_sync_check,
+    leader_election_check,
+    scheduler_checks,
+    shutdown_check,
+)
+from scheduler.app.healthz import Answer, HealthCheck, check_answer, endpoint_answer, run_check
+from scheduler.cluster.sim import SimCluster
+from scheduler.core.leader_election import WATCHDOG_GRACE, LeaderElector
+from scheduler.testing import FakeClock
+
+
+def broken() -> bool:
+    raise RuntimeError("informer gone")
+
+
+@pytest.mark.parametrize(
+    ("check", "reason"),
+    [
+        pytest.param(lambda: True, None, id="true-passes"),
+        pytest.param(lambda: False, "check failed", id="false-fails"),
+        pytest.param(lambda: "not yet", "not yet", id="string-is-the-reason"),
+        pytest.param(lambda: "", "check failed", id="empty-string-fails"),
+        pytest.param(broken, "RuntimeError: informer gone", id="raising-fails"),
+    ],
+)
+def test_run_check(check: HealthCheck, reason: str | None) -> None:
+    assert run_check(check) == reason
+
+
+CHECKS: dict[str, HealthCheck] = {"a": lambda: True, "b": lambda: "down", "c": lambda: True}
+
+
+@pytest.mark.parametrize(
+    ("checks", "verbose", "exclude", "answer"),
+    [
+        pytest.param({"a": CHECKS["a"]}, False, (), Answer(200, "ok"), id="quiet-pass"),
+        pytest.param(
+            {"a": CHECKS["a"]},
+            True,
+            (),
+            Answer(200, "[+]a ok\nhealthz check passed\n"),
+            id="verbose-pass",
+        ),
+        pytest.param(
+            CHECKS,
+            False,
+            (),
+            Answer(500, "[+]a ok\n[-]b failed: reason withheld\n[+]c ok\nhealthz check failed\n"),
+            id="failure-always-verbose",
+        ),
+        pytest.param(CHECKS, False, ("b",), Answer(200, "ok"), id="excluded"),
+        pytest.param(
+            CHECKS,
+            True,
+            ("b", "zz", "b"),
+            Answer(
+                200,
+                "[+]a ok\n[+]b excluded: ok\n[+]c ok\n"
+                'warn: some health checks cannot be excluded: no matches for "zz"\n'
+                "healthz check passed\n",
+            ),
+            id="unknown-exclusion-warns",
+        ),
+    ],
+)
+def test_endpoint_answer(
+    checks: dict[str, HealthCheck], verbose: bool, exclude: tuple[str, ...], answer: Answer
+) -> None:
+    assert endpoint_answer("healthz", checks, verbose=verbose, exclude=exclude) == answer
+
+
+def test_a_single_check_shows_its_reason() -> None:
+    assert check_answer(CHECKS["a"]) == Answer(200, "ok")
+    assert check_answer(CHECKS["b"]) == Answer(500, "internal server error: down\n")
+
+
+def test_scheduler_checks_in_upstream_order() -> None:
+    liveness, readiness = scheduler_checks(
+        handlers_synced=lambda: True, shutting_down=lambda: False, leader_election=lambda: True
+    )
+    assert list(liveness) == ["ping", "leaderElection"]
+    assert list(readiness) == ["leaderElection", "shutdown", "sched-handler-sync"]
+    liveness, readiness = scheduler_checks(
+        handlers_synced=lambda: True, shutting_down=lambda: False
+    )
+    assert list(liveness) == ["ping"]
+    assert list(readiness) == ["shutdown", "sched-handler-sync"]
+
+
+@pytest.mark.parametrize(
+    ("flag", "outcome"), [(False, "waiting for handlers to sync"), (True, True)]
+)
+def test_handler_sync_check(flag: bool, outcome: bool | str) -> None:
+    assert handler_sync_check(lambda: flag)() == outcome
+
+
+@pytest.mark.parametrize(("flag", "outcome"), [(True, "process is shutting down"), (False, True)])
+def test_shutdown_check(flag: bool, outcome: bool | str) -> None:
+    assert shutdown_check(lambda: flag)() == outcome
+
+
+async def test_leader_election_check_fails_for_a_leader_long_overdue() -> None:
+    clock = FakeClock()
+    elector = LeaderElector(
+        SimCluster(clock),
+        namespace="kube-system",
+        name="kube-scheduler",
+        identity="a",
+        clock=clock,
+        on_started_leading=lambda: None,
+        on_stopped_leading=lambda: None,
+    )
+    assert await elector.try_acquire_or_renew()
+    # The check reads its own clock; the elector's timers stand still, as in a stalled loop.
+    later = FakeClock(start=clock.now())
+    check = leader_election_check(elector, later)
+    assert check() is True
+    later.advance(15 + WATCHDOG_GRACE + 1)
+    assert check() == "failed election to renew leadership on lease kube-scheduler"

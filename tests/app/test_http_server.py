@@ -1,0 +1,230 @@
+"""The secure port over real HTTPS on 127.0.0.1, port chosen by the kernel."""
+
+from __future__ import annotations
+
+import json
+import ssl
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from scheduler.app.health_checks import scheduler_checks
+from scheduler.app.http_server import HealthServer
+from scheduler.app.serving_cert import generate_self_signed
+from scheduler.observability import SchedulerMetrics
+
+CONFIG: dict[str, Any] = {
+    "apiVersion": "kubescheduler.config.k8s.io/v1",
+    "kind": "KubeSchedulerConfiguration",
+    "parallelism": 16,
+    "leaderElection": {"leaderElect": True, "resourceName": "kube-scheduler"},
+}
+
+
+@dataclass
+class Flags:
+    synced: bool = False
+    shutting_down: bool = False
+    leader_ok: bool | str = True
+    configz_calls: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Running:
+    server: HealthServer
+    base: str
+    client: aiohttp.ClientSession
+    flags: Flags
+    metrics: SchedulerMetrics
+
+    async def get(self, path: str) -> tuple[int, str, dict[str, str]]:
+        async with self.client.get(self.base + path) as response:
+            return response.status, await response.text(), dict(response.headers)
+
+
+def trusting(ca_pem: bytes) -> ssl.SSLContext:
+    return ssl.create_default_context(cadata=ca_pem.decode())
+
+
+@pytest.fixture
+async def running() -> AsyncIterator[Running]:
+    flags = Flags()
+    metrics = SchedulerMetrics()
+    liveness, readiness = scheduler_checks(
+        handlers_synced=lambda: flags.synced,
+        shutting_down=lambda: flags.shutting_down,
+        leader_election=lambda: flags.leader_ok,
+    )
+
+    def configz() -> dict[str, Any]:
+        flags.configz_calls.append(1)
+        return CONFIG
+
+    server = HealthServer(metrics, liveness=liveness, readiness=readiness, configz=configz)
+    port = await server.start("127.0.0.1", 0)
+    assert port > 0
+    assert server.self_signed_ca_pem is not None
+    # Verification stays on: the client trusts the generated CA and checks the IP SAN.
+    connector = aiohttp.TCPConnector(ssl=trusting(server.self_signed_ca_pem))
+    async with aiohttp.ClientSession(connector=connector) as client:
+        yield Running(server, f"https://127.0.0.1:{port}", client, flags, metrics)
+    await server.stop()
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "body"),
+    [
+        pytest.param("/healthz", 200, "ok", id="healthz"),
+        pytest.param("/livez", 200, "ok", id="livez"),
+        pytest.param("/livez/ping", 200, "ok", id="livez-ping"),
+        pytest.param("/healthz/leaderElection", 200, "ok", id="healthz-one-check"),
+        pytest.param("/readyz/shutdown", 200, "ok", id="readyz-one-check"),
+        pytest.param(
+            "/readyz",
+            500,
+            "[+]leaderElection ok\n[+]shutdown ok\n"
+            "[-]sched-handler-sync failed: reason withheld\nreadyz check failed\n",
+            id="readyz-before-sync",
+        ),
+        pytest.param(
+            "/readyz/sched-handler-sync",
+            500,
+            "internal server error: waiting for handlers to sync\n",
+            id="sync-check-shows-its-reason",
+        ),
+        pytest.param("/readyz/nope", 404, "404 page not found\n", id="unknown-check"),
+        pytest.param("/readyz/ping", 404, "404 page not found\n", id="no-ping-in-readyz"),
+        pytest.param(
+            "/livez?verbose",
+            200,
+            "[+]ping ok\n[+]leaderElection ok\nlivez check passed\n",
+            id="verbose",
+        ),
+        pytest.param(
+            "/readyz?exclude=sched-handler-sync&verbose=1",
+            200,
+            "[+]leaderElection ok\n[+]shutdown ok\n[+]sched-handler-sync excluded: ok\n"
+            "readyz check passed\n",
+            id="excluded-failing-check",
+        ),
+    ],
+)
+async def test_health_endpoints(running: Running, path: str, status: int, body: str) -> None:
+    got_status, got_body, headers = await running.get(path)
+    assert (got_status, got_body) == (status, body)
+    if status != 404:
+        assert headers["Content-Type"] == "text/plain; charset=utf-8"
+        assert headers["X-Content-Type-Options"] == "nosniff"
+
+
+async def test_readiness_follows_the_handler_sync_and_shutdown(running: Running) -> None:
+    assert (await running.get("/readyz"))[0] == 500
+    running.flags.synced = True
+    assert (await running.get("/readyz"))[:2] == (200, "ok")
+    assert (await running.get("/readyz?verbose"))[1] == (
+        "[+]leaderElection ok\n[+]shutdown ok\n[+]sched-handler-sync ok\nreadyz check passed\n"
+    )
+    running.flags.shutting_down = True
+    status, body, _ = await running.get("/readyz")
+    assert status == 500
+    assert "[-]shutdown failed: reason withheld\n" in body
+    assert (await running.get("/readyz/shutdown"))[1] == (
+        "internal server error: process is shutting down\n"
+    )
+    # Liveness does not care about either.
+    assert (await running.get("/livez"))[:2] == (200, "ok")
+
+
+async def test_a_failing_leader_election_watchdog_fails_liveness(running: Running) -> None:
+    running.flags.leader_ok = "failed election to renew leadership on lease kube-scheduler"
+    for path in ("/healthz", "/livez"):
+        status, body, _ = await running.get(path)
+        assert status == 500
+        assert body.endswith(
+            "[-]leaderElection failed: reason withheld\n" + path[1:] + " check failed\n"
+        )
+    assert (await running.get("/livez/leaderElection"))[1] == (
+        "internal server error: failed election to renew leadership on lease kube-scheduler\n"
+    )
+
+
+async def test_metrics_are_prometheus_text(running: Running) -> None:
+    running.metrics.leader_status("kube-scheduler", True)
+    running.metrics.schedule_attempt("scheduled", "default-scheduler", 0.01)
+    status, body, headers = await running.get("/metrics")
+    assert status == 200
+    assert headers["Content-Type"] == SchedulerMetrics.CONTENT_TYPE
+    assert headers["Content-Type"].startswith("text/plain; version=0.0.4")
+    lines = body.splitlines()
+    assert 'leader_election_master_status{name="kube-scheduler"} 1.0' in lines
+    assert (
+        'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 1.0'
+        in lines
+    )
+
+
+async def test_configz_is_the_effective_config_under_componentconfig(running: Running) -> None:
+    status, body, headers = await running.get("/configz")
+    assert status == 200
+    assert headers["Content-Type"].startswith("application/json")
+    assert json.loads(body) == {"componentconfig": CONFIG}
+    await running.get("/configz")
+    assert len(running.flags.configz_calls) == 2  # read on each request, never cached
+
+
+async def test_plain_http_is_not_served(running: Running) -> None:
+    plain = running.base.replace("https://", "http://")
+    async with aiohttp.ClientSession() as client:
+        with pytest.raises(aiohttp.ClientError):
+            async with client.get(plain + "/healthz") as response:
+                await response.text()
+
+
+async def test_an_untrusting_client_rejects_the_self_signed_certificate(running: Running) -> None:
+    async with aiohttp.ClientSession() as client:
+        with pytest.raises(aiohttp.ClientConnectorCertificateError):
+            await client.get(running.base + "/healthz")
+
+
+async def test_serves_given_certificate_files_and_stops(tmp_path: Path) -> None:
+    pair = generate_self_signed("127.0.0.1", datetime.now(UTC))
+    cert_file, key_file = tmp_path / "tls.crt", tmp_path / "tls.key"
+    cert_file.write_bytes(pair.cert_chain_pem)
+    key_file.write_bytes(pair.key_pem)
+    server = HealthServer(
+        SchedulerMetrics(),
+        liveness={},
+        readiness={},
+        configz=dict,
+        tls_cert_file=str(cert_file),
+        tls_private_key_file=str(key_file),
+    )
+    port = await server.start("127.0.0.1", 0)
+    assert server.self_signed_ca_pem is None
+    url = f"https://127.0.0.1:{port}"
+    connector = aiohttp.TCPConnector(ssl=trusting(pair.ca_pem))
+    async with aiohttp.ClientSession(connector=connector) as client:
+        async with client.get(url + "/readyz?verbose") as response:
+            # With no checks given, an endpoint serves the ping check.
+            assert (response.status, await response.text()) == (
+                200,
+                "[+]ping ok\nreadyz check passed\n",
+            )
+        async with client.get(url + "/configz") as response:
+            assert await response.json() == {"componentconfig": {}}
+        await server.stop()
+        with pytest.raises(aiohttp.ClientConnectorError):
+            await client.get(url + "/healthz")
+    await server.stop()  # stopping twice is harmless
+
+
+def test_certificate_files_come_in_pairs() -> None:
+    with pytest.raises(ValueError, match="together"):
+        HealthServer(
+            SchedulerMetrics(), liveness={}, readiness={}, configz=dict, tls_cert_file="x.crt"
+        )

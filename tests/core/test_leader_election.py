@@ -1,0 +1,441 @@
+"""Lease-based leader election against the in-memory cluster, time moved by a FakeClock."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pytest
+
+from scheduler.cluster.sim import SimCluster
+from scheduler.core.leader_election import WATCHDOG_GRACE, LeaderElector, new_identity
+from scheduler.core.lease_record import micro_time
+from scheduler.framework.errors import APIError
+from scheduler.observability import SchedulerMetrics
+from scheduler.testing import FakeClock
+
+NAMESPACE, NAME = "kube-system", "kube-scheduler"
+
+
+class Candidate:
+    """One replica: its elector and the leadership callbacks it saw, in order."""
+
+    def __init__(
+        self, sim: SimCluster, clock: FakeClock, identity: str, metrics: SchedulerMetrics
+    ) -> None:
+        self.calls: list[str] = []
+        self.metrics = metrics
+        self.elector = LeaderElector(
+            sim,
+            namespace=NAMESPACE,
+            name=NAME,
+            identity=identity,
+            clock=clock,
+            on_started_leading=lambda: self.calls.append("started"),
+            on_stopped_leading=lambda: self.calls.append("stopped"),
+            metrics=metrics,
+        )
+
+    @property
+    def status_metric(self) -> float | None:
+        return self.metrics.registry.get_sample_value(
+            "leader_election_master_status", {"name": NAME}
+        )
+
+
+class SleepWatchingClock(FakeClock):
+    """A FakeClock that counts the sleeps begun on it, so a test knows when a loop has come
+    round to its next wait."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sleeps = 0
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps += 1
+        await super().sleep(seconds)
+
+
+@pytest.fixture
+def clock() -> SleepWatchingClock:
+    return SleepWatchingClock()
+
+
+@pytest.fixture
+def sim(clock: FakeClock) -> SimCluster:
+    return SimCluster(clock)
+
+
+@pytest.fixture
+def replica(sim: SimCluster, clock: FakeClock) -> Callable[[str], Candidate]:
+    return lambda identity: Candidate(sim, clock, identity, SchedulerMetrics())
+
+
+def lease_spec(sim: SimCluster) -> dict[str, Any]:
+    [lease] = [obj for obj in sim.objects("leases") if obj["metadata"]["name"] == NAME]
+    return dict(lease["spec"])
+
+
+def server_error() -> APIError:
+    return APIError(500, "etcdserver: request timed out")
+
+
+def fail_renewals(sim: SimCluster, times: int) -> None:
+    """Make the next `times` renewals fail whichever path (optimistic update, or get) they take."""
+    for _ in range(times):
+        sim.fail_next("update", "leases", server_error())
+        sim.fail_next("get", "leases", server_error())
+
+
+async def test_a_single_candidate_creates_the_lease_and_leads(
+    sim: SimCluster, clock: FakeClock, replica: Callable[[str], Candidate]
+) -> None:
+    a = replica("a")
+    assert a.status_metric == 0
+    assert await a.elector.try_acquire_or_renew()
+    stamp = micro_time(clock.wall())
+    assert lease_spec(sim) == {
+        "holderIdentity": "a",
+        "leaseDurationSeconds": 15,
+        "acquireTime": stamp,
+        "renewTime": stamp,
+        "leaseTransitions": 0,
+    }
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", stamp)
+    assert a.elector.is_leader
+    assert a.calls == ["started"]
+    assert a.status_metric == 1
+
+
+async def test_renewals_move_renew_time_only(
+    sim: SimCluster, clock: FakeClock, replica: Callable[[str], Candidate]
+) -> None:
+    a = replica("a")
+    assert await a.elector.try_acquire_or_renew()
+    acquired = lease_spec(sim)["acquireTime"]
+    for _ in range(3):
+        clock.advance(2)
+        assert await a.elector.try_acquire_or_renew()
+    spec = lease_spec(sim)
+    assert spec["acquireTime"] == acquired
+    assert spec["renewTime"] == micro_time(clock.wall()) != acquired
+    assert spec["leaseTransitions"] == 0
+    assert a.calls == ["started"]
+
+
+async def test_a_second_candidate_waits_while_the_holder_renews(
+    sim: SimCluster, clock: FakeClock, replica: Callable[[str], Candidate]
+) -> None:
+    a, b = replica("a"), replica("b")
+    assert await a.elector.try_acquire_or_renew()
+    for _ in range(20):  # 40 s, well past one lease duration
+        assert not await b.elector.try_acquire_or_renew()
+        clock.advance(2)
+        assert await a.elector.try_acquire_or_renew()
+    assert lease_spec(sim)["holderIdentity"] == "a"
+    assert not b.elector.is_leader
+    assert b.calls == []
+    assert b.status_metric == 0
+
+
+@pytest.mark.parametrize(
+    ("first_look", "too_early", "in_time"),
+    [
+        # Expiry counts from when b first saw the record, by b's own clock.
+        pytest.param(0, 14.9, 15.0, id="seen-at-acquire"),
+        pytest.param(5, 19.9, 20.0, id="seen-later-waits-longer"),
+    ],
+)
+async def test_takeover_after_the_holder_is_silent_for_the_lease_duration(
+    sim: SimCluster,
+    clock: FakeClock,
+    replica: Callable[[str], Candidate],
+    first_look: float,
+    too_early: float,
+    in_time: float,
+) -> None:
+    a, b = replica("a"), replica("b")
+    start = clock.now()
+    assert await a.elector.try_acquire_or_renew()
+    clock.advance(first_look)
+    assert not await b.elector.try_acquire_or_renew()
+    clock.advance(too_early - (clock.now() - start))
+    assert not await b.elector.try_acquire_or_renew()
+    clock.advance(in_time - (clock.now() - start))
+    assert await b.elector.try_acquire_or_renew()
+    spec = lease_spec(sim)
+    assert spec["holderIdentity"] == "b"
+    assert spec["leaseTransitions"] == 1
+    assert spec["acquireTime"] == micro_time(clock.wall())
+    assert b.calls == ["started"]
+
+
+async def test_holder_stops_leading_when_renewals_fail_past_the_renew_deadline(
+    sim: SimCluster, clock: FakeClock, replica: Callable[[str], Candidate]
+) -> None:
+    a = replica("a")
+    assert await a.elector.try_acquire_or_renew()
+    fail_renewals(sim, 10)
+    for _ in range(4):  # failures at 2, 4, 6, 8 s: still within the 10 s deadline
+        clock.advance(2)
+        assert not await a.elector.try_acquire_or_renew()
+        assert a.elector.is_leader
+    clock.advance(1.99)
+    assert a.elector.is_leader
+    assert a.calls == ["started"]
+    clock.advance(0.01)  # 10 s since the last renewal: lost at once, without another attempt
+    assert not a.elector.is_leader
+    assert a.calls == ["started", "stopped"]
+    assert a.status_metric == 0
+
+
+async def test_a_successful_renewal_pushes_the_deadline_back(
+    sim: SimCluster, clock: FakeClock, replica: Callable[[str], Candidate]
+) -> None:
+    a = replica("a")
+    assert await a.elector.try_acquire_or_renew()
+    fail_renewals(sim, 4)
+    for _ in range(4):
+        clock.advance(2)
+        assert not await a.elector.try_acquire_or_renew()
+    clock.advance(1)
+    assert await a.elector.try_acquire_or_renew()  # at 9 s
+    clock.advance(9.9)
+    assert a.elector.is_leader
+    clock.advance(0.1)
+    assert a.calls == ["started", "stopped"]
+
+
+async def test_leader_stops_at_once_when_it_sees_another_holder(
+    sim: SimCluster, clock: FakeClock, replica: Callable[[str], Candidate]
+) -> None:
+    a = replica("a")
+    assert await a.elector.try_acquire_or_renew()
+    lease = await sim.get("leases", NAMESPACE, NAME)
+    lease["spec"]["holderIdentity"] = "intruder"
+    await sim.update("leases", lease)
+    clock.advance(2)
+    # The optimistic write conflicts, the re-read shows the new holder.
+    assert not await a.elector.try_acquire_or_renew()
+    assert not a.elector.is_leader
+    assert a.calls == ["started", "stopped"]
+    assert lease_spec(sim)["holderIdentity"] == "intruder"
+
+
+@pytest.mark.parametrize("verb", ["create", "update"])
+async def test_of_two_concurrent_writers_the_later_gets_a_conflict_and_stays_follower(
+    sim: SimCluster,
+    clock: FakeClock,
+    replica: Callable[[str], Candidate],
+    monkeypatch: pytest.MonkeyPatch,
+    verb: str,
+) -> None:
+    a, b = replica("a"), replica("b")
+    if verb == "update":  # a departed holder's lease, expired for both candidates
+        await sim.create(
+            "leases",
+            {
+                "metadata": {"namespace": NAMESPACE, "name": NAME},
+                "spec": {"holderIdentity": "gone", "leaseDurationSeconds": 15},
+            },
+        )
+        assert not await a.elector.try_acquire_or_renew()
+        assert not await b.elector.try_acquire_or_renew()
+        clock.advance(15)
+    original = getattr(sim, verb)
+
+    async def b_writes_between_read_and_write(resource: str, obj: Mapping[str, Any]) -> Any:
+        monkeypatch.setattr(sim, verb, original)
+        assert await b.elector.try_acquire_or_renew()
+        return await original(resource, obj)
+
+    monkeypatch.setattr(sim, verb, b_writes_between_read_and_write)
+    assert not await a.elector.try_acquire_or_renew()
+    assert (a.elector.is_leader, b.elector.is_leader) == (False, True)
+    assert lease_spec(sim)["holderIdentity"] == "b"
+    # a keeps following on later attempts, seeing b's fresh record.
+    clock.advance(2)
+    assert not await a.elector.try_acquire_or_renew()
+    assert a.calls == []
+
+
+async def test_release_lets_another_candidate_take_over_at_once(
+    sim: SimCluster, clock: FakeClock, replica: Callable[[str], Candidate]
+) -> None:
+    a, b = replica("a"), replica("b")
+    assert await a.elector.try_acquire_or_renew()
+    assert not await b.elector.try_acquire_or_renew()
+    await a.elector.release()
+    released = lease_spec(sim)
+    assert released["holderIdentity"] == ""
+    assert released["leaseDurationSeconds"] == 1
+    assert a.calls == ["started", "stopped"]
+    assert a.status_metric == 0
+    assert await b.elector.try_acquire_or_renew()  # no time has passed
+    assert lease_spec(sim)["holderIdentity"] == "b"
+
+
+async def test_release_is_a_no_op_for_a_follower(
+    sim: SimCluster, replica: Callable[[str], Candidate]
+) -> None:
+    a, b = replica("a"), replica("b")
+    assert await a.elector.try_acquire_or_renew()
+    assert not await b.elector.try_acquire_or_renew()
+    await b.elector.release()
+    assert lease_spec(sim)["holderIdentity"] == "a"
+    assert b.calls == []
+
+
+async def test_lease_transitions_count_changes_of_holder(
+    sim: SimCluster, clock: FakeClock, replica: Callable[[str], Candidate]
+) -> None:
+    a, b = replica("a"), replica("b")
+    seen: list[tuple[str, int]] = []
+    for elector in (a.elector, b.elector, a.elector):
+        clock.advance(2)
+        assert await elector.try_acquire_or_renew()
+        clock.advance(2)
+        assert await elector.try_acquire_or_renew()  # a renewal counts no transition
+        spec = lease_spec(sim)
+        seen.append((spec["holderIdentity"], spec["leaseTransitions"]))
+        await elector.release()
+    assert seen == [("a", 0), ("b", 1), ("a", 2)]
+    assert lease_spec(sim)["leaseTransitions"] == 2  # a release keeps the count
+
+
+async def test_healthy_is_false_only_for_a_leader_overdue_past_the_grace(
+    sim: SimCluster, clock: FakeClock, replica: Callable[[str], Candidate]
+) -> None:
+    a = replica("a")
+    assert a.elector.healthy(clock.now() + 1000)  # a follower is always healthy
+    assert await a.elector.try_acquire_or_renew()
+    renewed = clock.now()
+    # Read without advancing the clock: a stalled loop never fires the renew deadline.
+    assert a.elector.healthy(renewed + 15 + WATCHDOG_GRACE)
+    assert not a.elector.healthy(renewed + 15 + WATCHDOG_GRACE + 0.1)
+
+
+@pytest.mark.parametrize(
+    ("lease_duration", "renew_deadline", "retry_period"),
+    [
+        pytest.param(10, 10, 2, id="lease-not-longer-than-deadline"),
+        pytest.param(15, 2.4, 2, id="deadline-within-jittered-retry"),
+        pytest.param(15, 10, 0, id="zero-retry"),
+    ],
+)
+def test_inconsistent_timings_are_rejected(
+    sim: SimCluster,
+    clock: FakeClock,
+    lease_duration: float,
+    renew_deadline: float,
+    retry_period: float,
+) -> None:
+    with pytest.raises(ValueError, match="must be greater"):
+        LeaderElector(
+            sim,
+            namespace=NAMESPACE,
+            name=NAME,
+            identity="a",
+            clock=clock,
+            lease_duration=lease_duration,
+            renew_deadline=renew_deadline,
+            retry_period=retry_period,
+            on_started_leading=lambda: None,
+            on_stopped_leading=lambda: None,
+        )
+
+
+def test_identities_are_host_name_and_a_unique_suffix() -> None:
+    first, second = new_identity(), new_identity()
+    assert first != second
+    host, _, suffix = first.rpartition("_")
+    assert host and host == second.rpartition("_")[0]
+    assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", suffix)
+
+
+# -- the run loop ---------------------------------------------------------------------------
+
+
+async def settle(condition: Callable[[], bool], *, steps: int = 100) -> None:
+    """Let the event loop run ready tasks until `condition` holds (no time passes)."""
+    for _ in range(steps):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("condition not reached")
+
+
+async def until_sleeping(clock: SleepWatchingClock, sleeps: int) -> None:
+    """Wait until the run loop has begun its `sleeps`-th wait."""
+    await settle(lambda: clock.sleeps == sleeps)
+
+
+async def test_run_waits_for_the_lease_renews_it_and_releases_it_when_cancelled(
+    sim: SimCluster, clock: SleepWatchingClock, replica: Callable[[str], Candidate]
+) -> None:
+    a, b = replica("a"), replica("b")
+    assert await a.elector.try_acquire_or_renew()
+    running = asyncio.create_task(b.elector.run())
+    await until_sleeping(clock, 1)  # b tried and failed
+    assert not b.elector.is_leader
+    await a.elector.release()
+    clock.advance(2)
+    await until_sleeping(clock, 2)
+    assert b.elector.is_leader
+    last_renew = lease_spec(sim)["renewTime"]
+    clock.advance(2)
+    await settle(lambda: lease_spec(sim)["renewTime"] != last_renew)
+    assert lease_spec(sim)["renewTime"] == micro_time(clock.wall())
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert lease_spec(sim)["holderIdentity"] == ""
+    assert b.calls == ["started", "stopped"]
+
+
+async def test_run_returns_when_leadership_is_lost(
+    sim: SimCluster, clock: SleepWatchingClock, replica: Callable[[str], Candidate]
+) -> None:
+    a = replica("a")
+    running = asyncio.create_task(a.elector.run())
+    await until_sleeping(clock, 1)
+    fail_renewals(sim, 4)
+    for round_ in range(4):  # failures at 2, 4, 6 and 8 s
+        clock.advance(2)
+        await until_sleeping(clock, round_ + 2)
+    assert a.calls == ["started"]
+    clock.advance(2)
+    await settle(running.done)
+    await running
+    assert a.calls == ["started", "stopped"]
+    # On the way out it released the lease it still held on record.
+    assert lease_spec(sim)["holderIdentity"] == ""
+
+
+async def test_a_hung_renewal_does_not_keep_a_lost_leader_running(
+    sim: SimCluster,
+    clock: SleepWatchingClock,
+    replica: Callable[[str], Candidate],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    a = replica("a")
+    running = asyncio.create_task(a.elector.run())
+    await until_sleeping(clock, 1)
+    never = asyncio.Event()
+
+    async def hang(resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
+        await never.wait()
+        raise AssertionError("unreachable")
+
+    monkeypatch.setattr(sim, "update", hang)
+    clock.advance(2)  # the renewal starts and hangs
+    await settle(lambda: clock.pending_timers >= 2)  # the deadline and the attempt's limit
+    clock.advance(8)
+    assert a.calls == ["started", "stopped"]
+    await settle(lambda: clock.pending_timers == 1)  # the release, bounded too
+    clock.advance(10)
+    await settle(running.done)
+    await running
+    assert lease_spec(sim)["holderIdentity"] == "a"  # the release never reached the server
