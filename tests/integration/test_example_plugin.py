@@ -1,0 +1,123 @@
+"""The example out-of-tree plugin works from its own installed package, with no scheduler change."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "demo-plugin"
+
+CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: demo-scheduler
+    plugins:
+      multiPoint:
+        enabled:
+          - name: DemoPlugin
+"""
+
+
+def _node(name: str, demo_ok: bool) -> str:
+    labels = '{"demo-ok": "true"}' if demo_ok else "{}"
+    return (
+        f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {labels}}}\n"
+        "status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n"
+    )
+
+
+def _pod(name: str) -> str:
+    return (
+        f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\n"
+        "spec: {schedulerName: demo-scheduler, containers: [{name: c, image: pause}]}\n"
+    )
+
+
+@pytest.fixture(scope="module")
+def installed_example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """pip-install the example into a directory of its own (its own dist-info, entry points)."""
+    target = tmp_path_factory.mktemp("site")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            str(target),
+            str(EXAMPLE),
+        ],
+        check=True,
+    )
+    assert list(target.glob("kube_pyscheduler_demo-*.dist-info"))
+    return target
+
+
+def _simulate(site: Path, workdir: Path, documents: list[str]) -> dict[str, object]:
+    config = workdir / "config.yaml"
+    config.write_text(CONFIG)
+    scenario = workdir / "cluster.yaml"
+    scenario.write_text("---\n".join(documents))
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scheduler.app.cli",
+            "simulate",
+            "--config",
+            str(config),
+            str(scenario),
+            "--output",
+            "json",
+            "--no-progress",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    result: dict[str, object] = json.loads(completed.stdout)
+    return result
+
+
+def test_demo_plugin_filters_and_scores_from_its_own_package(
+    installed_example: Path, tmp_path: Path
+) -> None:
+    documents = [_node("ok-1", True), _node("ok-2", True), _node("plain", False)]
+    documents += [_pod(f"p{i}") for i in range(6)]
+    result = _simulate(installed_example, tmp_path, documents)
+    nodes = {p["name"]: p["node"] for p in result["pods"]}  # type: ignore[attr-defined]
+    assert set(nodes.values()) <= {"ok-1", "ok-2"}
+    assert None not in nodes.values()
+
+
+def test_demo_plugin_rejection_reason(installed_example: Path, tmp_path: Path) -> None:
+    result = _simulate(
+        installed_example, tmp_path, [_node("a", False), _node("b", False), _pod("p")]
+    )
+    (pod,) = result["pods"]  # type: ignore[misc]
+    assert pod["status"] == "Unschedulable"
+    assert pod["message"] == "0/2 nodes are available: 2 node not demo-ok."
+
+
+def test_without_the_package_the_plugin_is_unknown(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(CONFIG)
+    completed = subprocess.run(
+        [sys.executable, "-m", "scheduler.app.cli", "validate-config", str(config)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 2
+    assert 'unknown plugin "DemoPlugin"' in completed.stderr
