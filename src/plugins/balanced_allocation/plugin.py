@@ -1,0 +1,92 @@
+"""NodeResourcesBalancedAllocation: favour nodes whose resource usage the pod makes more even."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from plugins.balanced_allocation.args import NodeResourcesBalancedAllocationArgs
+from plugins.balanced_allocation.balance import (
+    balanced_allocation_score,
+    balanced_allocation_score_rows,
+)
+from plugins.node_resources_fit.allocation import (
+    node_allocation,
+    pod_requests_for,
+    rows_allocation,
+)
+from scheduler.framework import (
+    CycleState,
+    Handle,
+    NodeInfo,
+    NodeTable,
+    Pod,
+    Rows,
+    ScoreExtensions,
+    Scores,
+    Status,
+)
+
+PRE_SCORE_STATE_KEY = "PreScoreNodeResourcesBalancedAllocation"
+
+
+@dataclass(frozen=True, slots=True)
+class PodBalanceRequests:
+    """The pod's plain requests (no non-zero defaults) of each balanced resource."""
+
+    values: tuple[int, ...]
+
+    @property
+    def best_effort(self) -> bool:
+        return not any(self.values)
+
+
+class NodeResourcesBalancedAllocation:
+    name = "NodeResourcesBalancedAllocation"
+
+    def __init__(self, args: NodeResourcesBalancedAllocationArgs | None, handle: Handle) -> None:
+        args = args if args is not None else NodeResourcesBalancedAllocationArgs()
+        self._resource_names = tuple(r.name for r in args.resources)
+
+    def _pod_requests(self, pod: Pod) -> PodBalanceRequests:
+        return PodBalanceRequests(pod_requests_for(pod, self._resource_names, use_requested=True))
+
+    def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Status:
+        requests = self._pod_requests(pod)
+        if requests.best_effort:
+            # A pod requesting none of the resources would otherwise pile onto the nodes that
+            # already look balanced; upstream skips scoring it.
+            return Status.skip()
+        state.write(PRE_SCORE_STATE_KEY, requests)
+        return Status()
+
+    def _requests(self, state: CycleState, pod: Pod) -> PodBalanceRequests:
+        found = state.get(PRE_SCORE_STATE_KEY, PodBalanceRequests)
+        return found if found is not None else self._pod_requests(pod)
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        requests = self._requests(state, pod)
+        if requests.best_effort:
+            return 0, Status()
+        allocation = node_allocation(
+            node_info, self._resource_names, requests.values, use_requested=True
+        )
+        score = balanced_allocation_score(
+            allocation.requested, allocation.allocated, allocation.allocatable
+        )
+        return score, Status()
+
+    def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
+        requests = self._requests(state, pod)
+        if requests.best_effort:
+            return np.zeros(len(rows), dtype=np.int64)
+        allocation = rows_allocation(
+            table, rows, self._resource_names, requests.values, use_requested=True
+        )
+        return balanced_allocation_score_rows(
+            allocation.requested, allocation.allocated, allocation.allocatable
+        )
+
+    def score_extensions(self) -> ScoreExtensions | None:
+        return None

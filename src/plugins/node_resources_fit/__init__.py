@@ -1,0 +1,11 @@
+"""NodeResourcesFit: the in-tree resource fit filter and resource scoring plugin."""
+
+from plugins.node_resources_fit.args import NodeResourcesFitArgs
+from plugins.node_resources_fit.plugin import NodeResourcesFit
+from scheduler.framework import PluginSpec
+
+SPEC = PluginSpec(
+    name=NodeResourcesFit.name, plugin_class=NodeResourcesFit, args_model=NodeResourcesFitArgs
+)
+
+__all__ = ["SPEC", "NodeResourcesFit", "NodeResourcesFitArgs"]

@@ -1,0 +1,115 @@
+"""Inputs of the resource scoring strategies: per scored resource, a node's allocatable, what its
+pods already take, and what they would take with the incoming pod.
+
+Shared by NodeResourcesFit scoring and NodeResourcesBalancedAllocation, as upstream shares one
+"resource allocation scorer" between them. Rules (upstream's):
+- cpu and memory use the non-zero requests (100m / 200Mi for a container that sets none) unless
+  `use_requested` (BalancedAllocation) asks for the plain requests;
+- ephemeral-storage always uses plain requests;
+- a scalar resource the pod does not request is left out, as is any resource the node does not
+  offer (allocatable 0): its allocatable, allocated and requested all read 0, and every strategy
+  skips entries whose allocatable is 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from plugins.node_resources_fit.names import is_scalar
+from scheduler.framework import NodeInfo, NodeTable, Pod, Rows
+from scheduler.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+
+Matrix = npt.NDArray[np.int64]
+
+
+def pod_requests_for(pod: Pod, names: Sequence[str], *, use_requested: bool) -> tuple[int, ...]:
+    """The pod's request of each scored resource, in `names` order."""
+    values = []
+    for name in names:
+        if name == CPU and not use_requested:
+            values.append(pod.non_zero_cpu)
+        elif name == MEMORY and not use_requested:
+            values.append(pod.non_zero_memory)
+        else:
+            values.append(pod.requests.get(name, 0))
+    return tuple(values)
+
+
+def _scored(name: str, pod_request: int) -> bool:
+    if name in (CPU, MEMORY, EPHEMERAL_STORAGE):
+        return True
+    return pod_request != 0 and is_scalar(name)
+
+
+@dataclass(frozen=True, slots=True)
+class NodeAllocation:
+    """One node's lists, aligned with the scored resources."""
+
+    allocatable: list[int]
+    allocated: list[int]
+    requested: list[int]
+
+
+def node_allocation(
+    info: NodeInfo, names: Sequence[str], pod_requests: Sequence[int], *, use_requested: bool
+) -> NodeAllocation:
+    node_allocatable = info.node.allocatable if info.node is not None else {}
+    allocatable, allocated, requested = [], [], []
+    for name, pod_request in zip(names, pod_requests, strict=True):
+        capacity = node_allocatable.get(name, 0) if _scored(name, pod_request) else 0
+        if capacity == 0:
+            allocatable.append(0)
+            allocated.append(0)
+            requested.append(0)
+            continue
+        if name == CPU and not use_requested:
+            in_use = info.non_zero_cpu
+        elif name == MEMORY and not use_requested:
+            in_use = info.non_zero_memory
+        else:
+            in_use = info.requested.get(name, 0)
+        allocatable.append(capacity)
+        allocated.append(in_use)
+        requested.append(in_use + pod_request)
+    return NodeAllocation(allocatable, allocated, requested)
+
+
+@dataclass(frozen=True, slots=True)
+class RowsAllocation:
+    """(rows x scored resources) matrices over table rows."""
+
+    allocatable: Matrix
+    allocated: Matrix
+    requested: Matrix
+
+
+def rows_allocation(
+    table: NodeTable,
+    rows: Rows,
+    names: Sequence[str],
+    pod_requests: Sequence[int],
+    *,
+    use_requested: bool,
+) -> RowsAllocation:
+    shape = (len(rows), len(names))
+    allocatable = np.zeros(shape, dtype=np.int64)
+    allocated = np.zeros(shape, dtype=np.int64)
+    for j, (name, pod_request) in enumerate(zip(names, pod_requests, strict=True)):
+        column = table.resource_column(name)
+        if column is None or not _scored(name, pod_request):
+            continue
+        allocatable[:, j] = table.allocatable[rows, column]
+        if name == CPU and not use_requested:
+            allocated[:, j] = table.non_zero_requested[rows, 0]
+        elif name == MEMORY and not use_requested:
+            allocated[:, j] = table.non_zero_requested[rows, 1]
+        else:
+            allocated[:, j] = table.requested[rows, column]
+    offered = allocatable != 0
+    allocated = np.where(offered, allocated, 0)
+    requested = np.where(offered, allocated + np.asarray(pod_requests, dtype=np.int64), 0)
+    return RowsAllocation(allocatable, allocated, requested)

@@ -1,0 +1,145 @@
+"""NodeResourcesFitArgs (kubescheduler.config.k8s.io/v1) with upstream defaults and validation."""
+
+from __future__ import annotations
+
+from typing import Final, Self
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.alias_generators import to_camel
+
+from plugins.node_resources_fit.field_errors import FieldErrors, Loc
+from plugins.node_resources_fit.names import qualified_name_errors
+from scheduler.framework import PluginArgs
+
+LEAST_ALLOCATED: Final = "LeastAllocated"
+MOST_ALLOCATED: Final = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO: Final = "RequestedToCapacityRatio"
+SCORING_STRATEGY_TYPES: Final = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
+
+# Shape scores are on a 0..10 scale (upstream's MaxCustomPriorityScore) and scaled x10 to 0..100.
+MAX_CUSTOM_PRIORITY_SCORE: Final = 10
+MAX_UTILIZATION: Final = 100
+MAX_RESOURCE_WEIGHT: Final = 100
+
+
+class ArgsPart(BaseModel):
+    """A nested object of plugin args: same spelling and strictness as PluginArgs."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+    )
+
+
+class ResourceSpec(ArgsPart):
+    """A resource taken into account by scoring, and its weight (0 or unset means 1)."""
+
+    name: str
+    weight: int = 1
+
+    @field_validator("weight")
+    @classmethod
+    def _unset_weight_is_one(cls, weight: int) -> int:
+        return 1 if weight == 0 else weight
+
+
+DEFAULT_RESOURCES: Final = (
+    ResourceSpec(name="cpu", weight=1),
+    ResourceSpec(name="memory", weight=1),
+)
+
+
+class UtilizationShapePoint(ArgsPart):
+    utilization: int = 0
+    score: int = 0
+
+
+class RequestedToCapacityRatioParam(ArgsPart):
+    shape: tuple[UtilizationShapePoint, ...] = ()
+
+
+class ScoringStrategy(ArgsPart):
+    type: str = ""
+    resources: tuple[ResourceSpec, ...] = DEFAULT_RESOURCES
+    requested_to_capacity_ratio: RequestedToCapacityRatioParam | None = None
+
+    @field_validator("resources")
+    @classmethod
+    def _empty_means_default(cls, resources: tuple[ResourceSpec, ...]) -> tuple[ResourceSpec, ...]:
+        return resources or DEFAULT_RESOURCES
+
+    @property
+    def shape(self) -> tuple[UtilizationShapePoint, ...]:
+        ratio = self.requested_to_capacity_ratio
+        return ratio.shape if ratio is not None else ()
+
+
+def _default_strategy() -> ScoringStrategy:
+    return ScoringStrategy(type=LEAST_ALLOCATED)
+
+
+class NodeResourcesFitArgs(PluginArgs):
+    ignored_resources: tuple[str, ...] = ()
+    ignored_resource_groups: tuple[str, ...] = ()
+    scoring_strategy: ScoringStrategy = Field(default_factory=_default_strategy)
+
+    @model_validator(mode="after")
+    def _validate(self) -> Self:
+        errors = FieldErrors()
+        for i, name in enumerate(self.ignored_resources):
+            for problem in qualified_name_errors(name):
+                errors.invalid(("ignoredResources", i), name, problem)
+        for i, group in enumerate(self.ignored_resource_groups):
+            if "/" in group:
+                errors.invalid(
+                    ("ignoredResourceGroups", i), group, "resource group name can't contain '/'"
+                )
+            for problem in qualified_name_errors(group):
+                errors.invalid(("ignoredResourceGroups", i), group, problem)
+        _validate_strategy(self.scoring_strategy, ("scoringStrategy",), errors)
+        errors.raise_if_any(type(self).__name__)
+        return self
+
+
+def _validate_strategy(strategy: ScoringStrategy, loc: Loc, errors: FieldErrors) -> None:
+    if strategy.type not in SCORING_STRATEGY_TYPES:
+        errors.not_supported((*loc, "type"), strategy.type, SCORING_STRATEGY_TYPES)
+    for i, resource in enumerate(strategy.resources):
+        if not 0 < resource.weight <= MAX_RESOURCE_WEIGHT:
+            errors.invalid(
+                (*loc, "resources", i, "weight"),
+                resource.weight,
+                f"resource weight of {resource.name} not in valid range (0, {MAX_RESOURCE_WEIGHT}]",
+            )
+    ratio = strategy.requested_to_capacity_ratio
+    # Upstream validates a given shape whatever the type; the strategy that uses it needs one.
+    if ratio is not None or strategy.type == REQUESTED_TO_CAPACITY_RATIO:
+        _validate_shape(strategy.shape, (*loc, "requestedToCapacityRatio", "shape"), errors)
+
+
+def _validate_shape(
+    shape: tuple[UtilizationShapePoint, ...], loc: Loc, errors: FieldErrors
+) -> None:
+    if not shape:
+        errors.required(loc, "at least one point must be specified")
+        return
+    for i in range(1, len(shape)):
+        if shape[i - 1].utilization >= shape[i].utilization:
+            errors.invalid(
+                (*loc, i, "utilization"),
+                shape[i].utilization,
+                "values must be sorted in increasing order",
+            )
+            break
+    for i, point in enumerate(shape):
+        if not 0 <= point.utilization <= MAX_UTILIZATION:
+            errors.invalid(
+                (*loc, i, "utilization"),
+                point.utilization,
+                f"not in valid range [0, {MAX_UTILIZATION}]",
+            )
+        if not 0 <= point.score <= MAX_CUSTOM_PRIORITY_SCORE:
+            errors.invalid(
+                (*loc, i, "score"),
+                point.score,
+                f"not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]",
+            )

@@ -1,0 +1,91 @@
+"""QueueingHints: which pod and node events may let a pod this plugin rejected fit again."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from plugins.node_resources_fit.fits import insufficient_resources
+from plugins.node_resources_fit.names import is_scalar
+from plugins.node_resources_fit.requests import PodResourceRequest
+from scheduler.framework import Node, Pod, QueueingHint
+from scheduler.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
+
+QUEUE = QueueingHint.QUEUE
+SKIP = QueueingHint.QUEUE_SKIP
+
+
+def _as_pod(obj: Any) -> Pod | None:
+    if obj is None or isinstance(obj, Pod):
+        return obj
+    if isinstance(obj, Mapping):
+        return Pod.from_dict(obj)
+    raise TypeError(f"expected a Pod, got {type(obj).__name__}")
+
+
+def _as_node(obj: Any) -> Node | None:
+    if obj is None or isinstance(obj, Node):
+        return obj
+    if isinstance(obj, Mapping):
+        return Node.from_dict(obj)
+    raise TypeError(f"expected a Node, got {type(obj).__name__}")
+
+
+def after_pod_event(pod: Pod, old: Any, new: Any) -> QueueingHint:
+    """A pod went away or shrank in place; it helps only if it freed something `pod` asks for."""
+    try:
+        original, modified = _as_pod(old), _as_pod(new)
+    except TypeError:
+        return QUEUE  # as upstream: a hint that cannot judge the event requeues
+    if modified is None:
+        if original is None:
+            return QUEUE
+        # An unscheduled, un-nominated pod held nothing on any node.
+        if not original.node_name and not original.nominated_node_name:
+            return SKIP
+        return QUEUE
+    if original is None:
+        return QUEUE
+    return QUEUE if _scale_down_helps(pod, original, modified) else SKIP
+
+
+def _scale_down_helps(target: Pod, original: Pod, modified: Pod) -> bool:
+    if modified.uid == target.uid:
+        return True  # the rejected pod itself shrank
+    if not modified.node_name:
+        return False
+    for name, quantity in target.requests.items():
+        if not quantity or not (name in (CPU, MEMORY, EPHEMERAL_STORAGE) or is_scalar(name)):
+            continue
+        if original.requests.get(name, 0) > modified.requests.get(name, 0):
+            return True
+    return False
+
+
+def fits_empty_node(pod: Pod, node: Node) -> bool:
+    """Whether `pod` would fit `node` with nothing on it (ignored resources not applied, as
+    upstream's hint does not apply them either)."""
+    request = PodResourceRequest.of_pod(pod)
+    return not insufficient_resources(request, node.allocatable, {}, 0)
+
+
+def after_node_change(pod: Pod, old: Any, new: Any) -> QueueingHint:
+    """A node was added or its allocatable changed: queue if it could now hold the pod."""
+    try:
+        original, modified = _as_node(old), _as_node(new)
+    except TypeError:
+        return QUEUE
+    if modified is None or not fits_empty_node(pod, modified):
+        return SKIP
+    if original is None:
+        return QUEUE
+    return QUEUE if _requested_capacity_grew(pod, original, modified) else SKIP
+
+
+def _requested_capacity_grew(pod: Pod, original: Node, modified: Node) -> bool:
+    """Did the node gain pod slots, or more of something the pod requests?"""
+    before, after = original.allocatable, modified.allocatable
+    if after.get(PODS, 0) > before.get(PODS, 0):
+        return True
+    request = PodResourceRequest.of_pod(pod)
+    return any(after.get(name, 0) > before.get(name, 0) for name, _ in request.checked())

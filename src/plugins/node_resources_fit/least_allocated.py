@@ -1,0 +1,41 @@
+"""LeastAllocated: favour nodes with the most room left after placing the pod.
+
+Per resource: (allocatable - requested) * 100 // allocatable, or 0 when requested exceeds
+allocatable; the node score is the weighted average, rounded down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from plugins.node_resources_fit.scorer import (
+    Matrix,
+    Vector,
+    weighted_floor_average,
+    weighted_floor_average_rows,
+)
+from scheduler.framework import MAX_NODE_SCORE
+
+
+def least_requested_score(requested: int, capacity: int) -> int:
+    if capacity == 0 or requested > capacity:
+        return 0
+    return (capacity - requested) * MAX_NODE_SCORE // capacity
+
+
+class LeastAllocatedScorer:
+    def __init__(self, weights: Sequence[int]) -> None:
+        self._weights = tuple(weights)
+        self._weight_vector = np.asarray(weights, dtype=np.int64)
+
+    def score(self, requested: Sequence[int], allocatable: Sequence[int]) -> int:
+        scores = [least_requested_score(r, a) for r, a in zip(requested, allocatable, strict=True)]
+        return weighted_floor_average(scores, allocatable, self._weights)
+
+    def score_rows(self, requested: Matrix, allocatable: Matrix) -> Vector:
+        safe = np.where(allocatable == 0, 1, allocatable)
+        free = (allocatable - requested) * MAX_NODE_SCORE // safe
+        scores = np.where((allocatable == 0) | (requested > allocatable), 0, free)
+        return weighted_floor_average_rows(scores, allocatable, self._weight_vector)

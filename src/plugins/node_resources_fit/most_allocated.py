@@ -1,0 +1,42 @@
+"""MostAllocated: favour the fullest nodes (bin packing).
+
+Per resource: min(requested, allocatable) * 100 // allocatable (requested may exceed allocatable
+because pods without requests count the 100m / 200Mi defaults); the node score is the weighted
+average, rounded down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from plugins.node_resources_fit.scorer import (
+    Matrix,
+    Vector,
+    weighted_floor_average,
+    weighted_floor_average_rows,
+)
+from scheduler.framework import MAX_NODE_SCORE
+
+
+def most_requested_score(requested: int, capacity: int) -> int:
+    if capacity == 0:
+        return 0
+    return min(requested, capacity) * MAX_NODE_SCORE // capacity
+
+
+class MostAllocatedScorer:
+    def __init__(self, weights: Sequence[int]) -> None:
+        self._weights = tuple(weights)
+        self._weight_vector = np.asarray(weights, dtype=np.int64)
+
+    def score(self, requested: Sequence[int], allocatable: Sequence[int]) -> int:
+        scores = [most_requested_score(r, a) for r, a in zip(requested, allocatable, strict=True)]
+        return weighted_floor_average(scores, allocatable, self._weights)
+
+    def score_rows(self, requested: Matrix, allocatable: Matrix) -> Vector:
+        safe = np.where(allocatable == 0, 1, allocatable)
+        used = np.minimum(requested, allocatable) * MAX_NODE_SCORE // safe
+        scores = np.where(allocatable == 0, 0, used)
+        return weighted_floor_average_rows(scores, allocatable, self._weight_vector)

@@ -1,0 +1,146 @@
+"""NodeResourcesFit: reject nodes without room for the pod's requests, and score the rest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from plugins.node_resources_fit.allocation import (
+    node_allocation,
+    pod_requests_for,
+    rows_allocation,
+)
+from plugins.node_resources_fit.args import NodeResourcesFitArgs
+from plugins.node_resources_fit.fits import (
+    IgnoredResources,
+    node_insufficient_resources,
+    status_of,
+)
+from plugins.node_resources_fit.fits_batch import filter_rows
+from plugins.node_resources_fit.hints import after_node_change, after_pod_event
+from plugins.node_resources_fit.requests import PRE_FILTER_STATE_KEY, PodResourceRequest
+from plugins.node_resources_fit.strategies import build_scorer
+from scheduler.framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    CycleState,
+    EventResource,
+    FilterBatch,
+    Handle,
+    NodeInfo,
+    NodeTable,
+    Pod,
+    PreFilterExtensions,
+    PreFilterResult,
+    Rows,
+    ScoreExtensions,
+    Scores,
+    Status,
+)
+
+PRE_SCORE_STATE_KEY = "PreScoreNodeResourcesFit"
+
+
+@dataclass(frozen=True, slots=True)
+class PodScoreRequests:
+    """The pod's request of each scored resource (cpu and memory as non-zero requests)."""
+
+    values: tuple[int, ...]
+
+
+class NodeResourcesFit:
+    name = "NodeResourcesFit"
+
+    def __init__(self, args: NodeResourcesFitArgs | None, handle: Handle) -> None:
+        args = args if args is not None else NodeResourcesFitArgs()
+        self._ignored = IgnoredResources(
+            frozenset(args.ignored_resources), frozenset(args.ignored_resource_groups)
+        )
+        self._resource_names = tuple(r.name for r in args.scoring_strategy.resources)
+        self._scorer = build_scorer(args.scoring_strategy)
+
+    # ---- PreFilter / Filter -----------------------------------------------------------
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, table: NodeTable
+    ) -> tuple[PreFilterResult | None, Status]:
+        state.write(PRE_FILTER_STATE_KEY, PodResourceRequest.of_pod(pod))
+        return None, Status()
+
+    def pre_filter_extensions(self) -> PreFilterExtensions | None:
+        return None
+
+    def _request(self, state: CycleState) -> PodResourceRequest | Status:
+        request = state.get(PRE_FILTER_STATE_KEY, PodResourceRequest)
+        if request is None:
+            return Status.from_error(
+                f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found'
+            )
+        return request
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        request = self._request(state)
+        if isinstance(request, Status):
+            return request
+        return status_of(node_insufficient_resources(request, node_info, self._ignored))
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
+    ) -> FilterBatch:
+        request = self._request(state)
+        if isinstance(request, Status):
+            codes = np.full(len(rows), np.int8(request.code), dtype=np.int8)
+            return FilterBatch(codes, (request.reasons or (request.message(),),))
+        return filter_rows(request, table, rows, self._ignored)
+
+    # ---- PreScore / Score -------------------------------------------------------------
+
+    def _pod_score_requests(self, pod: Pod) -> PodScoreRequests:
+        return PodScoreRequests(pod_requests_for(pod, self._resource_names, use_requested=False))
+
+    def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Status:
+        state.write(PRE_SCORE_STATE_KEY, self._pod_score_requests(pod))
+        return Status()
+
+    def _score_requests(self, state: CycleState, pod: Pod) -> tuple[int, ...]:
+        found = state.get(PRE_SCORE_STATE_KEY, PodScoreRequests)
+        return (found if found is not None else self._pod_score_requests(pod)).values
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        allocation = node_allocation(
+            node_info, self._resource_names, self._score_requests(state, pod), use_requested=False
+        )
+        return self._scorer.score(allocation.requested, allocation.allocatable), Status()
+
+    def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
+        allocation = rows_allocation(
+            table,
+            rows,
+            self._resource_names,
+            self._score_requests(state, pod),
+            use_requested=False,
+        )
+        return self._scorer.score_rows(allocation.requested, allocation.allocatable)
+
+    def score_extensions(self) -> ScoreExtensions | None:
+        return None
+
+    # ---- queueing ---------------------------------------------------------------------
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(
+                    EventResource.POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN
+                ),
+                after_pod_event,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(
+                    EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
+                ),
+                after_node_change,
+            ),
+        ]

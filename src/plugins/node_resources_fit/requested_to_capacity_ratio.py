@@ -1,0 +1,102 @@
+"""RequestedToCapacityRatio: score each resource through a user-defined piecewise-linear shape.
+
+Per resource: utilization = requested * 100 // allocatable (100 when requested exceeds it), then
+the shape (scores given on 0..10, scaled x10) maps utilization to a score. Only resources with a
+positive score count, weighted; the node score is their weighted mean rounded half away from
+zero (Go's math.Round of a float64 quotient).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from plugins.node_resources_fit.args import MAX_CUSTOM_PRIORITY_SCORE, MAX_UTILIZATION
+from plugins.node_resources_fit.scorer import Matrix, Vector
+from scheduler.framework import MAX_NODE_SCORE
+
+Point = tuple[int, int]
+
+
+def _truncating_div(numerator: int, denominator: int) -> int:
+    """Integer division rounding toward zero, as Go's `/` on int64 does."""
+    quotient = abs(numerator) // abs(denominator)
+    return quotient if (numerator >= 0) == (denominator > 0) else -quotient
+
+
+def broken_linear(shape: Sequence[Point], utilization: int) -> int:
+    """The shape's value at `utilization`: first score below the first point, last score past
+    the last point, linear in between (with Go's truncating integer division)."""
+    for i, (point_utilization, point_score) in enumerate(shape):
+        if utilization <= point_utilization:
+            if i == 0:
+                return point_score
+            previous_utilization, previous_score = shape[i - 1]
+            return previous_score + _truncating_div(
+                (point_score - previous_score) * (utilization - previous_utilization),
+                point_utilization - previous_utilization,
+            )
+    return shape[-1][1]
+
+
+def scaled_shape(points: Sequence[Point]) -> tuple[Point, ...]:
+    """Shape points with scores moved from the 0..10 config scale to the 0..100 node scale."""
+    factor = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+    return tuple((utilization, score * factor) for utilization, score in points)
+
+
+def utilization(requested: int, capacity: int) -> int:
+    if requested > capacity:
+        return MAX_UTILIZATION
+    return requested * MAX_UTILIZATION // capacity
+
+
+def go_round(value: float) -> int:
+    """Round half away from zero, exactly as Go's math.Round (value is never negative here)."""
+    floor = math.floor(value)
+    return floor + 1 if value - floor >= 0.5 else floor
+
+
+class RequestedToCapacityRatioScorer:
+    def __init__(self, weights: Sequence[int], shape: Sequence[Point]) -> None:
+        self._weights = tuple(weights)
+        self._weight_vector = np.asarray(weights, dtype=np.int64)
+        self._shape = scaled_shape(shape)
+        # Utilization is always an integer in 0..100, so the shape is tabulated once.
+        self._by_utilization = np.asarray(
+            [broken_linear(self._shape, u) for u in range(MAX_UTILIZATION + 1)], dtype=np.int64
+        )
+
+    def resource_score(self, requested: int, capacity: int) -> int:
+        return broken_linear(self._shape, utilization(requested, capacity))
+
+    def score(self, requested: Sequence[int], allocatable: Sequence[int]) -> int:
+        total = weight_sum = 0
+        for r, capacity, weight in zip(requested, allocatable, self._weights, strict=True):
+            if capacity == 0:
+                continue
+            score = self.resource_score(r, capacity)
+            if score > 0:
+                total += score * weight
+                weight_sum += weight
+        if weight_sum == 0:
+            return 0
+        return go_round(float(total) / float(weight_sum))
+
+    def score_rows(self, requested: Matrix, allocatable: Matrix) -> Vector:
+        offered = allocatable != 0
+        safe = np.where(offered, allocatable, 1)
+        used = np.where(
+            requested > allocatable, MAX_UTILIZATION, requested * MAX_UTILIZATION // safe
+        )
+        scores = self._by_utilization[np.where(offered, used, 0)]
+        counted = offered & (scores > 0)
+        total = np.where(counted, scores * self._weight_vector, 0).sum(axis=1)
+        weight_sum = np.where(counted, self._weight_vector, 0).sum(axis=1)
+        mean = total.astype(np.float64) / np.maximum(weight_sum, 1).astype(np.float64)
+        floor = np.floor(mean)
+        rounded = floor + (mean - floor >= 0.5)
+        result: Vector = np.where(weight_sum > 0, rounded, 0).astype(np.int64)
+        return result

@@ -1,0 +1,26 @@
+"""Build the scorer named by scoringStrategy.type."""
+
+from __future__ import annotations
+
+from plugins.node_resources_fit.args import (
+    LEAST_ALLOCATED,
+    MOST_ALLOCATED,
+    REQUESTED_TO_CAPACITY_RATIO,
+    ScoringStrategy,
+)
+from plugins.node_resources_fit.least_allocated import LeastAllocatedScorer
+from plugins.node_resources_fit.most_allocated import MostAllocatedScorer
+from plugins.node_resources_fit.requested_to_capacity_ratio import RequestedToCapacityRatioScorer
+from plugins.node_resources_fit.scorer import ResourceScorer
+
+
+def build_scorer(strategy: ScoringStrategy) -> ResourceScorer:
+    weights = [resource.weight for resource in strategy.resources]
+    if strategy.type == LEAST_ALLOCATED:
+        return LeastAllocatedScorer(weights)
+    if strategy.type == MOST_ALLOCATED:
+        return MostAllocatedScorer(weights)
+    if strategy.type == REQUESTED_TO_CAPACITY_RATIO:
+        shape = [(point.utilization, point.score) for point in strategy.shape]
+        return RequestedToCapacityRatioScorer(weights, shape)
+    raise ValueError(f"scoring strategy {strategy.type} is not supported")
