@@ -10,6 +10,7 @@ from pathlib import Path
 
 from scheduler.app import report
 from scheduler.app.configuration import load_effective, plugin_registry
+from scheduler.app.run_options import RunOptions, add_run_flags, apply_flags
 from scheduler.app.scenario import (
     Scenario,
     generate_nodes,
@@ -18,9 +19,11 @@ from scheduler.app.scenario import (
     load_scenario_file,
     parse_shape,
 )
+from scheduler.app.serve import serve
 from scheduler.app.simulation import simulate
 from scheduler.config import dump_config
 from scheduler.framework.errors import ConfigError, PluginLoadError, SchedulerError
+from scheduler.observability import configure_logging
 
 EXIT_BAD_INPUT = 2
 
@@ -75,6 +78,17 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--output", choices=("table", "json"), default="table")
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_plugin_flags(sim)
+
+    run = commands.add_parser(
+        "run",
+        help="run the scheduler against a cluster (the default command)",
+        description=(
+            "Watch the cluster and schedule the pods that name one of the configured profiles. "
+            "Flags follow kube-scheduler's."
+        ),
+    )
+    add_run_flags(run)
+    _add_plugin_flags(run)
 
     validate = commands.add_parser(
         "validate-config",
@@ -134,10 +148,34 @@ def run_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_daemon(args: argparse.Namespace) -> int:
+    options = RunOptions.from_args(args)
+    registry = plugin_registry(options.plugins, autoload=options.autoload)
+    config, profiles = load_effective(
+        registry, path=options.config, scheduler_name=options.scheduler_name
+    )
+    config = apply_flags(config, options)
+    if options.write_config_to is not None:
+        options.write_config_to.write_text(dump_config(config, profiles))
+        return 0
+    configure_logging("json" if options.logging_format == "json" else "text", options.verbosity)
+    return asyncio.run(serve(config, profiles, registry, options))
+
+
+def _with_default_command(argv: Sequence[str]) -> list[str]:
+    """`kube-pyscheduler --config x` means `kube-pyscheduler run --config x`, as upstream."""
+    args = list(argv)
+    if not args or (args[0].startswith("-") and args[0] not in ("-h", "--help")):
+        return ["run", *args]
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_with_default_command(sys.argv[1:] if argv is None else argv))
     try:
+        if args.command == "run":
+            return run_daemon(args)
         if args.command == "simulate":
             return run_simulate(args)
         if args.command == "validate-config":

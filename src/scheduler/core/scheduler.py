@@ -49,6 +49,7 @@ class Attempt:
     info: QueuedPodInfo
     cycle: int
     started: float
+    bound: bool = False
 
 
 # Informers the core always runs; plugins add their own through PluginSpec.watches.
@@ -248,6 +249,15 @@ class Scheduler:
         self.cache.forget_pod(assumed)
 
     async def _binding_cycle(self, attempt: Attempt, assumed: Pod, node: str) -> None:
+        try:
+            await self._bind(attempt, assumed, node)
+        except asyncio.CancelledError:
+            # Shut down mid-cycle: give back what was reserved unless the Binding was made.
+            if not attempt.bound and self.cache.is_assumed(assumed.key):
+                self._undo(attempt, assumed, node)
+            raise
+
+    async def _bind(self, attempt: Attempt, assumed: Pod, node: str) -> None:
         profile, state, info = attempt.profile, attempt.state, attempt.info
         status = await wait_on_permit(profile, assumed)
         if not status.is_success:
@@ -266,6 +276,7 @@ class Scheduler:
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, assumed, None)
             self.handle_failure(attempt, _single_node_failure(status))
             return
+        attempt.bound = True
         self.cache.finish_binding(assumed)
         self.recorder.pod_event(
             assumed,

@@ -44,7 +44,7 @@ class _Registration:
 class HintTable:
     """The registrations of every profile, indexed for the questions the queue asks."""
 
-    __slots__ = ("_by_profile", "_events_by_plugin")
+    __slots__ = ("_by_profile", "_events_by_plugin", "_interest")
 
     def __init__(self, registrations: HintRegistrations) -> None:
         self._by_profile: dict[str, tuple[_Registration, ...]] = {
@@ -56,12 +56,20 @@ class HintTable:
             for reg in regs:
                 key = (profile, reg.plugin)
                 self._events_by_plugin[key] = (*self._events_by_plugin.get(key, ()), reg.event)
+        # Registrations never change, and the same few events recur for every pod and node.
+        self._interest: dict[ClusterEvent, bool] = {}
 
     def is_event_of_interest(self, event: ClusterEvent) -> bool:
         """Some plugin in some profile registered an event matching this one."""
         if event.is_wildcard:
             return True
-        return any(reg.event.matches(event) for regs in self._by_profile.values() for reg in regs)
+        known = self._interest.get(event)
+        if known is None:
+            known = any(
+                reg.event.matches(event) for regs in self._by_profile.values() for reg in regs
+            )
+            self._interest[event] = known
+        return known
 
     def gating_plugin_interested(self, info: QueuedPodInfo, event: ClusterEvent) -> bool:
         """For a gated pod: did the gating plugin register an event matching this one?"""

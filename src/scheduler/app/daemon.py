@@ -1,0 +1,197 @@
+"""The daemon: informers, the health/metrics port, leader election and the scheduling loop.
+
+Informers and the HTTPS port run on every replica. Only the Lease holder pops and binds; losing
+the Lease stops scheduling at once and the process exits non-zero (as kube-scheduler does), so
+its Deployment restarts it as a follower. SIGTERM stops popping, lets in-flight binding cycles
+finish (or unreserve) within a deadline, releases the Lease and exits 0; a second signal exits
+at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+from collections.abc import Mapping, Sequence
+
+import yaml
+
+from scheduler.app.health_checks import leader_election_check, scheduler_checks
+from scheduler.app.http_server import HealthServer
+from scheduler.app.run_options import RunOptions
+from scheduler.backend.queue import run_queue_flushes
+from scheduler.cluster.port import ClusterClient
+from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration, dump_config
+from scheduler.core.leader_election import LeaderElector, new_identity
+from scheduler.core.scheduler import Scheduler
+from scheduler.framework.clock import Clock
+from scheduler.framework.spec import PluginSpec
+from scheduler.observability import SchedulerMetrics
+
+_log = logging.getLogger("scheduler.daemon")
+
+EXIT_LEADERSHIP_LOST = 1
+
+
+class Daemon:
+    def __init__(
+        self,
+        *,
+        config: KubeSchedulerConfiguration,
+        profiles: Sequence[EffectiveProfile],
+        registry: Mapping[str, PluginSpec],
+        client: ClusterClient,
+        clock: Clock,
+        options: RunOptions,
+        identity: str | None = None,
+    ) -> None:
+        self.config = config
+        self.options = options
+        self.client = client
+        self.clock = clock
+        self.identity = identity or new_identity()
+        self.metrics = SchedulerMetrics()
+        self.scheduler = Scheduler(
+            config=config,
+            profiles=profiles,
+            registry=registry,
+            client=client,
+            clock=clock,
+            metrics=self.metrics,
+            instance=self.identity.rsplit("_", 1)[-1][:8],
+        )
+        self._configz = yaml.safe_load(dump_config(config, list(profiles)))
+        self._stopping = asyncio.Event()
+        self._shutting_down = False
+        self._lost_leadership = False
+        self._scheduling: list[asyncio.Task[None]] = []
+        self._informer_tasks: list[asyncio.Task[None]] = []
+        self.elector: LeaderElector | None = None
+        election = config.leader_election
+        if election.leader_elect:
+            self.elector = LeaderElector(
+                client,
+                namespace=election.resource_namespace,
+                name=election.resource_name,
+                identity=self.identity,
+                clock=clock,
+                lease_duration=election.lease_duration,
+                renew_deadline=election.renew_deadline,
+                retry_period=election.retry_period,
+                on_started_leading=self._on_started_leading,
+                on_stopped_leading=self._on_stopped_leading,
+                metrics=self.metrics,
+            )
+        liveness, readiness = scheduler_checks(
+            handlers_synced=self._informers_synced,
+            shutting_down=lambda: self._shutting_down,
+            leader_election=(
+                leader_election_check(self.elector, clock) if self.elector is not None else None
+            ),
+        )
+        self.server = HealthServer(
+            self.metrics,
+            liveness=liveness,
+            readiness=readiness,
+            configz=lambda: {"componentconfig": self._configz},
+            tls_cert_file=options.tls_cert_file,
+            tls_private_key_file=options.tls_private_key_file,
+            clock=clock,
+        )
+        self.port = 0
+
+    def _informers_synced(self) -> bool:
+        informers = self.scheduler.informers
+        return bool(informers) and all(i.has_synced for i in informers.values())
+
+    # ---- leadership ----------------------------------------------------------------------
+
+    def _on_started_leading(self) -> None:
+        _log.info("became the leader; starting to schedule", extra={"identity": self.identity})
+        self._start_scheduling()
+
+    def _on_stopped_leading(self) -> None:
+        if self._shutting_down:
+            return
+        _log.error("leader election lost; stopping scheduling", extra={"identity": self.identity})
+        self._lost_leadership = True
+        self._stop_scheduling()
+        self._stopping.set()
+
+    def _start_scheduling(self) -> None:
+        if self._scheduling:
+            return
+        self._scheduling = [
+            asyncio.create_task(self._schedule_when_synced(), name="scheduling-loop"),
+            asyncio.create_task(
+                run_queue_flushes(self.scheduler.queue, self.clock), name="queue-flushes"
+            ),
+        ]
+
+    async def _schedule_when_synced(self) -> None:
+        await asyncio.gather(*(i.synced.wait() for i in self.scheduler.informers.values()))
+        await self.scheduler.run()
+
+    def _stop_scheduling(self) -> None:
+        for task in self._scheduling:
+            task.cancel()
+
+    # ---- lifecycle -----------------------------------------------------------------------
+
+    def request_stop(self) -> None:
+        if self._stopping.is_set():
+            _log.warning("second signal: exiting now")
+            os._exit(1)
+        _log.info("shutting down")
+        self._stopping.set()
+
+    async def start(self) -> None:
+        """Informers, the secure port, and (with leader election) the elector."""
+        self.scheduler.dispatcher.start()
+        for informer in self.scheduler.build_informers():
+            self._informer_tasks.append(
+                asyncio.create_task(informer.run(), name=f"informer:{informer.name}")
+            )
+        self.port = await self.server.start(self.options.bind_address, self.options.secure_port)
+        _log.info("serving health and metrics", extra={"port": self.port})
+        if self.elector is not None:
+            self._informer_tasks.append(
+                asyncio.create_task(self.elector.run(), name="leader-election")
+            )
+        else:
+            self._start_scheduling()
+
+    async def wait(self) -> int:
+        """Until a signal or lost leadership; then shut down. Returns the exit code."""
+        await self._stopping.wait()
+        await self.shutdown()
+        return EXIT_LEADERSHIP_LOST if self._lost_leadership else 0
+
+    async def shutdown(self) -> None:
+        self._shutting_down = True
+        self._stop_scheduling()
+        await asyncio.gather(*self._scheduling, return_exceptions=True)
+        bindings = list(self.scheduler.binding_tasks)
+        if bindings:
+            _log.info("waiting for %d binding cycle(s)", len(bindings))
+            _done, pending = await asyncio.wait(bindings, timeout=self.options.shutdown_timeout)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.scheduler.dispatcher.drain(), self.options.shutdown_timeout)
+        # Cancelling the elector releases the Lease, so a standby takes over at once.
+        for task in self._informer_tasks:
+            task.cancel()
+        await asyncio.gather(*self._informer_tasks, return_exceptions=True)
+        await self.scheduler.stop()
+        await self.server.stop()
+        await self.client.close()
+
+
+def install_signal_handlers(daemon: Daemon) -> None:
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, daemon.request_stop)

@@ -1,0 +1,158 @@
+"""The `run` command's flags, as kube-scheduler spells them, and how they change the config."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scheduler.config import KubeSchedulerConfiguration, parse_duration
+from scheduler.framework.errors import ConfigError
+
+DEFAULT_SECURE_PORT = 10259
+
+
+@dataclass(slots=True)
+class RunOptions:
+    config: Path | None = None
+    kubeconfig: str | None = None
+    master: str | None = None
+    leader_elect: bool | None = None
+    lease_duration: str | None = None
+    renew_deadline: str | None = None
+    retry_period: str | None = None
+    resource_name: str | None = None
+    resource_namespace: str | None = None
+    scheduler_name: str | None = None
+    secure_port: int = DEFAULT_SECURE_PORT
+    bind_address: str = "0.0.0.0"
+    tls_cert_file: str | None = None
+    tls_private_key_file: str | None = None
+    verbosity: int = 0
+    logging_format: str = "text"
+    write_config_to: Path | None = None
+    plugins: list[str] = field(default_factory=list)
+    autoload: bool = True
+    shutdown_timeout: float = 20.0
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> RunOptions:
+        return cls(
+            config=args.config,
+            kubeconfig=args.kubeconfig,
+            master=args.master,
+            leader_elect=args.leader_elect,
+            lease_duration=args.leader_elect_lease_duration,
+            renew_deadline=args.leader_elect_renew_deadline,
+            retry_period=args.leader_elect_retry_period,
+            resource_name=args.leader_elect_resource_name,
+            resource_namespace=args.leader_elect_resource_namespace,
+            scheduler_name=args.scheduler_name,
+            secure_port=args.secure_port,
+            bind_address=args.bind_address,
+            tls_cert_file=args.tls_cert_file,
+            tls_private_key_file=args.tls_private_key_file,
+            verbosity=args.v,
+            logging_format=args.logging_format,
+            write_config_to=args.write_config_to,
+            plugins=list(args.plugin),
+            autoload=not args.no_plugin_autoload,
+            shutdown_timeout=args.shutdown_timeout,
+        )
+
+
+def _bool(text: str) -> bool:
+    lowered = text.lower()
+    if lowered in ("true", "1", "yes"):
+        return True
+    if lowered in ("false", "0", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def add_run_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, help="KubeSchedulerConfiguration file")
+    parser.add_argument("--kubeconfig", help="kubeconfig of the cluster (else in-cluster config)")
+    parser.add_argument("--master", help="API server URL; overrides the kubeconfig's server")
+    parser.add_argument(
+        "--leader-elect",
+        type=_bool,
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="BOOL",
+        help="hold a Lease before scheduling, so only one replica schedules (default true)",
+    )
+    parser.add_argument("--leader-elect-lease-duration", metavar="DURATION", help="default 15s")
+    parser.add_argument("--leader-elect-renew-deadline", metavar="DURATION", help="default 10s")
+    parser.add_argument("--leader-elect-retry-period", metavar="DURATION", help="default 2s")
+    parser.add_argument(
+        "--leader-elect-resource-name",
+        metavar="NAME",
+        help="name of the Lease; give every scheduler its own (default kube-scheduler)",
+    )
+    parser.add_argument(
+        "--leader-elect-resource-namespace", metavar="NAMESPACE", help="default kube-system"
+    )
+    parser.add_argument(
+        "--scheduler-name",
+        metavar="NAME",
+        help="schedulerName of the only profile (with or without --config)",
+    )
+    parser.add_argument("--secure-port", type=int, default=DEFAULT_SECURE_PORT)
+    parser.add_argument("--bind-address", default="0.0.0.0")
+    parser.add_argument("--tls-cert-file", help="serving certificate (self-signed if absent)")
+    parser.add_argument("--tls-private-key-file", help="key of --tls-cert-file")
+    parser.add_argument("-v", "--v", type=int, default=0, metavar="LEVEL", help="log verbosity")
+    parser.add_argument("--logging-format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--write-config-to",
+        type=Path,
+        metavar="FILE",
+        help="write the effective, defaulted configuration to FILE and exit",
+    )
+    parser.add_argument(
+        "--shutdown-timeout",
+        type=float,
+        default=20.0,
+        metavar="SECONDS",
+        help="how long in-flight bindings may take after SIGTERM",
+    )
+
+
+def apply_flags(
+    config: KubeSchedulerConfiguration, options: RunOptions
+) -> KubeSchedulerConfiguration:
+    """The `--leader-elect*` and connection flags override the file, as in kube-scheduler."""
+    election: dict[str, object] = {}
+    if options.leader_elect is not None:
+        election["leader_elect"] = options.leader_elect
+    for flag, key, value in (
+        ("--leader-elect-lease-duration", "lease_duration", options.lease_duration),
+        ("--leader-elect-renew-deadline", "renew_deadline", options.renew_deadline),
+        ("--leader-elect-retry-period", "retry_period", options.retry_period),
+    ):
+        if value is not None:
+            try:
+                election[key] = parse_duration(value)
+            except ValueError as exc:
+                raise ConfigError(f"{flag}: {exc}") from exc
+    if options.resource_name is not None:
+        election["resource_name"] = options.resource_name
+    if options.resource_namespace is not None:
+        election["resource_namespace"] = options.resource_namespace
+    update: dict[str, object] = {}
+    if election:
+        update["leader_election"] = config.leader_election.model_copy(update=election)
+    if options.kubeconfig is not None:
+        update["client_connection"] = config.client_connection.model_copy(
+            update={"kubeconfig": options.kubeconfig}
+        )
+    updated = config.model_copy(update=update) if update else config
+    le = updated.leader_election
+    if le.leader_elect and not le.lease_duration > le.renew_deadline > 1.2 * le.retry_period:
+        raise ConfigError(
+            "leaderElection: leaseDuration must be greater than renewDeadline, which must be "
+            "greater than 1.2 x retryPeriod"
+        )
+    return updated

@@ -1,0 +1,43 @@
+"""Connect to the cluster and run the daemon until it is told to stop."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from scheduler.app.daemon import Daemon, install_signal_handlers
+from scheduler.app.run_options import RunOptions
+from scheduler.cluster.kube import connect, default_user_agent
+from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
+from scheduler.framework.clock import SystemClock
+from scheduler.framework.spec import PluginSpec
+
+
+async def serve(
+    config: KubeSchedulerConfiguration,
+    profiles: Sequence[EffectiveProfile],
+    registry: Mapping[str, PluginSpec],
+    options: RunOptions,
+) -> int:
+    connection = config.client_connection
+    client = await connect(
+        kubeconfig=connection.kubeconfig or None,
+        master=options.master,
+        qps=connection.qps,
+        burst=connection.burst,
+        user_agent=default_user_agent(),
+    )
+    daemon = Daemon(
+        config=config,
+        profiles=profiles,
+        registry=registry,
+        client=client,
+        clock=SystemClock(),
+        options=options,
+    )
+    install_signal_handlers(daemon)
+    try:
+        await daemon.start()
+    except BaseException:
+        await daemon.shutdown()
+        raise
+    return await daemon.wait()
