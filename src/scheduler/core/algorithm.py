@@ -12,7 +12,7 @@ from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Code, Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime.diagnosis import NO_NODES_AVAILABLE, Diagnosis
-from scheduler.runtime.filtering import FilterError, FilterRun, run_filters_with_nominated
+from scheduler.runtime.filtering import FilterError, FilterRun
 from scheduler.runtime.postfilter import run_post_filter
 from scheduler.runtime.prefilter import run_pre_filter
 from scheduler.runtime.profile import Profile
@@ -96,8 +96,8 @@ def _nominated_node_first(
     row = table.row_of(pod.nominated_node_name)
     if row is None or (allowed is not None and row not in set(allowed.tolist())):
         return None
-    status = run_filters_with_nominated(
-        profile, state, pod, table.node_infos[row], nominated.get(row, ())
+    status = profile.chain.run_with_nominated(
+        state, pod, table.node_infos[row], nominated.get(row, ())
     )
     if status.is_success:
         return np.array([row], dtype=np.int64)

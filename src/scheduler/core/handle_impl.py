@@ -11,11 +11,15 @@ from typing import Any
 from scheduler.backend.cache import SchedulerCache
 from scheduler.backend.queue import SchedulingQueue
 from scheduler.cluster.port import ClusterClient
+from scheduler.core.event_recorder import EventRecorder
 from scheduler.framework.clock import Clock
+from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.handle import ClusterAPI, Lister, WaitingPod
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
+from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
+from scheduler.runtime.node_filter import FilterChain
 from scheduler.runtime.waiting_pods import WaitingPods
 
 _log = logging.getLogger(__name__)
@@ -55,6 +59,9 @@ class SchedulerHandle:
         self._waiting_pods = waiting_pods
         self._tasks = tasks
         self.queue: SchedulingQueue | None = None
+        # Set once the profile and the recorder exist (they are built after the handle).
+        self.chain: FilterChain | None = None
+        self.recorder: EventRecorder | None = None
 
     @property
     def profile_name(self) -> str:
@@ -116,3 +123,47 @@ class SchedulerHandle:
         task = asyncio.create_task(run(), name=f"plugin:{self._profile_name}:{name}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def _chain(self) -> FilterChain:
+        if self.chain is None:
+            raise RuntimeError("the profile's plugins are not built yet")
+        return self.chain
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status:
+        return self._chain().run_with_nominated(
+            state, pod, node_info, self.nominated_pods_for_node(node_info.name)
+        )
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo
+    ) -> Status:
+        return self._chain().add_pod(state, pod, pod_to_add, node_info)
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status:
+        return self._chain().remove_pod(state, pod, pod_to_remove, node_info)
+
+    def record_event(
+        self,
+        regarding: Pod,
+        *,
+        event_type: str,
+        reason: str,
+        action: str,
+        note: str,
+        related: Pod | None = None,
+    ) -> None:
+        if self.recorder is None:
+            raise RuntimeError("the event recorder is not built yet")
+        self.recorder.pod_event(
+            regarding,
+            event_type=event_type,
+            reason=reason,
+            action=action,
+            note=note,
+            controller=self._profile_name,
+            related=related,
+        )

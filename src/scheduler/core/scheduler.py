@@ -117,9 +117,11 @@ class Scheduler:
             max_backoff=float(config.pod_max_backoff_seconds),
             observer=self.metrics,
         )
+        self.recorder = EventRecorder(client, clock, self.dispatcher, instance)
         for handle in handles:
             handle.queue = self.queue
-        self.recorder = EventRecorder(client, clock, self.dispatcher, instance)
+            handle.recorder = self.recorder
+            handle.chain = self.profiles[handle.profile_name].chain
         self.handlers = PodEventHandlers(self)
         self._listers = listers
         self.metrics.set_pending_pods_source(self.queue.pending_counts)

@@ -7,8 +7,10 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from scheduler.framework.clock import Clock
+from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
+from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 
 
@@ -95,4 +97,36 @@ class Handle(Protocol):
 
     def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
         """Run `work` as a named task owned by the scheduler (e.g. to refresh remote data)."""
+        ...
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status:
+        """This profile's Filter plugins on one (possibly hypothetical) node, counting the pods
+        nominated to it; preemption's dry run uses it on a cloned NodeInfo and CycleState."""
+        ...
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo
+    ) -> Status:
+        """Every PreFilter extension's AddPod, for a pod hypothetically added to the node."""
+        ...
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status:
+        """Every PreFilter extension's RemovePod, for a pod hypothetically removed."""
+        ...
+
+    def record_event(
+        self,
+        regarding: Pod,
+        *,
+        event_type: str,
+        reason: str,
+        action: str,
+        note: str,
+        related: Pod | None = None,
+    ) -> None:
+        """Write an events.k8s.io/v1 Event reported by this profile (asynchronously)."""
         ...

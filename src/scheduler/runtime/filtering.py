@@ -18,7 +18,6 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.framework.cycle_state import CycleState
-from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Code, Status
 from scheduler.objects.pod import Pod
@@ -61,55 +60,6 @@ def num_feasible_nodes_to_find(
     if percentage >= 100:
         return total
     return max(total * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
-
-
-def run_filters_on_node(
-    profile: Profile, state: CycleState, pod: Pod, node_info: NodeInfo
-) -> Status:
-    """All Filter plugins on one node, first rejection wins (upstream's RunFilterPlugins)."""
-    for entry in profile.filter:
-        plugin = entry.plugin
-        if plugin.name in state.skip_filter_plugins:
-            continue
-        status = plugin.filter(state, pod, node_info)
-        if not status.is_success:
-            if not status.is_rejected:
-                return Status.from_error(
-                    f'running "{plugin.name}" filter plugin: {status.message()}'
-                ).with_plugin(plugin.name)
-            return status.with_plugin(plugin.name)
-    return Status()
-
-
-def run_filters_with_nominated(
-    profile: Profile,
-    state: CycleState,
-    pod: Pod,
-    node_info: NodeInfo,
-    nominated: Sequence[Pod],
-) -> Status:
-    """Filter a node as if pods nominated to it (of equal or higher priority) were running there.
-
-    If any were added and the pod fits with them, it must also fit without them, since
-    inter-pod affinity may depend on their presence (upstream runs Filter twice).
-    """
-    relevant = [p for p in nominated if p.priority >= pod.priority and p.uid != pod.uid]
-    if relevant:
-        state_with = state.clone()
-        info_with = node_info.clone()
-        for other in relevant:
-            info_with.add_pod(other)
-            for plugin in profile.pre_filter:
-                extensions = plugin.pre_filter_extensions()
-                if extensions is None or plugin.name in state.skip_filter_plugins:
-                    continue
-                status = extensions.add_pod(state_with, pod, other, info_with)
-                if not status.is_success:
-                    return Status.from_error(status.message()).with_plugin(plugin.name)
-        status = run_filters_on_node(profile, state_with, pod, info_with)
-        if not status.is_success:
-            return status
-    return run_filters_on_node(profile, state, pod, node_info)
 
 
 def _filter_chunk(
@@ -234,8 +184,8 @@ class FilterRun:
         plain = _filter_chunk(profile, state, pod, table, chunk[~special], diagnosis)
         extra: list[int] = []
         for row in chunk[special].tolist():
-            status = run_filters_with_nominated(
-                profile, state, pod, table.node_infos[row], nominated_by_row[row]
+            status = profile.chain.run_with_nominated(
+                state, pod, table.node_infos[row], nominated_by_row[row]
             )
             if status.is_success:
                 extra.append(row)

@@ -33,6 +33,7 @@ from scheduler.framework.spec import PluginSpec
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime.metrics_port import NoMetrics, RuntimeMetrics
+from scheduler.runtime.node_filter import FilterChain
 from scheduler.runtime.waiting_pods import WaitingPods
 
 # Extension points at which a plugin can reject a pod, and so may need events to requeue it.
@@ -111,6 +112,7 @@ class Profile:
         self.pre_bind = [p for p in chain("PreBind") if isinstance(p, PreBindPlugin)]
         self.bind = [p for p in chain("Bind") if isinstance(p, BindPlugin)]
         self.post_bind = [p for p in chain("PostBind") if isinstance(p, PostBindPlugin)]
+        self.chain = FilterChain(self.pre_filter, [e.plugin for e in self.filter])
         self.vectorized = all(e.batch is not None for e in self.filter) and all(
             e.batch is not None for e in self.score
         )

@@ -24,6 +24,7 @@ from scheduler.framework.plugins import (
 from scheduler.framework.status import Code, Status
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
+from scheduler.runtime.node_filter import FilterChain
 from scheduler.testing.fake_clock import FakeClock
 
 
@@ -98,13 +99,18 @@ class FakeHandle:
         listers: Mapping[str, Iterable[Mapping[str, Any]]] | None = None,
         nominated: Mapping[str, Sequence[Pod]] | None = None,
         api: ClusterAPI | None = None,
+        chain: FilterChain | None = None,
     ) -> None:
+        """`chain` holds the PreFilter/Filter plugins that preemption-style plugins run through
+        the handle; events they record land in `self.events`."""
         self.table = table or NodeTable()
         self._clock = clock or FakeClock()
         self._rng = random.Random(seed)
         self._listers = {k: DictLister(v) for k, v in (listers or {}).items()}
         self._nominated = dict(nominated or {})
         self._api = api or RecordingAPI()
+        self.chain = chain or FilterChain((), ())
+        self.events: list[dict[str, Any]] = []
 
     @property
     def profile_name(self) -> str:
@@ -151,6 +157,44 @@ class FakeHandle:
 
     def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
         raise NotImplementedError("background tasks need the real scheduler")
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status:
+        return self.chain.run_with_nominated(
+            state, pod, node_info, self.nominated_pods_for_node(node_info.name)
+        )
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo
+    ) -> Status:
+        return self.chain.add_pod(state, pod, pod_to_add, node_info)
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status:
+        return self.chain.remove_pod(state, pod, pod_to_remove, node_info)
+
+    def record_event(
+        self,
+        regarding: Pod,
+        *,
+        event_type: str,
+        reason: str,
+        action: str,
+        note: str,
+        related: Pod | None = None,
+    ) -> None:
+        self.events.append(
+            {
+                "regarding": regarding.key,
+                "type": event_type,
+                "reason": reason,
+                "action": action,
+                "note": note,
+                "related": related.key if related is not None else None,
+            }
+        )
 
 
 def filter_each_node(

@@ -1,0 +1,85 @@
+"""Filtering one node with a profile's plugins: the per-node path shared by the executor,
+nominated pods, and plugins (preemption) through the Handle."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.node_info import NodeInfo
+from scheduler.framework.plugins import FilterPlugin, PreFilterPlugin
+from scheduler.framework.status import Status
+from scheduler.objects.pod import Pod
+
+
+@dataclass(frozen=True, slots=True)
+class FilterChain:
+    """The PreFilter plugins (for their extensions) and Filter plugins of one profile."""
+
+    pre_filter: Sequence[PreFilterPlugin]
+    filter: Sequence[FilterPlugin]
+
+    def run_on_node(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        """All Filter plugins on one node; the first rejection wins (RunFilterPlugins)."""
+        for plugin in self.filter:
+            if plugin.name in state.skip_filter_plugins:
+                continue
+            status = plugin.filter(state, pod, node_info)
+            if not status.is_success:
+                if not status.is_rejected:
+                    return Status.from_error(
+                        f'running "{plugin.name}" filter plugin: {status.message()}'
+                    ).with_plugin(plugin.name)
+                return status.with_plugin(plugin.name)
+        return Status()
+
+    def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:
+        """Tell every PreFilter extension that `pod_to_add` now runs on `node_info`'s node."""
+        return self._extensions(state, pod, pod_to_add, node_info, adding=True)
+
+    def remove_pod(
+        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status:
+        """Tell every PreFilter extension that `pod_to_remove` no longer runs there."""
+        return self._extensions(state, pod, pod_to_remove, node_info, adding=False)
+
+    def _extensions(
+        self, state: CycleState, pod: Pod, other: Pod, node_info: NodeInfo, *, adding: bool
+    ) -> Status:
+        for plugin in self.pre_filter:
+            extensions = plugin.pre_filter_extensions()
+            if extensions is None or plugin.name in state.skip_filter_plugins:
+                continue
+            if adding:
+                status = extensions.add_pod(state, pod, other, node_info)
+            else:
+                status = extensions.remove_pod(state, pod, other, node_info)
+            if not status.is_success:
+                verb = "AddPod" if adding else "RemovePod"
+                return Status.from_error(
+                    f'running {verb} on PreFilter plugin "{plugin.name}": {status.message()}'
+                ).with_plugin(plugin.name)
+        return Status()
+
+    def run_with_nominated(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, nominated: Sequence[Pod]
+    ) -> Status:
+        """Filter a node as if pods nominated to it (equal or higher priority) were running.
+
+        If any were added and the pod fits with them, it must also fit without them, since
+        inter-pod affinity may depend on their presence (upstream runs Filter twice).
+        """
+        relevant = [p for p in nominated if p.priority >= pod.priority and p.uid != pod.uid]
+        if relevant:
+            state_with = state.clone()
+            info_with = node_info.clone()
+            for other in relevant:
+                info_with.add_pod(other)
+                status = self.add_pod(state_with, pod, other, info_with)
+                if not status.is_success:
+                    return status
+            status = self.run_on_node(state_with, pod, info_with)
+            if not status.is_success:
+                return status
+        return self.run_on_node(state, pod, node_info)
