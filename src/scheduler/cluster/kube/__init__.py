@@ -1,1 +1,26 @@
+"""The cluster port over a real kube-apiserver; the only package that imports kubernetes_asyncio.
 
+`connect(...)` builds a `KubeClusterClient` from a kubeconfig, `--master` or the in-cluster
+service account. Objects travel as raw JSON dicts on every path (no client models).
+"""
+
+from scheduler.cluster.kube.client import KubeClusterClient
+from scheduler.cluster.kube.config import (
+    connect,
+    default_user_agent,
+    load_configuration,
+    new_client,
+)
+from scheduler.cluster.kube.rate_limit import TokenBucket
+from scheduler.cluster.kube.resources import ApiResource, ResourceTable
+
+__all__ = [
+    "ApiResource",
+    "KubeClusterClient",
+    "ResourceTable",
+    "TokenBucket",
+    "connect",
+    "default_user_agent",
+    "load_configuration",
+    "new_client",
+]

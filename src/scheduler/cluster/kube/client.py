@@ -1,0 +1,212 @@
+"""KubeClusterClient: the cluster port over a real API server, raw dicts end to end.
+
+Semantics follow the port (and the in-memory cluster that implements it too): namespaced
+objects addressed without a namespace live in `default`; lists page through the whole
+collection and return the version to watch from; a watch started from "" begins with the
+current objects as ADDED events; HTTP 404/409/410 raise NotFoundError/ConflictError/GoneError,
+and a request that gets no answer at all raises APIError with status 0.
+
+Where the real server differs from the simulator, the server wins and callers must cope:
+deleting a bound pod starts a graceful deletion rather than removing it at once; `update` of a
+deleted object fails on the uid its body carries (409), or, for resources that allow it (Leases
+among them), recreates it when the body has no uid; and `list` with namespace "" spans all
+namespaces, as client-go's does.
+"""
+
+from __future__ import annotations
+
+import builtins
+import logging
+from collections.abc import AsyncGenerator, Mapping
+from contextlib import aclosing
+from typing import Any
+
+from scheduler.cluster.kube.bodies import (
+    binding,
+    delete_options,
+    event_body,
+    name_of,
+    namespace_of,
+    status_patch,
+    typed,
+)
+from scheduler.cluster.kube.errors import is_uid_mismatch
+from scheduler.cluster.kube.resources import ResourceTable
+from scheduler.cluster.kube.transport import MERGE_PATCH, STRATEGIC_MERGE_PATCH, Transport
+from scheduler.cluster.kube.watch_events import decode_watch_event
+from scheduler.cluster.port import ObjectList, WatchEvent
+from scheduler.framework.clock import Clock, SystemClock
+from scheduler.framework.errors import ConflictError, GoneError, NotFoundError
+from scheduler.objects.pod import Pod
+
+logger = logging.getLogger(__name__)
+
+LIST_PAGE_SIZE = 500
+# The server ends each watch after this long (client-go picks 5-10 minutes); the informer then
+# resumes from its last version. Ending watches regularly spreads reconnects and lets a server
+# restart or a load balancer change be noticed.
+DEFAULT_WATCH_TIMEOUT = 300
+# How long a watch may stay silent before the connection is presumed dead. The server sends a
+# bookmark about once a minute and closes the stream at the timeout, so silence beyond the
+# timeout plus this margin means nobody is on the other end.
+WATCH_SILENCE_MARGIN = 60.0
+
+
+class KubeClusterClient:
+    """Implements `scheduler.cluster.port.ClusterClient` against a kube-apiserver."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        clock: Clock | None = None,
+        resources: ResourceTable | None = None,
+        watch_timeout: int = DEFAULT_WATCH_TIMEOUT,
+        page_size: int = LIST_PAGE_SIZE,
+    ) -> None:
+        self._transport = transport
+        # Only Event names read the time.
+        self._clock: Clock = clock if clock is not None else SystemClock()
+        self._resources = resources if resources is not None else ResourceTable()
+        self._watch_timeout = watch_timeout
+        self._page_size = page_size
+
+    @property
+    def resources(self) -> ResourceTable:
+        """The resources this client can address; register custom resources here."""
+        return self._resources
+
+    # Reads -----------------------------------------------------------------------------------
+
+    async def list(
+        self,
+        resource: str,
+        *,
+        namespace: str | None = None,
+        field_selector: str | None = None,
+    ) -> ObjectList:
+        """Page through the collection. If a page's continue token expires (410) before the
+        end, list again in one piece, as client-go's pager does."""
+        kind = self._resources[resource]
+        path = kind.collection_path(namespace)
+        selector = [("fieldSelector", field_selector)] if field_selector else []
+        items: builtins.list[dict[str, Any]] = []
+        token = ""
+        while True:
+            query = [*selector, ("limit", str(self._page_size))]
+            if token:
+                query.append(("continue", token))
+            try:
+                page = await self._transport.request("GET", path, query=query)
+            except GoneError:
+                if not token:
+                    raise
+                logger.info("list of %s expired while paging; listing in one piece", resource)
+                items.clear()
+                page = await self._transport.request("GET", path, query=selector)
+            for item in page.get("items") or ():
+                # List items come without apiVersion/kind; watch events and gets carry them.
+                item.setdefault("apiVersion", kind.api_version)
+                item.setdefault("kind", kind.kind)
+                items.append(item)
+            meta = page.get("metadata") or {}
+            token = str(meta.get("continue") or "")
+            if not token:
+                return ObjectList(items, str(meta.get("resourceVersion") or ""))
+
+    async def watch(
+        self,
+        resource: str,
+        *,
+        resource_version: str,
+        field_selector: str | None = None,
+        allow_bookmarks: bool = True,
+    ) -> AsyncGenerator[WatchEvent, None]:
+        kind = self._resources[resource]
+        query = [("watch", "1"), ("timeoutSeconds", str(self._watch_timeout))]
+        if resource_version:
+            query.append(("resourceVersion", resource_version))
+        if allow_bookmarks:
+            query.append(("allowWatchBookmarks", "true"))
+        if field_selector:
+            query.append(("fieldSelector", field_selector))
+        lines = self._transport.stream_lines(
+            kind.collection_path(None),
+            query=query,
+            read_timeout=self._watch_timeout + WATCH_SILENCE_MARGIN,
+        )
+        async with aclosing(lines):
+            async for line in lines:
+                event = decode_watch_event(line)
+                if event is not None:
+                    yield event
+
+    async def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
+        path = self._resources[resource].object_path(namespace, name)
+        return await self._transport.request("GET", path)
+
+    # Writes ----------------------------------------------------------------------------------
+
+    async def create(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
+        kind = self._resources[resource]
+        path = kind.collection_path(namespace_of(kind, obj))
+        return await self._transport.request("POST", path, body=typed(kind, obj))
+
+    async def update(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
+        """PUT the object; the server rejects a stale `metadata.resourceVersion` with 409."""
+        kind = self._resources[resource]
+        path = kind.object_path(namespace_of(kind, obj), name_of(obj))
+        return await self._transport.request("PUT", path, body=typed(kind, obj))
+
+    async def delete(self, resource: str, namespace: str, name: str) -> None:
+        path = self._resources[resource].object_path(namespace, name)
+        await self._transport.request("DELETE", path)
+
+    async def bind(self, pod: Pod, node_name: str) -> None:
+        path = self._resources["pods"].object_path(pod.namespace, pod.name, "binding")
+        body = binding(pod.namespace, pod.name, pod.uid, node_name)
+        try:
+            # The answer is a Status with code 201; there is nothing in it to keep.
+            await self._transport.request("POST", path, body=body)
+        except ConflictError as error:
+            if is_uid_mismatch(error):
+                # The pod we scheduled is gone; another took its name. The port (and the
+                # simulator) call that NotFound, the server a failed precondition.
+                raise NotFoundError(error.text) from error
+            raise
+
+    async def delete_pod(
+        self,
+        namespace: str,
+        name: str,
+        uid: str = "",
+        *,
+        grace_period_seconds: int | None = None,
+    ) -> None:
+        """Delete the pod, only if it is still the one with `uid` (when given): 409 otherwise."""
+        path = self._resources["pods"].object_path(namespace, name)
+        body = delete_options(uid, grace_period_seconds)
+        await self._transport.request("DELETE", path, body=body)
+
+    async def patch_pod_status(self, namespace: str, name: str, patch: Mapping[str, Any]) -> None:
+        """Strategic-merge-patch the status subresource: conditions merge by `type` there and a
+        None value removes a field, as the port promises."""
+        path = self._resources["pods"].object_path(namespace, name, "status")
+        await self._transport.request(
+            "PATCH", path, body=status_patch(patch), content_type=STRATEGIC_MERGE_PATCH
+        )
+
+    async def patch_object(
+        self, resource: str, namespace: str, name: str, patch: Mapping[str, Any]
+    ) -> None:
+        """JSON merge patch (RFC 7386); a `metadata.resourceVersion` in it is a precondition."""
+        path = self._resources[resource].object_path(namespace, name)
+        await self._transport.request("PATCH", path, body=patch, content_type=MERGE_PATCH)
+
+    async def create_event(self, event: Mapping[str, Any]) -> None:
+        body = event_body(event, self._clock.wall())
+        path = self._resources["events"].collection_path(body["metadata"]["namespace"])
+        await self._transport.request("POST", path, body=body)
+
+    async def close(self) -> None:
+        await self._transport.close()

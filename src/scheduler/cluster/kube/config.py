@@ -1,0 +1,118 @@
+"""Connecting to a cluster: where the API server is, how to authenticate, how fast to talk.
+
+The server and credentials come, in this order of preference, from a kubeconfig file (with an
+optional context), from `--master` alone, or from the service account of the pod we run in;
+`--master` also overrides the server of a kubeconfig, as kube-scheduler's flag does.
+
+Of `clientConnection`, `qps` and `burst` drive the client-side rate limiter. `contentType` is
+ignored: this client speaks JSON only (kubernetes_asyncio has no protobuf codec), so a
+configured `application/vnd.kubernetes.protobuf` still talks JSON.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from kubernetes_asyncio.client import ApiClient, Configuration
+from kubernetes_asyncio.config import ConfigException, load_incluster_config, load_kube_config
+from yaml import YAMLError
+
+from scheduler.cluster.kube.client import KubeClusterClient
+from scheduler.cluster.kube.rate_limit import TokenBucket
+from scheduler.cluster.kube.transport import Transport
+from scheduler.framework.clock import Clock, SystemClock
+from scheduler.framework.errors import ConfigError
+
+SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
+# The connection pool is never smaller than this: watches hold one connection each for as long
+# as they run, and a burst of bindings should not queue behind them.
+MIN_POOL_SIZE = 100
+
+
+def default_user_agent() -> str:
+    try:
+        release = version("kube-pyscheduler")
+    except PackageNotFoundError:
+        release = "0.0.0"
+    return f"kube-pyscheduler/{release}"
+
+
+async def load_configuration(
+    *,
+    kubeconfig: str | None,
+    master: str | None,
+    context: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    service_account_dir: Path = SERVICE_ACCOUNT_DIR,
+) -> Configuration:
+    """The server URL and credentials, from the first source that applies (see module doc)."""
+    environ = os.environ if environ is None else environ
+    configuration = Configuration()
+    if kubeconfig:
+        try:
+            await load_kube_config(
+                config_file=kubeconfig,
+                context=context,
+                client_configuration=configuration,
+                persist_config=False,
+            )
+        # The loader reports a malformed file with whatever its parser raised.
+        except (ConfigException, OSError, ValueError, KeyError, TypeError, YAMLError) as error:
+            raise ConfigError(f"--kubeconfig: cannot load {kubeconfig}: {error}") from error
+    elif master:
+        pass
+    elif environ.get("KUBERNETES_SERVICE_HOST"):
+        try:
+            load_incluster_config(  # type: ignore[no-untyped-call]
+                client_configuration=configuration,
+                environ=environ,
+                token_filename=str(service_account_dir / "token"),
+                cert_filename=str(service_account_dir / "ca.crt"),
+            )
+        except ConfigException as error:
+            raise ConfigError(f"in-cluster configuration: {error}") from error
+    else:
+        raise ConfigError(
+            "--kubeconfig: no cluster to connect to; pass --kubeconfig (or --master),"
+            " or run inside a pod with a service account"
+        )
+    if master:
+        configuration.host = master.rstrip("/")
+    return configuration
+
+
+def new_client(
+    configuration: Configuration,
+    *,
+    qps: float,
+    burst: int,
+    user_agent: str,
+    clock: Clock | None = None,
+) -> KubeClusterClient:
+    """A client over `configuration`, rate-limited to `qps`/`burst`. Call inside the event loop
+    that will use it (the connection pool belongs to that loop)."""
+    clock = clock if clock is not None else SystemClock()
+    limiter = TokenBucket(qps, burst, clock)
+    # Every request the limiter lets through at once should find a free connection.
+    configuration.connection_pool_maxsize = max(MIN_POOL_SIZE, burst)
+    api_client = ApiClient(configuration)
+    api_client.user_agent = user_agent
+    return KubeClusterClient(Transport(api_client, limiter), clock=clock)
+
+
+async def connect(
+    *,
+    kubeconfig: str | None,
+    master: str | None,
+    qps: float,
+    burst: int,
+    user_agent: str,
+    context: str | None = None,
+    clock: Clock | None = None,
+) -> KubeClusterClient:
+    """A client for the cluster the flags and environment point at; close it when done."""
+    configuration = await load_configuration(kubeconfig=kubeconfig, master=master, context=context)
+    return new_client(configuration, qps=qps, burst=burst, user_agent=user_agent, clock=clock)

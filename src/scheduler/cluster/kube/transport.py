@@ -1,0 +1,176 @@
+"""HTTP requests to the API server as raw JSON, through one kubernetes_asyncio `ApiClient`.
+
+The ApiClient contributes what is hard to get right alone: the TLS context and client
+certificate from the kubeconfig, bearer tokens (refreshed for in-cluster service accounts), the
+User-Agent, and one pooled aiohttp session. Everything else is bypassed on purpose: requests go
+through `call_api(..., _preload_content=False)` and bodies are parsed with `json.loads`, because
+building the client's model objects costs about twenty times more than parsing (and its Binding
+model cannot even decode the server's answer to a successful binding).
+
+Every request first takes a token from the client-side rate limiter, like client-go's.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Mapping
+from typing import Any
+
+import aiohttp
+from kubernetes_asyncio.client import ApiClient
+
+from scheduler.cluster.kube.errors import NO_RESPONSE, error_from_response
+from scheduler.cluster.kube.rate_limit import TokenBucket
+from scheduler.framework.errors import APIError
+
+logger = logging.getLogger(__name__)
+
+Query = Iterable[tuple[str, str]]
+
+JSON = "application/json"
+MERGE_PATCH = "application/merge-patch+json"
+STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
+
+DEFAULT_REQUEST_TIMEOUT = 60.0
+CONNECT_TIMEOUT = 30.0
+# Transport failures a request can end in; they become APIError(NO_RESPONSE, ...).
+_TRANSPORT_ERRORS = (aiohttp.ClientError, TimeoutError)
+
+
+class Transport:
+    def __init__(
+        self,
+        api_client: ApiClient,
+        limiter: TokenBucket,
+        *,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    ) -> None:
+        self._api = api_client
+        self._limiter = limiter
+        self._request_timeout = request_timeout
+        self._streams: set[aiohttp.ClientResponse] = set()
+        self._closed = False
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Query = (),
+        body: Mapping[str, Any] | None = None,
+        content_type: str = JSON,
+    ) -> dict[str, Any]:
+        """Send one request and return the parsed JSON answer ({} if it had no body)."""
+        limits = aiohttp.ClientTimeout(total=self._request_timeout, sock_connect=CONNECT_TIMEOUT)
+        response = await self._send(
+            method, path, query=query, body=body, content_type=content_type, time_limits=limits
+        )
+        try:
+            data = await response.read()
+        except _TRANSPORT_ERRORS as error:
+            raise _no_response(method, path, error) from error
+        finally:
+            response.release()
+        if response.status >= 400:
+            raise error_from_response(response.status, data, response.reason or "")
+        parsed = json.loads(data) if data else {}
+        return parsed if isinstance(parsed, dict) else {}
+
+    async def stream_lines(
+        self, path: str, *, query: Query = (), read_timeout: float
+    ) -> AsyncGenerator[bytes, None]:
+        """GET a streaming response (a watch) and yield its newline-separated JSON documents.
+
+        The stream ends when the server ends it or the transport is closed; a connection that
+        goes silent for `read_timeout` seconds, or breaks, raises APIError(NO_RESPONSE).
+        """
+        limits = aiohttp.ClientTimeout(sock_connect=CONNECT_TIMEOUT, sock_read=read_timeout)
+        response = await self._send(
+            "GET", path, query=query, body=None, content_type=JSON, time_limits=limits
+        )
+        self._streams.add(response)
+        try:
+            if response.status >= 400:
+                data = await response.read()
+                raise error_from_response(response.status, data, response.reason or "")
+            async for line in split_lines(response.content.iter_any()):
+                yield line
+        except _TRANSPORT_ERRORS as error:
+            if self._closed:
+                return
+            raise _no_response("GET", path, error) from error
+        finally:
+            self._streams.discard(response)
+            response.close()
+
+    async def close(self) -> None:
+        """End open streams, then close the connection pool."""
+        self._closed = True
+        for response in list(self._streams):
+            response.close()
+        await self._api.close()
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Query,
+        body: Mapping[str, Any] | None,
+        content_type: str,
+        time_limits: aiohttp.ClientTimeout,
+    ) -> aiohttp.ClientResponse:
+        if self._closed:
+            raise APIError(NO_RESPONSE, f"{method} {path}: the client is closed")
+        await self._limiter.acquire()
+        try:
+            response: aiohttp.ClientResponse = await self._api.call_api(
+                path,
+                method,
+                query_params=list(query),
+                header_params={"Accept": JSON, "Content-Type": content_type},
+                body=_plain(body) if body is not None else None,
+                # Adds the bearer token when the configuration has one; certificates are in
+                # the session's TLS context already.
+                auth_settings=["BearerToken"],
+                _preload_content=False,
+                _request_timeout=time_limits,
+            )
+        except _TRANSPORT_ERRORS as error:
+            raise _no_response(method, path, error) from error
+        logger.debug("%s %s -> %s", method, path, response.status)
+        return response
+
+
+async def split_lines(chunks: AsyncIterable[bytes]) -> AsyncGenerator[bytes, None]:
+    """The non-blank lines of a byte stream whose chunks may end anywhere, even mid-line."""
+    pending = bytearray()
+    async for chunk in chunks:
+        start = 0
+        newline = chunk.find(b"\n")
+        while newline >= 0:
+            pending += chunk[start:newline]
+            if pending.strip():
+                yield bytes(pending)
+            pending.clear()
+            start = newline + 1
+            newline = chunk.find(b"\n", start)
+        pending += chunk[start:]
+    if pending.strip():
+        yield bytes(pending)
+
+
+def _plain(value: Any) -> Any:
+    """JSON-shaped data as plain dicts and lists: the ApiClient serialises any other mapping
+    as if it were one of its models."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _no_response(method: str, path: str, error: BaseException) -> APIError:
+    detail = str(error) or type(error).__name__
+    return APIError(NO_RESPONSE, f"{method} {path}: no answer from the API server: {detail}")

@@ -1,0 +1,97 @@
+"""The HTTP layer: rate limiting of real requests, closing, and requests with no answer."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from typing import TYPE_CHECKING
+
+import pytest
+from kubernetes_asyncio.client import Configuration
+
+from scheduler.cluster.kube import KubeClusterClient, new_client
+from scheduler.cluster.kube.errors import NO_RESPONSE
+from scheduler.framework.errors import APIError
+from scheduler.testing import FakeClock
+
+if TYPE_CHECKING:
+    from tests.cluster.kube.conftest import ClientFactory, FakeApiServer
+
+NODE = "/api/v1/nodes/n1"
+
+
+async def test_requests_wait_for_the_rate_limiter(
+    api: FakeApiServer, make_client: ClientFactory, clock: FakeClock
+) -> None:
+    client = make_client(qps=1, burst=1)
+    api.reply("GET", NODE, body={"kind": "Node"})
+    api.reply("GET", NODE, body={"kind": "Node"})
+    first = asyncio.create_task(client.get("nodes", "", "n1"))
+    second = asyncio.create_task(client.get("nodes", "", "n1"))
+    await first
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert len(api.requests) == 1
+    assert not second.done()
+    clock.advance(1.0)
+    await second
+    assert len(api.requests) == 2
+
+
+async def test_close_ends_an_open_watch_quietly(
+    api: FakeApiServer, client: KubeClusterClient
+) -> None:
+    added = {"type": "ADDED", "object": {"metadata": {"name": "a", "resourceVersion": "2"}}}
+    api.stream("/api/v1/pods", api.lines(added), hold=True)
+    first_event = asyncio.Event()
+    seen: list[str] = []
+
+    async def consume() -> None:
+        async for event in client.watch("pods", resource_version="1"):
+            seen.append(event.type)
+            first_event.set()
+
+    watching = asyncio.create_task(consume())
+    await asyncio.wait_for(first_event.wait(), timeout=10)
+    await client.close()
+    # A bound on a broken implementation, not a synchronisation: the task ends on close.
+    await asyncio.wait_for(watching, timeout=10)
+    assert seen == ["ADDED"]
+
+
+async def test_requests_after_close_fail_without_sending(
+    api: FakeApiServer, client: KubeClusterClient
+) -> None:
+    await client.close()
+    with pytest.raises(APIError, match="closed") as raised:
+        await client.get("nodes", "", "n1")
+    assert raised.value.status == NO_RESPONSE
+    assert api.requests == []
+
+
+def unused_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+async def test_no_answer_is_an_api_error_without_status(clock: FakeClock) -> None:
+    configuration = Configuration(host=f"http://127.0.0.1:{unused_port()}")
+    client = new_client(configuration, qps=0, burst=1, user_agent="t", clock=clock)
+    try:
+        with pytest.raises(APIError, match="no answer from the API server") as raised:
+            await client.get("nodes", "", "n1")
+        assert raised.value.status == NO_RESPONSE
+    finally:
+        await client.close()
+
+
+@pytest.mark.parametrize(("burst", "pool"), [(10, 100), (100, 100), (250, 250)])
+async def test_the_connection_pool_fits_a_full_burst(
+    burst: int, pool: int, clock: FakeClock
+) -> None:
+    configuration = Configuration(host="http://127.0.0.1:1")
+    client = new_client(configuration, qps=50, burst=burst, user_agent="t", clock=clock)
+    await client.close()
+    assert configuration.connection_pool_maxsize == pool
