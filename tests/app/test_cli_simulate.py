@@ -24,7 +24,11 @@ def test_bundled_scenario_places_or_explains_every_pod(capsys: pytest.CaptureFix
     assert {pods[f"analytics/batch-{i}"]["node"] for i in range(4)} <= {"worker-6", "worker-7"}
     assert pods["analytics/trainer"]["node"] == "worker-8"
     assert pods["shop/too-big"]["status"] == "Unschedulable"
-    assert pods["shop/too-big"]["message"].endswith("8 Insufficient cpu.")
+    assert pods["shop/too-big"]["message"] == (
+        "0/10 nodes are available: 1 node(s) had untolerated taint(s), "
+        "1 node(s) were unschedulable, 8 Insufficient cpu. preemption: 0/10 nodes are "
+        "available: 10 Preemption is not helpful for scheduling."
+    )
     assert pods["shop/waiting-for-quota"]["status"] == "Gated"
     assert pods["shop/other-team"]["status"] == "NotHandled"
     assert pods["shop/other-team"]["node"] is None
@@ -74,7 +78,10 @@ def test_generated_pods_beyond_capacity_are_explained(capsys: pytest.CaptureFixt
     outcomes = [p["status"] for p in result["pods"]]
     assert outcomes.count("Scheduled") == 4
     messages = {p["message"] for p in result["pods"] if p["status"] == "Unschedulable"}
-    assert messages == {"0/2 nodes are available: 2 Insufficient cpu."}
+    assert messages == {
+        "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: "
+        "2 No preemption victims found for incoming pod."
+    }
 
 
 @pytest.mark.parametrize(

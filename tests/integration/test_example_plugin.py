@@ -107,7 +107,11 @@ def test_demo_plugin_rejection_reason(installed_example: Path, tmp_path: Path) -
     )
     (pod,) = result["pods"]  # type: ignore[misc]
     assert pod["status"] == "Unschedulable"
-    assert pod["message"] == "0/2 nodes are available: 2 node not demo-ok."
+    # DefaultPreemption (a default plugin) found nothing to preempt and says so, as upstream.
+    assert pod["message"] == (
+        "0/2 nodes are available: 2 node not demo-ok. preemption: 0/2 nodes are available: "
+        "2 No preemption victims found for incoming pod."
+    )
 
 
 def test_without_the_package_the_plugin_is_unknown(tmp_path: Path) -> None:

@@ -83,5 +83,6 @@ async def test_foo_pods_without_matching_nodes_get_the_enforced_affinity_reason(
         await h.schedule_active()
         assert h.node_of("default", "lonely") is None
         assert h.event_notes("default", "lonely", "FailedScheduling") == [
-            "0/3 nodes are available: 3 node(s) didn't match scheduler-enforced node affinity."
+            "0/3 nodes are available: 3 node(s) didn't match scheduler-enforced node affinity. "
+            "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
         ]

@@ -9,6 +9,7 @@ import numpy as np
 from scheduler.core.outcome import Failure, Placement
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.node_table import NodeTable
+from scheduler.framework.plugins import NominatingMode
 from scheduler.framework.status import Code, Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime.diagnosis import NO_NODES_AVAILABLE, Diagnosis
@@ -119,4 +120,11 @@ def _post_filter(
     failure_status = Status(
         status.code if status.is_rejected else Code.UNSCHEDULABLE, plugin=status.plugin
     )
-    return Failure(failure_status, diagnosis.fit_error_message(), diagnosis, result)
+    # Upstream clears a nomination only when no PostFilter ran or one overrode it; a PostFilter
+    # that declined (e.g. victims still terminating on the nominated node) keeps it.
+    clear = not profile.post_filter or (
+        result is not None and result.mode is NominatingMode.OVERRIDE
+    )
+    return Failure(
+        failure_status, diagnosis.fit_error_message(), diagnosis, result, clear_nomination=clear
+    )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import random
 import time
 from collections.abc import Mapping, Sequence
@@ -29,7 +28,13 @@ from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.spec import PluginSpec
 from scheduler.framework.status import Code, Status
 from scheduler.objects.pod import Pod
-from scheduler.observability import PluginMetricsSampler, SchedulerMetrics
+from scheduler.observability import (
+    V_BIND,
+    PluginMetricsSampler,
+    SchedulerMetrics,
+    get_logger,
+    log_v,
+)
 from scheduler.runtime.binding import run_bind, run_post_bind, run_pre_bind
 from scheduler.runtime.diagnosis import single_node_fit_error
 from scheduler.runtime.filtering import FilterRun
@@ -37,7 +42,7 @@ from scheduler.runtime.profile import Profile
 from scheduler.runtime.reservation import run_permit, run_reserve, run_unreserve, wait_on_permit
 from scheduler.runtime.waiting_pods import WaitingPods
 
-_log = logging.getLogger("scheduler")
+_log = get_logger("scheduler")
 
 
 @dataclass(slots=True)
@@ -293,8 +298,7 @@ class Scheduler:
         first = info.initial_attempt_timestamp
         sli = self.clock.now() - first if first is not None else 0.0
         self.metrics.pod_scheduled(info.attempts, sli)
-        if _log.isEnabledFor(logging.DEBUG):
-            _log.debug("Successfully bound pod to node", extra={"pod": assumed.key, "node": node})
+        log_v(_log, V_BIND, "Successfully bound pod to node", pod=assumed.key, node=node)
         await run_post_bind(profile, state, assumed, node)
 
     # ---- failures ------------------------------------------------------------------------
@@ -317,8 +321,10 @@ class Scheduler:
         if failure.post_filter is not None and failure.post_filter.nominated_node_name:
             nominated = failure.post_filter.nominated_node_name
             self.queue.add_nominated_pod(info.pod, nominated)
-        elif pod.nominated_node_name:
+        elif pod.nominated_node_name and failure.clear_nomination:
             self.queue.delete_nominated_pod(pod)
+        elif pod.nominated_node_name:
+            nominated = pod.nominated_node_name
         self.recorder.pod_event(
             pod,
             event_type="Warning",

@@ -1,0 +1,96 @@
+"""DefaultPreemption: when no node fits, make room on one by preempting lower-priority pods."""
+
+from __future__ import annotations
+
+from plugins.default_preemption.args import DefaultPreemptionArgs, num_candidates
+from plugins.default_preemption.candidate_order import pick_best
+from plugins.default_preemption.candidates import DryRunResult, dry_run
+from plugins.default_preemption.disruption_budgets import PDB_RESOURCE, list_budgets
+from plugins.default_preemption.eligibility import ineligibility
+from plugins.default_preemption.hints import preemption_events
+from plugins.default_preemption.messages import (
+    NO_CANDIDATE,
+    WAITING_FOR_PREEMPTION,
+    no_candidates_message,
+    with_prefix,
+)
+from plugins.default_preemption.preparation import PreemptionExecutor
+from scheduler.framework import (
+    SUCCESS,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    Handle,
+    NodeStatusReader,
+    Pod,
+    PostFilterResult,
+    Status,
+)
+
+
+class DefaultPreemption:
+    """PostFilter (preemption) and PreEnqueue (holding a preemptor back while its victims go).
+
+    Preemption is asynchronous, as upstream's default since v1.33: the cycle picks the node and
+    the victims, nominates the preemptor, and leaves the API calls to a background task.
+    """
+
+    name = "DefaultPreemption"
+
+    def __init__(self, args: DefaultPreemptionArgs | None, handle: Handle) -> None:
+        self.args = args or DefaultPreemptionArgs()
+        self.handle = handle
+        self.executor = PreemptionExecutor(handle, self.name)
+
+    def post_filter(
+        self, state: CycleState, pod: Pod, statuses: NodeStatusReader
+    ) -> tuple[PostFilterResult | None, Status]:
+        result, status = self._preempt(state, pod, statuses)
+        return result, with_prefix(status)
+
+    def _preempt(
+        self, state: CycleState, pod: Pod, statuses: NodeStatusReader
+    ) -> tuple[PostFilterResult | None, Status]:
+        reason = ineligibility(self.handle, pod, statuses)
+        if reason:
+            # No result: the pod keeps its nomination while its victims terminate.
+            return None, Status.unschedulable(reason)
+        table = self.handle.node_table
+        if table.size == 0:
+            return None, Status.from_error("no nodes available")
+        # Only nodes where some Filter said Unschedulable; UnschedulableAndUnresolvable ones
+        # cannot be helped by removing pods.
+        potential = sorted(
+            statuses.nodes_with_code(int(Code.UNSCHEDULABLE)),
+            key=lambda name: _row(table.row_of(name)),
+        )
+        now = self.handle.clock.wall()
+        run = DryRunResult()
+        if potential:
+            budgets = list_budgets(self.handle.lister(PDB_RESOURCE))
+            offset = self.handle.rng.randrange(len(potential))
+            wanted = num_candidates(self.args, len(potential))
+            run = dry_run(self.handle, state, pod, potential, budgets, offset, wanted, now)
+        if not run.candidates:
+            if run.errors:
+                return None, Status.from_error(", ".join(run.errors))
+            # Clear any earlier nomination: preemption cannot help anywhere now.
+            message = no_candidates_message(table.size, run.statuses)
+            return PostFilterResult(nominated_node_name=""), Status.unschedulable(message)
+        best = pick_best(run.candidates, now)
+        if best is None:
+            return None, Status.unschedulable(NO_CANDIDATE)
+        self.executor.start(pod, best)
+        return PostFilterResult(nominated_node_name=best.node_name), SUCCESS
+
+    def pre_enqueue(self, pod: Pod) -> Status:
+        if self.executor.is_running(pod.uid):
+            return Status.unresolvable(WAITING_FOR_PREEMPTION)
+        return SUCCESS
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return preemption_events()
+
+
+def _row(row: int | None) -> int:
+    return row if row is not None else -1

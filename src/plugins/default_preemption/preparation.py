@@ -1,0 +1,165 @@
+"""Carrying out a chosen preemption: the API calls, made off the scheduling cycle.
+
+The cycle only decides; a background task then rejects victims held at Permit, marks the others
+with a DisruptionTarget condition and deletes them, records a Preempted event on each, and
+clears the nomination of lower-priority pods nominated to the same node. Meanwhile the
+preemptor is kept out of the queue (PreEnqueue asks `is_running`) so that it does not preempt
+again before the first preemption has taken effect.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from plugins.default_preemption.candidates import Candidate
+from plugins.default_preemption.eligibility import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
+from scheduler.framework import Handle, Pod
+from scheduler.framework.errors import APIError, ConflictError, NotFoundError
+
+logger = logging.getLogger(__name__)
+
+PREEMPTED_REASON = "Preempted"
+PREEMPTING_ACTION = "Preempting"
+WAITING_POD_REJECTION = "preempted"
+
+
+@dataclass(slots=True)
+class _Preemption:
+    node_name: str
+    # Set just before the last victim's API calls (see `PreemptionExecutor.is_running`).
+    last_victim: Pod | None = None
+
+
+class PreemptionExecutor:
+    """Runs preemptions in the background and knows which preemptors are still waiting."""
+
+    def __init__(self, handle: Handle, plugin_name: str) -> None:
+        self._handle = handle
+        self._plugin_name = plugin_name
+        self._running: dict[str, _Preemption] = {}
+
+    def is_running(self, preemptor_uid: str) -> bool:
+        """Whether the preemptor's victims are still being preempted.
+
+        Once the last victim's calls have started, the victim leaving the node (or starting to
+        terminate) already counts as done: its deletion event may reach the queue before the
+        API call returns here, and the preemptor must not miss that event.
+        """
+        preemption = self._running.get(preemptor_uid)
+        if preemption is None:
+            return False
+        last = preemption.last_victim
+        if last is None:
+            return True
+        node_info = self._handle.node_info(preemption.node_name)
+        current = node_info.pods.get(last.key) if node_info is not None else None
+        return current is not None and current.uid == last.uid and not current.deleting
+
+    def start(self, preemptor: Pod, candidate: Candidate) -> None:
+        """Preempt the candidate's victims in a background task.
+
+        Victims already terminating need no call; if all are, nothing is started.
+        """
+        victims = [v for v in candidate.victims.pods if not v.deleting]
+        if not victims:
+            return
+        preemption = _Preemption(candidate.node_name)
+        self._running[preemptor.uid] = preemption
+
+        async def work() -> None:
+            try:
+                await self._run(preemptor, preemption, victims)
+            finally:
+                if self._running.get(preemptor.uid) is preemption:
+                    del self._running[preemptor.uid]
+
+        self._handle.start_background(f"preemption:{preemptor.key}", work)
+
+    async def _run(self, preemptor: Pod, preemption: _Preemption, victims: Sequence[Pod]) -> None:
+        node = preemption.node_name
+        # Lower-priority pods nominated here may no longer fit; freeing their nomination lets
+        # them look elsewhere without waiting for this preemption to finish.
+        for nominated in self._handle.nominated_pods_for_node(node):
+            if nominated.priority < preemptor.priority:
+                await self._clear_nomination(nominated)
+        try:
+            for victim in victims[:-1]:
+                await self._preempt(preemptor, node, victim)
+            preemption.last_victim = victims[-1]
+            await self._preempt(preemptor, node, victims[-1])
+        except APIError as error:
+            # The remaining victims are left alone so the preemptor can retry sooner.
+            logger.error("preemption for pod %s on node %s failed: %s", preemptor.key, node, error)
+
+    async def _clear_nomination(self, pod: Pod) -> None:
+        try:
+            await self._handle.api.patch_pod_status(
+                pod.namespace, pod.name, {"nominatedNodeName": None}
+            )
+        except APIError as error:
+            logger.error("cannot clear the nominated node of pod %s: %s", pod.key, error)
+
+    async def _preempt(self, preemptor: Pod, node: str, victim: Pod) -> None:
+        """Reject a victim waiting at Permit, or mark and delete it; then record the event.
+
+        A victim that is already gone needs nothing more (and gets no event).
+        """
+        waiting = self._handle.get_waiting_pod(victim.uid)
+        if waiting is not None:
+            waiting.reject(self._plugin_name, WAITING_POD_REJECTION)
+        else:
+            api = self._handle.api
+            try:
+                condition = self._disruption_condition(victim)
+                if condition is not None:
+                    await api.patch_pod_status(
+                        victim.namespace, victim.name, {"conditions": [condition]}
+                    )
+                # The UID precondition keeps a newer pod of the same name safe.
+                await api.delete_pod(victim.namespace, victim.name, victim.uid)
+            except (NotFoundError, ConflictError):
+                logger.info("victim %s of pod %s is already gone", victim.key, preemptor.key)
+                return
+        self._handle.record_event(
+            victim,
+            event_type="Normal",
+            reason=PREEMPTED_REASON,
+            action=PREEMPTING_ACTION,
+            note=f"Preempted by pod {preemptor.uid} on node {node}",
+            related=preemptor,
+        )
+
+    def _disruption_condition(self, victim: Pod) -> dict[str, Any] | None:
+        """The DisruptionTarget condition to write, or None if the victim already has it."""
+        condition: dict[str, Any] = {
+            "type": DISRUPTION_TARGET,
+            "status": "True",
+            "reason": PREEMPTION_BY_SCHEDULER,
+            "message": (
+                f"{self._handle.profile_name}: preempting to accommodate a higher priority pod"
+            ),
+        }
+        if victim.generation:
+            condition["observedGeneration"] = victim.generation
+        existing = _condition(victim, DISRUPTION_TARGET)
+        if existing is not None and existing.get("status") == "True":
+            if all(existing.get(k) == v for k, v in condition.items()):
+                return None
+            # An unchanged status keeps its transition time.
+            condition["lastTransitionTime"] = existing.get("lastTransitionTime")
+        else:
+            condition["lastTransitionTime"] = self._now()
+        return condition
+
+    def _now(self) -> str:
+        return self._handle.clock.wall().strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _condition(pod: Pod, kind: str) -> Mapping[str, Any] | None:
+    for condition in (pod.raw.get("status") or {}).get("conditions") or ():
+        if condition.get("type") == kind:
+            return condition  # type: ignore[no-any-return]
+    return None

@@ -1,0 +1,107 @@
+"""Choosing the victims on one node: the fewest, least important pods whose removal lets the
+preemptor fit.
+
+The node and the cycle state given here are copies: the dry run changes them freely.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from plugins.default_preemption.disruption_budgets import DisruptionBudget, split_by_violation
+from plugins.default_preemption.importance import by_importance
+from scheduler.framework import Code, CycleState, Handle, NodeInfo, Pod, Status
+
+NO_VICTIMS_FOUND = "No preemption victims found for incoming pod"
+
+
+@dataclass(frozen=True, slots=True)
+class Victims:
+    """Pods to preempt on a node, most important first, and how many of them break a budget."""
+
+    pods: tuple[Pod, ...]
+    num_pdb_violations: int
+
+
+def may_preempt(preemptor: Pod, victim: Pod) -> bool:
+    """Only strictly lower priority pods can be preempted."""
+    return victim.priority < preemptor.priority
+
+
+class _DryRunNode:
+    """A copied node and cycle state with the PreFilter extensions kept in step."""
+
+    def __init__(self, handle: Handle, state: CycleState, pod: Pod, node_info: NodeInfo) -> None:
+        self.handle = handle
+        self.state = state
+        self.pod = pod
+        self.node_info = node_info
+
+    def remove(self, victim: Pod) -> Status:
+        self.node_info.remove_pod(victim.key)
+        return self.handle.run_pre_filter_extension_remove_pod(
+            self.state, self.pod, victim, self.node_info
+        )
+
+    def add(self, victim: Pod) -> Status:
+        self.node_info.add_pod(victim)
+        return self.handle.run_pre_filter_extension_add_pod(
+            self.state, self.pod, victim, self.node_info
+        )
+
+    def fits(self) -> Status:
+        return self.handle.run_filter_plugins_with_nominated_pods(
+            self.state, self.pod, self.node_info
+        )
+
+
+def select_victims(
+    handle: Handle,
+    state: CycleState,
+    pod: Pod,
+    node_info: NodeInfo,
+    budgets: Sequence[DisruptionBudget],
+    now: datetime,
+) -> Victims | Status:
+    """The victims on `node_info`'s node, or the Status saying why preemption cannot help there.
+
+    Every lower-priority pod is removed first; if the pod still does not fit, the node is no
+    use (affinity to a victim is deliberately not considered). Then victims are put back one by
+    one, most important first and budget-violating ones before the others, keeping each one
+    the pod still fits beside. What cannot be put back is the answer.
+    """
+    node = _DryRunNode(handle, state, pod, node_info)
+    potential = [p for p in node_info.pods.values() if may_preempt(pod, p)]
+    for victim in potential:
+        status = node.remove(victim)
+        if not status.is_success:
+            return _as_error(status)
+    if not potential:
+        return Status.unresolvable(NO_VICTIMS_FOUND)
+    status = node.fits()
+    if not status.is_success:
+        return status
+    violating, non_violating = split_by_violation(by_importance(potential, now), budgets)
+    victims: list[Pod] = []
+    num_violations = 0
+    for group, counts_as_violation in ((violating, True), (non_violating, False)):
+        for candidate in group:
+            status = node.add(candidate)
+            if not status.is_success:
+                return _as_error(status)
+            if node.fits().is_success:
+                continue
+            status = node.remove(candidate)
+            if not status.is_success:
+                return _as_error(status)
+            victims.append(candidate)
+            if counts_as_violation:
+                num_violations += 1
+    return Victims(tuple(by_importance(victims, now)), num_violations)
+
+
+def _as_error(status: Status) -> Status:
+    """A PreFilter extension that cannot follow a hypothetical change is an internal error."""
+    return status if status.code is Code.ERROR else Status.from_error(status.message())

@@ -1,0 +1,180 @@
+"""Preemption end to end: the real scheduler and the in-memory cluster, on a fake clock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from plugins.default_preemption import SPEC
+from scheduler.framework.spec import PluginSpec
+from scheduler.runtime.discovery import PluginRegistry
+from scheduler.testing import make_node, make_pod
+from tests.integration.harness import Harness
+
+ENABLED = {"enabled": [{"name": "DefaultPreemption"}]}
+CONFIG: dict[str, Any] = {
+    "profiles": [
+        {
+            "schedulerName": "default-scheduler",
+            "plugins": {"preEnqueue": ENABLED, "postFilter": ENABLED},
+        }
+    ]
+}
+
+
+def extra_plugins() -> list[PluginSpec]:
+    """The plugin itself, unless it is already installed as an entry point."""
+    return [] if SPEC.name in PluginRegistry.discover() else [SPEC]
+
+
+def node(name: str) -> dict[str, Any]:
+    return make_node(name).capacity(cpu="2", memory="8Gi", pods="10").dict()
+
+
+def bound(name: str, node_name: str, *, cpu: str, priority: int, **labels: str) -> dict[str, Any]:
+    return (
+        make_pod(name)
+        .node(node_name)
+        .req(cpu=cpu)
+        .priority(priority)
+        .labels(**labels)
+        .phase("Running")
+        .dict()
+    )
+
+
+def budget(name: str, allowed: int, **match: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"selector": {"matchLabels": dict(match)}},
+        "status": {"disruptionsAllowed": allowed},
+    }
+
+
+async def settle(h: Harness) -> None:
+    """Until background preemptions are done and the scheduler has caught up with them."""
+    for _ in range(100):
+        await h.quiesce()
+        if not h.scheduler.background:
+            await h.quiesce()
+            return
+    raise AssertionError("the preemption did not finish")
+
+
+def pod_names(h: Harness) -> set[str]:
+    return {p["metadata"]["name"] for p in h.sim.objects("pods")}
+
+
+async def test_preempts_the_cheapest_unprotected_node_then_schedules_there() -> None:
+    """n1: one low-priority pod protected by a budget; n2: two pods; n3: one pod.
+
+    Without the budget n1 would win (lowest victim priority); with it, n3 does: one victim
+    against n2's two of the same priority.
+    """
+    preemptor = make_pod("vip").req(cpu="2").priority(100).dict()
+    async with Harness(CONFIG, extra_plugins=extra_plugins()) as h:
+        h.create(
+            [
+                node("n1"),
+                node("n2"),
+                node("n3"),
+                bound("db", "n1", cpu="2", priority=0, app="db"),
+                bound("w1", "n2", cpu="1", priority=10),
+                bound("w2", "n2", cpu="1", priority=10),
+                bound("big", "n3", cpu="2", priority=10),
+                budget("db", 0, app="db"),
+                preemptor,
+            ]
+        )
+        await h.schedule_active()
+        await settle(h)
+
+        assert pod_names(h) == {"db", "w1", "w2", "vip"}
+        assert h.pod("default", "vip")["status"].get("nominatedNodeName") == "n3"
+        uid = h.pod("default", "vip")["metadata"]["uid"]
+        assert h.event_notes("default", "big", "Preempted") == [
+            f"Preempted by pod {uid} on node n3"
+        ]
+        assert h.event_notes("default", "vip", "FailedScheduling") == [
+            "0/3 nodes are available: 3 Insufficient cpu."
+        ]
+
+        # The victim's deletion requeued the preemptor, to wait out its backoff.
+        assert h.scheduler.queue.locate("default/vip") == "backoff"
+        h.clock.advance(10)
+        h.scheduler.queue.flush_backoff_completed()
+        assert await h.schedule_active() == 1
+        assert h.node_of("default", "vip") == "n3"
+
+
+async def test_violates_a_budget_when_it_is_the_only_way() -> None:
+    async with Harness(CONFIG, extra_plugins=extra_plugins()) as h:
+        h.create(
+            [
+                node("n1"),
+                bound("db", "n1", cpu="2", priority=0, app="db"),
+                budget("db", 0, app="db"),
+                make_pod("vip").req(cpu="2").priority(100).dict(),
+            ]
+        )
+        await h.schedule_active()
+        await settle(h)
+        assert pod_names(h) == {"vip"}
+        h.clock.advance(10)
+        h.scheduler.queue.flush_backoff_completed()
+        await h.schedule_active()
+        assert h.node_of("default", "vip") == "n1"
+
+
+async def test_failed_preemption_is_explained_after_the_filter_reasons() -> None:
+    async with Harness(CONFIG, extra_plugins=extra_plugins()) as h:
+        h.create(
+            [
+                *(node(n) for n in ("n1", "n2", "n3")),
+                *(bound(f"p{i}", f"n{i}", cpu="2", priority=100) for i in (1, 2, 3)),
+                make_pod("vip").req(cpu="2").priority(100).dict(),
+            ]
+        )
+        await h.schedule_active()
+        await settle(h)
+        assert pod_names(h) == {"p1", "p2", "p3", "vip"}
+        assert h.event_notes("default", "vip", "FailedScheduling") == [
+            "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: "
+            "3 No preemption victims found for incoming pod."
+        ]
+
+
+async def test_deletion_events_arriving_before_the_calls_return_still_release_the_preemptor() -> (
+    None
+):
+    """With the watch faster than the API's answers, each victim's deletion reaches the queue
+    while the preemption is still running: the first one finds the preemptor gated, the last
+    one releases it."""
+    async with Harness(CONFIG, extra_plugins=extra_plugins()) as h:
+        h.create(
+            [
+                node("n1"),
+                bound("a", "n1", cpu="1", priority=0),
+                bound("b", "n1", cpu="1", priority=0),
+                make_pod("vip").req(cpu="2").priority(100).dict(),
+            ]
+        )
+        delete = h.sim.delete_pod
+        seen: list[str] = []
+
+        async def slow_delete(namespace: str, name: str, uid: str = "") -> None:
+            await delete(namespace, name, uid)
+            await h.quiesce()  # the informers and the queue handle the deletion first
+            seen.append(h.scheduler.queue.locate("default/vip"))
+
+        h.sim.delete_pod = slow_delete  # type: ignore[method-assign]
+        await h.schedule_active()
+        await settle(h)
+
+        assert pod_names(h) == {"vip"}
+        assert seen == ["gated", "backoff"]
+        h.clock.advance(10)
+        h.scheduler.queue.flush_backoff_completed()
+        await h.schedule_active()
+        assert h.node_of("default", "vip") == "n1"

@@ -1,0 +1,215 @@
+"""Carrying out a preemption: API calls in the background, PreEnqueue holding the preemptor
+back meanwhile, events, waiting pods and failures."""
+
+from __future__ import annotations
+
+from tests.plugins.default_preemption_world import (
+    FakeWaitingPod,
+    World,
+    preemptor,
+    running,
+    terminating,
+)
+
+from scheduler.framework import ActionType, Code, EventResource, Pod, QueueingHint
+from scheduler.framework.errors import APIError, ConflictError, NotFoundError
+from scheduler.testing import make_node, make_pod
+
+WAITING = "waiting for the preemption for this pod to be finished"
+
+
+def one_node_world(*pods: Pod) -> World:
+    node = make_node("n1").capacity(cpu="2", memory="8Gi", pods="10").obj()
+    return World([node], list(pods))
+
+
+async def test_victims_are_marked_deleted_and_reported_after_the_cycle() -> None:
+    a = running("a", "n1", cpu="1")
+    b = running("b", "n1", cpu="1", priority=5)
+    world = one_node_world(a, b)
+    pod = preemptor()
+    assert world.nominated_node(pod) == "n1"
+    # Nothing was called during the cycle; the work waits in the background.
+    assert world.api.calls == []
+    assert len(world.handle.background) == 1
+
+    await world.handle.run_background()
+
+    # Most important victim first; each is marked before it is deleted.
+    assert world.api.calls == [
+        "patch default/b",
+        "delete default/b",
+        "patch default/a",
+        "delete default/a",
+    ]
+    assert world.api.delete_uids == [b.uid, a.uid]
+    key, patch = world.api.status_patches[0]
+    assert key == "default/b"
+    (condition,) = patch["conditions"]
+    assert condition["type"] == "DisruptionTarget"
+    assert condition["status"] == "True"
+    assert condition["reason"] == "PreemptionByScheduler"
+    assert condition["message"] == (
+        "default-scheduler: preempting to accommodate a higher priority pod"
+    )
+    assert condition["lastTransitionTime"] == "2026-01-01T00:00:00Z"
+    assert world.handle.events == [
+        {
+            "regarding": victim.key,
+            "type": "Normal",
+            "reason": "Preempted",
+            "action": "Preempting",
+            "note": f"Preempted by pod {pod.uid} on node n1",
+            "related": pod.key,
+        }
+        for victim in (b, a)
+    ]
+
+
+async def test_pre_enqueue_holds_the_preemptor_until_the_preemption_is_done() -> None:
+    world = one_node_world(running("a", "n1", cpu="2"))
+    pod = preemptor()
+    other = preemptor("other")
+    assert world.nominated_node(pod) == "n1"
+
+    status = world.plugin.pre_enqueue(pod)
+    assert status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+    assert status.message() == WAITING
+    assert world.plugin.pre_enqueue(other).is_success
+
+    await world.handle.run_background()
+    assert world.plugin.pre_enqueue(pod).is_success
+
+
+async def test_the_last_victim_leaving_the_node_releases_the_preemptor_before_its_call_ends() -> (
+    None
+):
+    """The deletion event can reach the queue before the API call returns: PreEnqueue then
+    looks at the node itself."""
+    a = running("a", "n1", cpu="1")
+    b = running("b", "n1", cpu="1", priority=5)
+    world = one_node_world(a, b)
+    pod = preemptor()
+    assert world.nominated_node(pod) == "n1"
+    seen: list[tuple[str, bool]] = []
+    info = world.handle.node_info("n1")
+    assert info is not None
+
+    original_delete = world.api.delete_pod
+
+    async def delete_and_observe(namespace: str, name: str, uid: str = "") -> None:
+        seen.append((f"{name} before", world.plugin.pre_enqueue(pod).is_success))
+        await original_delete(namespace, name, uid)
+        info.remove_pod(f"{namespace}/{name}")  # the informer's delete, seen by the cache
+        seen.append((f"{name} after", world.plugin.pre_enqueue(pod).is_success))
+
+    world.api.delete_pod = delete_and_observe  # type: ignore[method-assign]
+    await world.handle.run_background()
+    # Removing b (not the last victim) does not release the pod; removing a does.
+    assert seen == [
+        ("b before", False),
+        ("b after", False),
+        ("a before", False),
+        ("a after", True),
+    ]
+
+
+async def test_a_victim_waiting_at_permit_is_rejected_not_deleted() -> None:
+    a = running("a", "n1", cpu="2")
+    world = one_node_world(a)
+    waiting = FakeWaitingPod(a, "n1")
+    world.handle.waiting[a.uid] = waiting
+    pod = preemptor()
+    assert world.nominated_node(pod) == "n1"
+    await world.handle.run_background()
+    assert waiting.rejections == [("DefaultPreemption", "preempted")]
+    assert world.api.calls == []
+    assert [e["regarding"] for e in world.handle.events] == [a.key]
+
+
+async def test_terminating_victims_need_no_calls() -> None:
+    gone = terminating(running("gone", "n1", cpu="1"), by_preemption=False)
+    world = one_node_world(gone, running("b", "n1", cpu="1"))
+    assert world.nominated_node(preemptor()) == "n1"
+    await world.handle.run_background()
+    assert world.api.calls == ["patch default/b", "delete default/b"]
+
+
+def test_nothing_runs_when_every_victim_is_already_terminating() -> None:
+    world = one_node_world(terminating(running("a", "n1", cpu="2"), by_preemption=False))
+    pod = preemptor()
+    assert world.nominated_node(pod) == "n1"
+    assert world.handle.background == []
+    assert world.plugin.pre_enqueue(pod).is_success
+
+
+async def test_lower_priority_pods_nominated_to_the_node_lose_their_nomination() -> None:
+    low = make_pod("low").req(cpu="1").priority(50).nominated("n1").obj()
+    high = make_pod("high").req(cpu="1").priority(500).nominated("n2").obj()
+    n1 = make_node("n1").capacity(cpu="2", memory="8Gi", pods="10").obj()
+    n2 = make_node("n2").capacity(cpu="1", memory="8Gi", pods="10").obj()
+    world = World(
+        [n1, n2],
+        [running("a", "n1", cpu="2")],
+        nominated={"n1": [low], "n2": [high]},
+    )
+    assert world.nominated_node(preemptor()) == "n1"
+    await world.handle.run_background()
+    assert ("default/low", {"nominatedNodeName": None}) in world.api.status_patches
+    assert all(key != "default/high" for key, _ in world.api.status_patches)
+
+
+async def test_an_api_failure_leaves_the_remaining_victims_and_releases_the_preemptor() -> None:
+    world = one_node_world(running("a", "n1", cpu="1"), running("b", "n1", cpu="1", priority=5))
+    world.api.fail["default/b"] = APIError(500, "boom")
+    pod = preemptor()
+    assert world.nominated_node(pod) == "n1"
+    await world.handle.run_background()
+    assert world.api.calls == ["patch default/b"]
+    assert world.handle.events == []
+    assert world.plugin.pre_enqueue(pod).is_success
+
+
+async def test_a_victim_already_gone_is_skipped_without_an_event() -> None:
+    world = one_node_world(running("a", "n1", cpu="1"), running("b", "n1", cpu="1", priority=5))
+    world.api.fail["default/b"] = NotFoundError('pods "b" not found')
+    world.api.fail["default/a"] = ConflictError("Precondition failed: UID")
+    assert world.nominated_node(preemptor()) == "n1"
+    await world.handle.run_background()
+    assert world.api.calls == ["patch default/b", "patch default/a"]
+    assert world.handle.events == []
+
+
+async def test_a_victim_already_marked_is_not_patched_again() -> None:
+    raw = running("a", "n1", cpu="2").raw
+    marked = Pod.from_dict(
+        {
+            **raw,
+            "status": {
+                **raw["status"],
+                "conditions": [
+                    {
+                        "type": "DisruptionTarget",
+                        "status": "True",
+                        "reason": "PreemptionByScheduler",
+                        "message": "default-scheduler: preempting to accommodate a higher "
+                        "priority pod",
+                    }
+                ],
+            },
+        }
+    )
+    world = one_node_world(marked)
+    assert world.nominated_node(preemptor()) == "n1"
+    await world.handle.run_background()
+    assert world.api.calls == ["delete default/a"]
+
+
+def test_registers_assigned_pod_deletion_and_leaves_requeueing_to_the_other_plugins() -> None:
+    world = one_node_world()
+    (registration,) = world.plugin.events_to_register()
+    assert registration.event.resource is EventResource.ASSIGNED_POD
+    assert registration.event.action == ActionType.DELETE
+    assert registration.hint is not None
+    victim = running("a", "n1", cpu="1")
+    assert registration.hint(preemptor(), victim, None) is QueueingHint.QUEUE_SKIP

@@ -1,0 +1,213 @@
+"""Victim selection on one node: reprieve order, PodDisruptionBudgets, and the dry run's copies."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from tests.plugins.default_preemption_world import World, pdb, preemptor, running
+
+from plugins.default_preemption.disruption_budgets import DisruptionBudget, split_by_violation
+from plugins.default_preemption.importance import by_importance
+from plugins.default_preemption.victims import NO_VICTIMS_FOUND, Victims, select_victims
+from scheduler.framework import Code, CycleState, Pod
+from scheduler.testing import make_node, make_pod
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+HOST = "kubernetes.io/hostname"
+
+
+def node(name: str = "n1", cpu: str = "4") -> Any:
+    return make_node(name).capacity(cpu=cpu, memory="8Gi", pods="10").obj()
+
+
+def victims_on(world: World, pod: Pod, name: str = "n1") -> Victims:
+    state = CycleState()
+    world.statuses(state, pod)
+    info = world.handle.node_info(name)
+    assert info is not None
+    budgets = [
+        DisruptionBudget.from_dict(raw)
+        for raw in world.handle.lister("poddisruptionbudgets").list()
+    ]
+    outcome = select_victims(world.handle, state, pod, info.clone(), budgets, NOW)
+    assert isinstance(outcome, Victims), outcome
+    return outcome
+
+
+def names(pods: Any) -> list[str]:
+    return [p.name for p in pods]
+
+
+def test_reprieves_the_most_important_pods_that_still_leave_room() -> None:
+    # 4 cpu, the preemptor needs 2. Put back b (5), then c (1) no longer fits, then a (0) does.
+    world = World(
+        [node()],
+        [
+            running("a", "n1", cpu="1", priority=0),
+            running("b", "n1", cpu="1", priority=5),
+            running("c", "n1", cpu="2", priority=1),
+        ],
+    )
+    victims = victims_on(world, preemptor())
+    assert names(victims.pods) == ["c"]
+    assert victims.num_pdb_violations == 0
+
+
+def test_between_equal_priorities_the_older_pod_is_reprieved() -> None:
+    world = World(
+        [node(cpu="2")],
+        [
+            running("young", "n1", cpu="1", started="2025-06-01T00:00:00Z"),
+            running("old", "n1", cpu="1", started="2025-01-01T00:00:00Z"),
+        ],
+    )
+    assert names(victims_on(world, preemptor(cpu="1")).pods) == ["young"]
+
+
+def test_budget_protected_pods_are_reprieved_first() -> None:
+    # By priority alone w (20) would be kept and v (10) preempted; v's budget allows nothing.
+    world = World(
+        [node(cpu="2")],
+        [
+            running("v", "n1", cpu="1", priority=10, labels={"app": "db"}),
+            running("w", "n1", cpu="1", priority=20),
+        ],
+        pdbs=[pdb("db", allowed=0, app="db")],
+    )
+    victims = victims_on(world, preemptor(cpu="1"))
+    assert names(victims.pods) == ["w"]
+    assert victims.num_pdb_violations == 0
+
+
+def test_counts_the_victims_that_break_a_budget() -> None:
+    world = World(
+        [node(cpu="2")],
+        [
+            running("x", "n1", cpu="1", priority=10, labels={"app": "db"}),
+            running("y", "n1", cpu="1", priority=5, labels={"app": "db"}),
+        ],
+        pdbs=[pdb("db", allowed=1, app="db")],
+    )
+    victims = victims_on(world, preemptor(cpu="2"))
+    # Most important first; the budget pays for one of the two disruptions.
+    assert names(victims.pods) == ["x", "y"]
+    assert victims.num_pdb_violations == 1
+
+
+def test_no_lower_priority_pod_means_no_victims() -> None:
+    world = World([node()], [running("a", "n1", cpu="4", priority=100)])
+    pod = preemptor()
+    state = CycleState()
+    world.statuses(state, pod)
+    info = world.handle.node_info("n1")
+    assert info is not None
+    outcome = select_victims(world.handle, state, pod, info.clone(), [], NOW)
+    assert not isinstance(outcome, Victims)
+    assert outcome.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+    assert outcome.message() == NO_VICTIMS_FOUND
+
+
+def test_the_dry_run_never_touches_the_live_node_or_the_cycle_state() -> None:
+    pods = [running("a", "n1", cpu="2"), running("b", "n1", cpu="2")]
+    world = World([node()], pods)
+    info = world.handle.node_info("n1")
+    assert info is not None
+    before = (dict(info.pods), dict(info.requested), info.generation)
+    state = CycleState()
+    pod = preemptor()
+    statuses = world.statuses(state, pod)
+    keys_before = sorted(state._data)
+    _, status = world.plugin.post_filter(state, pod, statuses)
+    assert status.is_success
+    assert (dict(info.pods), dict(info.requested), info.generation) == before
+    assert sorted(state._data) == keys_before
+
+
+def test_removing_a_victim_updates_pre_filter_state_through_the_extensions() -> None:
+    # The preemptor refuses to share a host with app=web; only preempting w makes room.
+    world = World(
+        [node()],
+        [running("w", "n1", cpu="100m", labels={"app": "web"}), running("other", "n1", cpu="100m")],
+        affinity=True,
+    )
+    pod = (
+        make_pod("vip")
+        .req(cpu="100m")
+        .priority(100)
+        .pod_affinity("required", HOST, {"app": "web"}, anti=True)
+        .obj()
+    )
+    assert names(victims_on(world, pod).pods) == ["w"]
+
+
+def covered(pod: Pod, *budgets: dict[str, Any]) -> bool:
+    violating, _ = split_by_violation([pod], [DisruptionBudget.from_dict(b) for b in budgets])
+    return bool(violating)
+
+
+def budget(**overrides: Any) -> dict[str, Any]:
+    raw = pdb("db", allowed=0, app="db")
+    for key, value in overrides.items():
+        section, field = key.split("__")
+        raw[section][field] = value
+    return raw
+
+
+DB = running("d", "n1", cpu="1", labels={"app": "db"})
+ABSENT_APP = {"matchExpressions": [{"key": "app", "operator": "DoesNotExist"}]}
+
+
+@pytest.mark.parametrize(
+    ("pod", "raw", "violates"),
+    [
+        pytest.param(DB, budget(), True, id="matching-budget-with-no-allowance"),
+        pytest.param(DB, budget(status__disruptionsAllowed=1), False, id="allowance-left"),
+        pytest.param(
+            DB,
+            budget(status__disruptedPods={"d": "2026-01-01T00:00:00Z"}),
+            False,
+            id="already-disrupted",
+        ),
+        pytest.param(DB, budget(metadata__namespace="other"), False, id="other-namespace"),
+        pytest.param(DB, budget(spec__selector={}), False, id="empty-selector-selects-nothing"),
+        pytest.param(DB, budget(spec__selector=None), False, id="no-selector"),
+        pytest.param(
+            DB,
+            budget(spec__selector={"matchExpressions": [{"key": "app", "operator": "Bogus"}]}),
+            False,
+            id="invalid-selector-is-skipped",
+        ),
+        pytest.param(
+            running("bare", "n1", cpu="1"), budget(spec__selector=ABSENT_APP), False, id="no-labels"
+        ),
+        pytest.param(
+            running("t", "n1", cpu="1", labels={"tier": "x"}),
+            budget(spec__selector=ABSENT_APP),
+            True,
+            id="same-selector-with-labels",
+        ),
+    ],
+)
+def test_which_pods_violate_a_budget(pod: Pod, raw: dict[str, Any], violates: bool) -> None:
+    assert covered(pod, raw) is violates
+
+
+def test_each_covered_pod_spends_one_allowed_disruption_in_order() -> None:
+    pods = [running(n, "n1", cpu="1", labels={"app": "db"}) for n in ("p1", "p2", "p3")]
+    violating, non_violating = split_by_violation(
+        pods, [DisruptionBudget.from_dict(pdb("db", allowed=2, app="db"))]
+    )
+    assert names(non_violating) == ["p1", "p2"]
+    assert names(violating) == ["p3"]
+
+
+def test_importance_is_priority_then_earliest_start_and_unstarted_counts_as_now() -> None:
+    pods = [
+        running("low", "n1", cpu="1", priority=1, started="2020-01-01T00:00:00Z"),
+        running("unstarted", "n1", cpu="1", priority=5),
+        running("late", "n1", cpu="1", priority=5, started="2025-12-31T00:00:00Z"),
+        running("early", "n1", cpu="1", priority=5, started="2025-01-01T00:00:00Z"),
+    ]
+    assert names(by_importance(pods, NOW)) == ["early", "late", "unstarted", "low"]
