@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,7 +63,7 @@ def installed_example(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target
 
 
-def _simulate(site: Path, workdir: Path, documents: list[str]) -> dict[str, object]:
+def _simulate(site: Path, workdir: Path, documents: list[str]) -> Any:
     config = workdir / "config.yaml"
     config.write_text(CONFIG)
     scenario = workdir / "cluster.yaml"
@@ -86,8 +87,7 @@ def _simulate(site: Path, workdir: Path, documents: list[str]) -> dict[str, obje
         text=True,
         env=env,
     )
-    result: dict[str, object] = json.loads(completed.stdout)
-    return result
+    return json.loads(completed.stdout)
 
 
 def test_demo_plugin_filters_and_scores_from_its_own_package(
@@ -96,7 +96,7 @@ def test_demo_plugin_filters_and_scores_from_its_own_package(
     documents = [_node("ok-1", True), _node("ok-2", True), _node("plain", False)]
     documents += [_pod(f"p{i}") for i in range(6)]
     result = _simulate(installed_example, tmp_path, documents)
-    nodes = {p["name"]: p["node"] for p in result["pods"]}  # type: ignore[attr-defined]
+    nodes = {p["name"]: p["node"] for p in result["pods"]}
     assert set(nodes.values()) <= {"ok-1", "ok-2"}
     assert None not in nodes.values()
 
@@ -105,7 +105,7 @@ def test_demo_plugin_rejection_reason(installed_example: Path, tmp_path: Path) -
     result = _simulate(
         installed_example, tmp_path, [_node("a", False), _node("b", False), _pod("p")]
     )
-    (pod,) = result["pods"]  # type: ignore[misc]
+    (pod,) = result["pods"]
     assert pod["status"] == "Unschedulable"
     # DefaultPreemption (a default plugin) found nothing to preempt and says so, as upstream.
     assert pod["message"] == (
