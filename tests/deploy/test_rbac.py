@@ -86,6 +86,9 @@ ALLOWED_WRITES = {
     Grant("events.k8s.io", "events", "create"),
     Grant("events.k8s.io", "events", "patch"),
     Grant("events.k8s.io", "events", "update"),
+    # VolumeBinding's PreBind: a volume's claimRef, a claim's selected-node annotation.
+    Grant("", "persistentvolumes", "patch"),
+    Grant("", "persistentvolumeclaims", "patch"),
 }
 
 

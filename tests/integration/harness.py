@@ -34,7 +34,9 @@ class Harness:
         self.sim = SimCluster(clock=self.clock)
         registry = PluginRegistry.discover()
         for spec in extra_plugins:
-            registry.add(spec)
+            # In-tree plugins under test may already be installed as entry points.
+            if spec.name not in registry:
+                registry.add(spec)
         self.registry = registry
         self.config, self.profiles = load_config_dict({**CONFIG_HEADER, **(config or {})}, registry)
         self.scheduler = Scheduler(

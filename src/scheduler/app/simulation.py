@@ -12,6 +12,7 @@ from typing import Any
 from scheduler.app.scenario import ordered_for_loading
 from scheduler.backend.queue import run_queue_flushes
 from scheduler.cluster.sim import SimCluster
+from scheduler.cluster.sim.pv_controller import PVBinderController
 from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
 from scheduler.core.scheduler import Scheduler
 from scheduler.framework.clock import Clock, SystemClock
@@ -120,6 +121,13 @@ async def simulate(
     )
     tasks: list[asyncio.Task[None]] = []
     try:
+        if any(o.get("kind") == "PersistentVolumeClaim" for o in objects):
+            # No kube-controller-manager here: this one finishes the volume bindings the
+            # scheduler starts. Its first pass runs before the informers list, so scheduling
+            # starts from settled volumes (new PVs Available, Immediate claims bound).
+            pv_controller = PVBinderController(sim)
+            await pv_controller.sync()
+            tasks.append(asyncio.create_task(pv_controller.run(), name="pv-controller"))
         for informer in scheduler.build_informers():
             tasks.append(asyncio.create_task(informer.run(), name=f"informer:{informer.name}"))
         await asyncio.gather(*(i.synced.wait() for i in scheduler.informers.values()))

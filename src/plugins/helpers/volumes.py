@@ -1,0 +1,202 @@
+"""Reading pods' volumes and the storage objects behind them (PVC, PV, StorageClass) as the
+volume plugins need them. Objects are the raw API dicts the listers hold; nothing here writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scheduler.objects.labels import SelectorError
+from scheduler.objects.node_selector import parse_node_selector
+from scheduler.objects.pod import Pod
+from scheduler.objects.quantity import QuantityError, int_value
+
+RawObject = Mapping[str, Any]
+
+# Resources the volume plugins read through Handle.lister (plural API names).
+PVCS = "persistentvolumeclaims"
+PVS = "persistentvolumes"
+STORAGE_CLASSES = "storageclasses"
+CSI_NODES = "csinodes"
+CSI_DRIVERS = "csidrivers"
+CSI_STORAGE_CAPACITIES = "csistoragecapacities"
+
+# Annotations shared by the scheduler and the PV controller.
+ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
+ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
+BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
+NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
+
+WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
+READ_WRITE_ONCE_POD = "ReadWriteOncePod"
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimUse:
+    """One pod volume backed by a PVC: a named claim or a generic ephemeral volume's claim."""
+
+    claim_name: str
+    ephemeral: bool
+
+
+def pod_volumes(pod: Pod) -> Sequence[RawObject]:
+    volumes: Sequence[RawObject] = (pod.raw.get("spec") or {}).get("volumes") or ()
+    return volumes
+
+
+def pod_claims(pod: Pod) -> tuple[ClaimUse, ...]:
+    """The PVCs the pod's volumes use, in volume order (a claim may appear twice)."""
+    uses: list[ClaimUse] = []
+    for volume in pod_volumes(pod):
+        source = volume.get("persistentVolumeClaim")
+        if source is not None:
+            uses.append(ClaimUse(str(source.get("claimName") or ""), ephemeral=False))
+        elif volume.get("ephemeral") is not None:
+            # The ephemeral volume controller names the claim <pod name>-<volume name>.
+            uses.append(ClaimUse(f"{pod.name}-{volume.get('name', '')}", ephemeral=True))
+    return tuple(uses)
+
+
+def claim_not_found(name: str) -> str:
+    """The API's NotFound text for a PVC, which upstream reports verbatim."""
+    return f'persistentvolumeclaim "{name}" not found'
+
+
+def ephemeral_not_yet_created(name: str) -> str:
+    return f'waiting for ephemeral volume controller to create the persistentvolumeclaim "{name}"'
+
+
+def ephemeral_owner_error(pod: Pod, pvc: RawObject) -> str | None:
+    """Why a generic ephemeral volume's PVC cannot be used by `pod`, or None if it can: the
+    claim must be in the pod's namespace and controlled by the pod."""
+    meta = pvc.get("metadata") or {}
+    namespace = str(meta.get("namespace") or "default")
+    if namespace == pod.namespace:
+        for owner in meta.get("ownerReferences") or ():
+            if owner.get("controller") and owner.get("uid") == pod.uid:
+                return None
+    return (
+        f"PVC {namespace}/{meta.get('name', '')} was not created for pod "
+        f"{pod.namespace}/{pod.name} (pod is not owner)"
+    )
+
+
+def name_of(obj: RawObject) -> str:
+    return str((obj.get("metadata") or {}).get("name") or "")
+
+
+def namespace_of(obj: RawObject) -> str:
+    return str((obj.get("metadata") or {}).get("namespace") or "")
+
+
+def annotations_of(obj: RawObject) -> Mapping[str, str]:
+    annotations: Mapping[str, str] = (obj.get("metadata") or {}).get("annotations") or {}
+    return annotations
+
+
+def labels_of(obj: RawObject) -> Mapping[str, str]:
+    labels: Mapping[str, str] = (obj.get("metadata") or {}).get("labels") or {}
+    return labels
+
+
+def resource_version(obj: RawObject) -> int:
+    """The object's resourceVersion as a number (0 when absent), for newer-than checks."""
+    raw = (obj.get("metadata") or {}).get("resourceVersion") or 0
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        return 0
+
+
+def spec_of(obj: RawObject) -> Mapping[str, Any]:
+    spec: Mapping[str, Any] = obj.get("spec") or {}
+    return spec
+
+
+def storage_class_of(obj: RawObject) -> str:
+    """A PVC's or PV's class: the beta annotation wins over spec.storageClassName."""
+    annotations = annotations_of(obj)
+    if BETA_STORAGE_CLASS in annotations:
+        return str(annotations[BETA_STORAGE_CLASS])
+    return str(spec_of(obj).get("storageClassName") or "")
+
+
+def is_wait_for_first_consumer(storage_class: RawObject) -> bool:
+    """An unset binding mode is Immediate, which is what the API server defaults it to."""
+    return storage_class.get("volumeBindingMode") == WAIT_FOR_FIRST_CONSUMER
+
+
+def is_fully_bound(pvc: RawObject) -> bool:
+    """Bound to a volume and the binding confirmed by the PV controller."""
+    return bool(spec_of(pvc).get("volumeName")) and ANN_BIND_COMPLETED in annotations_of(pvc)
+
+
+def _bytes(value: Any) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int_value(value)
+    except (QuantityError, ValueError, TypeError):
+        return None
+
+
+def requested_storage(pvc: RawObject) -> int | None:
+    """The claim's storage request in bytes, None if it asks for none."""
+    requests = (spec_of(pvc).get("resources") or {}).get("requests") or {}
+    return _bytes(requests.get("storage"))
+
+
+def volume_capacity(pv: RawObject) -> int:
+    return _bytes((spec_of(pv).get("capacity") or {}).get("storage")) or 0
+
+
+def access_modes(obj: RawObject) -> frozenset[str]:
+    return frozenset(str(m) for m in spec_of(obj).get("accessModes") or ())
+
+
+def volume_mode(obj: RawObject) -> str:
+    return str(spec_of(obj).get("volumeMode") or "Filesystem")
+
+
+def pv_node_affinity_matches(pv: RawObject, node_labels: Mapping[str, str]) -> bool:
+    """Whether the node's labels satisfy the PV's required node affinity.
+
+    Only labels take part, as upstream checks them against a node carrying labels alone (so a
+    matchFields term never matches); a malformed selector matches no node.
+    """
+    required = (spec_of(pv).get("nodeAffinity") or {}).get("required")
+    if required is None:
+        return True
+    try:
+        selector = parse_node_selector(required)
+    except (SelectorError, TypeError, AttributeError, ValueError):
+        return False
+    return selector is not None and selector.matches(node_labels, "")
+
+
+def topology_terms_match(terms: Sequence[RawObject], node_labels: Mapping[str, str]) -> bool:
+    """StorageClass.allowedTopologies: no terms allow every node; otherwise some term must have
+    every one of its label expressions satisfied by the node's labels (an empty term selects
+    nothing)."""
+    if not terms:
+        return True
+    for term in terms:
+        expressions = term.get("matchLabelExpressions") or ()
+        if expressions and all(
+            node_labels.get(str(e.get("key"))) in {str(v) for v in e.get("values") or ()}
+            for e in expressions
+        ):
+            return True
+    return False
+
+
+def object_change(old: object, new: object, kind: str) -> tuple[RawObject | None, RawObject]:
+    """(old object or None for an Add, new object) of an event about a raw API object."""
+    if not isinstance(new, Mapping):
+        raise TypeError(f"expected the new object of a {kind} event, got {type(new).__name__}")
+    if old is not None and not isinstance(old, Mapping):
+        raise TypeError(f"expected the old object of a {kind} event, got {type(old).__name__}")
+    return old, new

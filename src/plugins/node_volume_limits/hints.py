@@ -1,0 +1,38 @@
+"""QueueingHints of NodeVolumeLimits."""
+
+from __future__ import annotations
+
+from plugins.helpers import deleted_pod
+from plugins.helpers.volumes import name_of, namespace_of, object_change, pod_claims
+from plugins.node_volume_limits.limits import csi_node_counts
+from scheduler.framework import Pod, QueueingHint
+
+
+def after_assigned_pod_deleted(pod: Pod, old: object, new: object) -> QueueingHint:
+    """A pod that used claims left its node: attach slots may be free."""
+    deleted = deleted_pod(old, new)
+    if not deleted.node_name or not pod_claims(deleted):
+        return QueueingHint.QUEUE_SKIP
+    return QueueingHint.QUEUE
+
+
+def after_claim_added(pod: Pod, old: object, new: object) -> QueueingHint:
+    """A claim the pod refers to was created."""
+    _, claim = object_change(old, new, "PersistentVolumeClaim")
+    if (namespace_of(claim) or "default") != pod.namespace:
+        return QueueingHint.QUEUE_SKIP
+    name = name_of(claim)
+    if any(use.claim_name == name for use in pod_claims(pod)):
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
+
+
+def after_csi_node_updated(pod: Pod, old: object, new: object) -> QueueingHint:
+    """A driver's attach limit grew or went away."""
+    before, after = object_change(old, new, "CSINode")
+    old_counts = csi_node_counts(before)
+    new_counts = csi_node_counts(after)
+    for driver, count in old_counts.items():
+        if driver not in new_counts or new_counts[driver] > count:
+            return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP

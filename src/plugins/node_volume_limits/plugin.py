@@ -1,0 +1,129 @@
+"""NodeVolumeLimits: a node may not get more CSI volumes of a driver than it can attach."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers.status_batch import batch_from_statuses, uniform_batch
+from plugins.helpers.volumes import CSI_NODES, pod_claims
+from plugins.node_volume_limits.attachable import AttachedVolumes, VolumeResolver
+from plugins.node_volume_limits.hints import (
+    after_assigned_pod_deleted,
+    after_claim_added,
+    after_csi_node_updated,
+)
+from plugins.node_volume_limits.limits import node_volume_limits
+from scheduler.framework import (
+    SUCCESS,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    CycleState,
+    EventResource,
+    FilterBatch,
+    Handle,
+    NodeInfo,
+    NodeTable,
+    Pod,
+    PreFilterResult,
+    Rows,
+    Status,
+)
+
+REASON_MAX_VOLUME_COUNT = "node(s) exceed max volume count"
+PRE_FILTER_STATE_KEY = "PreFilterNodeVolumeLimits"
+
+
+@dataclass(frozen=True, slots=True)
+class PreFilterState:
+    """The pod's own CSI volumes (they do not depend on the node), or why they are unknown."""
+
+    new_volumes: AttachedVolumes | Status
+
+
+class NodeVolumeLimits:
+    name = "NodeVolumeLimits"
+
+    def __init__(self, args: None, handle: Handle) -> None:
+        del args
+        self._handle = handle
+        self._resolver = VolumeResolver(handle)
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, table: NodeTable
+    ) -> tuple[PreFilterResult | None, Status]:
+        if not pod_claims(pod):
+            return None, Status.skip()
+        state.write(PRE_FILTER_STATE_KEY, PreFilterState(self._resolver.new_pod_volumes(pod)))
+        return None, SUCCESS
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+    def _new_volumes(self, state: CycleState, pod: Pod) -> AttachedVolumes | Status:
+        found = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
+        if found is not None:
+            return found.new_volumes
+        return self._resolver.new_pod_volumes(pod) if pod_claims(pod) else {}
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        return self._check(self._new_volumes(state, pod), node_info)
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
+    ) -> FilterBatch:
+        new_volumes = self._new_volumes(state, pod)
+        if isinstance(new_volumes, Status):
+            return uniform_batch(new_volumes, len(rows))
+        if not new_volumes:
+            return FilterBatch.all_pass(len(rows))
+        infos = table.node_infos
+        return batch_from_statuses([self._check(new_volumes, infos[r]) for r in rows.tolist()])
+
+    def _check(self, new_volumes: AttachedVolumes | Status, node_info: NodeInfo) -> Status:
+        if isinstance(new_volumes, Status):
+            return new_volumes
+        if not new_volumes:
+            return SUCCESS
+        node = node_info.node
+        if node is None:
+            return Status.from_error(NODE_NOT_FOUND_MESSAGE)
+        limits = node_volume_limits(node, self._handle.lister(CSI_NODES).get("", node.name))
+        if not limits:
+            return SUCCESS
+        attached: AttachedVolumes = {}
+        for existing in node_info.pods.values():
+            failed = self._resolver.existing_pod_volumes(existing, attached)
+            if failed is not None:
+                return failed
+        attached_count: dict[str, int] = {}
+        for key in attached.values():
+            attached_count[key] = attached_count.get(key, 0) + 1
+        new_count: dict[str, int] = {}
+        for unique_name, key in new_volumes.items():
+            # A volume already attached for another pod on the node takes no further slot.
+            if unique_name not in attached:
+                new_count[key] = new_count.get(key, 0) + 1
+        for key, count in new_count.items():
+            limit = limits.get(key)
+            if limit is not None and attached_count.get(key, 0) + count > limit:
+                return Status.unschedulable(REASON_MAX_VOLUME_COUNT)
+        return SUCCESS
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            # Any new CSINode may carry room for the pod's volumes.
+            ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, ActionType.ADD)),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.CSI_NODE, ActionType.UPDATE), after_csi_node_updated
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE),
+                after_assigned_pod_deleted,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
+                after_claim_added,
+            ),
+        ]

@@ -1,0 +1,33 @@
+"""VolumeBindingArgs (kubescheduler.config.k8s.io/v1)."""
+
+from __future__ import annotations
+
+from typing import Self
+
+from pydantic import Field, model_validator
+
+from plugins.node_resources_fit.field_errors import FieldErrors
+from scheduler.framework import PluginArgs
+
+DEFAULT_BIND_TIMEOUT_SECONDS = 600
+
+
+class VolumeBindingArgs(PluginArgs):
+    """`bindTimeoutSeconds`: how long PreBind waits for the PV controller to finish binding
+    and provisioning the pod's claims before the attempt fails."""
+
+    bind_timeout_seconds: int = Field(
+        default=DEFAULT_BIND_TIMEOUT_SECONDS, alias="bindTimeoutSeconds"
+    )
+
+    @model_validator(mode="after")
+    def _validate(self) -> Self:
+        errors = FieldErrors()
+        if self.bind_timeout_seconds < 0:
+            errors.invalid(
+                ("bindTimeoutSeconds",),
+                self.bind_timeout_seconds,
+                "invalid BindTimeoutSeconds, should not be a negative value",
+            )
+        errors.raise_if_any(type(self).__name__)
+        return self

@@ -1,0 +1,84 @@
+"""Assumed versions of PVs and PVCs, laid over the informers' stores.
+
+Reserve assumes that a PV is bound to a claim (or that a claim has a selected node) before the
+API knows it, so that the next pod does not pick the same PV. An assumption lasts until the
+informer delivers a newer version of the object (normally the result of our own write), the
+object disappears, or Unreserve restores it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from plugins.helpers.volumes import RawObject, name_of, namespace_of, resource_version
+from scheduler.framework import Lister
+
+ObjectKey = tuple[str, str]
+
+
+class AssumeError(Exception):
+    """The object to assume is missing or older than what is already known."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Assumed:
+    obj: RawObject
+    # The resourceVersion of the API object the assumption was made over.
+    base_version: int
+
+
+def key_of(obj: RawObject) -> ObjectKey:
+    return (namespace_of(obj), name_of(obj))
+
+
+class AssumeCache:
+    """One resource's objects as the scheduler currently believes them to be."""
+
+    def __init__(self, lister: Callable[[], Lister], kind: str) -> None:
+        # The lister is looked up on use: informers are started after plugins are built.
+        self._lister = lister
+        self._kind = kind
+        self._assumed: dict[ObjectKey, _Assumed] = {}
+
+    def get_api(self, key: ObjectKey) -> RawObject | None:
+        """The object as the API server last reported it."""
+        return self._lister().get(*key)
+
+    def get(self, key: ObjectKey) -> RawObject | None:
+        api = self.get_api(key)
+        return self._resolve(key, api)
+
+    def _resolve(self, key: ObjectKey, api: RawObject | None) -> RawObject | None:
+        assumed = self._assumed.get(key)
+        if assumed is None:
+            return api
+        if api is None or resource_version(api) > assumed.base_version:
+            # The API moved on (or the object is gone): the assumption has served its turn.
+            del self._assumed[key]
+            return api
+        return assumed.obj
+
+    def list(self) -> list[RawObject]:
+        found: list[RawObject] = []
+        for api in self._lister().list():
+            current = self._resolve(key_of(api), api)
+            if current is not None:
+                found.append(current)
+        return found
+
+    def assume(self, obj: RawObject) -> None:
+        key = key_of(obj)
+        api = self.get_api(key)
+        current = self._resolve(key, api)
+        if api is None or current is None:
+            raise AssumeError(f'{self._kind} "{key[1]}" not found')
+        if resource_version(obj) < resource_version(current):
+            raise AssumeError(
+                f'{self._kind} "{key[1]}" has version {resource_version(obj)}, '
+                f"older than stored {resource_version(current)}"
+            )
+        self._assumed[key] = _Assumed(obj, resource_version(api))
+
+    def restore(self, key: ObjectKey) -> None:
+        self._assumed.pop(key, None)

@@ -1,0 +1,225 @@
+"""The scheduler's side of volume binding: which PVs or provisioning a node would need
+(Filter), assuming the choice (Reserve) and taking it back (Unreserve)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from plugins.helpers.volumes import (
+    ANN_BOUND_BY_CONTROLLER,
+    ANN_SELECTED_NODE,
+    PVCS,
+    PVS,
+    RawObject,
+    annotations_of,
+    is_fully_bound,
+    name_of,
+    namespace_of,
+    pod_claims,
+    pv_node_affinity_matches,
+    requested_storage,
+    spec_of,
+    storage_class_of,
+)
+from plugins.volume_binding.assume_cache import AssumeCache, AssumeError, key_of
+from plugins.volume_binding.claims import PodVolumeClaims, classify_claims
+from plugins.volume_binding.matching import (
+    find_matching_volume,
+    is_bound_to_claim,
+    local_volume_node_names,
+)
+from plugins.volume_binding.provisioning import check_provisioning
+from scheduler.framework import Handle, Node, Pod
+
+REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
+REASON_NODE_CONFLICT = "node(s) had volume node affinity conflict"
+REASON_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
+REASON_PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
+
+
+@dataclass(slots=True)
+class StaticBinding:
+    """A pre-provisioned PV chosen for an unbound claim."""
+
+    pvc: RawObject
+    pv: RawObject
+
+
+@dataclass(slots=True)
+class PodVolumes:
+    """What one node needs for the pod's unbound claims: PVs to bind and claims to provision."""
+
+    static_bindings: list[StaticBinding] = field(default_factory=list)
+    provisions: list[RawObject] = field(default_factory=list)
+
+
+def bind_volume_to_claim(pv: RawObject, pvc: RawObject) -> tuple[RawObject, bool]:
+    """A copy of `pv` whose claimRef names `pvc`, and whether anything had to change."""
+    new = copy.deepcopy(dict(pv))
+    dirty = False
+    ref = spec_of(pv).get("claimRef")
+    pvc_meta = pvc.get("metadata") or {}
+    if (
+        ref is None
+        or ref.get("name") != name_of(pvc)
+        or (ref.get("namespace") or "") != namespace_of(pvc)
+        or (ref.get("uid") or "") != (pvc_meta.get("uid") or "")
+    ):
+        new.setdefault("spec", {})["claimRef"] = {
+            "kind": "PersistentVolumeClaim",
+            "apiVersion": "v1",
+            "namespace": namespace_of(pvc),
+            "name": name_of(pvc),
+            "uid": pvc_meta.get("uid") or "",
+            "resourceVersion": pvc_meta.get("resourceVersion") or "",
+        }
+        dirty = True
+    if not is_bound_to_claim(pv, pvc) and ANN_BOUND_BY_CONTROLLER not in annotations_of(pv):
+        new.setdefault("metadata", {}).setdefault("annotations", {})[ANN_BOUND_BY_CONTROLLER] = (
+            "yes"
+        )
+        dirty = True
+    return new, dirty
+
+
+class VolumeBinder:
+    def __init__(self, handle: Handle) -> None:
+        self._handle = handle
+        self.pv_cache = AssumeCache(lambda: handle.lister(PVS), "persistentvolume")
+        self.pvc_cache = AssumeCache(lambda: handle.lister(PVCS), "persistentvolumeclaim")
+
+    # ---- PreFilter ------------------------------------------------------------------
+
+    def pod_volume_claims(self, pod: Pod) -> PodVolumeClaims | str:
+        return classify_claims(pod, self._handle, self.pvc_cache, self.pv_cache)
+
+    def eligible_nodes(self, bound: Sequence[RawObject]) -> frozenset[str] | None:
+        """Nodes the pod's bound local PVs pin it to; None when they do not narrow anything
+        (or a PV cannot be found)."""
+        eligible: set[str] | None = None
+        for pvc in bound:
+            pv = self.pv_cache.get(("", str(spec_of(pvc).get("volumeName"))))
+            if pv is None:
+                return None
+            names = local_volume_node_names(pv)
+            if names:
+                eligible = set(names) if eligible is None else eligible & names
+        return frozenset(eligible) if eligible is not None else None
+
+    # ---- Filter -----------------------------------------------------------------------
+
+    def find_pod_volumes(
+        self, claims: PodVolumeClaims, node: Node
+    ) -> tuple[PodVolumes, tuple[str, ...]]:
+        """The node's PodVolumes and the reasons it cannot host the pod's claims (none if it
+        can). Raises ProvisioningError when a claim's class is missing."""
+        volumes = PodVolumes()
+        reasons: list[str] = []
+        labels = node.labels
+        pv_found, affinity_ok = self._check_bound(claims.bound, labels)
+        if not affinity_ok:
+            reasons.append(REASON_NODE_CONFLICT)
+        unbound_ok, enough_space = self._unbound(claims, node, volumes)
+        if not unbound_ok:
+            reasons.append(REASON_BIND_CONFLICT)
+        if not enough_space:
+            reasons.append(REASON_NOT_ENOUGH_SPACE)
+        if not pv_found:
+            reasons.append(REASON_PV_NOT_EXIST)
+        return volumes, tuple(reasons)
+
+    def _check_bound(
+        self, bound: Sequence[RawObject], labels: Mapping[str, str]
+    ) -> tuple[bool, bool]:
+        """(every bound PV exists, the node satisfies their node affinity); stops at the
+        first problem."""
+        for pvc in bound:
+            pv = self.pv_cache.get(("", str(spec_of(pvc).get("volumeName"))))
+            if pv is None:
+                return False, True
+            if not pv_node_affinity_matches(pv, labels):
+                return True, False
+        return True, True
+
+    def _unbound(
+        self, claims: PodVolumeClaims, node: Node, volumes: PodVolumes
+    ) -> tuple[bool, bool]:
+        """(unbound claims can be satisfied, there is storage for the ones to provision),
+        filling `volumes` with the PVs to bind and the claims to provision."""
+        if not claims.delayed:
+            return True, True
+        to_match: list[RawObject] = []
+        to_provision: list[RawObject] = []
+        for pvc in claims.delayed:
+            selected = annotations_of(pvc).get(ANN_SELECTED_NODE)
+            if selected is not None:
+                if selected != node.name:
+                    # Provisioning already started for another node.
+                    return False, True
+                to_provision.append(pvc)
+            else:
+                to_match.append(pvc)
+        satisfied = True
+        if to_match:
+            chosen: dict[str, RawObject] = {}
+            # Smallest requests first, so each takes the smallest PV that fits.
+            for pvc in sorted(to_match, key=lambda c: requested_storage(c) or 0):
+                pvs = claims.volumes_by_class.get(storage_class_of(pvc), ())
+                pv = find_matching_volume(pvc, pvs, node.labels, chosen)
+                if pv is None:
+                    satisfied = False
+                    to_provision.append(pvc)
+                    continue
+                chosen[name_of(pv)] = pv
+                volumes.static_bindings.append(StaticBinding(pvc, pv))
+        if to_provision:
+            check = check_provisioning(self._handle, to_provision, node.labels)
+            volumes.provisions.extend(check.claims)
+            return check.satisfied, check.sufficient_storage
+        return satisfied, True
+
+    # ---- Reserve / Unreserve --------------------------------------------------------
+
+    def all_bound(self, pod: Pod) -> bool:
+        for use in pod_claims(pod):
+            pvc = self.pvc_cache.get((pod.namespace, use.claim_name))
+            if pvc is None or not is_fully_bound(pvc):
+                return False
+        return True
+
+    def assume(self, pod: Pod, node_name: str, volumes: PodVolumes) -> bool:
+        """Assume the node's bindings and provisioning; True if every claim is bound already.
+
+        Rewrites `volumes` with the assumed objects PreBind writes. Raises AssumeError (after
+        undoing what it assumed) if an object changed in between.
+        """
+        if self.all_bound(pod):
+            return True
+        bindings: list[StaticBinding] = []
+        provisions: list[RawObject] = []
+        try:
+            for binding in volumes.static_bindings:
+                pv, dirty = bind_volume_to_claim(binding.pv, binding.pvc)
+                if dirty:
+                    self.pv_cache.assume(pv)
+                bindings.append(StaticBinding(binding.pvc, pv))
+            for pvc in volumes.provisions:
+                annotated = copy.deepcopy(dict(pvc))
+                meta = annotated.setdefault("metadata", {})
+                meta.setdefault("annotations", {})[ANN_SELECTED_NODE] = node_name
+                self.pvc_cache.assume(annotated)
+                provisions.append(annotated)
+        except AssumeError:
+            self.revert(PodVolumes(bindings, provisions))
+            raise
+        volumes.static_bindings = bindings
+        volumes.provisions = provisions
+        return False
+
+    def revert(self, volumes: PodVolumes) -> None:
+        for binding in volumes.static_bindings:
+            self.pv_cache.restore(key_of(binding.pv))
+        for pvc in volumes.provisions:
+            self.pvc_cache.restore(key_of(pvc))

@@ -1,0 +1,75 @@
+"""QueueingHints of VolumeBinding."""
+
+from __future__ import annotations
+
+from plugins.helpers.volumes import (
+    annotations_of,
+    name_of,
+    namespace_of,
+    object_change,
+    pod_claims,
+    pod_volumes,
+)
+from plugins.volume_binding.provisioning import capacity_limit
+from scheduler.framework import Pod, QueueingHint
+
+MIGRATED_PLUGINS_ANNOTATION = "storage.alpha.kubernetes.io/migrated-plugins"
+
+
+def after_claim_change(pod: Pod, old: object, new: object) -> QueueingHint:
+    """Nearly any change to one of the pod's own claims can help it."""
+    _, claim = object_change(old, new, "PersistentVolumeClaim")
+    if (namespace_of(claim) or "default") != pod.namespace:
+        return QueueingHint.QUEUE_SKIP
+    name = name_of(claim)
+    if any(use.claim_name == name for use in pod_claims(pod)):
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
+
+
+def after_storage_class_change(pod: Pod, old: object, new: object) -> QueueingHint:
+    """A new class, or new allowedTopologies (the binding mode cannot change)."""
+    before, after = object_change(old, new, "StorageClass")
+    if before is None:
+        return QueueingHint.QUEUE
+    if before.get("allowedTopologies") != after.get("allowedTopologies"):
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
+
+
+def after_csi_node_change(pod: Pod, old: object, new: object) -> QueueingHint:
+    """A new CSINode, or a change in which in-tree plugins it migrated."""
+    before, after = object_change(old, new, "CSINode")
+    if before is None:
+        return QueueingHint.QUEUE
+    if annotations_of(before).get(MIGRATED_PLUGINS_ANNOTATION) != annotations_of(after).get(
+        MIGRATED_PLUGINS_ANNOTATION
+    ):
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
+
+
+def after_csi_driver_change(pod: Pod, old: object, new: object) -> QueueingHint:
+    """A driver the pod uses inline stopped publishing storage capacity."""
+    before, after = object_change(old, new, "CSIDriver")
+    if before is None:
+        return QueueingHint.QUEUE_SKIP
+    driver = name_of(after)
+    was = bool((before.get("spec") or {}).get("storageCapacity"))
+    now = bool((after.get("spec") or {}).get("storageCapacity"))
+    for volume in pod_volumes(pod):
+        csi = volume.get("csi")
+        if csi is not None and csi.get("driver") == driver and was and not now:
+            return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
+
+
+def after_storage_capacity_change(pod: Pod, old: object, new: object) -> QueueingHint:
+    """New capacity, or a larger volume size limit."""
+    before, after = object_change(old, new, "CSIStorageCapacity")
+    if before is None:
+        return QueueingHint.QUEUE
+    old_limit, new_limit = capacity_limit(before), capacity_limit(after)
+    if new_limit is not None and (old_limit is None or new_limit > old_limit):
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP

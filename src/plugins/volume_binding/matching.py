@@ -1,0 +1,102 @@
+"""Choosing a pre-provisioned PV for an unbound claim (upstream's FindMatchingVolume).
+
+A PV qualifies when it is not claimed by another claim, is large enough, has the claim's volume
+mode, is not being deleted, is Available, matches the claim's selector and class, can be used
+from the node and offers every access mode the claim asks for. The smallest such PV wins; a PV
+pre-bound to this very claim is taken whatever its size, if the node can use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+
+from plugins.helpers.volumes import (
+    RawObject,
+    access_modes,
+    labels_of,
+    name_of,
+    namespace_of,
+    pv_node_affinity_matches,
+    requested_storage,
+    spec_of,
+    storage_class_of,
+    volume_capacity,
+    volume_mode,
+)
+from scheduler.objects.labels import SelectorError, parse_label_selector
+from scheduler.objects.node import HOSTNAME_LABEL
+
+
+def claim_ref_of(pv: RawObject) -> RawObject | None:
+    claim_ref: RawObject | None = spec_of(pv).get("claimRef")
+    return claim_ref
+
+
+def is_bound_to_claim(pv: RawObject, pvc: RawObject) -> bool:
+    """The PV's claimRef names the claim (and, if it records one, the claim's uid)."""
+    ref = claim_ref_of(pv)
+    if ref is None:
+        return False
+    if ref.get("name") != name_of(pvc) or (ref.get("namespace") or "") != namespace_of(pvc):
+        return False
+    uid = ref.get("uid") or ""
+    return not uid or uid == ((pvc.get("metadata") or {}).get("uid") or "")
+
+
+def find_matching_volume(
+    pvc: RawObject,
+    pvs: Iterable[RawObject],
+    node_labels: Mapping[str, str],
+    excluded: Collection[str],
+) -> RawObject | None:
+    requested = requested_storage(pvc) or 0
+    requested_class = storage_class_of(pvc)
+    try:
+        selector = parse_label_selector(spec_of(pvc).get("selector"))
+    except SelectorError:
+        return None
+    smallest: RawObject | None = None
+    for pv in pvs:
+        if name_of(pv) in excluded:
+            continue
+        if claim_ref_of(pv) is not None and not is_bound_to_claim(pv, pvc):
+            continue
+        capacity = volume_capacity(pv)
+        if capacity < requested or volume_mode(pv) != volume_mode(pvc):
+            continue
+        if (pv.get("metadata") or {}).get("deletionTimestamp"):
+            continue
+        usable = pv_node_affinity_matches(pv, node_labels)
+        if is_bound_to_claim(pv, pvc):
+            # Pre-bound by the user: this PV or nothing.
+            return pv if usable else None
+        if (pv.get("status") or {}).get("phase") != "Available":
+            # Not yet Available: binding it now would likely conflict with the PV controller.
+            continue
+        if selector is not None and not selector.matches(labels_of(pv)):
+            continue
+        if storage_class_of(pv) != requested_class or not usable:
+            continue
+        if not access_modes(pvc) <= access_modes(pv):
+            continue
+        if smallest is None or volume_capacity(smallest) > capacity:
+            smallest = pv
+    return smallest
+
+
+def local_volume_node_names(pv: RawObject) -> set[str] | None:
+    """Nodes a local PV is pinned to by `kubernetes.io/hostname In` expressions, None if it
+    names none. Values of terms are united; within a term they are intersected. Hostname
+    values are taken as node names, as upstream does."""
+    required = (spec_of(pv).get("nodeAffinity") or {}).get("required")
+    if required is None:
+        return None
+    result: set[str] = set()
+    for term in required.get("nodeSelectorTerms") or ():
+        names: set[str] | None = None
+        for expression in term.get("matchExpressions") or ():
+            if expression.get("key") == HOSTNAME_LABEL and expression.get("operator") == "In":
+                values = {str(v) for v in expression.get("values") or ()}
+                names = values if names is None else names & values
+        result |= names or set()
+    return result or None

@@ -1,0 +1,182 @@
+"""VolumeBinding: bound claims' PVs must suit the node; claims waiting for their first consumer
+get a matching PV or dynamic provisioning, chosen per node, assumed at Reserve and written and
+waited for at PreBind."""
+
+from __future__ import annotations
+
+from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers.status_batch import batch_from_statuses
+from plugins.helpers.volumes import PVCS, pod_claims
+from plugins.volume_binding.args import VolumeBindingArgs
+from plugins.volume_binding.assume_cache import AssumeError
+from plugins.volume_binding.binder import VolumeBinder
+from plugins.volume_binding.claims import PodVolumeClaims, claims_problem
+from plugins.volume_binding.hints import (
+    after_claim_change,
+    after_csi_driver_change,
+    after_csi_node_change,
+    after_storage_capacity_change,
+    after_storage_class_change,
+)
+from plugins.volume_binding.prebind import BindingError, wait_for_bindings, write_bindings
+from plugins.volume_binding.provisioning import ProvisioningError
+from plugins.volume_binding.state import STATE_KEY, StateData
+from scheduler.framework import (
+    SUCCESS,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    CycleState,
+    EventResource,
+    FilterBatch,
+    Handle,
+    NodeInfo,
+    NodeTable,
+    Pod,
+    PreFilterResult,
+    Rows,
+    Status,
+)
+from scheduler.framework.errors import APIError
+
+REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+
+
+class VolumeBinding:
+    name = "VolumeBinding"
+
+    def __init__(self, args: VolumeBindingArgs | None, handle: Handle) -> None:
+        self._handle = handle
+        self._timeout = float((args or VolumeBindingArgs()).bind_timeout_seconds)
+        self.binder = VolumeBinder(handle)
+
+    # ---- PreFilter --------------------------------------------------------------------
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, table: NodeTable
+    ) -> tuple[PreFilterResult | None, Status]:
+        if not pod_claims(pod):
+            return None, Status.skip()
+        problem = claims_problem(pod, self._handle.lister(PVCS))
+        if problem is not None:
+            return None, Status.unresolvable(problem)
+        claims = self.binder.pod_volume_claims(pod)
+        if isinstance(claims, str):
+            return None, Status.from_error(claims)
+        if claims.immediate:
+            # The PV controller binds these; the claim update requeues the pod.
+            return None, Status.unresolvable(REASON_UNBOUND_IMMEDIATE)
+        state.write(STATE_KEY, StateData(claims))
+        eligible = self.binder.eligible_nodes(claims.bound)
+        return (PreFilterResult(eligible) if eligible is not None else None), SUCCESS
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+    # ---- Filter ---------------------------------------------------------------------
+
+    def _state(self, state: CycleState, pod: Pod) -> StateData | Status:
+        found = state.get(STATE_KEY, StateData)
+        if found is not None:
+            return found
+        if not pod_claims(pod):
+            return StateData(PodVolumeClaims())
+        return Status.from_error(f"cannot read {STATE_KEY!r} from cycleState")
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        data = self._state(state, pod)
+        if isinstance(data, Status):
+            return data
+        return self._filter_node(data, node_info)
+
+    def _filter_node(self, data: StateData, node_info: NodeInfo) -> Status:
+        node = node_info.node
+        if node is None:
+            return Status.from_error(NODE_NOT_FOUND_MESSAGE)
+        try:
+            volumes, reasons = self.binder.find_pod_volumes(data.claims, node)
+        except ProvisioningError as exc:
+            return Status.from_error(str(exc))
+        if reasons:
+            return Status.unresolvable(*reasons)
+        data.volumes_by_node[node.name] = volumes
+        return SUCCESS
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
+    ) -> FilterBatch:
+        data = self._state(state, pod)
+        infos = table.node_infos
+        if isinstance(data, Status):
+            return batch_from_statuses([data] * len(rows))
+        return batch_from_statuses([self._filter_node(data, infos[r]) for r in rows.tolist()])
+
+    # ---- Reserve / Unreserve ----------------------------------------------------------
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        data = state.get(STATE_KEY, StateData)
+        if data is None:
+            return SUCCESS  # the pod has no claims
+        volumes = data.volumes_by_node.get(node_name)
+        if volumes is None:
+            data.all_bound = True
+            return SUCCESS
+        try:
+            data.all_bound = self.binder.assume(pod, node_name, volumes)
+        except AssumeError as exc:
+            return Status.from_error(str(exc))
+        return SUCCESS
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        data = state.get(STATE_KEY, StateData)
+        if data is None:
+            return
+        volumes = data.volumes_by_node.get(node_name)
+        if volumes is not None:
+            self.binder.revert(volumes)
+
+    # ---- PreBind ----------------------------------------------------------------------
+
+    async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        data = state.get(STATE_KEY, StateData)
+        if data is None or data.all_bound:
+            return SUCCESS
+        volumes = data.volumes_by_node.get(node_name)
+        if volumes is None:
+            return Status.from_error(f'no pod volumes found for node "{node_name}"')
+        try:
+            written = await write_bindings(self._handle, self.binder, volumes, node_name)
+            await wait_for_bindings(self._handle, volumes, written, node_name, self._timeout)
+        except (APIError, BindingError) as exc:
+            return Status.from_error(str(exc))
+        return SUCCESS
+
+    # ---- QueueingHints --------------------------------------------------------------
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        add_or_update = ActionType.ADD | ActionType.UPDATE
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.STORAGE_CLASS, add_or_update),
+                after_storage_class_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_or_update),
+                after_claim_change,
+            ),
+            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, add_or_update)),
+            # Node labels decide PV node affinity and a class's allowed topologies.
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.CSI_NODE, add_or_update), after_csi_node_change
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.CSI_DRIVER, ActionType.UPDATE), after_csi_driver_change
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.CSI_STORAGE_CAPACITY, add_or_update),
+                after_storage_capacity_change,
+            ),
+        ]

@@ -1,0 +1,193 @@
+"""PreBind: write the assumed bindings to the API, then wait for the PV controller.
+
+A chosen PV gets its claimRef (the PV controller then binds the claim); a claim to provision
+gets the selected-node annotation (the provisioner then creates a PV for that node). Each write
+carries the resourceVersion the choice was made on, so a concurrent change fails it instead of
+being overwritten. Completion is checked on the API objects the informers deliver, once a
+second, until every claim is bound or the bind timeout runs out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from plugins.helpers.volumes import (
+    ANN_BOUND_BY_CONTROLLER,
+    ANN_SELECTED_NODE,
+    PVCS,
+    PVS,
+    RawObject,
+    annotations_of,
+    is_fully_bound,
+    name_of,
+    namespace_of,
+    pv_node_affinity_matches,
+    resource_version,
+    spec_of,
+)
+from plugins.volume_binding.binder import PodVolumes, VolumeBinder
+from scheduler.framework import Handle
+from scheduler.framework.errors import APIError
+
+POLL_INTERVAL_SECONDS = 1.0
+
+
+class BindingError(Exception):
+    """Binding cannot complete; the attempt fails and the pod is retried."""
+
+
+def _pv_patch(pv: RawObject) -> dict[str, Any]:
+    meta: dict[str, Any] = {"resourceVersion": str(resource_version(pv))}
+    if ANN_BOUND_BY_CONTROLLER in annotations_of(pv):
+        meta["annotations"] = {ANN_BOUND_BY_CONTROLLER: annotations_of(pv)[ANN_BOUND_BY_CONTROLLER]}
+    return {"metadata": meta, "spec": {"claimRef": dict(spec_of(pv)["claimRef"])}}
+
+
+def _pvc_patch(pvc: RawObject, node_name: str) -> dict[str, Any]:
+    return {
+        "metadata": {
+            "resourceVersion": str(resource_version(pvc)),
+            "annotations": {ANN_SELECTED_NODE: node_name},
+        }
+    }
+
+
+# (resource, namespace, name) -> the resourceVersion a write was made over: until the informer
+# shows a newer version, the write has not been seen and completion cannot be judged.
+Written = dict[tuple[str, str, str], int]
+
+
+def _same_claim_ref(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return all((a.get(k) or "") == (b.get(k) or "") for k in ("name", "namespace", "uid"))
+
+
+def _pv_write_needed(api: RawObject | None, assumed: RawObject) -> bool:
+    if api is None:
+        return True
+    wanted_annotation = annotations_of(assumed).get(ANN_BOUND_BY_CONTROLLER)
+    return not _same_claim_ref(spec_of(api).get("claimRef"), spec_of(assumed).get("claimRef")) or (
+        wanted_annotation is not None
+        and annotations_of(api).get(ANN_BOUND_BY_CONTROLLER) != wanted_annotation
+    )
+
+
+async def write_bindings(
+    handle: Handle, binder: VolumeBinder, volumes: PodVolumes, node_name: str
+) -> Written:
+    """Make the API writes (skipping those the API already reflects); on failure, forget the
+    assumptions not yet written and re-raise."""
+    bindings, provisions = volumes.static_bindings, volumes.provisions
+    written: Written = {}
+    done_bindings = done_provisions = 0
+    try:
+        for binding in bindings:
+            name = name_of(binding.pv)
+            if _pv_write_needed(handle.lister(PVS).get("", name), binding.pv):
+                await handle.api.patch_object(PVS, "", name, _pv_patch(binding.pv))
+                written[(PVS, "", name)] = resource_version(binding.pv)
+            done_bindings += 1
+        for pvc in provisions:
+            namespace, name = namespace_of(pvc) or "default", name_of(pvc)
+            api = handle.lister(PVCS).get(namespace, name)
+            if api is None or annotations_of(api).get(ANN_SELECTED_NODE) != node_name:
+                await handle.api.patch_object(PVCS, namespace, name, _pvc_patch(pvc, node_name))
+                written[(PVCS, namespace, name)] = resource_version(pvc)
+            done_provisions += 1
+    except APIError:
+        binder.revert(PodVolumes(bindings[done_bindings:], provisions[done_provisions:]))
+        raise
+    return written
+
+
+def _not_seen_yet(written: Written, resource: str, obj: RawObject) -> bool:
+    base = written.get((resource, namespace_of(obj), name_of(obj)))
+    return base is not None and resource_version(obj) <= base
+
+
+def bindings_complete(
+    handle: Handle,
+    volumes: PodVolumes,
+    written: Written,
+    node_name: str,
+    node_labels: Mapping[str, str],
+) -> bool:
+    """True once every claim the pod's PreBind worked on is bound; BindingError if binding
+    went wrong (claimRef reset, provisioning given up, a PV the node cannot use)."""
+    pvs, pvcs = handle.lister(PVS), handle.lister(PVCS)
+    for binding in volumes.static_bindings:
+        pv_name = name_of(binding.pv)
+        pv = pvs.get("", pv_name)
+        if pv is None:
+            raise BindingError(f'failed to check binding: persistentvolume "{pv_name}" not found')
+        pvc_name = name_of(binding.pvc)
+        pvc = pvcs.get(namespace_of(binding.pvc) or "default", pvc_name)
+        if pvc is None:
+            raise BindingError(
+                f'failed to check binding: persistentvolumeclaim "{pvc_name}" not found'
+            )
+        if _not_seen_yet(written, PVS, pv):
+            return False
+        _check_affinity(pv, node_name, node_labels)
+        claim_ref = spec_of(pv).get("claimRef")
+        if claim_ref is None or not claim_ref.get("uid"):
+            raise BindingError(f'ClaimRef got reset for pv "{pv_name}"')
+        if not is_fully_bound(pvc):
+            return False
+    for claim in volumes.provisions:
+        pvc_name = name_of(claim)
+        pvc = pvcs.get(namespace_of(claim) or "default", pvc_name)
+        if pvc is None:
+            raise BindingError(
+                f'failed to check provisioning pvc: persistentvolumeclaim "{pvc_name}" not found'
+            )
+        if _not_seen_yet(written, PVCS, pvc):
+            return False
+        annotations = annotations_of(pvc)
+        if not annotations:
+            raise BindingError(f'selectedNode annotation reset for PVC "{pvc_name}"')
+        if annotations.get(ANN_SELECTED_NODE) != node_name:
+            # A provisioner that gives up removes the annotation so the pod is rescheduled.
+            raise BindingError(f'provisioning failed for PVC "{pvc_name}"')
+        volume_name = str(spec_of(pvc).get("volumeName") or "")
+        if volume_name:
+            pv = pvs.get("", volume_name)
+            if pv is None:
+                return False  # not delivered yet
+            _check_affinity(pv, node_name, node_labels)
+        if not is_fully_bound(pvc):
+            return False
+    return True
+
+
+def _check_affinity(pv: RawObject, node_name: str, node_labels: Mapping[str, str]) -> None:
+    if not pv_node_affinity_matches(pv, node_labels):
+        raise BindingError(
+            f'pv "{name_of(pv)}" node affinity doesn\'t match node "{node_name}": '
+            "no matching NodeSelectorTerms"
+        )
+
+
+async def wait_for_bindings(
+    handle: Handle, volumes: PodVolumes, written: Written, node_name: str, bind_timeout: float
+) -> None:
+    """Poll until the bindings complete; BindingError on a failure or when time runs out."""
+    clock = handle.clock
+    deadline = clock.now() + bind_timeout
+    while True:
+        remaining = deadline - clock.now()
+        if remaining <= 0:
+            raise BindingError("binding volumes: context deadline exceeded")
+        await clock.sleep(min(POLL_INTERVAL_SECONDS, remaining))
+        info = handle.node_info(node_name)
+        if info is None or info.node is None:
+            raise BindingError(
+                f'binding volumes: failed to get node "{node_name}": node "{node_name}" not found'
+            )
+        try:
+            if bindings_complete(handle, volumes, written, node_name, info.node.labels):
+                return
+        except BindingError as exc:
+            raise BindingError(f"binding volumes: {exc}") from exc

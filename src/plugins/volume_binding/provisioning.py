@@ -1,0 +1,111 @@
+"""Whether claims without a matching PV can be provisioned for a node.
+
+The claim's StorageClass must name a provisioner, its allowedTopologies must admit the node,
+and when the provisioner is a CSI driver that publishes storage capacity, some
+CSIStorageCapacity of the class reachable from the node must fit the claim's request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from plugins.helpers.volumes import (
+    CSI_DRIVERS,
+    CSI_STORAGE_CAPACITIES,
+    NOT_SUPPORTED_PROVISIONER,
+    STORAGE_CLASSES,
+    RawObject,
+    name_of,
+    namespace_of,
+    requested_storage,
+    storage_class_of,
+    topology_terms_match,
+)
+from scheduler.framework import Handle
+from scheduler.objects.labels import SelectorError, parse_label_selector
+from scheduler.objects.quantity import QuantityError, int_value
+
+
+class ProvisioningError(Exception):
+    """The claim's class is missing: an error of the attempt, not a node's shortcoming."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProvisioningCheck:
+    satisfied: bool
+    sufficient_storage: bool
+    claims: tuple[RawObject, ...] = ()
+
+
+def check_provisioning(
+    handle: Handle, claims: Sequence[RawObject], node_labels: Mapping[str, str]
+) -> ProvisioningCheck:
+    """Raises ProvisioningError for a claim without a class or with an unknown class."""
+    for claim in claims:
+        class_name = storage_class_of(claim)
+        if not class_name:
+            raise ProvisioningError(
+                f'no class for claim "{namespace_of(claim) or "default"}/{name_of(claim)}"'
+            )
+        storage_class = handle.lister(STORAGE_CLASSES).get("", class_name)
+        if storage_class is None:
+            raise ProvisioningError(f'failed to find storage class "{class_name}"')
+        provisioner = str(storage_class.get("provisioner") or "")
+        if not provisioner or provisioner == NOT_SUPPORTED_PROVISIONER:
+            return ProvisioningCheck(satisfied=False, sufficient_storage=True)
+        if not topology_terms_match(storage_class.get("allowedTopologies") or (), node_labels):
+            return ProvisioningCheck(satisfied=False, sufficient_storage=True)
+        if not has_enough_capacity(handle, provisioner, claim, class_name, node_labels):
+            return ProvisioningCheck(satisfied=True, sufficient_storage=False)
+    return ProvisioningCheck(satisfied=True, sufficient_storage=True, claims=tuple(claims))
+
+
+def capacity_limit(capacity: RawObject) -> int | None:
+    """The largest volume a CSIStorageCapacity admits: maximumVolumeSize, else capacity."""
+    value = capacity.get("maximumVolumeSize")
+    if value is None:
+        value = capacity.get("capacity")
+    if value is None:
+        return None
+    try:
+        return int_value(value)
+    except (QuantityError, ValueError, TypeError):
+        return None
+
+
+def _reachable(capacity: RawObject, node_labels: Mapping[str, str]) -> bool:
+    topology = capacity.get("nodeTopology")
+    if topology is None:
+        return False
+    try:
+        selector = parse_label_selector(topology)
+    except SelectorError:
+        return False
+    return selector is not None and selector.matches(node_labels)
+
+
+def has_enough_capacity(
+    handle: Handle,
+    provisioner: str,
+    claim: RawObject,
+    class_name: str,
+    node_labels: Mapping[str, str],
+) -> bool:
+    requested = requested_storage(claim)
+    if requested is None:
+        return True
+    driver = handle.lister(CSI_DRIVERS).get("", provisioner)
+    # Only CSI drivers that opt in publish capacity; anything else is not checked.
+    if driver is None or not (driver.get("spec") or {}).get("storageCapacity"):
+        return True
+    for capacity in handle.lister(CSI_STORAGE_CAPACITIES).list():
+        limit = capacity_limit(capacity)
+        if (
+            capacity.get("storageClassName") == class_name
+            and limit is not None
+            and limit >= requested
+            and _reachable(capacity, node_labels)
+        ):
+            return True
+    return False

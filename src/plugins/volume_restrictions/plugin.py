@@ -1,0 +1,150 @@
+"""VolumeRestrictions: in-tree disks one node cannot share, and ReadWriteOncePod claims."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from plugins.helpers.volumes import (
+    PVCS,
+    READ_WRITE_ONCE_POD,
+    access_modes,
+    claim_not_found,
+    pod_claims,
+    pod_volumes,
+)
+from plugins.volume_restrictions.conflicts import conflicts_on_node, restricted_volumes
+from plugins.volume_restrictions.hints import after_claim_added, after_pod_deleted
+from plugins.volume_restrictions.state import PRE_FILTER_STATE_KEY, PreFilterState, claims_in_use
+from scheduler.framework import (
+    SUCCESS,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    FilterBatch,
+    Handle,
+    NodeInfo,
+    NodeTable,
+    Pod,
+    PreFilterResult,
+    Rows,
+    Status,
+)
+
+REASON_DISK_CONFLICT = "node(s) had no available disk"
+REASON_READ_WRITE_ONCE_POD_CONFLICT = (
+    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+)
+_NO_STATE = f"cannot read {PRE_FILTER_STATE_KEY!r} from cycleState"
+
+
+class VolumeRestrictions:
+    name = "VolumeRestrictions"
+
+    def __init__(self, args: None, handle: Handle) -> None:
+        del args
+        self._handle = handle
+
+    # ---- PreFilter --------------------------------------------------------------------
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, table: NodeTable
+    ) -> tuple[PreFilterResult | None, Status]:
+        volumes = pod_volumes(pod)
+        if not volumes:
+            return None, Status.skip()  # the common case, kept cheap
+        restricted = restricted_volumes(pod)
+        if not restricted and not any("persistentVolumeClaim" in v for v in volumes):
+            return None, Status.skip()
+        claims = self._read_write_once_pod_claims(pod)
+        if isinstance(claims, Status):
+            return None, claims
+        in_use = claims_in_use(table, pod.namespace, claims) if claims else 0
+        if not restricted and in_use == 0:
+            return None, Status.skip()
+        state.write(PRE_FILTER_STATE_KEY, PreFilterState(restricted, claims, in_use))
+        return None, SUCCESS
+
+    def _read_write_once_pod_claims(self, pod: Pod) -> frozenset[str] | Status:
+        lister = self._handle.lister(PVCS)
+        names: set[str] = set()
+        for use in pod_claims(pod):
+            if use.ephemeral:
+                continue
+            pvc = lister.get(pod.namespace, use.claim_name)
+            if pvc is None:
+                return Status.unresolvable(claim_not_found(use.claim_name))
+            if READ_WRITE_ONCE_POD in access_modes(pvc):
+                names.add(use.claim_name)
+        return frozenset(names)
+
+    def pre_filter_extensions(self) -> VolumeRestrictions:
+        return self
+
+    def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:
+        found = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
+        if found is None:
+            return Status.from_error(_NO_STATE)
+        found.update_with_pod(pod_to_add, 1)
+        return SUCCESS
+
+    def remove_pod(
+        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status:
+        found = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
+        if found is None:
+            return Status.from_error(_NO_STATE)
+        found.update_with_pod(pod_to_remove, -1)
+        return SUCCESS
+
+    # ---- Filter ---------------------------------------------------------------------
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        found = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
+        restricted = found.restricted if found is not None else restricted_volumes(pod)
+        if conflicts_on_node(restricted, node_info):
+            return Status.unschedulable(REASON_DISK_CONFLICT)
+        if found is None:
+            return Status.from_error(_NO_STATE)
+        if found.conflicting_claim_refs > 0:
+            # Unschedulable, not unresolvable: preempting the claim's user can help.
+            return Status.unschedulable(REASON_READ_WRITE_ONCE_POD_CONFLICT)
+        return SUCCESS
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
+    ) -> FilterBatch:
+        found = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
+        if found is None:
+            return FilterBatch(np.full(len(rows), Code.ERROR, dtype=np.int8), ((_NO_STATE,),))
+        claim_conflict = found.conflicting_claim_refs > 0
+        disk = np.zeros(len(rows), dtype=np.bool_)
+        if found.restricted:
+            infos = table.node_infos
+            disk[:] = [conflicts_on_node(found.restricted, infos[r]) for r in rows.tolist()]
+        rejected = disk | claim_conflict
+        codes = np.where(rejected, np.int8(Code.UNSCHEDULABLE), np.int8(0)).astype(np.int8)
+        reason_ids = np.where(disk, 0, 1).astype(np.int32)
+        return FilterBatch(
+            codes,
+            ((REASON_DISK_CONFLICT,), (REASON_READ_WRITE_ONCE_POD_CONFLICT,)),
+            reason_ids,
+        )
+
+    # ---- QueueingHints --------------------------------------------------------------
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            # Deleting a pod frees its disks and claims; spec.volumes never changes.
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), after_pod_deleted
+            ),
+            # Any new node may have the disk free.
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
+                after_claim_added,
+            ),
+        ]

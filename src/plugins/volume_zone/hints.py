@@ -1,0 +1,45 @@
+"""QueueingHints of VolumeZone."""
+
+from __future__ import annotations
+
+from plugins.helpers.volumes import (
+    is_wait_for_first_consumer,
+    labels_of,
+    name_of,
+    namespace_of,
+    object_change,
+    pod_claims,
+)
+from plugins.volume_zone.topology import pv_topologies
+from scheduler.framework import Pod, QueueingHint
+
+
+def after_storage_class_added(pod: Pod, old: object, new: object) -> QueueingHint:
+    """A WaitForFirstConsumer class lets the pod's unbound claims wait for it."""
+    _, storage_class = object_change(old, new, "StorageClass")
+    if is_wait_for_first_consumer(storage_class):
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
+
+
+def after_claim_change(pod: Pod, old: object, new: object) -> QueueingHint:
+    """One of the pod's claims appeared or changed (e.g. got bound)."""
+    _, claim = object_change(old, new, "PersistentVolumeClaim")
+    if (namespace_of(claim) or "default") != pod.namespace:
+        return QueueingHint.QUEUE_SKIP
+    name = name_of(claim)
+    if any(not use.ephemeral and use.claim_name == name for use in pod_claims(pod)):
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
+
+
+def after_volume_change(pod: Pod, old: object, new: object) -> QueueingHint:
+    """A new volume, or a volume whose topology labels changed."""
+    before, after = object_change(old, new, "PersistentVolume")
+    if before is None:
+        return QueueingHint.QUEUE
+    if pv_topologies(name_of(before), labels_of(before)) != pv_topologies(
+        name_of(after), labels_of(after)
+    ):
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP

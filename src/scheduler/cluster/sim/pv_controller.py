@@ -1,0 +1,352 @@
+"""A small PV controller and provisioner for the in-memory cluster.
+
+The in-memory cluster has no kube-controller-manager, so nothing would finish the volume
+bindings the scheduler starts. This controller does the part of that work scenarios need:
+
+- a new PV without a claim becomes Available;
+- a PV whose claimRef names an existing claim gets bound to it: the claim's spec.volumeName,
+  the bind-completed annotation and phase Bound on both objects;
+- a claim pre-bound to a PV by name makes that PV point back at it;
+- a claim the scheduler annotated with volume.kubernetes.io/selected-node, whose StorageClass
+  has a provisioner, gets a new PV reachable from that node (by the driver's topology keys in
+  the node's CSINode, else the node's zone, else its hostname), which is then bound;
+- an unbound claim of an Immediate class binds to the smallest Available PV that fits, or gets
+  a PV without node affinity if its class can provision.
+
+`sync` is one finite pass; `run` repeats it whenever a PV or PVC changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from scheduler.cluster.sim.cluster import SimCluster
+from scheduler.objects.labels import SelectorError, parse_label_selector
+from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL
+from scheduler.objects.quantity import QuantityError, int_value
+
+PVS = "persistentvolumes"
+PVCS = "persistentvolumeclaims"
+ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
+ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
+ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
+BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
+NO_PROVISIONER = "kubernetes.io/no-provisioner"
+
+Obj = Mapping[str, Any]
+
+
+def _meta(obj: Obj) -> Mapping[str, Any]:
+    meta: Mapping[str, Any] = obj.get("metadata") or {}
+    return meta
+
+
+def _spec(obj: Obj) -> Mapping[str, Any]:
+    spec: Mapping[str, Any] = obj.get("spec") or {}
+    return spec
+
+
+def _annotations(obj: Obj) -> Mapping[str, str]:
+    annotations: Mapping[str, str] = _meta(obj).get("annotations") or {}
+    return annotations
+
+
+def _class_of(obj: Obj) -> str:
+    annotations = _annotations(obj)
+    if BETA_STORAGE_CLASS in annotations:
+        return str(annotations[BETA_STORAGE_CLASS])
+    return str(_spec(obj).get("storageClassName") or "")
+
+
+def _bytes(value: Any) -> int:
+    try:
+        return int_value(value) if value is not None else 0
+    except (QuantityError, ValueError, TypeError):
+        return 0
+
+
+def _request(pvc: Obj) -> Any:
+    return ((_spec(pvc).get("resources") or {}).get("requests") or {}).get("storage")
+
+
+def _claim_key(pvc: Obj) -> tuple[str, str]:
+    return (str(_meta(pvc).get("namespace") or "default"), str(_meta(pvc).get("name")))
+
+
+def _refers_to(pv: Obj, pvc: Obj) -> bool:
+    ref = _spec(pv).get("claimRef")
+    if ref is None or (str(ref.get("namespace") or "default"), ref.get("name")) != _claim_key(pvc):
+        return False
+    uid = ref.get("uid")
+    return not uid or uid == _meta(pvc).get("uid")
+
+
+def _fits(pv: Obj, pvc: Obj) -> bool:
+    """Whether an unclaimed, Available PV can serve the claim (class, size, modes, selector)."""
+    if _spec(pv).get("claimRef") is not None or (pv.get("status") or {}).get("phase") != (
+        "Available"
+    ):
+        return False
+    if _class_of(pv) != _class_of(pvc):
+        return False
+    if _bytes((_spec(pv).get("capacity") or {}).get("storage")) < _bytes(_request(pvc)):
+        return False
+    if (_spec(pv).get("volumeMode") or "Filesystem") != (
+        _spec(pvc).get("volumeMode") or "Filesystem"
+    ):
+        return False
+    if not set(_spec(pvc).get("accessModes") or ()) <= set(_spec(pv).get("accessModes") or ()):
+        return False
+    try:
+        selector = parse_label_selector(_spec(pvc).get("selector"))
+    except SelectorError:
+        return False
+    return selector is None or selector.matches(_meta(pv).get("labels") or {})
+
+
+class PVBinderController:
+    """Binds and provisions volumes in a SimCluster; start `run()` as a task."""
+
+    def __init__(self, sim: SimCluster) -> None:
+        self._sim = sim
+
+    async def run(self) -> None:
+        """Sync after every PV or PVC change until cancelled or the cluster closes."""
+        changed = asyncio.Event()
+
+        async def watch(resource: str) -> None:
+            async for _ in self._sim.watch(resource, resource_version="0"):
+                changed.set()
+
+        watchers = [
+            asyncio.create_task(watch(resource), name=f"pv-controller:{resource}")
+            for resource in (PVS, PVCS)
+        ]
+        try:
+            while not all(w.done() for w in watchers):
+                waiter = asyncio.create_task(changed.wait())
+                await asyncio.wait([waiter, *watchers], return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+                if changed.is_set():
+                    changed.clear()
+                    await self.sync()
+        finally:
+            for watcher in watchers:
+                watcher.cancel()
+            await asyncio.gather(*watchers, return_exceptions=True)
+
+    async def sync(self) -> int:
+        """One pass over all PVs and PVCs; returns how many writes it made."""
+        writes = await self._claim_volumes()
+        writes += await self._complete_bindings()
+        writes += await self._mark_available()
+        return writes
+
+    # ---- claims looking for a volume -----------------------------------------------------
+
+    async def _claim_volumes(self) -> int:
+        writes = 0
+        pvs = self._sim.objects(PVS)
+        for pvc in self._sim.objects(PVCS):
+            if (pvc.get("status") or {}).get("phase") == "Bound" or any(
+                _refers_to(pv, pvc) for pv in pvs
+            ):
+                continue
+            volume_name = str(_spec(pvc).get("volumeName") or "")
+            if volume_name:
+                writes += await self._point_back(volume_name, pvc, pvs)
+                continue
+            storage_class = self._storage_class(pvc)
+            selected = _annotations(pvc).get(ANN_SELECTED_NODE)
+            if selected is not None:
+                if storage_class is not None and _can_provision(storage_class):
+                    await self._provision(pvc, storage_class, selected)
+                    writes += 1
+            elif storage_class is None or storage_class.get("volumeBindingMode") != (
+                "WaitForFirstConsumer"
+            ):
+                writes += await self._bind_immediate(pvc, storage_class, pvs)
+            pvs = self._sim.objects(PVS)
+        return writes
+
+    def _storage_class(self, pvc: Obj) -> Obj | None:
+        name = _class_of(pvc)
+        if not name:
+            return None
+        return next(
+            (c for c in self._sim.objects("storageclasses") if _meta(c).get("name") == name), None
+        )
+
+    async def _point_back(self, volume_name: str, pvc: Obj, pvs: list[dict[str, Any]]) -> int:
+        pv = next((p for p in pvs if _meta(p).get("name") == volume_name), None)
+        if pv is None or _spec(pv).get("claimRef") is not None:
+            return 0
+        await self._set_claim_ref(pv, pvc)
+        return 1
+
+    async def _bind_immediate(
+        self, pvc: Obj, storage_class: Obj | None, pvs: list[dict[str, Any]]
+    ) -> int:
+        candidates = [pv for pv in pvs if _fits(pv, pvc)]
+        if candidates:
+            smallest = min(
+                candidates, key=lambda p: _bytes((_spec(p).get("capacity") or {}).get("storage"))
+            )
+            await self._set_claim_ref(smallest, pvc)
+            return 1
+        if storage_class is not None and _can_provision(storage_class):
+            await self._provision(pvc, storage_class, None)
+            return 1
+        return 0
+
+    async def _set_claim_ref(self, pv: Obj, pvc: Obj) -> None:
+        await self._sim.patch_object(
+            PVS,
+            "",
+            str(_meta(pv).get("name")),
+            {
+                "metadata": {"annotations": {ANN_BOUND_BY_CONTROLLER: "yes"}},
+                "spec": {"claimRef": _claim_ref(pvc)},
+            },
+        )
+
+    # ---- provisioning --------------------------------------------------------------------
+
+    async def _provision(self, pvc: Obj, storage_class: Obj, node_name: str | None) -> None:
+        provisioner = str(storage_class.get("provisioner"))
+        name = f"pvc-{_meta(pvc).get('uid')}"
+        spec: dict[str, Any] = {
+            "capacity": {"storage": _request(pvc) or "0"},
+            "accessModes": list(_spec(pvc).get("accessModes") or ()),
+            "volumeMode": _spec(pvc).get("volumeMode") or "Filesystem",
+            "storageClassName": _class_of(pvc),
+            "persistentVolumeReclaimPolicy": storage_class.get("reclaimPolicy") or "Delete",
+            "claimRef": _claim_ref(pvc),
+            "csi": {"driver": provisioner, "volumeHandle": name},
+        }
+        if node_name is not None:
+            affinity = self._node_affinity(node_name, provisioner)
+            if affinity is not None:
+                spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [affinity]}}
+        await self._sim.create(
+            PVS,
+            {
+                "metadata": {
+                    "name": name,
+                    "annotations": {
+                        ANN_PROVISIONED_BY: provisioner,
+                        ANN_BOUND_BY_CONTROLLER: "yes",
+                    },
+                },
+                "spec": spec,
+            },
+        )
+
+    def _node_affinity(self, node_name: str, driver: str) -> dict[str, Any] | None:
+        """A node selector term that keeps the new volume where the node is."""
+        node = next(
+            (n for n in self._sim.objects("nodes") if _meta(n).get("name") == node_name), None
+        )
+        if node is None:
+            return None
+        labels: Mapping[str, str] = _meta(node).get("labels") or {}
+        keys = self._driver_topology_keys(node_name, driver)
+        if not keys:
+            keys = [ZONE_LABEL] if ZONE_LABEL in labels else [HOSTNAME_LABEL]
+        expressions = [
+            {"key": key, "operator": "In", "values": [labels[key]]} for key in keys if key in labels
+        ]
+        if not expressions:
+            expressions = [{"key": HOSTNAME_LABEL, "operator": "In", "values": [node_name]}]
+        return {"matchExpressions": expressions}
+
+    def _driver_topology_keys(self, node_name: str, driver: str) -> list[str]:
+        for csi_node in self._sim.objects("csinodes"):
+            if _meta(csi_node).get("name") != node_name:
+                continue
+            for entry in _spec(csi_node).get("drivers") or ():
+                if entry.get("name") == driver:
+                    return [str(k) for k in entry.get("topologyKeys") or ()]
+        return []
+
+    # ---- finishing bindings ----------------------------------------------------------
+
+    async def _complete_bindings(self) -> int:
+        writes = 0
+        claims = {_claim_key(pvc): pvc for pvc in self._sim.objects(PVCS)}
+        for pv in self._sim.objects(PVS):
+            ref = _spec(pv).get("claimRef")
+            if ref is None:
+                continue
+            pvc = claims.get((str(ref.get("namespace") or "default"), str(ref.get("name"))))
+            if pvc is None or not _refers_to(pv, pvc):
+                continue
+            pv_name = str(_meta(pv).get("name"))
+            if _spec(pvc).get("volumeName") not in (None, "", pv_name):
+                continue  # the claim wants another volume
+            if not ref.get("uid") or (pv.get("status") or {}).get("phase") != "Bound":
+                await self._sim.patch_object(
+                    PVS,
+                    "",
+                    pv_name,
+                    {"spec": {"claimRef": _claim_ref(pvc)}, "status": {"phase": "Bound"}},
+                )
+                writes += 1
+            if (
+                ANN_BIND_COMPLETED not in _annotations(pvc)
+                or (pvc.get("status") or {}).get("phase") != "Bound"
+            ):
+                await self._bind_claim(pvc, pv)
+                writes += 1
+        return writes
+
+    async def _bind_claim(self, pvc: Obj, pv: Obj) -> None:
+        annotations = {ANN_BIND_COMPLETED: "yes"}
+        if not _spec(pvc).get("volumeName"):
+            annotations[ANN_BOUND_BY_CONTROLLER] = "yes"
+        namespace, name = _claim_key(pvc)
+        await self._sim.patch_object(
+            PVCS,
+            namespace,
+            name,
+            {
+                "metadata": {"annotations": annotations},
+                "spec": {"volumeName": _meta(pv).get("name")},
+                "status": {
+                    "phase": "Bound",
+                    "accessModes": list(_spec(pv).get("accessModes") or ()),
+                    "capacity": dict(_spec(pv).get("capacity") or {}),
+                },
+            },
+        )
+
+    async def _mark_available(self) -> int:
+        writes = 0
+        for pv in self._sim.objects(PVS):
+            phase = (pv.get("status") or {}).get("phase") or "Pending"
+            if phase == "Pending" and _spec(pv).get("claimRef") is None:
+                await self._sim.patch_object(
+                    PVS, "", str(_meta(pv).get("name")), {"status": {"phase": "Available"}}
+                )
+                writes += 1
+        return writes
+
+
+def _can_provision(storage_class: Obj) -> bool:
+    provisioner = storage_class.get("provisioner")
+    return bool(provisioner) and provisioner != NO_PROVISIONER
+
+
+def _claim_ref(pvc: Obj) -> dict[str, Any]:
+    namespace, name = _claim_key(pvc)
+    return {
+        "kind": "PersistentVolumeClaim",
+        "apiVersion": "v1",
+        "namespace": namespace,
+        "name": name,
+        "uid": _meta(pvc).get("uid") or "",
+        "resourceVersion": _meta(pvc).get("resourceVersion") or "",
+    }

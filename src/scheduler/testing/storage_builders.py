@@ -1,0 +1,260 @@
+"""Builders for storage objects (PVC, PV, StorageClass, CSINode, CSIDriver, CSIStorageCapacity)
+and for pod volumes, as raw API dicts.
+
+pvc = make_pvc("data").storage_class("fast").request("10Gi").dict()
+pv = make_pv("pv-1").capacity("20Gi").storage_class("fast").zone("a").available().dict()
+pod = make_pod("web").spec(volumes=[claim_volume("data")]).obj()
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from typing import Any, Self
+
+from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL
+
+_uids = itertools.count(1)
+
+
+class _Builder:
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self._raw = raw
+
+    @property
+    def _meta(self) -> dict[str, Any]:
+        meta: dict[str, Any] = self._raw["metadata"]
+        return meta
+
+    @property
+    def _spec(self) -> dict[str, Any]:
+        spec: dict[str, Any] = self._raw.setdefault("spec", {})
+        return spec
+
+    def label(self, key: str, value: str) -> Self:
+        self._meta.setdefault("labels", {})[key] = value
+        return self
+
+    def annotation(self, key: str, value: str) -> Self:
+        self._meta.setdefault("annotations", {})[key] = value
+        return self
+
+    def version(self, resource_version: int) -> Self:
+        self._meta["resourceVersion"] = str(resource_version)
+        return self
+
+    def dict(self) -> dict[str, Any]:
+        return copy.deepcopy(self._raw)
+
+
+class PVCBuilder(_Builder):
+    def __init__(self, name: str, namespace: str) -> None:
+        super().__init__(
+            {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": {
+                    "name": name,
+                    "namespace": namespace,
+                    "uid": f"uid-pvc-{name}-{next(_uids)}",
+                },
+                "spec": {"accessModes": ["ReadWriteOnce"]},
+                "status": {"phase": "Pending"},
+            }
+        )
+
+    def storage_class(self, name: str) -> Self:
+        self._spec["storageClassName"] = name
+        return self
+
+    def request(self, storage: str) -> Self:
+        self._spec["resources"] = {"requests": {"storage": storage}}
+        return self
+
+    def access_modes(self, *modes: str) -> Self:
+        self._spec["accessModes"] = list(modes)
+        return self
+
+    def volume_name(self, name: str) -> Self:
+        self._spec["volumeName"] = name
+        return self
+
+    def bound_to(self, volume: str) -> Self:
+        """Fully bound, as the PV controller leaves a claim."""
+        self._spec["volumeName"] = volume
+        self._raw["status"]["phase"] = "Bound"
+        return self.annotation("pv.kubernetes.io/bind-completed", "yes")
+
+    def selected_node(self, node: str) -> Self:
+        return self.annotation("volume.kubernetes.io/selected-node", node)
+
+    def selector(self, **labels: str) -> Self:
+        self._spec["selector"] = {"matchLabels": labels}
+        return self
+
+    def phase(self, phase: str) -> Self:
+        self._raw["status"]["phase"] = phase
+        return self
+
+    def owned_by(self, pod_uid: str) -> Self:
+        self._meta["ownerReferences"] = [
+            {"apiVersion": "v1", "kind": "Pod", "name": "owner", "uid": pod_uid, "controller": True}
+        ]
+        return self
+
+
+class PVBuilder(_Builder):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            {
+                "apiVersion": "v1",
+                "kind": "PersistentVolume",
+                "metadata": {"name": name, "uid": f"uid-pv-{name}-{next(_uids)}"},
+                "spec": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}},
+                "status": {},
+            }
+        )
+
+    def capacity(self, storage: str) -> Self:
+        self._spec["capacity"] = {"storage": storage}
+        return self
+
+    def storage_class(self, name: str) -> Self:
+        self._spec["storageClassName"] = name
+        return self
+
+    def access_modes(self, *modes: str) -> Self:
+        self._spec["accessModes"] = list(modes)
+        return self
+
+    def csi(self, driver: str, handle: str = "") -> Self:
+        self._spec["csi"] = {"driver": driver, "volumeHandle": handle or self._meta["name"]}
+        return self
+
+    def node_affinity(self, key: str, *values: str) -> Self:
+        """Add a required term `key In values` (terms are ORed)."""
+        terms = (
+            self._spec.setdefault("nodeAffinity", {})
+            .setdefault("required", {})
+            .setdefault("nodeSelectorTerms", [])
+        )
+        terms.append({"matchExpressions": [{"key": key, "operator": "In", "values": list(values)}]})
+        return self
+
+    def zone(self, *zones: str) -> Self:
+        return self.node_affinity(ZONE_LABEL, *zones)
+
+    def on_host(self, *hostnames: str) -> Self:
+        return self.node_affinity(HOSTNAME_LABEL, *hostnames)
+
+    def claim(self, name: str, namespace: str = "default", uid: str = "") -> Self:
+        ref = {"kind": "PersistentVolumeClaim", "namespace": namespace, "name": name}
+        if uid:
+            ref["uid"] = uid
+        self._spec["claimRef"] = ref
+        return self
+
+    def available(self) -> Self:
+        self._raw["status"]["phase"] = "Available"
+        return self
+
+    def phase(self, phase: str) -> Self:
+        self._raw["status"]["phase"] = phase
+        return self
+
+
+class StorageClassBuilder(_Builder):
+    def __init__(self, name: str, provisioner: str) -> None:
+        super().__init__(
+            {
+                "apiVersion": "storage.k8s.io/v1",
+                "kind": "StorageClass",
+                "metadata": {"name": name},
+                "provisioner": provisioner,
+                "volumeBindingMode": "Immediate",
+            }
+        )
+
+    def wait_for_first_consumer(self) -> Self:
+        self._raw["volumeBindingMode"] = "WaitForFirstConsumer"
+        return self
+
+    def allowed_zones(self, *zones: str) -> Self:
+        self._raw["allowedTopologies"] = [
+            {"matchLabelExpressions": [{"key": ZONE_LABEL, "values": list(zones)}]}
+        ]
+        return self
+
+
+def make_pvc(name: str, namespace: str = "default") -> PVCBuilder:
+    return PVCBuilder(name, namespace)
+
+
+def make_pv(name: str) -> PVBuilder:
+    return PVBuilder(name)
+
+
+def make_storage_class(name: str, provisioner: str = "csi.example.com") -> StorageClassBuilder:
+    return StorageClassBuilder(name, provisioner)
+
+
+def make_csi_node(node: str, **drivers: int | None) -> dict[str, Any]:
+    """A CSINode with one entry per driver (names with "." passed via **{...}); a count of None
+    declares no attach limit."""
+    entries: list[dict[str, Any]] = []
+    for driver, count in drivers.items():
+        entry: dict[str, Any] = {"name": driver, "nodeID": node}
+        if count is not None:
+            entry["allocatable"] = {"count": count}
+        entries.append(entry)
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "CSINode",
+        "metadata": {"name": node},
+        "spec": {"drivers": entries},
+    }
+
+
+def make_csi_driver(name: str, *, storage_capacity: bool = False) -> dict[str, Any]:
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "CSIDriver",
+        "metadata": {"name": name},
+        "spec": {"storageCapacity": storage_capacity},
+    }
+
+
+def make_storage_capacity(
+    name: str,
+    storage_class: str,
+    capacity: str,
+    *,
+    zone: str | None = None,
+    maximum_volume_size: str | None = None,
+    namespace: str = "kube-system",
+) -> dict[str, Any]:
+    raw: dict[str, Any] = {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "CSIStorageCapacity",
+        "metadata": {"name": name, "namespace": namespace},
+        "storageClassName": storage_class,
+        "capacity": capacity,
+    }
+    if zone is not None:
+        raw["nodeTopology"] = {"matchLabels": {ZONE_LABEL: zone}}
+    if maximum_volume_size is not None:
+        raw["maximumVolumeSize"] = maximum_volume_size
+    return raw
+
+
+def claim_volume(claim: str, name: str = "") -> dict[str, Any]:
+    """A pod volume using a PVC."""
+    return {"name": name or f"vol-{claim}", "persistentVolumeClaim": {"claimName": claim}}
+
+
+def ephemeral_volume(name: str) -> dict[str, Any]:
+    """A generic ephemeral volume (its claim is named <pod>-<name>)."""
+    return {
+        "name": name,
+        "ephemeral": {"volumeClaimTemplate": {"spec": {"accessModes": ["ReadWriteOnce"]}}},
+    }

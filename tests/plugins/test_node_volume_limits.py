@@ -1,0 +1,258 @@
+"""NodeVolumeLimits: CSI attach limits from CSINode (and attachable-volumes-* allocatable)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from plugins.node_volume_limits import (
+    REASON_MAX_VOLUME_COUNT,
+    SPEC,
+    NodeVolumeLimits,
+    attach_limit_key,
+)
+from scheduler.framework import (
+    ActionType,
+    BatchFilterPlugin,
+    Code,
+    CycleState,
+    EventResource,
+    FilterPlugin,
+    Pod,
+    PreFilterPlugin,
+    QueueingHint,
+    Status,
+)
+from scheduler.testing import FakeHandle, build_table, make_node, make_pod
+from scheduler.testing.plugin_harness import filter_batch_as_statuses, filter_each_node
+from scheduler.testing.storage_builders import (
+    claim_volume,
+    ephemeral_volume,
+    make_csi_node,
+    make_pv,
+    make_pvc,
+    make_storage_class,
+)
+
+EBS = "ebs.csi.aws.com"
+GCE = "pd.csi.storage.gke.io"
+TOO_MANY = Status.unschedulable(REASON_MAX_VOLUME_COUNT)
+OK = Status()
+
+# Five bound EBS claims (vol-0 .. vol-4), one bound GCE claim, one unbound EBS-class claim.
+PVCS = [
+    *(make_pvc(f"ebs-{i}").bound_to(f"pv-ebs-{i}").dict() for i in range(5)),
+    make_pvc("gce-0").bound_to("pv-gce-0").dict(),
+    make_pvc("unbound").storage_class("ebs-class").dict(),
+    make_pvc("no-class").dict(),
+    make_pvc("pre-bound-missing-pv").volume_name("nowhere").storage_class("ebs-class").dict(),
+]
+PVS = [
+    *(make_pv(f"pv-ebs-{i}").csi(EBS, f"vol-{i}").dict() for i in range(5)),
+    make_pv("pv-gce-0").csi(GCE, "disk-0").dict(),
+]
+CLASSES = [make_storage_class("ebs-class", EBS).dict()]
+
+
+def handle(csi_nodes: Sequence[Mapping[str, Any]] = (), **extra: Any) -> FakeHandle:
+    listers: dict[str, Any] = {
+        "persistentvolumeclaims": PVCS,
+        "persistentvolumes": PVS,
+        "storageclasses": CLASSES,
+        "csinodes": csi_nodes,
+    }
+    listers.update(extra)
+    return FakeHandle(listers=listers)
+
+
+def pod_using(name: str, *claims: str, node: str = "") -> Pod:
+    builder = make_pod(name).spec(volumes=[claim_volume(c) for c in claims])
+    if node:
+        builder.node(node)
+    return builder.obj()
+
+
+def run(
+    plugin: NodeVolumeLimits, pod: Pod, nodes: Sequence[Any], pods: Sequence[Pod]
+) -> list[Status]:
+    table = build_table(nodes, pods)
+    state = CycleState()
+    _, status = plugin.pre_filter(state, pod, table)
+    assert status.code is Code.SUCCESS
+    per_node = filter_each_node(plugin, state, pod, table)
+    assert filter_batch_as_statuses(plugin, state, pod, table) == per_node
+    return per_node
+
+
+def test_spec() -> None:
+    plugin = NodeVolumeLimits(None, handle())
+    assert SPEC.name == NodeVolumeLimits.name == "NodeVolumeLimits"
+    assert SPEC.extension_points == ["PreFilter", "Filter"]
+    assert set(SPEC.watches) == {
+        "persistentvolumeclaims",
+        "persistentvolumes",
+        "storageclasses",
+        "csinodes",
+    }
+    for protocol in (PreFilterPlugin, FilterPlugin, BatchFilterPlugin):
+        assert isinstance(plugin, protocol)
+
+
+def test_pods_without_claims_skip() -> None:
+    plugin = NodeVolumeLimits(None, handle())
+    inline = make_pod("p").spec(volumes=[{"name": "e", "emptyDir": {}}]).obj()
+    for pod in (make_pod("none").obj(), inline):
+        assert plugin.pre_filter(CycleState(), pod, build_table([]))[1].is_skip
+
+
+@pytest.mark.parametrize(
+    ("limit", "attached", "wanted", "expected"),
+    [
+        pytest.param(3, ["ebs-0", "ebs-1"], ["ebs-2"], OK, id="fits-exactly"),
+        pytest.param(2, ["ebs-0", "ebs-1"], ["ebs-2"], TOO_MANY, id="one-too-many"),
+        pytest.param(2, ["ebs-0", "ebs-1"], ["ebs-1"], OK, id="shared-volume-counts-once"),
+        pytest.param(2, ["ebs-0"], ["ebs-1", "ebs-1"], OK, id="same-claim-twice-in-pod"),
+        pytest.param(1, [], ["ebs-0", "ebs-1"], TOO_MANY, id="pod-alone-exceeds"),
+        pytest.param(1, ["gce-0"], ["ebs-0"], OK, id="other-driver-not-counted"),
+        pytest.param(2, ["ebs-0", "ebs-1"], ["unbound"], TOO_MANY, id="unbound-via-class"),
+        pytest.param(2, ["ebs-0", "ebs-1"], ["no-class"], OK, id="unbound-without-class"),
+        pytest.param(2, ["ebs-0", "ebs-1"], ["pre-bound-missing-pv"], TOO_MANY, id="pv-missing"),
+        pytest.param(None, ["ebs-0", "ebs-1"], ["ebs-2"], OK, id="driver-without-limit"),
+    ],
+)
+def test_csi_node_limits(
+    limit: int | None, attached: list[str], wanted: list[str], expected: Status
+) -> None:
+    plugin = NodeVolumeLimits(None, handle([make_csi_node("n1", **{EBS: limit, GCE: 1})]))
+    existing = [pod_using(f"e{i}", claim, node="n1") for i, claim in enumerate(attached)]
+    assert run(plugin, pod_using("p", *wanted), [make_node("n1").obj()], existing) == [expected]
+
+
+def test_limits_are_per_node() -> None:
+    csi_nodes = [make_csi_node("small", **{EBS: 1}), make_csi_node("big", **{EBS: 10})]
+    plugin = NodeVolumeLimits(None, handle(csi_nodes))
+    nodes = [make_node(n).obj() for n in ("small", "big", "no-csinode")]
+    existing = [pod_using(f"e-{n.name}", "ebs-0", node=n.name) for n in nodes]
+    assert run(plugin, pod_using("p", "ebs-1"), nodes, existing) == [TOO_MANY, OK, OK]
+
+
+def test_node_allocatable_limits_apply_without_a_csinode() -> None:
+    node = make_node("n1").allocatable(**{attach_limit_key(EBS): 1}).obj()
+    plugin = NodeVolumeLimits(None, handle())
+    assert run(plugin, pod_using("p", "ebs-1"), [node], [pod_using("e", "ebs-0", node="n1")]) == [
+        TOO_MANY
+    ]
+
+
+def test_a_missing_claim_is_unresolvable_everywhere() -> None:
+    plugin = NodeVolumeLimits(None, handle([make_csi_node("n1", **{EBS: 5})]))
+    nodes = [make_node("n1").obj(), make_node("n2").obj()]
+    expected = Status.unresolvable(
+        'looking up PVC default/gone: persistentvolumeclaim "gone" not found'
+    )
+    assert run(plugin, pod_using("p", "ebs-0", "gone"), nodes, []) == [expected, expected]
+
+
+def test_existing_pods_whose_claims_are_gone_are_not_counted() -> None:
+    plugin = NodeVolumeLimits(None, handle([make_csi_node("n1", **{EBS: 1})]))
+    existing = [pod_using("e", "deleted-claim", node="n1")]
+    assert run(plugin, pod_using("p", "ebs-0"), [make_node("n1").obj()], existing) == [OK]
+
+
+def test_ephemeral_volume_claims_must_belong_to_the_pod() -> None:
+    pod = make_pod("app").uid("uid-app").spec(volumes=[ephemeral_volume("scratch")]).obj()
+    owned = make_pvc("app-scratch").bound_to("pv-ebs-3").owned_by("uid-app").dict()
+    foreign = make_pvc("app-scratch").bound_to("pv-ebs-3").owned_by("someone-else").dict()
+    nodes = [make_node("n1").obj()]
+    csi = [make_csi_node("n1", **{EBS: 0})]
+    plugin = NodeVolumeLimits(None, handle(csi, persistentvolumeclaims=[owned]))
+    assert run(plugin, pod, nodes, []) == [TOO_MANY]
+    plugin = NodeVolumeLimits(None, handle(csi, persistentvolumeclaims=[foreign]))
+    statuses = run(plugin, pod, nodes, [])
+    assert statuses[0].code is Code.ERROR
+    assert statuses[0].message() == (
+        "PVC default/app-scratch was not created for pod default/app (pod is not owner)"
+    )
+
+
+def test_attach_limit_keys() -> None:
+    assert attach_limit_key(EBS) == "attachable-volumes-csi-ebs.csi.aws.com"
+    long_name = "a-very-long-csi-driver-name.storage.example.com"
+    key = attach_limit_key(long_name)
+    assert len(key) < 63
+    assert key.startswith("attachable-volumes-csi-a-very-long-csi-driver")
+    assert key != attach_limit_key(long_name + "x")
+
+
+def _hint(resource: EventResource, action: ActionType) -> Any:
+    for entry in NodeVolumeLimits(None, handle()).events_to_register():
+        if entry.event.resource is resource and entry.event.action == action:
+            return entry.hint
+    raise AssertionError(f"{resource} {action} not registered")
+
+
+def test_events_to_register() -> None:
+    registered = {
+        (e.event.resource, e.event.action)
+        for e in NodeVolumeLimits(None, handle()).events_to_register()
+    }
+    assert registered == {
+        (EventResource.CSI_NODE, ActionType.ADD),
+        (EventResource.CSI_NODE, ActionType.UPDATE),
+        (EventResource.ASSIGNED_POD, ActionType.DELETE),
+        (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
+    }
+    assert _hint(EventResource.CSI_NODE, ActionType.ADD) is None
+
+
+def test_hints() -> None:
+    pending = pod_using("p", "ebs-0")
+    deleted = _hint(EventResource.ASSIGNED_POD, ActionType.DELETE)
+    assert deleted(pending, pod_using("d", "gce-0", node="n1"), None) is QueueingHint.QUEUE
+    assert deleted(pending, make_pod("d").node("n1").obj(), None) is QueueingHint.QUEUE_SKIP
+    assert deleted(pending, pod_using("d", "gce-0"), None) is QueueingHint.QUEUE_SKIP
+
+    added = _hint(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD)
+    assert added(pending, None, make_pvc("ebs-0").dict()) is QueueingHint.QUEUE
+    assert added(pending, None, make_pvc("ebs-0", "other").dict()) is QueueingHint.QUEUE_SKIP
+    assert added(pending, None, make_pvc("x").dict()) is QueueingHint.QUEUE_SKIP
+
+    updated = _hint(EventResource.CSI_NODE, ActionType.UPDATE)
+    old = make_csi_node("n1", **{EBS: 2})
+    assert updated(pending, old, make_csi_node("n1", **{EBS: 3})) is QueueingHint.QUEUE
+    assert updated(pending, old, make_csi_node("n1", **{EBS: None})) is QueueingHint.QUEUE
+    assert updated(pending, old, make_csi_node("n1", **{EBS: 2})) is QueueingHint.QUEUE_SKIP
+    assert updated(pending, old, make_csi_node("n1", **{EBS: 1})) is QueueingHint.QUEUE_SKIP
+
+
+CLAIM_NAMES = ["ebs-0", "ebs-1", "ebs-2", "ebs-3", "gce-0", "unbound", "no-class"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    attached=st.lists(st.lists(st.sampled_from(CLAIM_NAMES), max_size=3), min_size=1, max_size=5),
+    limits=st.lists(st.one_of(st.none(), st.integers(0, 4)), min_size=5, max_size=5),
+    wanted=st.lists(st.sampled_from(CLAIM_NAMES), min_size=1, max_size=3),
+    data=st.data(),
+)
+def test_batch_and_per_node_forms_agree(
+    attached: list[list[str]], limits: list[int | None], wanted: list[str], data: st.DataObject
+) -> None:
+    csi_nodes = [make_csi_node(f"n{i}", **{EBS: limits[i]}) for i in range(len(attached))]
+    plugin = NodeVolumeLimits(None, handle(csi_nodes))
+    nodes = [make_node(f"n{i}").obj() for i in range(len(attached))]
+    pods = [pod_using(f"e{i}", *claims, node=f"n{i}") for i, claims in enumerate(attached)]
+    table = build_table(nodes, pods)
+    pod = pod_using("incoming", *wanted)
+    state = CycleState()
+    plugin.pre_filter(state, pod, table)
+    per_node = filter_each_node(plugin, state, pod, table)
+    rows = np.asarray(data.draw(st.permutations(range(table.size))), dtype=np.int64)
+    assert filter_batch_as_statuses(plugin, state, pod, table, rows) == [
+        per_node[int(r)] for r in rows
+    ]

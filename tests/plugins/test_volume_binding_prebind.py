@@ -1,0 +1,273 @@
+"""VolumeBinding Reserve, Unreserve and PreBind against the in-memory cluster and its PV
+controller, on a fake clock."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from plugins.volume_binding import VolumeBinding, VolumeBindingArgs
+from scheduler.cluster.sim import SimCluster
+from scheduler.cluster.sim.pv_controller import PVBinderController
+from scheduler.framework import Code, CycleState, NodeTable, Pod, Status
+from scheduler.testing import FakeClock, FakeHandle, build_table, make_node, make_pod
+from scheduler.testing.storage_builders import (
+    claim_volume,
+    make_pv,
+    make_pvc,
+    make_storage_class,
+)
+
+STORAGE_RESOURCES = (
+    "persistentvolumeclaims",
+    "persistentvolumes",
+    "storageclasses",
+    "csinodes",
+    "csidrivers",
+    "csistoragecapacities",
+)
+
+
+class SimLister:
+    """A Lister reading the in-memory cluster directly (an informer that is never behind)."""
+
+    def __init__(self, sim: SimCluster, resource: str) -> None:
+        self._sim, self._resource = sim, resource
+
+    def get(self, namespace: str, name: str) -> Mapping[str, Any] | None:
+        for obj in self._sim.objects(self._resource):
+            meta = obj["metadata"]
+            if meta["name"] == name and (meta.get("namespace") or "") == namespace:
+                return obj
+        return None
+
+    def list(self, namespace: str | None = None) -> Sequence[Mapping[str, Any]]:
+        return [
+            o
+            for o in self._sim.objects(self._resource)
+            if namespace is None or (o["metadata"].get("namespace") or "") == namespace
+        ]
+
+
+class World:
+    def __init__(self, objects: Iterable[Mapping[str, Any]], timeout: int = 600) -> None:
+        self.clock = FakeClock()
+        self.sim = SimCluster(self.clock)
+        nodes = [make_node(f"n-{zone}").zone(zone) for zone in ("a", "b")]
+        self.sim.load([*(n.dict() for n in nodes), *objects])
+        self.table: NodeTable = build_table(n.obj() for n in nodes)
+        self.handle = FakeHandle(self.table, clock=self.clock, api=self.sim)
+        for resource in STORAGE_RESOURCES:
+            self.handle._listers[resource] = SimLister(self.sim, resource)  # type: ignore[assignment]
+        self.plugin = VolumeBinding(VolumeBindingArgs(bind_timeout_seconds=timeout), self.handle)
+        self.controller = PVBinderController(self.sim)
+
+    def schedule(self, pod: Pod, node: str) -> CycleState:
+        """PreFilter, Filter on every node and Reserve on `node`."""
+        state = CycleState()
+        _, status = self.plugin.pre_filter(state, pod, self.table)
+        assert status.is_success, status
+        for info in self.table.node_infos:
+            self.plugin.filter(state, pod, info)
+        assert self.plugin.reserve(state, pod, node).is_success
+        return state
+
+    def filter(self, pod: Pod) -> list[Status]:
+        state = CycleState()
+        _, status = self.plugin.pre_filter(state, pod, self.table)
+        assert status.is_success, status
+        return [self.plugin.filter(state, pod, info) for info in self.table.node_infos]
+
+    def pvc(self, name: str) -> dict[str, Any]:
+        return next(
+            o for o in self.sim.objects("persistentvolumeclaims") if o["metadata"]["name"] == name
+        )
+
+    def pv(self, name: str) -> dict[str, Any]:
+        return next(
+            o for o in self.sim.objects("persistentvolumes") if o["metadata"]["name"] == name
+        )
+
+
+async def settle() -> None:
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
+def pod_using(name: str, *claims: str) -> Pod:
+    return make_pod(name).spec(volumes=[claim_volume(c) for c in claims]).obj()
+
+
+LOCAL = make_storage_class("local", "kubernetes.io/no-provisioner").wait_for_first_consumer()
+DYNAMIC = make_storage_class("dynamic", "csi.example.com").wait_for_first_consumer()
+
+
+def static_world(**kwargs: Any) -> World:
+    return World(
+        [
+            LOCAL.dict(),
+            make_pvc("first").storage_class("local").request("1Gi").dict(),
+            make_pvc("second").storage_class("local").request("1Gi").dict(),
+            make_pv("pv-b").storage_class("local").capacity("1Gi").zone("b").available().dict(),
+        ],
+        **kwargs,
+    )
+
+
+BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
+
+
+def test_reserve_keeps_the_volume_from_the_next_pod_until_unreserve() -> None:
+    world = static_world()
+    first, second = pod_using("a", "first"), pod_using("b", "second")
+    state = world.schedule(first, "n-b")
+    assert [s.message() for s in world.filter(second)] == [BIND_CONFLICT, BIND_CONFLICT]
+    world.plugin.unreserve(state, first, "n-b")
+    assert [s.code for s in world.filter(second)] == [
+        Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+        Code.SUCCESS,
+    ]
+    world.plugin.unreserve(state, first, "n-b")  # idempotent
+    world.plugin.unreserve(CycleState(), first, "n-b")  # and harmless without state
+
+
+async def test_pre_bind_writes_the_claim_ref_and_waits_for_the_controller() -> None:
+    world = static_world()
+    pod = pod_using("a", "first")
+    state = world.schedule(pod, "n-b")
+    task = asyncio.create_task(world.plugin.pre_bind(state, pod, "n-b"))
+    await settle()
+    claim_ref = world.pv("pv-b")["spec"]["claimRef"]
+    assert (claim_ref["name"], claim_ref["uid"]) == ("first", world.pvc("first")["metadata"]["uid"])
+    assert world.pv("pv-b")["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"]
+    assert not task.done(), "the claim is not bound yet"
+
+    world.clock.advance(1)
+    await settle()
+    assert not task.done(), "still nobody has bound the claim"
+
+    await world.controller.sync()
+    world.clock.advance(1)
+    await settle()
+    assert task.done()
+    assert task.result() == Status()
+    assert world.pvc("first")["spec"]["volumeName"] == "pv-b"
+
+
+async def test_pre_bind_triggers_provisioning_on_the_chosen_node() -> None:
+    world = World([DYNAMIC.dict(), make_pvc("data").storage_class("dynamic").request("2Gi").dict()])
+    pod = pod_using("a", "data")
+    state = world.schedule(pod, "n-a")
+    task = asyncio.create_task(world.plugin.pre_bind(state, pod, "n-a"))
+    await settle()
+    annotations = world.pvc("data")["metadata"]["annotations"]
+    assert annotations["volume.kubernetes.io/selected-node"] == "n-a"
+    await world.controller.sync()
+    world.clock.advance(1)
+    await settle()
+    assert task.result() == Status()
+    volume = world.pv(world.pvc("data")["spec"]["volumeName"])
+    zone_term = volume["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]
+    assert zone_term["matchExpressions"][0]["values"] == ["a"]
+
+
+async def test_pre_bind_times_out() -> None:
+    world = static_world(timeout=5)
+    pod = pod_using("a", "first")
+    state = world.schedule(pod, "n-b")
+    task = asyncio.create_task(world.plugin.pre_bind(state, pod, "n-b"))
+    await settle()
+    for _ in range(4):
+        world.clock.advance(1)
+        await settle()
+        assert not task.done()
+    world.clock.advance(1)
+    await settle()
+    world.clock.advance(1)
+    await settle()
+    status = task.result()
+    assert status.code is Code.ERROR
+    assert status.message() == "binding volumes: context deadline exceeded"
+
+
+@pytest.mark.parametrize(
+    ("annotations", "expected"),
+    [
+        pytest.param(
+            {"volume.kubernetes.io/selected-node": None},
+            'binding volumes: selectedNode annotation reset for PVC "data"',
+            id="annotation-removed",
+        ),
+        pytest.param(
+            {"volume.kubernetes.io/selected-node": "n-b"},
+            'binding volumes: provisioning failed for PVC "data"',
+            id="another-node",
+        ),
+    ],
+)
+async def test_pre_bind_fails_when_provisioning_is_given_up(
+    annotations: dict[str, Any], expected: str
+) -> None:
+    world = World([DYNAMIC.dict(), make_pvc("data").storage_class("dynamic").dict()])
+    pod = pod_using("a", "data")
+    state = world.schedule(pod, "n-a")
+    task = asyncio.create_task(world.plugin.pre_bind(state, pod, "n-a"))
+    await settle()
+    await world.sim.patch_object(
+        "persistentvolumeclaims", "default", "data", {"metadata": {"annotations": annotations}}
+    )
+    world.clock.advance(1)
+    await settle()
+    assert task.result() == Status.from_error(expected)
+
+
+async def test_a_claim_ref_reset_fails_the_binding() -> None:
+    world = static_world()
+    pod = pod_using("a", "first")
+    state = world.schedule(pod, "n-b")
+    task = asyncio.create_task(world.plugin.pre_bind(state, pod, "n-b"))
+    await settle()
+    await world.sim.patch_object("persistentvolumes", "", "pv-b", {"spec": {"claimRef": None}})
+    world.clock.advance(1)
+    await settle()
+    assert task.result() == Status.from_error('binding volumes: ClaimRef got reset for pv "pv-b"')
+
+
+async def test_a_concurrent_change_fails_the_write_and_drops_the_assumption() -> None:
+    world = static_world()
+    pod = pod_using("a", "first")
+    state = world.schedule(pod, "n-b")
+    # Someone else changes the PV between Reserve and PreBind.
+    await world.sim.patch_object(
+        "persistentvolumes", "", "pv-b", {"metadata": {"labels": {"x": "y"}}}
+    )
+    status = await world.plugin.pre_bind(state, pod, "n-b")
+    assert status.code is Code.ERROR
+    assert "the object has been modified" in status.message()
+    assert "claimRef" not in world.pv("pv-b")["spec"]
+    assert world.plugin.binder.pv_cache.get(("", "pv-b")) == world.pv("pv-b")
+
+
+async def test_pods_whose_claims_are_all_bound_skip_the_work() -> None:
+    world = World(
+        [
+            make_pvc("data").bound_to("pv").dict(),
+            make_pv("pv").claim("data").phase("Bound").dict(),
+        ]
+    )
+    pod = pod_using("a", "data")
+    state = world.schedule(pod, "n-a")
+    revision = world.sim.revision
+    assert await world.plugin.pre_bind(state, pod, "n-a") == Status()
+    assert world.sim.revision == revision, "nothing was written"
+
+
+async def test_pre_bind_on_a_node_that_was_not_filtered() -> None:
+    world = static_world()
+    pod = pod_using("a", "first")
+    state = world.schedule(pod, "n-b")
+    status = await world.plugin.pre_bind(state, pod, "n-elsewhere")
+    assert status == Status.from_error('no pod volumes found for node "n-elsewhere"')
