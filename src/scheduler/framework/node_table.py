@@ -68,6 +68,11 @@ class NodeTable:
         self.anti_affinity_pod_count: Int64Array = np.zeros(capacity, dtype=np.int64)
         self.unschedulable: BoolArray = np.zeros(capacity, dtype=np.bool_)
         self.taint_set_id: Int32Array = np.zeros(capacity, dtype=np.int32)
+        # Stamped from `pod_clock` whenever a row's pods change (or the row is rewritten or
+        # moved), so a plugin keeping per-row tallies of pods refreshes only rows stamped after
+        # the clock value it last saw.
+        self.pod_stamp: Int64Array = np.zeros(capacity, dtype=np.int64)
+        self.pod_clock = 0
         # Taint sets are interned: id 0 is "no taints"; ids are never reused.
         self.taint_sets: list[tuple[Taint, ...]] = [()]
         self._taint_set_ids: dict[tuple[Taint, ...], int] = {(): 0}
@@ -225,6 +230,7 @@ class NodeTable:
         self.port_count[row] = len(info.used_ports)
         self.affinity_pod_count[row] = info.pods_with_affinity
         self.anti_affinity_pod_count[row] = info.pods_with_required_anti_affinity
+        self._stamp_pods(row)
 
     def remove_node(self, name: str) -> None:
         """Drop a row, moving the last row into its place to keep rows dense."""
@@ -234,6 +240,7 @@ class NodeTable:
         last = self.size - 1
         if row != last:
             self._copy_row(last, row)
+            self._stamp_pods(row)
             moved = self.names[last]
             self.names[row] = moved
             self.node_infos[row] = self.node_infos[last]
@@ -266,7 +273,12 @@ class NodeTable:
             "anti_affinity_pod_count",
             "unschedulable",
             "taint_set_id",
+            "pod_stamp",
         ]
+
+    def _stamp_pods(self, row: int) -> None:
+        self.pod_clock += 1
+        self.pod_stamp[row] = self.pod_clock
 
     def _copy_row(self, source: int, target: int) -> None:
         for attribute in self._per_row_arrays():

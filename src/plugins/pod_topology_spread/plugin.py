@@ -1,0 +1,218 @@
+"""PodTopologySpread: spreads matching pods evenly over topology domains."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+import numpy as np
+
+from plugins.pod_topology_spread.args import PodTopologySpreadArgs
+from plugins.pod_topology_spread.constraints import (
+    DO_NOT_SCHEDULE,
+    SCHEDULE_ANYWAY,
+    SYSTEM_DEFAULT_CONSTRAINTS,
+    SpreadConstraint,
+    constraints_for_action,
+)
+from plugins.pod_topology_spread.default_selector import default_selector
+from plugins.pod_topology_spread.domain_sums import DomainSums
+from plugins.pod_topology_spread.filtering import (
+    PRE_FILTER_STATE_KEY,
+    PreFilterState,
+    compute_pre_filter_state,
+    filter_node,
+    filter_rows,
+)
+from plugins.pod_topology_spread.hints import SpreadHints
+from plugins.pod_topology_spread.pod_counts import MatchingPodCounts
+from plugins.pod_topology_spread.scoring import (
+    PRE_SCORE_STATE_KEY,
+    PreScoreState,
+    compute_pre_score_state,
+    normalize,
+    score_node,
+    score_rows,
+)
+from scheduler.framework import (
+    SUCCESS,
+    ClusterEventWithHint,
+    CycleState,
+    FilterBatch,
+    Handle,
+    NodeInfo,
+    NodeTable,
+    Pod,
+    PreFilterResult,
+    Rows,
+    Scores,
+    Status,
+)
+from scheduler.objects.labels import SelectorError
+
+NAME: Final = "PodTopologySpread"
+
+_ACTION_WORDS: Final = {DO_NOT_SCHEDULE: "hard", SCHEDULE_ANYWAY: "soft"}
+
+
+def _missing_state(key: str) -> Status:
+    # PreFilter/PreScore did not run (or skipped): the framework should not have called us.
+    return Status.from_error(f'reading "{key}" from cycleState: not found')
+
+
+class ConstraintError(Exception):
+    """A pod's constraint cannot be evaluated (an invalid label selector)."""
+
+
+class PodTopologySpread:
+    """Hard constraints in Filter, soft ones in Score; system or listed defaults otherwise."""
+
+    name = NAME
+
+    def __init__(self, args: PodTopologySpreadArgs | None, handle: Handle) -> None:
+        self._args = args if args is not None else PodTopologySpreadArgs()
+        self._handle = handle
+        defaults: tuple[Mapping[str, Any], ...] = (
+            SYSTEM_DEFAULT_CONSTRAINTS
+            if self._args.system_defaulted
+            else tuple(c.as_api_dict() for c in self._args.default_constraints)
+        )
+        # Parsed once: their selector is replaced per pod (matchLabelKeys cannot add to it,
+        # since default constraints carry no labelSelector).
+        self._defaults = {
+            action: constraints_for_action(defaults, {}, action)
+            for action in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)
+        }
+        self._pod_counts = MatchingPodCounts()
+        self._domain_sums = DomainSums(self._pod_counts)
+        self._hints = SpreadHints(lambda pod: self.constraints(pod, DO_NOT_SCHEDULE))
+
+    @property
+    def args(self) -> PodTopologySpreadArgs:
+        return self._args
+
+    def constraints(self, pod: Pod, action: str) -> tuple[SpreadConstraint, ...]:
+        """The pod's own constraints for `action`, or the default ones if it has none.
+
+        Default constraints apply only with a non-empty selector deduced from the Services and
+        controller of the pod. Raises ConstraintError for an invalid selector.
+        """
+        word = _ACTION_WORDS[action]
+        if pod.topology_spread_constraints:
+            try:
+                return constraints_for_action(pod.topology_spread_constraints, pod.labels, action)
+            except SelectorError as exc:
+                raise ConstraintError(
+                    f"obtaining pod's {word} topology spread constraints: {exc}"
+                ) from exc
+        defaults = self._defaults[action]
+        if not defaults:
+            return ()
+        selector = default_selector(pod, self._handle)
+        if not selector.requirements:
+            return ()
+        return tuple(c.with_selector(selector) for c in defaults)
+
+    # ---- PreFilter -------------------------------------------------------------------------
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, table: NodeTable
+    ) -> tuple[PreFilterResult | None, Status]:
+        try:
+            constraints = self.constraints(pod, DO_NOT_SCHEDULE)
+        except ConstraintError as exc:
+            return None, Status.from_error(f"get constraints from pod: {exc}")
+        if not constraints:
+            return None, Status.skip()
+        computed = compute_pre_filter_state(
+            pod, constraints, table, self._domain_sums, self._pod_counts
+        )
+        state.write(PRE_FILTER_STATE_KEY, computed)
+        return None, SUCCESS
+
+    def pre_filter_extensions(self) -> PodTopologySpread:
+        return self
+
+    def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:
+        return self._update(state, pod_to_add, node_info, 1)
+
+    def remove_pod(
+        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status:
+        return self._update(state, pod_to_remove, node_info, -1)
+
+    def _update(self, state: CycleState, other: Pod, node_info: NodeInfo, delta: int) -> Status:
+        computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
+        if computed is None:
+            return _missing_state(PRE_FILTER_STATE_KEY)
+        computed.update_with_pod(other, node_info.node, delta)
+        return SUCCESS
+
+    # ---- Filter ----------------------------------------------------------------------------
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
+        if computed is None:
+            return _missing_state(PRE_FILTER_STATE_KEY)
+        if node_info.node is None:
+            return Status.from_error("node not found")
+        return filter_node(computed, node_info.node)
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
+    ) -> FilterBatch:
+        computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
+        if computed is None:
+            error = _missing_state(PRE_FILTER_STATE_KEY)
+            codes = np.full(len(rows), int(error.code), dtype=np.int8)
+            return FilterBatch(codes, (error.reasons,))
+        return filter_rows(computed, table, rows)
+
+    # ---- Score -----------------------------------------------------------------------------
+
+    def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Status:
+        if table.size == 0:
+            return Status.skip()
+        try:
+            constraints = self.constraints(pod, SCHEDULE_ANYWAY)
+        except ConstraintError as exc:
+            return Status.from_error(f"calculating preScoreState: {exc}")
+        if not constraints:
+            return Status.skip()
+        # Defaults spread by hostname even on nodes without a zone label, unless they were
+        # listed by the user.
+        require_all_keys = bool(pod.topology_spread_constraints) or not self._args.system_defaulted
+        computed = compute_pre_score_state(
+            pod, constraints, table, rows, require_all_keys, self._pod_counts, self._domain_sums
+        )
+        state.write(PRE_SCORE_STATE_KEY, computed)
+        return SUCCESS
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        computed = state.get(PRE_SCORE_STATE_KEY, PreScoreState)
+        if computed is None:
+            return 0, Status.from_error(f"error {_missing_state(PRE_SCORE_STATE_KEY).message()}")
+        return score_node(computed, node_info), SUCCESS
+
+    def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
+        computed = state.get(PRE_SCORE_STATE_KEY, PreScoreState)
+        if computed is None:
+            raise LookupError(f"{PRE_SCORE_STATE_KEY} missing: PreScore did not run")
+        return score_rows(computed, table, rows)
+
+    def score_extensions(self) -> PodTopologySpread:
+        return self
+
+    def normalize_score(
+        self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows, scores: Scores
+    ) -> Status:
+        computed = state.get(PRE_SCORE_STATE_KEY, PreScoreState)
+        if computed is None:
+            return Status.from_error(f"error {_missing_state(PRE_SCORE_STATE_KEY).message()}")
+        normalize(computed, rows, scores)
+        return SUCCESS
+
+    # ---- Queueing --------------------------------------------------------------------------
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return self._hints.events()
