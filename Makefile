@@ -34,7 +34,7 @@ unit: install
 test: lint typecheck layers unit
 
 bench: install
-	$(BIN)/python bench/simulate_basic.py
+	$(BIN)/python -m bench.simulate_basic
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

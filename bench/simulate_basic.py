@@ -1,14 +1,15 @@
-"""SchedulingBasic in the simulator: every node filtered and scored, measured side by side.
+"""Simulator throughput, every node filtered and scored, measured side by side.
 
-    python bench/simulate_basic.py                 # 5,000 nodes / 10,000 pods + comparison
-    python bench/simulate_basic.py --nodes 500 --pods 1000 --compare-nodes 100 --compare-pods 200
+    python -m bench.simulate_basic           # from the repository root: the runs below
+    python -m bench.simulate_basic --quick   # the same at a tenth of the size
 
-Workload (upstream scheduler_perf's SchedulingBasic shape): nodes with 4 CPU, 32Gi memory and
-110 pods; pods requesting 100m CPU and 500Mi; `percentageOfNodesToScore: 100`, so no sampling.
-
-Each run happens in its own process so its peak RSS is its own. The comparison runs the same
-smaller workload twice in one invocation: once with the vectorized executor (batch forms of
-the built-in plugins) and once with every plugin evaluated node by node, and reports the ratio.
+Runs (each in its own process, so its peak RSS is its own):
+- SchedulingBasic, 5,000 nodes / 10,000 pods (4 CPU, 32Gi, 110 pods per node; pods request
+  100m CPU and 500Mi), `percentageOfNodesToScore: 100`;
+- TopologySpreading, 5,000 nodes in 3 zones / 5,000 pods spread over zones with maxSkew 1;
+- SchedulingPodAntiAffinity, 5,000 nodes / 2,000 pods with hostname anti-affinity;
+- side by side: SchedulingBasic at 1,000 nodes / 1,000 pods with the vectorized executor and
+  with every plugin evaluated node by node, and the ratio of the two.
 """
 
 from __future__ import annotations
@@ -17,31 +18,36 @@ import argparse
 import asyncio
 import json
 import resource
-import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
-NODE_SHAPE = "cpu=4,memory=32Gi,pods=110"
-POD_SHAPE = "cpu=100m,memory=500Mi"
+from bench.workloads import WORKLOADS
+from scheduler.app.configuration import load_effective, plugin_registry
+from scheduler.app.simulation import simulate
+
+REPO = Path(__file__).resolve().parent.parent
+
 CONFIG = {
     "apiVersion": "kubescheduler.config.k8s.io/v1",
     "kind": "KubeSchedulerConfiguration",
     "percentageOfNodesToScore": 100,
 }
+RUNS = [
+    ("SchedulingBasic", 5000, 10000, True),
+    ("TopologySpreading", 5000, 5000, True),
+    ("SchedulingPodAntiAffinity", 5000, 2000, True),
+]
+COMPARISON = ("SchedulingBasic", 1000, 1000)
 
 
-def run_worker(nodes: int, pods: int, vectorize: bool) -> dict[str, Any]:
+def run_worker(workload: str, nodes: int, pods: int, vectorize: bool) -> dict[str, Any]:
     """One simulation in this process; returns its figures."""
-    from scheduler.app.configuration import load_effective, plugin_registry
-    from scheduler.app.scenario import generate_nodes, generate_pods, parse_shape
-    from scheduler.app.simulation import simulate
-
     registry = plugin_registry([])
     config, profiles = load_effective(registry, embedded=CONFIG)
-    objects = generate_nodes(nodes, parse_shape(NODE_SHAPE, "node"), 0)
-    objects += generate_pods(pods, parse_shape(POD_SHAPE, "pod"), "default-scheduler")
+    objects = WORKLOADS[workload](nodes, pods)
     samples: list[tuple[float, int]] = []
 
     def progress(bound: int, total: int) -> None:
@@ -49,11 +55,14 @@ def run_worker(nodes: int, pods: int, vectorize: bool) -> dict[str, Any]:
 
     cpu_before = time.process_time()
     result = asyncio.run(
-        simulate(objects, config, profiles, registry, seed=1, progress=progress, vectorize=vectorize)
+        simulate(
+            objects, config, profiles, registry, seed=1, progress=progress, vectorize=vectorize
+        )
     )
     cpu_seconds = time.process_time() - cpu_before
     scheduled = result.count("Scheduled")
     return {
+        "workload": workload,
         "nodes": nodes,
         "pods": pods,
         "vectorized": vectorize,
@@ -83,54 +92,61 @@ def per_second_rates(samples: list[tuple[float, int]]) -> dict[str, float]:
     return {
         "p50": rates[len(rates) // 2],
         "p99": rates[min(len(rates) - 1, int(len(rates) * 0.99))],
-        "mean": round(statistics.fmean(rates), 1),
     }
 
 
-def spawn(nodes: int, pods: int, vectorize: bool) -> dict[str, Any]:
-    command = [sys.executable, __file__, "--worker", "--nodes", str(nodes), "--pods", str(pods)]
+def spawn(workload: str, nodes: int, pods: int, vectorize: bool) -> dict[str, Any]:
+    command = [sys.executable, "-m", "bench.simulate_basic", "--worker", workload]
+    command += ["--nodes", str(nodes), "--pods", str(pods)]
     if not vectorize:
         command.append("--per-node")
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    output = subprocess.run(command, check=True, capture_output=True, text=True, cwd=REPO).stdout
     figures: dict[str, Any] = json.loads(output.strip().splitlines()[-1])
     return figures
 
 
 def describe(figures: dict[str, Any]) -> str:
-    mode = "vectorized" if figures["vectorized"] else "per-node  "
+    mode = "vectorized" if figures["vectorized"] else "per-node"
     rates = figures.get("perSecond") or {}
     return (
-        f"{mode} {figures['nodes']:>6} nodes {figures['scheduled']:>6}/{figures['pods']} pods  "
-        f"{figures['podsPerSecond']:>8.1f} pods/s (per-second p50 {rates.get('p50', '-')}, "
-        f"p99 {rates.get('p99', '-')})  {figures['cpuSecondsPer1000Pods']:.2f} CPU s/1000 pods  "
+        f"{figures['workload']:<26} {mode:<10} {figures['nodes']:>5} nodes "
+        f"{figures['scheduled']:>5}/{figures['pods']:<5} pods {figures['podsPerSecond']:>8.1f} "
+        f"pods/s (1 s samples p50 {rates.get('p50', '-')}, p99 {rates.get('p99', '-')}) "
+        f"{figures['cpuSecondsPer1000Pods']:.2f} CPU-s/1000 pods, "
         f"peak RSS {figures['peakRssMiB']} MiB"
     )
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--nodes", type=int, default=5000)
-    parser.add_argument("--pods", type=int, default=10000)
-    parser.add_argument("--compare-nodes", type=int, default=1000)
-    parser.add_argument("--compare-pods", type=int, default=1000)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="every run at a tenth of the size")
     parser.add_argument("--json", help="also write all figures to this file")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--nodes", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--pods", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--per-node", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(run_worker(args.nodes, args.pods, not args.per_node)))
+        print(json.dumps(run_worker(args.worker, args.nodes, args.pods, not args.per_node)))
         return 0
-    main_run = spawn(args.nodes, args.pods, True)
-    print(describe(main_run))
-    fast = spawn(args.compare_nodes, args.compare_pods, True)
-    slow = spawn(args.compare_nodes, args.compare_pods, False)
+    scale = 10 if args.quick else 1
+    figures = []
+    for workload, nodes, pods, vectorize in RUNS:
+        figures.append(spawn(workload, nodes // scale, pods // scale, vectorize))
+        print(describe(figures[-1]), flush=True)
+    workload, nodes, pods = COMPARISON
+    fast = spawn(workload, nodes // scale, pods // scale, True)
+    slow = spawn(workload, nodes // scale, pods // scale, False)
     print(describe(fast))
     print(describe(slow))
     ratio = fast["podsPerSecond"] / slow["podsPerSecond"] if slow["podsPerSecond"] else 0.0
-    print(f"vectorized / per-node throughput at {args.compare_nodes} nodes: {ratio:.1f}x")
+    print(f"vectorized / per-node throughput, {workload} at {nodes // scale} nodes: {ratio:.1f}x")
     if args.json:
-        with open(args.json, "w") as out:
-            json.dump({"main": main_run, "vectorized": fast, "perNode": slow, "ratio": ratio}, out, indent=2)
+        Path(args.json).write_text(
+            json.dumps(
+                {"runs": figures, "vectorized": fast, "perNode": slow, "ratio": ratio}, indent=2
+            )
+        )
     return 0
 
 
