@@ -22,12 +22,15 @@ from plugins.balanced_allocation import (
     NodeResourcesBalancedAllocation,
     NodeResourcesBalancedAllocationArgs,
 )
-from plugins.balanced_allocation.balance import balance
+from plugins.balanced_allocation.balance import balance, balanced_allocation_score_rows
+from plugins.node_resources_fit.allocation import pod_requests_for, rows_allocation
 from scheduler.framework import CycleState, Node, Pod
 from scheduler.testing import FakeHandle, build_table, make_node, make_pod
 from scheduler.testing.plugin_harness import score_batch, score_each_node
+from tests.plugins.row_selections import draw_rows
 
 GPU = "example.com/gpu"
+FPGA = "example.com/fpga"
 
 
 def node(name: str, /, **capacity: str | int) -> Node:
@@ -258,13 +261,23 @@ def _maybe(key: str, values: st.SearchStrategy[str]) -> st.SearchStrategy[dict[s
 
 
 def _requests() -> st.SearchStrategy[dict[str, str]]:
-    parts = (_maybe("cpu", CPU), _maybe("memory", MEMORY), _maybe(GPU, COUNT))
+    parts = (
+        _maybe("cpu", CPU),
+        _maybe("memory", MEMORY),
+        _maybe(GPU, COUNT),
+        _maybe(FPGA, COUNT),
+    )
     return st.tuples(*parts).map(lambda ds: {k: v for d in ds for k, v in d.items()})
 
 
 @st.composite
 def clusters(draw: st.DrawFn) -> tuple[list[Node], list[Pod], Pod]:
     capacities = draw(st.lists(_requests(), min_size=1, max_size=6))
+    if draw(st.booleans()):
+        # Every node offers cpu and memory: the batch form's no-mask path.
+        for c in capacities:
+            c.setdefault("cpu", "2")
+            c.setdefault("memory", "2Gi")
     nodes = [node(f"n{i}", **c) for i, c in enumerate(capacities)]
     existing = []
     for i, requests in enumerate(draw(st.lists(_requests(), max_size=8))):
@@ -282,6 +295,7 @@ resource_sets = st.sampled_from(
         {"resources": [{"name": "cpu"}, {"name": "memory"}, {"name": GPU}]},
         {"resources": [{"name": "cpu"}]},
         {"resources": [{"name": "memory"}, {"name": GPU}, {"name": "ephemeral-storage"}]},
+        {"resources": [{"name": "cpu"}, {"name": "memory"}, {"name": GPU}, {"name": FPGA}]},
     ]
 )
 
@@ -298,3 +312,39 @@ def test_forms_agree(
     per_node = score_each_node(plugin, state, pod, table)
     assert score_batch(plugin, state, pod, table) == per_node
     assert all(0 <= score <= 100 for score in per_node)
+
+
+@settings(max_examples=150, deadline=None)
+@given(clusters(), resource_sets, st.data())
+def test_forms_agree_over_any_rows(
+    cluster: tuple[list[Node], list[Pod], Pod], args: dict[str, Any] | None, data: st.DataObject
+) -> None:
+    nodes, existing, pod = cluster
+    plugin, table = plugin_for(args, nodes, existing)
+    state = CycleState()
+    rows = draw_rows(data, table.size)
+    plugin.pre_score(state, pod, table, rows)
+    per_node = score_each_node(plugin, state, pod, table)
+    want = [per_node[row] for row in rows.tolist()]
+    assert score_batch(plugin, state, pod, table, rows) == want
+
+
+@settings(max_examples=50, deadline=None)
+@given(clusters(), resource_sets)
+def test_matrix_form_matches_the_column_form(
+    cluster: tuple[list[Node], list[Pod], Pod], args: dict[str, Any] | None
+) -> None:
+    nodes, existing, pod = cluster
+    plugin, table = plugin_for(args, nodes, existing)
+    state = CycleState()
+    if not plugin.pre_score(state, pod, table, table.all_rows()).is_success:
+        return  # best effort: nothing is scored
+    names = [
+        r.name for r in NodeResourcesBalancedAllocationArgs.model_validate(args or {}).resources
+    ]
+    requests = pod_requests_for(pod, names, use_requested=True)
+    matrices = rows_allocation(table, table.all_rows(), names, requests, use_requested=True)
+    by_matrix = balanced_allocation_score_rows(
+        matrices.requested, matrices.allocated, matrices.allocatable
+    )
+    assert list(by_matrix) == score_batch(plugin, state, pod, table)

@@ -1,4 +1,5 @@
-"""Generated clusters: NodeResourcesFit's batch forms agree with its per-node forms exactly."""
+"""Generated clusters: NodeResourcesFit's batch forms agree with its per-node forms exactly,
+over every row and over any other selection of rows."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs
+from plugins.node_resources_fit.allocation import pod_requests_for, rows_allocation
+from plugins.node_resources_fit.strategies import build_scorer
 from scheduler.framework import CycleState, Node, NodeTable, Pod
 from scheduler.testing import FakeHandle, build_table, make_node, make_pod
 from scheduler.testing.plugin_harness import (
@@ -17,6 +20,7 @@ from scheduler.testing.plugin_harness import (
     score_batch,
     score_each_node,
 )
+from tests.plugins.row_selections import draw_rows
 
 GPU = "example.com/gpu"
 FPGA = "example.com/fpga"
@@ -105,6 +109,11 @@ class Cluster:
 @st.composite
 def clusters(draw: st.DrawFn) -> Cluster:
     capacities = draw(st.lists(capacity(), min_size=1, max_size=6))
+    if draw(st.booleans()):
+        # Every node offers cpu and memory: the batch forms' no-mask path.
+        for c in capacities:
+            c.setdefault("cpu", "1500m")
+            c.setdefault("memory", "1Gi")
     nodes = [make_node(f"n{i}").capacity(**c).obj() for i, c in enumerate(capacities)]
     names = st.sampled_from([n.name for n in nodes])
     existing = draw(st.lists(pods(names, "e"), max_size=8))
@@ -190,3 +199,53 @@ def test_batch_over_a_subset_of_rows_matches_the_full_batch(cluster: Cluster) ->
     ]
     all_scores = plugin.score_nodes(state, cluster.pod, table, table.all_rows())
     assert list(plugin.score_nodes(state, cluster.pod, table, rows)) == list(all_scores[rows])
+
+
+@settings(max_examples=150, deadline=None)
+@given(clusters(), ignore_args, st.data())
+def test_filter_over_any_rows_matches_per_node(
+    cluster: Cluster, args: dict[str, Any], data: st.DataObject
+) -> None:
+    table = cluster.table()
+    plugin = _plugin(args, table)
+    state = CycleState()
+    plugin.pre_filter(state, cluster.pod, table)
+    per_node = filter_each_node(plugin, state, cluster.pod, table)
+    rows = draw_rows(data, table.size)
+    batch = filter_batch_as_statuses(plugin, state, cluster.pod, table, rows)
+    want = [per_node[row] for row in rows.tolist()]
+    assert [(s.code, s.reasons) for s in batch] == [(s.code, s.reasons) for s in want]
+
+
+@settings(max_examples=150, deadline=None)
+@given(clusters(), strategy_args, st.data())
+def test_scores_over_any_rows_match_per_node(
+    cluster: Cluster, strategy: dict[str, Any], data: st.DataObject
+) -> None:
+    table = cluster.table()
+    plugin = _plugin({"scoringStrategy": strategy}, table)
+    state = CycleState()
+    rows = draw_rows(data, table.size)
+    plugin.pre_score(state, cluster.pod, table, rows)
+    per_node = score_each_node(plugin, state, cluster.pod, table)
+    want = [per_node[row] for row in rows.tolist()]
+    assert score_batch(plugin, state, cluster.pod, table, rows) == want
+
+
+@settings(max_examples=50, deadline=None)
+@given(clusters(), strategy_args)
+def test_matrix_form_of_the_scorers_matches_the_column_form(
+    cluster: Cluster, strategy: dict[str, Any]
+) -> None:
+    table = cluster.table()
+    args = NodeResourcesFitArgs.model_validate({"scoringStrategy": strategy})
+    plugin = NodeResourcesFit(args, FakeHandle(table))
+    state = CycleState()
+    plugin.pre_score(state, cluster.pod, table, table.all_rows())
+    names = [r.name for r in args.scoring_strategy.resources]
+    pod_requests = pod_requests_for(cluster.pod, names, use_requested=False)
+    matrices = rows_allocation(table, table.all_rows(), names, pod_requests, use_requested=False)
+    by_matrix = build_scorer(args.scoring_strategy).score_rows(
+        matrices.requested, matrices.allocatable
+    )
+    assert list(by_matrix) == score_batch(plugin, state, cluster.pod, table)

@@ -9,7 +9,8 @@ The node score (kube-scheduler v1.36) rewards the change the pod makes:
 so an unchanged balance scores 75, balanced -> unbalanced 50, unbalanced -> balanced 100.
 
 The float operations follow upstream's order exactly (sequential sums, then one division), and
-the row form repeats them column by column, so both forms give bit-identical results.
+the row forms (here over matrices, in balance_columns over table columns) repeat them column by
+column, so all forms give bit-identical results.
 """
 
 from __future__ import annotations

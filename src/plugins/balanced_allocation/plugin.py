@@ -7,14 +7,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from plugins.balanced_allocation.args import NodeResourcesBalancedAllocationArgs
-from plugins.balanced_allocation.balance import (
-    balanced_allocation_score,
-    balanced_allocation_score_rows,
-)
+from plugins.balanced_allocation.balance import balanced_allocation_score
+from plugins.balanced_allocation.balance_columns import balanced_allocation_score_columns
 from plugins.node_resources_fit.allocation import (
     node_allocation,
     pod_requests_for,
-    rows_allocation,
+    scored_columns,
 )
 from scheduler.framework import (
     CycleState,
@@ -81,12 +79,10 @@ class NodeResourcesBalancedAllocation:
         requests = self._requests(state, pod)
         if requests.best_effort:
             return np.zeros(len(rows), dtype=np.int64)
-        allocation = rows_allocation(
+        columns = scored_columns(
             table, rows, self._resource_names, requests.values, use_requested=True
         )
-        return balanced_allocation_score_rows(
-            allocation.requested, allocation.allocated, allocation.allocatable
-        )
+        return balanced_allocation_score_columns(columns, len(rows))
 
     def score_extensions(self) -> ScoreExtensions | None:
         return None

@@ -9,6 +9,10 @@ Shared by NodeResourcesFit scoring and NodeResourcesBalancedAllocation, as upstr
 - a scalar resource the pod does not request is left out, as is any resource the node does not
   offer (allocatable 0): its allocatable, allocated and requested all read 0, and every strategy
   skips entries whose allocatable is 0.
+
+The batch forms read `scored_columns`: one entry per resource that is scored on at least one of
+the rows, holding 1-D columns over the rows. Resources left out everywhere are simply absent,
+which gives the same scores since every strategy skips them anyway.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from plugins.node_resources_fit.names import is_scalar
+from plugins.node_resources_fit.row_columns import RowColumns, Vector
 from scheduler.framework import NodeInfo, NodeTable, Pod, Rows
 from scheduler.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 
@@ -113,3 +118,61 @@ def rows_allocation(
     allocated = np.where(offered, allocated, 0)
     requested = np.where(offered, allocated + np.asarray(pod_requests, dtype=np.int64), 0)
     return RowsAllocation(allocatable, allocated, requested)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredColumn:
+    """One scored resource over the rows.
+
+    `allocated` is what the node's pods already take (the pod not included); on rows where
+    `allocatable` is 0 it is meaningless and every strategy skips the entry. Both arrays may be
+    views of the node table: read them, never write into them.
+    """
+
+    position: int  # index among the configured resources, for the resource's weight
+    allocatable: Vector
+    allocated: Vector
+    pod_request: int
+    offered_everywhere: bool  # allocatable is non-zero on every row
+
+    def divisor(self) -> Vector:
+        """`allocatable`, with 1 where it is 0 so that dividing by it is always defined."""
+        if self.offered_everywhere:
+            return self.allocatable
+        safe: Vector = np.where(self.allocatable == 0, 1, self.allocatable)
+        return safe
+
+    def offered(self) -> npt.NDArray[np.bool_]:
+        offered: npt.NDArray[np.bool_] = self.allocatable != 0
+        return offered
+
+
+def scored_columns(
+    table: NodeTable,
+    rows: Rows,
+    names: Sequence[str],
+    pod_requests: Sequence[int],
+    *,
+    use_requested: bool,
+) -> list[ScoredColumn]:
+    """The scored resources (in `names` order) that at least one of `rows` offers."""
+    columns = RowColumns(table, rows)
+    found = []
+    for position, (name, pod_request) in enumerate(zip(names, pod_requests, strict=True)):
+        column = table.resource_column(name)
+        if column is None or not _scored(name, pod_request):
+            continue
+        allocatable = columns.allocatable(column)
+        offered = int(np.count_nonzero(allocatable))
+        if offered == 0:
+            continue
+        if name == CPU and not use_requested:
+            allocated = columns.non_zero_requested(0)
+        elif name == MEMORY and not use_requested:
+            allocated = columns.non_zero_requested(1)
+        else:
+            allocated = columns.requested(column)
+        found.append(
+            ScoredColumn(position, allocatable, allocated, pod_request, offered == columns.count)
+        )
+    return found

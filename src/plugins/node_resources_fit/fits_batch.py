@@ -1,10 +1,15 @@
 """The fit check over many table rows at once: one array comparison per requested resource.
 
-Each row's set of failed checks is a bit pattern; distinct patterns (few in practice) become the
-batch's reason tuples, so reasons are built once per pattern instead of once per node.
+Only the columns of the resources the pod requests are read (views of the table when the rows
+are the whole table). When no row fails, which is the common case, that is all the work; the
+reasons are assembled only for rows that fail. Each failing row's set of failed checks is a bit
+pattern; distinct patterns (few in practice) become the batch's reason tuples, so reasons are
+built once per pattern instead of once per node.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -16,54 +21,110 @@ from plugins.node_resources_fit.fits import (
     insufficient_reason,
 )
 from plugins.node_resources_fit.requests import PodResourceRequest
+from plugins.node_resources_fit.row_columns import RowColumns, Vector
 from scheduler.framework import Code, FilterBatch, NodeTable, Rows
 
 BoolMatrix = npt.NDArray[np.bool_]
+BoolVector = npt.NDArray[np.bool_]
 
 _MAX_PACKED_CHECKS = 62
+# Packed patterns below this bound are told apart with one bincount instead of a sort.
+_COUNTED_PATTERNS = 1 << 12
+# So few rejected rows are grouped faster in plain Python than with array calls.
+_FEW_ROWS = 64
+_UNSCHEDULABLE = np.int8(Code.UNSCHEDULABLE)
 
 
-def _column(
-    table: NodeTable, matrix: npt.NDArray[np.int64], resource: str, rows: Rows
-) -> npt.NDArray[np.int64]:
-    column = table.resource_column(resource)
+@dataclass(slots=True)
+class _Check:
+    reason: str
+    short: BoolVector
+    failed_somewhere: bool
+    # For resource checks: the request and the rows' allocatable (None: no such column).
+    quantity: int = 0
+    capacity: Vector | None = None
+
+
+def _resource_check(columns: RowColumns, table: NodeTable, name: str, quantity: int) -> _Check:
+    column = table.resource_column(name)
     if column is None:
-        return np.zeros(len(rows), dtype=np.int64)
-    values: npt.NDArray[np.int64] = matrix[rows, column]
-    return values
+        # No node offers the resource: it reads 0 allocatable and 0 in use everywhere.
+        short = np.full(columns.count, quantity > 0, dtype=np.bool_)
+        return _Check(insufficient_reason(name), short, bool(short.any()), quantity)
+    capacity = columns.allocatable(column)
+    free = capacity - columns.requested(column)
+    short = np.less(free, quantity)
+    return _Check(insufficient_reason(name), short, bool(short.any()), quantity, capacity)
 
 
 def filter_rows(
     request: PodResourceRequest, table: NodeTable, rows: Rows, ignored: IgnoredResources
 ) -> FilterBatch:
-    count = len(rows)
-    reasons = [TOO_MANY_PODS]
-    failed = [table.pod_count[rows] + 1 > table.allowed_pods[rows]]
-    unresolvable = np.zeros(count, dtype=np.bool_)
+    columns = RowColumns(table, rows)
+    count = columns.count
+    # pods + 1 > allowed, for integers.
+    too_many = np.greater_equal(columns.pod_count(), columns.allowed_pods())
+    checks = [_Check(TOO_MANY_PODS, too_many, bool(too_many.any()))]
     if not request.is_empty:
-        for name, quantity in checked_resources(request, ignored):
-            capacity = _column(table, table.allocatable, name, rows)
-            in_use = _column(table, table.requested, name, rows)
-            short = quantity > capacity - in_use
-            reasons.append(insufficient_reason(name))
-            failed.append(short)
-            unresolvable |= short & (quantity > capacity)
-    matrix: BoolMatrix = np.stack(failed, axis=1)
-    rejected = matrix.any(axis=1)
-    if not rejected.any():
+        checks.extend(
+            _resource_check(columns, table, name, quantity)
+            for name, quantity in checked_resources(request, ignored)
+        )
+    if not any(check.failed_somewhere for check in checks):
         return FilterBatch.all_pass(count)
-    codes = np.where(
-        rejected,
-        np.where(
-            unresolvable, np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), np.int8(Code.UNSCHEDULABLE)
-        ),
-        np.int8(0),
-    ).astype(np.int8)
-    patterns, inverse = _distinct_patterns(matrix[rejected])
+    return _rejections(checks, count)
+
+
+def _rejections(checks: list[_Check], count: int) -> FilterBatch:
+    """The batch for rows some check fails; the work past one pass is per failing row."""
+    failing = [(bit, check) for bit, check in enumerate(checks) if check.failed_somewhere]
+    rejected = failing[0][1].short
+    for _, check in failing[1:]:
+        rejected = rejected | check.short
+    at = np.flatnonzero(rejected)
+    # Each failing check's verdict on the rejected rows only.
+    hits = [(bit, check, check.short[at]) for bit, check in failing]
+    unresolvable = np.zeros(len(at), dtype=np.bool_)
+    for bit, check, hit in hits:
+        if bit == 0:
+            continue  # too many pods: preemption can help
+        beyond = check.quantity > (0 if check.capacity is None else check.capacity[at])
+        unresolvable |= hit & beyond
+    codes = np.zeros(count, dtype=np.int8)
+    # Upstream's code values: UNSCHEDULABLE + 1 is UNSCHEDULABLE_AND_UNRESOLVABLE.
+    codes[at] = _UNSCHEDULABLE + unresolvable
+    reasons = [check.reason for check in checks]
+    if len(checks) > _MAX_PACKED_CHECKS:
+        matrix: BoolMatrix = np.stack([check.short[at] for check in checks], axis=1)
+        patterns, inverse = _distinct_patterns(matrix)
+        tuples = [tuple(r for r, hit in zip(reasons, p, strict=True) if hit) for p in patterns]
+    else:
+        packed = np.zeros(len(at), dtype=np.int64)
+        for bit, _, hit in hits:
+            packed |= hit.astype(np.int64) << bit
+        keys, inverse = _distinct_keys(packed)
+        tuples = [tuple([r for j, r in enumerate(reasons) if key >> j & 1]) for key in keys]
     reason_ids = np.zeros(count, dtype=np.int32)
-    reason_ids[rejected] = inverse
-    tuples = [tuple(r for r, hit in zip(reasons, p, strict=True) if hit) for p in patterns]
+    reason_ids[at] = inverse
     return FilterBatch(codes, tuples, reason_ids)
+
+
+def _distinct_keys(packed: npt.NDArray[np.int64]) -> tuple[list[int], npt.NDArray[np.int32]]:
+    """The distinct values of `packed` (non-negative), ascending, and each entry's index among
+    them."""
+    if len(packed) <= _FEW_ROWS:
+        values = packed.tolist()
+        keys = sorted(set(values))
+        index_of = {key: i for i, key in enumerate(keys)}
+        return keys, np.array([index_of[value] for value in values], dtype=np.int32)
+    top = int(packed.max())
+    if top < _COUNTED_PATTERNS:
+        present = np.flatnonzero(np.bincount(packed))
+        index = np.zeros(top + 1, dtype=np.int32)
+        index[present] = np.arange(len(present), dtype=np.int32)
+        return present.tolist(), index[packed]
+    found, inverse = np.unique(packed, return_inverse=True)
+    return found.tolist(), inverse.reshape(-1).astype(np.int32)
 
 
 def _distinct_patterns(

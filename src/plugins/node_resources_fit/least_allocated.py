@@ -10,10 +10,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from plugins.node_resources_fit.allocation import ScoredColumn
 from plugins.node_resources_fit.scorer import (
     Matrix,
     Vector,
     weighted_floor_average,
+    weighted_floor_average_columns,
     weighted_floor_average_rows,
 )
 from scheduler.framework import MAX_NODE_SCORE
@@ -39,3 +41,19 @@ class LeastAllocatedScorer:
         free = (allocatable - requested) * MAX_NODE_SCORE // safe
         scores = np.where((allocatable == 0) | (requested > allocatable), 0, free)
         return weighted_floor_average_rows(scores, allocatable, self._weight_vector)
+
+    def score_columns(self, columns: Sequence[ScoredColumn], count: int) -> Vector:
+        return weighted_floor_average_columns(
+            [(column, least_requested_column(column)) for column in columns], self._weights, count
+        )
+
+
+def least_requested_column(column: ScoredColumn) -> Vector:
+    """`least_requested_score` of every row (meaningless where allocatable is 0)."""
+    # Room left after placing the pod; a negative room (requested > allocatable) scores 0.
+    free = column.allocatable - column.allocated
+    free -= column.pod_request
+    np.maximum(free, 0, out=free)
+    free *= MAX_NODE_SCORE
+    np.floor_divide(free, column.divisor(), out=free)
+    return free

@@ -11,10 +11,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from plugins.node_resources_fit.allocation import ScoredColumn
 from plugins.node_resources_fit.scorer import (
     Matrix,
     Vector,
     weighted_floor_average,
+    weighted_floor_average_columns,
     weighted_floor_average_rows,
 )
 from scheduler.framework import MAX_NODE_SCORE
@@ -40,3 +42,17 @@ class MostAllocatedScorer:
         used = np.minimum(requested, allocatable) * MAX_NODE_SCORE // safe
         scores = np.where(allocatable == 0, 0, used)
         return weighted_floor_average_rows(scores, allocatable, self._weight_vector)
+
+    def score_columns(self, columns: Sequence[ScoredColumn], count: int) -> Vector:
+        return weighted_floor_average_columns(
+            [(column, most_requested_column(column)) for column in columns], self._weights, count
+        )
+
+
+def most_requested_column(column: ScoredColumn) -> Vector:
+    """`most_requested_score` of every row (meaningless where allocatable is 0)."""
+    used = column.allocated + column.pod_request
+    np.minimum(used, column.allocatable, out=used)
+    used *= MAX_NODE_SCORE
+    np.floor_divide(used, column.divisor(), out=used)
+    return used

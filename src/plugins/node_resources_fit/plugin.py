@@ -9,7 +9,7 @@ import numpy as np
 from plugins.node_resources_fit.allocation import (
     node_allocation,
     pod_requests_for,
-    rows_allocation,
+    scored_columns,
 )
 from plugins.node_resources_fit.args import NodeResourcesFitArgs
 from plugins.node_resources_fit.fits import (
@@ -115,14 +115,14 @@ class NodeResourcesFit:
         return self._scorer.score(allocation.requested, allocation.allocatable), Status()
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
-        allocation = rows_allocation(
+        columns = scored_columns(
             table,
             rows,
             self._resource_names,
             self._score_requests(state, pod),
             use_requested=False,
         )
-        return self._scorer.score_rows(allocation.requested, allocation.allocatable)
+        return self._scorer.score_columns(columns, len(rows))
 
     def score_extensions(self) -> ScoreExtensions | None:
         return None

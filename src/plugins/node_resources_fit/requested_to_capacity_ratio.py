@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from plugins.node_resources_fit.allocation import ScoredColumn
 from plugins.node_resources_fit.args import MAX_CUSTOM_PRIORITY_SCORE, MAX_UTILIZATION
 from plugins.node_resources_fit.scorer import Matrix, Vector
 from scheduler.framework import MAX_NODE_SCORE
@@ -95,8 +96,39 @@ class RequestedToCapacityRatioScorer:
         counted = offered & (scores > 0)
         total = np.where(counted, scores * self._weight_vector, 0).sum(axis=1)
         weight_sum = np.where(counted, self._weight_vector, 0).sum(axis=1)
-        mean = total.astype(np.float64) / np.maximum(weight_sum, 1).astype(np.float64)
-        floor = np.floor(mean)
-        rounded = floor + (mean - floor >= 0.5)
-        result: Vector = np.where(weight_sum > 0, rounded, 0).astype(np.int64)
-        return result
+        return _rounded_mean(total, weight_sum)
+
+    def score_columns(self, columns: Sequence[ScoredColumn], count: int) -> Vector:
+        total = np.zeros(count, dtype=np.int64)
+        weight_sum = np.zeros(count, dtype=np.int64)
+        for column in columns:
+            scores = self._by_utilization[self._utilization_column(column)]
+            counted = scores > 0
+            if not column.offered_everywhere:
+                counted &= column.offered()
+            weight = self._weights[column.position]
+            scores *= weight
+            total += np.where(counted, scores, 0)
+            weight_sum += np.where(counted, weight, 0)
+        return _rounded_mean(total, weight_sum)
+
+    @staticmethod
+    def _utilization_column(column: ScoredColumn) -> Vector:
+        """`utilization` of every row, 0 where the resource is not offered."""
+        requested = column.allocated + column.pod_request
+        used = requested * MAX_UTILIZATION
+        np.floor_divide(used, column.divisor(), out=used)
+        used[requested > column.allocatable] = MAX_UTILIZATION
+        if not column.offered_everywhere:
+            used[~column.offered()] = 0
+        return used
+
+
+def _rounded_mean(total: Vector, weight_sum: Vector) -> Vector:
+    """total / weight_sum as a float64 quotient rounded half away from zero; 0 where the
+    weight sum is 0."""
+    mean = total.astype(np.float64) / np.maximum(weight_sum, 1).astype(np.float64)
+    floor = np.floor(mean)
+    rounded = floor + (mean - floor >= 0.5)
+    result: Vector = np.where(weight_sum > 0, rounded, 0).astype(np.int64)
+    return result

@@ -9,6 +9,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from plugins.node_resources_fit.allocation import ScoredColumn
+
 Matrix = npt.NDArray[np.int64]
 Vector = npt.NDArray[np.int64]
 
@@ -16,13 +18,16 @@ Vector = npt.NDArray[np.int64]
 class ResourceScorer(Protocol):
     """Scores a node from per-resource requested (with the pod) and allocatable amounts.
 
-    Entries whose allocatable is 0 are skipped. `score` and `score_rows` must agree exactly;
-    `score_rows` works on (rows x resources) matrices.
+    Entries whose allocatable is 0 are skipped. `score`, `score_rows` and `score_columns` must
+    agree exactly; `score_rows` works on (rows x resources) matrices, `score_columns` on the
+    scored resources' columns (what the batch Score form uses: it reads nothing else).
     """
 
     def score(self, requested: Sequence[int], allocatable: Sequence[int]) -> int: ...
 
     def score_rows(self, requested: Matrix, allocatable: Matrix) -> Vector: ...
+
+    def score_columns(self, columns: Sequence[ScoredColumn], count: int) -> Vector: ...
 
 
 def weighted_floor_average(
@@ -44,3 +49,40 @@ def weighted_floor_average_rows(scores: Matrix, allocatable: Matrix, weights: Ve
     weight_sum = np.where(counted, weights, 0).sum(axis=1)
     averaged: Vector = np.where(weight_sum > 0, total // np.maximum(weight_sum, 1), 0)
     return averaged.astype(np.int64)
+
+
+def weighted_floor_average_columns(
+    scored: Sequence[tuple[ScoredColumn, Vector]], weights: Sequence[int], count: int
+) -> Vector:
+    """The row form of `weighted_floor_average` over per-resource score columns.
+
+    Takes ownership of the score arrays (they are updated in place).
+    """
+    if not scored:
+        return np.zeros(count, dtype=np.int64)
+    if all(column.offered_everywhere for column, _ in scored):
+        # Every row counts every resource: one weight sum for all rows, no masks.
+        weight_sum = sum(weights[column.position] for column, _ in scored)
+        if weight_sum <= 0:
+            return np.zeros(count, dtype=np.int64)
+        total: Vector | None = None
+        for column, scores in scored:
+            weight = weights[column.position]
+            if weight != 1:
+                np.multiply(scores, weight, out=scores)
+            total = scores if total is None else np.add(total, scores, out=total)
+        assert total is not None
+        if (weight_sum & (weight_sum - 1)) == 0:
+            # An arithmetic shift is floor division by a power of two, negatives included.
+            return np.right_shift(total, weight_sum.bit_length() - 1, out=total)
+        return np.floor_divide(total, weight_sum, out=total)
+    total = np.zeros(count, dtype=np.int64)
+    row_weights = np.zeros(count, dtype=np.int64)
+    for column, scores in scored:
+        weight = weights[column.position]
+        counted = column.offered()
+        np.multiply(scores, weight, out=scores)
+        total += np.where(counted, scores, 0)
+        row_weights += np.where(counted, weight, 0)
+    averaged: Vector = np.where(row_weights > 0, total // np.maximum(row_weights, 1), 0)
+    return averaged
