@@ -9,6 +9,7 @@ import numpy as np
 from plugins.balanced_allocation.args import NodeResourcesBalancedAllocationArgs
 from plugins.balanced_allocation.balance import balanced_allocation_score
 from plugins.balanced_allocation.balance_columns import balanced_allocation_score_columns
+from plugins.helpers.row_memo import RowMemo
 from plugins.node_resources_fit.allocation import (
     node_allocation,
     pod_requests_for,
@@ -46,6 +47,7 @@ class NodeResourcesBalancedAllocation:
     def __init__(self, args: NodeResourcesBalancedAllocationArgs | None, handle: Handle) -> None:
         args = args if args is not None else NodeResourcesBalancedAllocationArgs()
         self._resource_names = tuple(r.name for r in args.resources)
+        self._score_memo = RowMemo()
 
     def _pod_requests(self, pod: Pod) -> PodBalanceRequests:
         return PodBalanceRequests(pod_requests_for(pod, self._resource_names, use_requested=True))
@@ -79,10 +81,16 @@ class NodeResourcesBalancedAllocation:
         requests = self._requests(state, pod)
         if requests.best_effort:
             return np.zeros(len(rows), dtype=np.int64)
-        columns = scored_columns(
-            table, rows, self._resource_names, requests.values, use_requested=True
-        )
-        return balanced_allocation_score_columns(columns, len(rows))
+
+        def compute(some: Rows) -> Scores:
+            columns = scored_columns(
+                table, some, self._resource_names, requests.values, use_requested=True
+            )
+            return balanced_allocation_score_columns(columns, len(some))
+
+        # A node's score depends only on its row and the pod's requests.
+        scores: Scores = self._score_memo.at(table, rows, requests.values, compute)
+        return scores
 
     def score_extensions(self) -> ScoreExtensions | None:
         return None

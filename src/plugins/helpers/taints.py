@@ -35,7 +35,10 @@ def untolerated_rows(
         return first_untolerated(taints, tolerations, effects) is not None
 
     per_set = table.per_taint_set(("untolerated", effects, tolerations), has_untolerated)
-    result: npt.NDArray[np.bool_] = per_set.astype(np.bool_)[table.taint_set_id[rows]]
+    if not per_set.any():
+        # The common case (no taint this pod minds anywhere): no per-row gather at all.
+        return np.zeros(len(rows), dtype=np.bool_)
+    result: npt.NDArray[np.bool_] = per_set.astype(np.bool_)[table.gather(table.taint_set_id, rows)]
     return result
 
 

@@ -64,8 +64,12 @@ class ImageLocality:
         return calculate_priority(total, container_count(pod)), SUCCESS
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
+        images = [image for image in pod_image_names(pod) if image in table.image_nodes]
+        if not images:
+            # No node has any of the pod's images: every sum is below the threshold, score 0.
+            return np.zeros(len(rows), dtype=np.int64)
         sums = np.zeros(table.size, dtype=np.int64)
-        for image in pod_image_names(pod):
+        for image in images:
             holder_rows, sizes = self._holders(table, image)
             if len(holder_rows):
                 spread = len(holder_rows) / table.size
@@ -76,7 +80,7 @@ class ImageLocality:
         span = max_threshold - MIN_THRESHOLD
         if span <= 0:
             return np.zeros(len(rows), dtype=np.int64)
-        clamped = np.clip(sums[rows], MIN_THRESHOLD, max_threshold)
+        clamped = np.clip(table.gather(sums, rows), MIN_THRESHOLD, max_threshold)
         scores: Scores = (MAX_NODE_SCORE * (clamped - MIN_THRESHOLD)) // span
         return scores
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from plugins.helpers.row_memo import RowMemo
 from plugins.node_resources_fit.allocation import (
     node_allocation,
     pod_requests_for,
@@ -60,6 +61,7 @@ class NodeResourcesFit:
         )
         self._resource_names = tuple(r.name for r in args.scoring_strategy.resources)
         self._scorer = build_scorer(args.scoring_strategy)
+        self._score_memo = RowMemo()
 
     # ---- PreFilter / Filter -----------------------------------------------------------
 
@@ -115,14 +117,17 @@ class NodeResourcesFit:
         return self._scorer.score(allocation.requested, allocation.allocatable), Status()
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
-        columns = scored_columns(
-            table,
-            rows,
-            self._resource_names,
-            self._score_requests(state, pod),
-            use_requested=False,
-        )
-        return self._scorer.score_columns(columns, len(rows))
+        requests = self._score_requests(state, pod)
+
+        def compute(some: Rows) -> Scores:
+            columns = scored_columns(
+                table, some, self._resource_names, requests, use_requested=False
+            )
+            return self._scorer.score_columns(columns, len(some))
+
+        # A node's score depends only on its row and the pod's requests.
+        scores: Scores = self._score_memo.at(table, rows, requests, compute)
+        return scores
 
     def score_extensions(self) -> ScoreExtensions | None:
         return None

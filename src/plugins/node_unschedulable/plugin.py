@@ -50,7 +50,7 @@ class NodeUnschedulable:
     ) -> FilterBatch:
         if tolerates_unschedulable(pod):
             return FilterBatch.all_pass(len(rows))
-        rejected = np.asarray(table.unschedulable[rows], dtype=np.bool_)
+        rejected = np.asarray(table.gather(table.unschedulable, rows), dtype=np.bool_)
         return FilterBatch.reject_where(rejected, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:

@@ -105,7 +105,9 @@ class TaintToleration:
             return count_intolerable_prefer_no_schedule(taints, tolerations)
 
         per_set = table.per_taint_set(("intolerablePreferNoSchedule", tolerations), intolerable)
-        scores: Scores = per_set.astype(np.int64)[table.taint_set_id[rows]]
+        if not per_set.any():
+            return np.zeros(len(rows), dtype=np.int64)
+        scores: Scores = per_set.astype(np.int64)[table.gather(table.taint_set_id, rows)]
         return scores
 
     def score_extensions(self) -> DefaultNormalizer:

@@ -83,6 +83,7 @@ class NodeTable:
         self.label_version = 0
         self._selector_memo: dict[Hashable, tuple[int, BoolArray]] = {}
         self._taint_memo: dict[Hashable, BoolArray] = {}
+        self._all_rows: Int64Array | None = None
 
     # ---- reading -------------------------------------------------------------------------
 
@@ -97,7 +98,24 @@ class NodeTable:
         return self._row_of.get(name)
 
     def all_rows(self) -> Int64Array:
-        return np.arange(self.size, dtype=np.int64)
+        """Rows 0 .. size-1, in order. The same read-only array is returned until the table
+        changes size, so `covers(rows)` can recognise it in constant time."""
+        cached = self._all_rows
+        if cached is None or len(cached) != self.size:
+            cached = np.arange(self.size, dtype=np.int64)
+            cached.flags.writeable = False
+            self._all_rows = cached
+        return cached
+
+    def covers(self, rows: Int64Array) -> bool:
+        """Whether `rows` is the array `all_rows()` returned (every row, in order)."""
+        return rows is self._all_rows and len(rows) == self.size
+
+    def gather(self, values: npt.NDArray[Any], rows: Int64Array) -> npt.NDArray[Any]:
+        """`values[rows]` for a per-row column; a view without copying when rows cover all."""
+        if self.covers(rows):
+            return values[: self.size]
+        return values[rows]
 
     def resource_column(self, resource: str) -> int | None:
         return self._resource_index.get(resource)

@@ -161,7 +161,10 @@ class FilterRun:
             count += len(feasible)
             if count >= wanted:
                 break
-        feasible_rows = np.concatenate(found) if found else np.empty(0, dtype=np.int64)
+        if len(found) == 1:
+            feasible_rows = found[0]  # keeps table.all_rows() recognisable when nothing failed
+        else:
+            feasible_rows = np.concatenate(found) if found else np.empty(0, dtype=np.int64)
         if len(feasible_rows) > wanted:
             feasible_rows = feasible_rows[:wanted]
         if total:

@@ -86,7 +86,8 @@ def run_score(
                         f"{status.message()}"
                     ).with_plugin(name)
                 )
-        if len(scores) and (scores.min() < MIN_NODE_SCORE or scores.max() > MAX_NODE_SCORE):
+        # One reduction: as unsigned, a negative score is huge, so max > 100 catches both ends.
+        if len(scores) and int(scores.view(np.uint64).max()) > MAX_NODE_SCORE:
             bad = int(scores[(scores < MIN_NODE_SCORE) | (scores > MAX_NODE_SCORE)][0])
             raise ScoringError(
                 Status.from_error(
@@ -94,7 +95,10 @@ def run_score(
                     f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
                 ).with_plugin(name)
             )
-        totals += scores * entry.weight
+        if entry.weight == 1:
+            totals += scores
+        else:
+            totals += scores * entry.weight
         profile.observe_plugin(state, name, "Score", Status(), plugin_started)
     profile.observe("Score", Status(), started)
     return totals
