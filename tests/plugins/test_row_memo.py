@@ -24,16 +24,21 @@ operation = st.one_of(
 )
 
 
+Scorer = NodeResourcesFit | NodeResourcesBalancedAllocation
+
+
+def _plugins(handle: FakeHandle) -> list[Scorer]:
+    return [NodeResourcesFit(None, handle), NodeResourcesBalancedAllocation(None, handle)]
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(operation, min_size=1, max_size=40))
 def test_memoized_scores_match_fresh_ones(operations: list[tuple[str, str, str]]) -> None:
     cache = SchedulerCache()
     handle = FakeHandle(cache.table)
-    long_lived = [NodeResourcesFit(None, handle), NodeResourcesBalancedAllocation(None, handle)]
+    long_lived = _plugins(handle)
     pods_on: dict[str, list[str]] = {}
-    serial = 0
-    for kind, node, value in operations:
-        serial += 1
+    for serial, (kind, node, value) in enumerate(operations):
         if kind == "add-node":
             built = make_node(node).capacity(cpu=value, memory="8Gi", pods="20").obj()
             info = cache.node_info(node)
@@ -58,7 +63,7 @@ def test_memoized_scores_match_fresh_ones(operations: list[tuple[str, str, str]]
             pod = make_pod("incoming").req(cpu=value, memory="200Mi").obj()
             table = cache.table
             rows = table.all_rows()
-            fresh = [NodeResourcesFit(None, handle), NodeResourcesBalancedAllocation(None, handle)]
+            fresh = _plugins(handle)
             for remembered, new in zip(long_lived, fresh, strict=True):
                 state = CycleState()
                 remembered.pre_score(state, pod, table, rows)
