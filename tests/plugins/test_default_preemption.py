@@ -5,6 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
+
+from plugins.default_preemption import DefaultPreemptionArgs
+from scheduler.framework import Code, Node, Pod
+from scheduler.testing import make_node, make_pod
 from tests.plugins.default_preemption_world import (
     World,
     pdb,
@@ -12,10 +16,6 @@ from tests.plugins.default_preemption_world import (
     running,
     terminating,
 )
-
-from plugins.default_preemption import DefaultPreemptionArgs
-from scheduler.framework import Code, Node, Pod
-from scheduler.testing import make_node, make_pod
 
 
 def nodes(*names: str, cpu: str = "2") -> list[Node]:

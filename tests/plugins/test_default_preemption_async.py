@@ -3,6 +3,9 @@ back meanwhile, events, waiting pods and failures."""
 
 from __future__ import annotations
 
+from scheduler.framework import ActionType, Code, EventResource, Pod, QueueingHint
+from scheduler.framework.errors import APIError, ConflictError, NotFoundError
+from scheduler.testing import make_node, make_pod
 from tests.plugins.default_preemption_world import (
     FakeWaitingPod,
     World,
@@ -10,10 +13,6 @@ from tests.plugins.default_preemption_world import (
     running,
     terminating,
 )
-
-from scheduler.framework import ActionType, Code, EventResource, Pod, QueueingHint
-from scheduler.framework.errors import APIError, ConflictError, NotFoundError
-from scheduler.testing import make_node, make_pod
 
 WAITING = "waiting for the preemption for this pod to be finished"
 

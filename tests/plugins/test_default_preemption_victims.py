@@ -6,13 +6,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from tests.plugins.default_preemption_world import World, pdb, preemptor, running
 
 from plugins.default_preemption.disruption_budgets import DisruptionBudget, split_by_violation
 from plugins.default_preemption.importance import by_importance
 from plugins.default_preemption.victims import NO_VICTIMS_FOUND, Victims, select_victims
 from scheduler.framework import Code, CycleState, Pod
 from scheduler.testing import make_node, make_pod
+from tests.plugins.default_preemption_world import World, pdb, preemptor, running
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 HOST = "kubernetes.io/hostname"
