@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -45,20 +46,11 @@ def _pod(name: str) -> str:
 def installed_example(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """pip-install the example into a directory of its own (its own dist-info, entry points)."""
     target = tmp_path_factory.mktemp("site")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--target",
-            str(target),
-            str(EXAMPLE),
-        ],
-        check=True,
-    )
+    # Build from a copy: pip leaves build/ and egg-info behind in the source directory.
+    source = tmp_path_factory.mktemp("source") / "demo-plugin"
+    shutil.copytree(EXAMPLE, source)
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps"]
+    subprocess.run([*command, "--target", str(target), str(source)], check=True)
     assert list(target.glob("kube_pyscheduler_demo-*.dist-info"))
     return target
 
