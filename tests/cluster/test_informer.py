@@ -188,6 +188,38 @@ async def test_list_failures_back_off_doubling_then_sync(sim: SimCluster, clock:
         assert len(recorder.take()) == 4  # the system namespaces
 
 
+@pytest.mark.parametrize(
+    ("error", "traceback"),
+    [
+        pytest.param(APIError(0, "GET /api/v1/nodes: no answer"), False, id="api-error"),
+        pytest.param(RuntimeError("a bug"), True, id="unexpected"),
+    ],
+)
+async def test_a_failed_list_logs_one_line_unless_unexpected(
+    sim: SimCluster,
+    clock: FakeClock,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    error: Exception,
+    traceback: bool,
+) -> None:
+    listing = sim.list
+
+    async def fail_once(resource: str, **options: Any) -> Any:
+        monkeypatch.setattr(sim, "list", listing)
+        raise error
+
+    monkeypatch.setattr(sim, "list", fail_once)
+    informer = informer_for(sim, clock, Recorder(), resource="nodes")
+    with caplog.at_level(logging.WARNING, logger="scheduler.cluster.informer"):
+        async with Running(informer):
+            pass
+    [record] = caplog.records
+    assert record.getMessage().startswith("test-nodes: list/watch failed; retrying in 0.5s")
+    assert (str(error) in record.getMessage()) is not traceback
+    assert (record.exc_info is not None) is traceback
+
+
 async def test_an_ended_stream_resumes_from_the_last_version(
     sim: SimCluster, clock: FakeClock
 ) -> None:

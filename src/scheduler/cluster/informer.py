@@ -16,7 +16,7 @@ from typing import Any
 
 from scheduler.cluster.port import ClusterClient, WatchEvent
 from scheduler.framework.clock import Clock
-from scheduler.framework.errors import GoneError
+from scheduler.framework.errors import APIError, GoneError
 
 logger = logging.getLogger(__name__)
 
@@ -148,6 +148,12 @@ class Informer:
                 # Gone again with no event since the last relist: do not spin on a server that
                 # keeps saying so.
                 await self._clock.sleep(self._backoff.next())
+        except APIError as error:
+            # The server refused, or did not answer: expected while it restarts or is
+            # unreachable, and the error says it all. One line per attempt, not a traceback.
+            delay = self._backoff.next()
+            logger.warning("%s: list/watch failed; retrying in %.1fs: %s", self.name, delay, error)
+            await self._clock.sleep(delay)
         except Exception:
             delay = self._backoff.next()
             logger.warning(
