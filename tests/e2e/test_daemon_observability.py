@@ -1,0 +1,134 @@
+"""The daemon's secure port: upstream's metric names with counts that match the run, and a
+/readyz that stays failing until the informers have synced."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+
+from tests.e2e.controlplane import ControlPlane
+from tests.e2e.daemon import DaemonLauncher, LeaderElection, Metrics, poll_until
+from tests.e2e.processes import free_loopback_port
+from tests.e2e.tcp_proxy import TcpProxy
+from tests.e2e.workload import Workload, pod_scheduled_condition, unique
+
+pytestmark = pytest.mark.e2e
+
+BIND_TIMEOUT_S = 60.0
+EVENT_TIMEOUT_S = 30.0
+# The informers retry an unreachable server with a backoff capped at 30 s.
+SYNC_TIMEOUT_S = 60.0
+
+UPSTREAM_NAMES = {
+    "scheduler_schedule_attempts_total",
+    "scheduler_pending_pods",
+    "scheduler_queue_incoming_pods_total",
+    "scheduler_framework_extension_point_duration_seconds_count",
+    "scheduler_pod_scheduling_sli_duration_seconds_count",
+    "leader_election_master_status",
+}
+
+
+def test_metrics_use_upstream_names_and_count_the_run(
+    daemons: DaemonLauncher, workload: Workload, namespace: str
+) -> None:
+    ours = unique("sched")
+    election = LeaderElection(namespace, unique("lease"))
+    workload.create_nodes(3, cpu="2")
+    daemon = daemons.start(ours, leader_election=election)
+    pods = workload.create_pods([f"p{i:02}" for i in range(30)], ours)
+    [too_big] = workload.create_pods(["too-big"], ours, cpu="8")
+    workload.wait_bound(pods, timeout_s=BIND_TIMEOUT_S)
+    workload.wait_events("Scheduled", pods, timeout_s=EVENT_TIMEOUT_S)
+
+    def quiet() -> Metrics | None:
+        """A scrape once every pod is either bound or parked as unschedulable."""
+        metrics = daemon.metrics()
+        parked = metrics.total("scheduler_pending_pods", queue="unschedulable") + metrics.total(
+            "scheduler_pending_pods", queue="backoff"
+        )
+        bound = metrics.total("scheduler_schedule_attempts_total", result="scheduled")
+        rejected = pod_scheduled_condition(workload.pods()[too_big])
+        settled = bound == len(pods) and parked == 1 and rejected is not None
+        return metrics if settled else None
+
+    metrics = poll_until(quiet, "the queue settling", timeout_s=EVENT_TIMEOUT_S)
+
+    assert metrics.names() >= UPSTREAM_NAMES
+    attempts = "scheduler_schedule_attempts_total"
+    assert metrics.total(attempts, profile=ours, result="scheduled") == len(pods)
+    failed_attempts = metrics.total(attempts, profile=ours, result="unschedulable")
+    assert failed_attempts >= 1
+    assert metrics.total(attempts, result="error") == 0
+    assert metrics.total("scheduler_pending_pods", queue="active") == 0
+    assert metrics.total("scheduler_pending_pods", queue="gated") == 0
+    incoming = "scheduler_queue_incoming_pods_total"
+    assert metrics.total(incoming, queue="active", event="UnscheduledPodAdd") == len(pods) + 1
+    assert metrics.total(incoming, queue="unschedulable", event="ScheduleAttemptFailure") == (
+        failed_attempts
+    )
+    extension_points = "scheduler_framework_extension_point_duration_seconds_count"
+    # Every attempt runs PreFilter; only the bound pods reach Bind and PostBind.
+    assert metrics.total(extension_points, extension_point="PreFilter", profile=ours) == (
+        len(pods) + failed_attempts
+    )
+    for point in ("Bind", "PostBind"):
+        assert metrics.total(
+            extension_points, extension_point=point, profile=ours, status="Success"
+        ) == len(pods), point
+    sli = "scheduler_pod_scheduling_sli_duration_seconds_count"
+    assert metrics.total(sli) == len(pods)
+    assert metrics.total(sli, attempts="1") == len(pods)
+    assert metrics.labelled("leader_election_master_status") == [{"name": election.name}]
+    assert metrics.total("leader_election_master_status", name=election.name) == 1
+
+
+def _kubeconfig_with_server(source: Path, server: str, target: Path) -> Path:
+    config = yaml.safe_load(source.read_text())
+    for cluster in config["clusters"]:
+        cluster["cluster"]["server"] = server
+    target.write_text(yaml.safe_dump(config))
+    target.chmod(0o600)
+    return target
+
+
+def test_readyz_fails_until_the_informers_have_synced(
+    control_plane: ControlPlane, daemons: DaemonLauncher, workload: Workload, tmp_path: Path
+) -> None:
+    ours = unique("sched")
+    workload.create_nodes(1)
+    [pod] = workload.create_pods(["waiting"], ours)
+    # The daemon's server address has nothing behind it until the proxy starts listening.
+    apiserver_port = urlsplit(control_plane.server_url).port
+    assert apiserver_port is not None
+    proxy_port = free_loopback_port()
+    kubeconfig = _kubeconfig_with_server(
+        control_plane.kubeconfig_path, f"https://127.0.0.1:{proxy_port}", tmp_path / "kubeconfig"
+    )
+    daemon = daemons.start(ours, kubeconfig=kubeconfig)
+
+    unsynced = daemon.get("/readyz")
+    unsynced_check = daemon.get("/readyz/sched-handler-sync")
+    alive = daemon.get("/healthz")
+    with TcpProxy(proxy_port, apiserver_port) as proxy:
+        proxy.start()
+        daemon.wait_ready(SYNC_TIMEOUT_S)
+        placed = workload.wait_bound([pod], timeout_s=BIND_TIMEOUT_S)
+        ready = daemon.get("/readyz?verbose")
+        connections = proxy.connections
+
+    assert unsynced.status == 500
+    assert "[-]sched-handler-sync failed: reason withheld" in unsynced.body
+    assert "[+]shutdown ok" in unsynced.body
+    assert (unsynced_check.status, unsynced_check.body) == (
+        500,
+        "internal server error: waiting for handlers to sync\n",
+    )
+    assert (alive.status, alive.body) == (200, "ok")
+    assert ready.status == 200
+    assert "[+]sched-handler-sync ok" in ready.body
+    assert placed == {pod: workload.nodes[0]}
+    assert connections > 0
