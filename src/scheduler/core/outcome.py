@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from scheduler.framework.plugins import PostFilterResult
 from scheduler.framework.status import Code, Status
-from scheduler.runtime.diagnosis import Diagnosis
+from scheduler.runtime.diagnosis import Diagnosis, single_node_fit_error
 
 
 @dataclass(slots=True)
@@ -25,6 +25,14 @@ class Failure:
     diagnosis: Diagnosis | None = None
     post_filter: PostFilterResult | None = None
     clear_nomination: bool = True
+
+    @classmethod
+    def at_chosen_node(cls, status: Status) -> Failure:
+        """A failure after a node was chosen (Reserve, Permit, PreBind, Bind): rejections are
+        reported against that one node, errors as they are."""
+        if status.is_rejected:
+            return cls(status, single_node_fit_error(status))
+        return cls(status, status.message())
 
     @property
     def unschedulable_plugins(self) -> set[str]:

@@ -7,7 +7,6 @@ import random
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from scheduler.backend.cache import SchedulerCache
 from scheduler.backend.queue import SchedulingQueue
@@ -20,13 +19,14 @@ from scheduler.core.event_recorder import EventRecorder
 from scheduler.core.handle_impl import SchedulerHandle
 from scheduler.core.outcome import Failure, Placement
 from scheduler.core.pod_events import PodEventHandlers
+from scheduler.core.pod_status import failure_status_patch
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.events import ASSIGNED_POD_DELETE
 from scheduler.framework.handle import Lister
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.spec import PluginSpec
-from scheduler.framework.status import Code, Status
+from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.observability import (
     V_BIND,
@@ -36,7 +36,6 @@ from scheduler.observability import (
     log_v,
 )
 from scheduler.runtime.binding import run_bind, run_post_bind, run_pre_bind
-from scheduler.runtime.diagnosis import single_node_fit_error
 from scheduler.runtime.filtering import FilterRun
 from scheduler.runtime.profile import Profile
 from scheduler.runtime.reservation import run_permit, run_reserve, run_unreserve, wait_on_permit
@@ -239,7 +238,7 @@ class Scheduler:
             status = run_permit(profile, state, assumed, node)
         if not status.is_success and not status.is_wait:
             self._undo(attempt, assumed, node)
-            self.handle_failure(attempt, _single_node_failure(status))
+            self.handle_failure(attempt, Failure.at_chosen_node(status))
             return
         if state.pods_to_activate:
             self.queue.activate(state.pods_to_activate.values())
@@ -269,7 +268,7 @@ class Scheduler:
         status = await wait_on_permit(profile, assumed)
         if not status.is_success:
             self._undo(attempt, assumed, node)
-            self.handle_failure(attempt, _single_node_failure(status))
+            self.handle_failure(attempt, Failure.at_chosen_node(status))
             return
         self.queue.done(info.pod)
         status = await run_pre_bind(profile, state, assumed, node)
@@ -281,7 +280,7 @@ class Scheduler:
             self._undo(attempt, assumed, node)
             # Capacity the pod held is free again: pods it may have blocked deserve a retry.
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, assumed, None)
-            self.handle_failure(attempt, _single_node_failure(status))
+            self.handle_failure(attempt, Failure.at_chosen_node(status))
             return
         attempt.bound = True
         self.cache.finish_binding(assumed)
@@ -337,30 +336,16 @@ class Scheduler:
         self.last_failures[pod.key] = failure.message
 
     def _patch_condition(self, pod: Pod, failure: Failure, rejected: bool, nominated: str) -> None:
-        reason = "Unschedulable" if rejected else "SchedulerError"
-        existing = _pod_scheduled_condition(pod)
-        nominated_changed = nominated != pod.nominated_node_name and (
-            nominated or failure.clear_nomination
+        patch = failure_status_patch(
+            pod,
+            message=failure.message,
+            rejected=rejected,
+            nominated=nominated,
+            clear_nomination=failure.clear_nomination,
+            now=self.clock.wall(),
         )
-        if (
-            existing is not None
-            and existing.get("status") == "False"
-            and existing.get("reason") == reason
-            and existing.get("message") == failure.message
-            and not nominated_changed
-        ):
+        if patch is None:
             return
-        condition = {
-            "type": "PodScheduled",
-            "status": "False",
-            "reason": reason,
-            "message": failure.message,
-            "lastTransitionTime": self.clock.wall().strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "lastProbeTime": None,
-        }
-        patch: dict[str, Any] = {"status": {"conditions": [condition]}}
-        if nominated_changed:
-            patch["status"]["nominatedNodeName"] = nominated or None
         client = self.client
 
         async def send() -> None:
@@ -395,18 +380,3 @@ class Scheduler:
 
 def _names(profile: EffectiveProfile) -> set[str]:
     return {ref.name for refs in profile.plugins.values() for ref in refs}
-
-
-def _single_node_failure(status: Status) -> Failure:
-    if status.is_rejected:
-        return Failure(status, single_node_fit_error(status))
-    if status.code is Code.ERROR:
-        return Failure(status, status.message())
-    return Failure(status, status.message())
-
-
-def _pod_scheduled_condition(pod: Pod) -> Mapping[str, Any] | None:
-    for condition in (pod.raw.get("status") or {}).get("conditions") or ():
-        if condition.get("type") == "PodScheduled":
-            return condition  # type: ignore[no-any-return]
-    return None
