@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from scheduler.cluster.kube.resources import ApiResource, ResourceTable
-from scheduler.cluster.sim.kinds import BUILTIN_KINDS
 from scheduler.framework.errors import NotFoundError
 
 TABLE = ResourceTable()
@@ -84,14 +83,3 @@ def test_registered_resources_become_addressable() -> None:
         "/apis/example.com/v1beta1/namespaces/a/widgets/w"
     )
     assert "widgets" not in TABLE
-
-
-def test_every_resource_the_simulator_serves_is_addressed_the_same_way() -> None:
-    for kind in BUILTIN_KINDS:
-        resource = TABLE[kind.resource]
-        assert (resource.api_version, resource.kind, resource.namespaced) == (
-            kind.api_version,
-            kind.kind,
-            kind.namespaced,
-        ), kind.resource
-        assert resource.qualified_name == kind.qualified_name

@@ -21,9 +21,10 @@ from contextlib import aclosing
 from typing import Any
 
 from scheduler.cluster.port import ObjectList, WatchEvent, WatchEventType
+from scheduler.cluster.resource_kinds import BUILTIN_KINDS, ResourceKind
 from scheduler.cluster.sim.faults import FaultInjector
 from scheduler.cluster.sim.field_selector import parse_field_selector
-from scheduler.cluster.sim.kinds import BUILTIN_KINDS, KindRegistry, ResourceKind
+from scheduler.cluster.sim.kinds import KindRegistry
 from scheduler.cluster.sim.merge import clone_object, merge_patch
 from scheduler.cluster.sim.meta import (
     SERVER_OWNED_METADATA,

@@ -1,63 +1,12 @@
-"""The resources the in-memory cluster serves: plural name, API group/version, kind, scope."""
+"""Lookups over the resources the in-memory cluster serves (see `resource_kinds`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from scheduler.cluster.resource_kinds import BUILTIN_KINDS, ResourceKind
 from scheduler.framework.errors import NotFoundError
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceKind:
-    resource: str
-    group: str
-    version: str
-    kind: str
-    namespaced: bool
-
-    @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    @property
-    def qualified_name(self) -> str:
-        """How the API server names the resource in messages, e.g. `leases.coordination.k8s.io`."""
-        return f"{self.resource}.{self.group}" if self.group else self.resource
-
-
-def _kind(resource: str, api_version: str, kind: str, *, namespaced: bool) -> ResourceKind:
-    group, _, version = api_version.rpartition("/")
-    return ResourceKind(resource, group, version, kind, namespaced)
-
-
-BUILTIN_KINDS: tuple[ResourceKind, ...] = (
-    _kind("pods", "v1", "Pod", namespaced=True),
-    _kind("nodes", "v1", "Node", namespaced=False),
-    _kind("namespaces", "v1", "Namespace", namespaced=False),
-    _kind("persistentvolumeclaims", "v1", "PersistentVolumeClaim", namespaced=True),
-    _kind("persistentvolumes", "v1", "PersistentVolume", namespaced=False),
-    _kind("services", "v1", "Service", namespaced=True),
-    _kind("replicationcontrollers", "v1", "ReplicationController", namespaced=True),
-    _kind("configmaps", "v1", "ConfigMap", namespaced=True),
-    _kind("replicasets", "apps/v1", "ReplicaSet", namespaced=True),
-    _kind("statefulsets", "apps/v1", "StatefulSet", namespaced=True),
-    _kind("deployments", "apps/v1", "Deployment", namespaced=True),
-    _kind("poddisruptionbudgets", "policy/v1", "PodDisruptionBudget", namespaced=True),
-    _kind("priorityclasses", "scheduling.k8s.io/v1", "PriorityClass", namespaced=False),
-    _kind("storageclasses", "storage.k8s.io/v1", "StorageClass", namespaced=False),
-    _kind("csinodes", "storage.k8s.io/v1", "CSINode", namespaced=False),
-    _kind("csidrivers", "storage.k8s.io/v1", "CSIDriver", namespaced=False),
-    _kind("csistoragecapacities", "storage.k8s.io/v1", "CSIStorageCapacity", namespaced=True),
-    _kind("leases", "coordination.k8s.io/v1", "Lease", namespaced=True),
-    _kind("events", "events.k8s.io/v1", "Event", namespaced=True),
-    _kind("podgroups", "scheduling.x-k8s.io/v1alpha1", "PodGroup", namespaced=True),
-    _kind("elasticquotas", "scheduling.x-k8s.io/v1alpha1", "ElasticQuota", namespaced=True),
-    _kind("resourceclaims", "resource.k8s.io/v1", "ResourceClaim", namespaced=True),
-    _kind("resourceslices", "resource.k8s.io/v1", "ResourceSlice", namespaced=False),
-    _kind("deviceclasses", "resource.k8s.io/v1", "DeviceClass", namespaced=False),
-)
 
 
 class KindRegistry:

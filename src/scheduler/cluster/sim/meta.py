@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from scheduler.cluster.sim.kinds import ResourceKind
+from scheduler.cluster.resource_kinds import ResourceKind
 from scheduler.framework.errors import APIError, ConflictError
 
 # What the API server itself fills in that the scheduler relies on.

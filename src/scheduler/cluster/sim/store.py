@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from scheduler.cluster.port import WatchEvent, WatchEventType
+from scheduler.cluster.resource_kinds import ResourceKind
 from scheduler.cluster.sim.field_selector import FieldSelector
-from scheduler.cluster.sim.kinds import ResourceKind
 from scheduler.framework.errors import GoneError
 
 ObjectKey = tuple[str, str]
