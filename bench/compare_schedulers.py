@@ -1,0 +1,136 @@
+"""The two schedulers of the side-by-side benchmark: their configuration, command and process.
+
+Both get the same KubeSchedulerConfiguration shape: the admin kubeconfig with QPS/burst 5000
+(as scheduler_perf uses), no leader election, percentageOfNodesToScore 100 and one profile.
+Only the profile's schedulerName differs.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.processes import free_loopback_port
+
+UPSTREAM = "kube-scheduler"
+OURS = "kube-pyscheduler"
+STOP_GRACE_S = 20.0
+
+
+@dataclass(frozen=True)
+class SchedulerKind:
+    """Which scheduler to run and under which profile name its pods are submitted."""
+
+    label: str
+    scheduler_name: str
+
+
+KINDS = (
+    SchedulerKind(label=UPSTREAM, scheduler_name="default-scheduler"),
+    SchedulerKind(label=OURS, scheduler_name="kube-pyscheduler"),
+)
+
+
+def scheduler_config(kubeconfig: Path, scheduler_name: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "clientConnection": {"kubeconfig": str(kubeconfig), "qps": 5000, "burst": 5000},
+        "leaderElection": {"leaderElect": False},
+        "percentageOfNodesToScore": 100,
+        "profiles": [{"schedulerName": scheduler_name}],
+    }
+
+
+def scheduler_argv(
+    kind: SchedulerKind, kube_scheduler: Path, config: Path, kubeconfig: Path, port: int
+) -> list[str]:
+    if kind.label == UPSTREAM:
+        return [
+            str(kube_scheduler),
+            f"--config={config}",
+            "--bind-address=127.0.0.1",
+            f"--secure-port={port}",
+            f"--authentication-kubeconfig={kubeconfig}",
+            f"--authorization-kubeconfig={kubeconfig}",
+            "-v=1",
+        ]
+    return [
+        sys.executable,
+        "-m",
+        "scheduler.app.cli",
+        "run",
+        "--config",
+        str(config),
+        "--kubeconfig",
+        str(kubeconfig),
+        "--leader-elect=false",
+        "--secure-port",
+        str(port),
+        "--bind-address",
+        "127.0.0.1",
+    ]
+
+
+class SchedulerProcess:
+    """One scheduler run: writes its config, starts it with a log file, stops it for sure."""
+
+    def __init__(
+        self, kind: SchedulerKind, kube_scheduler: Path, kubeconfig: Path, work_dir: Path
+    ) -> None:
+        self.kind = kind
+        self.log_path = work_dir / f"{kind.label}.log"
+        config_path = work_dir / f"{kind.label}-config.yaml"
+        # JSON is valid YAML, and both configuration loaders read YAML.
+        config_path.write_text(json.dumps(scheduler_config(kubeconfig, kind.scheduler_name)))
+        port = free_loopback_port()
+        self.argv = scheduler_argv(kind, kube_scheduler, config_path, kubeconfig, port)
+        self._popen: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> float:
+        """Starts the process; returns the monotonic time just before it was spawned."""
+        started = time.monotonic()
+        with self.log_path.open("ab") as log:
+            self._popen = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        return started
+
+    @property
+    def pid(self) -> int:
+        if self._popen is None:
+            raise RuntimeError(f"{self.kind.label} was never started")
+        return self._popen.pid
+
+    def require_running(self) -> None:
+        if self._popen is not None and (code := self._popen.poll()) is not None:
+            raise RuntimeError(f"{self.kind.label} exited with code {code}\n{self.log_tail()}")
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL after a grace period; safe to call more than once."""
+        popen, self._popen = self._popen, None
+        if popen is None or popen.poll() is not None:
+            return
+        popen.send_signal(signal.SIGTERM)
+        try:
+            popen.wait(STOP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            popen.kill()
+            popen.wait()
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace").splitlines()
+        except FileNotFoundError:
+            return "(no log)"
+        return f"--- {self.log_path} (last {lines} lines) ---\n" + "\n".join(text[-lines:])
