@@ -19,7 +19,6 @@ from scheduler.app.scenario import (
     load_scenario_file,
     parse_shape,
 )
-from scheduler.app.serve import serve
 from scheduler.app.simulation import simulate
 from scheduler.config import dump_config
 from scheduler.framework.errors import ConfigError, PluginLoadError, SchedulerError
@@ -159,6 +158,10 @@ def run_daemon(args: argparse.Namespace) -> int:
         options.write_config_to.write_text(dump_config(config, profiles))
         return 0
     configure_logging("json" if options.logging_format == "json" else "text", options.verbosity)
+    # Imported here: the real-cluster client takes about half a second to import, and only
+    # `run` needs it (simulate and validate-config start faster without it).
+    from scheduler.app.serve import serve  # noqa: PLC0415
+
     return asyncio.run(serve(config, profiles, registry, options))
 
 
