@@ -18,29 +18,7 @@ from scheduler.config import (
     load_config_text,
 )
 from scheduler.framework import PluginSpec
-
-MULTI_PROFILE = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-  - schedulerName: default-scheduler
-  - schedulerName: foo-scheduler
-    pluginConfig:
-      - name: NodeAffinity
-        args:
-          addedAffinity:
-            requiredDuringSchedulingIgnoredDuringExecution:
-              nodeSelectorTerms:
-                - matchExpressions:
-                    - key: scheduler-profile
-                      operator: In
-                      values: [foo]
-    plugins:
-      score:
-        enabled:
-          - name: InterPodAffinity
-            weight: 0
-"""
+from tests.data import MULTI_PROFILE
 
 CUSTOMISED = """\
 apiVersion: kubescheduler.config.k8s.io/v1

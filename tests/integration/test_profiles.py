@@ -5,33 +5,10 @@ from __future__ import annotations
 import yaml
 
 from scheduler.testing import make_node, make_pod
+from tests.data import MULTI_PROFILE
 from tests.integration.harness import Harness
 
-# The multi-profile configuration from the project's documentation, loaded as written.
-SEED_CONFIG = yaml.safe_load(
-    """
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-  - schedulerName: default-scheduler
-  - schedulerName: foo-scheduler
-    pluginConfig:
-      - name: NodeAffinity
-        args:
-          addedAffinity:
-            requiredDuringSchedulingIgnoredDuringExecution:
-              nodeSelectorTerms:
-                - matchExpressions:
-                    - key: scheduler-profile
-                      operator: In
-                      values: [foo]
-    plugins:
-      score:
-        enabled:
-          - name: InterPodAffinity
-            weight: 0
-"""
-)
+SEED_CONFIG = yaml.safe_load(MULTI_PROFILE)
 
 
 def _cluster() -> list[dict[str, object]]:
