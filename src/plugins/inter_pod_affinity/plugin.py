@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from plugins.helpers.status_batch import uniform_batch
 from plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from plugins.inter_pod_affinity.filter import filter_node, filter_rows
 from plugins.inter_pod_affinity.hints import AffinityHints
@@ -116,9 +115,7 @@ class InterPodAffinity:
     ) -> FilterBatch:
         computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if computed is None:
-            error = _missing_state(PRE_FILTER_STATE_KEY)
-            codes = np.full(len(rows), int(error.code), dtype=np.int8)
-            return FilterBatch(codes, (error.reasons,))
+            return uniform_batch(_missing_state(PRE_FILTER_STATE_KEY), len(rows))
         return filter_rows(computed, table, rows)
 
     # ---- Score -----------------------------------------------------------------------------

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-import numpy as np
-
+from plugins.helpers.status_batch import uniform_batch
 from plugins.pod_topology_spread.args import PodTopologySpreadArgs
 from plugins.pod_topology_spread.constraints import (
     DO_NOT_SCHEDULE,
@@ -163,9 +162,7 @@ class PodTopologySpread:
     ) -> FilterBatch:
         computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if computed is None:
-            error = _missing_state(PRE_FILTER_STATE_KEY)
-            codes = np.full(len(rows), int(error.code), dtype=np.int8)
-            return FilterBatch(codes, (error.reasons,))
+            return uniform_batch(_missing_state(PRE_FILTER_STATE_KEY), len(rows))
         return filter_rows(computed, table, rows)
 
     # ---- Score -----------------------------------------------------------------------------
