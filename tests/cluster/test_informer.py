@@ -59,7 +59,7 @@ def informer_for(
 
 
 async def settle() -> None:
-    for _ in range(10):
+    for _ in range(30):
         await asyncio.sleep(0)
 
 

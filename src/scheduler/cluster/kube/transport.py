@@ -34,6 +34,12 @@ STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 
 DEFAULT_REQUEST_TIMEOUT = 60.0
 CONNECT_TIMEOUT = 30.0
+# A request whose connection delivers no byte for this long is presumed dead. client-go notices
+# a dead HTTP/2 connection by a health ping after 30 s of silence (then 15 s for the answer);
+# HTTP/1.1 has no ping, so a read-idle limit plays that part. The API server answers ordinary
+# requests in far less, and a failed request closes its connection instead of pooling it, so
+# every dead connection is gone from the pool within this time.
+READ_IDLE_TIMEOUT = 30.0
 # Transport failures a request can end in; they become APIError(NO_RESPONSE, ...).
 _TRANSPORT_ERRORS = (aiohttp.ClientError, TimeoutError)
 
@@ -52,6 +58,12 @@ class Transport:
         self._streams: set[aiohttp.ClientResponse] = set()
         self._closed = False
 
+    @property
+    def connection_limit(self) -> int:
+        """How many connections the pool may hold open at once."""
+        connector = self._api.rest_client.pool_manager.connector
+        return int(connector.limit) if connector is not None else 0
+
     async def request(
         self,
         method: str,
@@ -62,7 +74,9 @@ class Transport:
         content_type: str = JSON,
     ) -> dict[str, Any]:
         """Send one request and return the parsed JSON answer ({} if it had no body)."""
-        limits = aiohttp.ClientTimeout(total=self._request_timeout, sock_connect=CONNECT_TIMEOUT)
+        limits = aiohttp.ClientTimeout(
+            total=self._request_timeout, sock_connect=CONNECT_TIMEOUT, sock_read=READ_IDLE_TIMEOUT
+        )
         response = await self._send(
             method, path, query=query, body=body, content_type=content_type, time_limits=limits
         )
@@ -73,7 +87,7 @@ class Transport:
         finally:
             response.release()
         if response.status >= 400:
-            raise error_from_response(response.status, data, response.reason or "")
+            raise _error(response, data)
         parsed = json.loads(data) if data else {}
         return parsed if isinstance(parsed, dict) else {}
 
@@ -93,7 +107,7 @@ class Transport:
         try:
             if response.status >= 400:
                 data = await response.read()
-                raise error_from_response(response.status, data, response.reason or "")
+                raise _error(response, data)
             async for line in split_lines(response.content.iter_any()):
                 yield line
         except _TRANSPORT_ERRORS as error:
@@ -169,6 +183,11 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     return value
+
+
+def _error(response: aiohttp.ClientResponse, data: bytes) -> APIError:
+    retry_after = response.headers.get("Retry-After")
+    return error_from_response(response.status, data, response.reason or "", retry_after)
 
 
 def _no_response(method: str, path: str, error: BaseException) -> APIError:
