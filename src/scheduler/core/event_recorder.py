@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, NotRequired, TypedDict, Unpack
 
-from scheduler.core.api_dispatcher import ApiDispatcher
+from scheduler.core.event_sink import EventSink
 from scheduler.framework.clock import Clock
 from scheduler.objects.pod import Pod
 
@@ -19,15 +19,33 @@ def truncate_note(note: str) -> str:
     return note[: MAX_NOTE_LENGTH - 4] + " ..."
 
 
+class EventFields(TypedDict):
+    event_type: str
+    reason: str
+    action: str
+    note: str
+    controller: str
+    related: NotRequired[Pod | None]
+
+
 class EventRecorder:
-    def __init__(self, client: Any, clock: Clock, dispatcher: ApiDispatcher, instance: str) -> None:
-        self._client = client
+    """Builds Events about pods and hands them to the sink: `pod_event` from synchronous code
+    (the scheduling cycle), `pod_event_waiting` from binding cycles, which wait for room in the
+    sink's queue rather than have an Event dropped."""
+
+    def __init__(self, sink: EventSink, clock: Clock, instance: str) -> None:
+        self._sink = sink
         self._clock = clock
-        self._dispatcher = dispatcher
         self._instance = instance
         self._sequence = itertools.count()
 
-    def pod_event(
+    def pod_event(self, pod: Pod, **fields: Unpack[EventFields]) -> None:
+        self._sink.submit(self._body(pod, **fields))
+
+    async def pod_event_waiting(self, pod: Pod, **fields: Unpack[EventFields]) -> None:
+        await self._sink.put(self._body(pod, **fields))
+
+    def _body(
         self,
         pod: Pod,
         *,
@@ -37,7 +55,7 @@ class EventRecorder:
         note: str,
         controller: str,
         related: Pod | None = None,
-    ) -> None:
+    ) -> dict[str, Any]:
         now = self._clock.wall().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         body: dict[str, Any] = {
             "apiVersion": "events.k8s.io/v1",
@@ -69,9 +87,4 @@ class EventRecorder:
                 "name": related.name,
                 "uid": related.uid,
             }
-        client = self._client
-
-        async def send() -> None:
-            await client.create_event(body)
-
-        self._dispatcher.submit(f"event {reason} for {pod.key}", send)
+        return body

@@ -258,6 +258,13 @@ LEADER_ELECTION_MASTER_STATUS = _gauge(
     "1 while this process holds the named lease, 0 otherwise.",
     "name",
 )
+# Ours: upstream's event broadcaster drops silently; an operator should see it happen.
+EVENTS_DROPPED = _counter(
+    "scheduler_events_dropped_total",
+    "Events given up without being written, by reason (queue_full, retries_exhausted, "
+    "rejected, shutdown).",
+    "reason",
+)
 
 ALL: tuple[MetricSpec, ...] = (
     SCHEDULE_ATTEMPTS,
@@ -287,5 +294,6 @@ ALL: tuple[MetricSpec, ...] = (
     VOLUME_BINDER_CACHE_REQUESTS,
     VOLUME_SCHEDULING_STAGE_ERROR,
     LEADER_ELECTION_MASTER_STATUS,
+    EVENTS_DROPPED,
 )
 """Every family the scheduler registers."""

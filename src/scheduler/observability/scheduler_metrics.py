@@ -110,6 +110,7 @@ class SchedulerMetrics:
         self._volume_cache_requests = _Children(_counter(catalog.VOLUME_BINDER_CACHE_REQUESTS, r))
         self._volume_stage_errors = _Children(_counter(catalog.VOLUME_SCHEDULING_STAGE_ERROR, r))
         self._leader = _Children(_gauge(catalog.LEADER_ELECTION_MASTER_STATUS, r))
+        self._events_dropped = _Children(_counter(catalog.EVENTS_DROPPED, r))
 
         self._scraped = ScrapedGauges(spec for spec in catalog.ALL if spec.scraped)
         r.register(self._scraped)
@@ -192,6 +193,9 @@ class SchedulerMetrics:
     def leader_status(self, name: str, is_leader: bool) -> None:
         """Whether this process holds the lease `name` (the lease's name, e.g. kube-scheduler)."""
         self._leader(name).set(1 if is_leader else 0)
+
+    def event_dropped(self, reason: str) -> None:
+        self._events_dropped(reason).inc()
 
     def volume_binder_cache_request(self, operation: str) -> None:
         self._volume_cache_requests(operation).inc()
