@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from scheduler.app.daemon import Daemon, install_signal_handlers
 from scheduler.app.run_options import RunOptions
-from scheduler.cluster.kube import connect, default_user_agent
+from scheduler.cluster.kube import connect_daemon, default_user_agent
 from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
 from scheduler.framework.clock import SystemClock
 from scheduler.framework.spec import PluginSpec
@@ -19,7 +19,7 @@ async def serve(
     options: RunOptions,
 ) -> int:
     connection = config.client_connection
-    client = await connect(
+    clients = await connect_daemon(
         kubeconfig=connection.kubeconfig or None,
         master=options.master,
         qps=connection.qps,
@@ -30,7 +30,9 @@ async def serve(
         config=config,
         profiles=profiles,
         registry=registry,
-        client=client,
+        client=clients.main,
+        lease_client=clients.leader_election,
+        events_client=clients.events,
         clock=SystemClock(),
         options=options,
     )

@@ -93,5 +93,22 @@ async def test_the_connection_pool_fits_a_full_burst(
 ) -> None:
     configuration = Configuration(host="http://127.0.0.1:1")
     client = new_client(configuration, qps=50, burst=burst, user_agent="t", clock=clock)
-    await client.close()
-    assert configuration.connection_pool_maxsize == pool
+    try:
+        assert client.connection_limit == pool
+    finally:
+        await client.close()
+
+
+async def test_each_client_gets_its_own_pool_and_leaves_the_configuration_alone(
+    clock: FakeClock,
+) -> None:
+    configuration = Configuration(host="http://127.0.0.1:1")
+    before = configuration.connection_pool_maxsize
+    small = new_client(configuration, qps=50, burst=100, user_agent="t", clock=clock, pool_size=2)
+    large = new_client(configuration, qps=50, burst=100, user_agent="t", clock=clock)
+    try:
+        assert (small.connection_limit, large.connection_limit) == (2, 100)
+        assert configuration.connection_pool_maxsize == before
+    finally:
+        await small.close()
+        await large.close()

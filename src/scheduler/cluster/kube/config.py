@@ -11,8 +11,10 @@ configured `application/vnd.kubernetes.protobuf` still talks JSON.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -91,16 +93,65 @@ def new_client(
     burst: int,
     user_agent: str,
     clock: Clock | None = None,
+    pool_size: int | None = None,
 ) -> KubeClusterClient:
-    """A client over `configuration`, rate-limited to `qps`/`burst`. Call inside the event loop
-    that will use it (the connection pool belongs to that loop)."""
+    """A client over `configuration` with its own connections and its own rate limiter
+    (`qps`/`burst`). Call inside the event loop that will use it (the connection pool belongs
+    to that loop). `pool_size` defaults to enough connections for the watches and a full
+    burst."""
     clock = clock if clock is not None else SystemClock()
     limiter = TokenBucket(qps, burst, clock)
+    configuration = copy.copy(configuration)
     # Every request the limiter lets through at once should find a free connection.
-    configuration.connection_pool_maxsize = max(MIN_POOL_SIZE, burst)
+    configuration.connection_pool_maxsize = pool_size or max(MIN_POOL_SIZE, burst)
     api_client = ApiClient(configuration)
     api_client.user_agent = user_agent
     return KubeClusterClient(Transport(api_client, limiter), clock=clock)
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonClients:
+    """The daemon's clients, each with its own connections and rate budget, as kube-scheduler
+    builds them: scheduling (watches, Bindings, status), Events, and leader election."""
+
+    main: KubeClusterClient
+    events: KubeClusterClient
+    leader_election: KubeClusterClient
+
+    async def close(self) -> None:
+        for client in (self.main, self.events, self.leader_election):
+            await client.close()
+
+
+# Leader election sends one request every retry period; a couple of connections suffice, and
+# its limiter never has a backlog to make a renewal wait.
+LEADER_ELECTION_POOL = 2
+
+
+async def connect_daemon(
+    *,
+    kubeconfig: str | None,
+    master: str | None,
+    qps: float,
+    burst: int,
+    user_agent: str,
+    context: str | None = None,
+    clock: Clock | None = None,
+    event_workers: int = 4,
+) -> DaemonClients:
+    """The three clients the daemon runs on, for the cluster the flags point at."""
+    configuration = await load_configuration(kubeconfig=kubeconfig, master=master, context=context)
+
+    def client(agent: str, pool: int | None = None) -> KubeClusterClient:
+        return new_client(
+            configuration, qps=qps, burst=burst, user_agent=agent, clock=clock, pool_size=pool
+        )
+
+    return DaemonClients(
+        main=client(user_agent),
+        events=client(f"{user_agent}/events", 2 * event_workers),
+        leader_election=client(f"{user_agent}/leader-election", LEADER_ELECTION_POOL),
+    )
 
 
 async def connect(
