@@ -78,7 +78,7 @@ class Harness:
             )
             scheduler = self.scheduler
             waiting = len(scheduler.binding_tasks) == len(scheduler.waiting_pods)
-            if caught_up and waiting and scheduler.dispatcher.pending == 0 and scheduler.events.pending == 0:
+            if caught_up and waiting and scheduler.api_writes_pending == 0:
                 return
         raise AssertionError("the scheduler did not settle")
 

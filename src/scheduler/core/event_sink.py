@@ -22,7 +22,6 @@ of Bindings neither starves Events nor is slowed by them), and:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -168,8 +167,14 @@ class EventSink:
     async def stop(self, deadline: float = 0.0) -> None:
         """Drain for up to `deadline` seconds, then stop; what is left is counted as dropped."""
         if deadline > 0 and self._tasks:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.drain(), deadline)
+            drained = asyncio.ensure_future(self.drain())
+            waited = asyncio.ensure_future(self._clock.sleep(deadline))
+            try:
+                await asyncio.wait((drained, waited), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for task in (drained, waited):
+                    task.cancel()
+                await asyncio.gather(drained, waited, return_exceptions=True)
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -217,6 +222,10 @@ class EventSink:
             self._has_room.set()
             try:
                 await self._write(write)
+            except asyncio.CancelledError:
+                if write.body is not None:
+                    self._dropped("shutdown", write.body)
+                raise
             finally:
                 self._in_progress -= 1
                 if not self._queue and self._in_progress == 0:

@@ -379,9 +379,13 @@ class Scheduler:
             counts.get("active", 0) == 0
             and counts.get("backoff", 0) == 0
             and not self.binding_tasks
-            and self.dispatcher.pending == 0
-            and self.events.pending == 0
+            and self.api_writes_pending == 0
         )
+
+    @property
+    def api_writes_pending(self) -> int:
+        """Events and status patches queued or in progress."""
+        return self.dispatcher.pending + self.events.pending
 
     def start_api_writers(self) -> None:
         """Start the workers that write Events and pod status (idempotent)."""
