@@ -35,7 +35,10 @@ from scheduler.observability import SchedulerMetrics, get_logger
 log = get_logger("events")
 
 DEFAULT_CAPACITY = 10_000
-DEFAULT_WORKERS = 4
+# Writers in flight at once. client-go writes each Event from a goroutine of its own, bounded
+# only by the rate limiter; the writers must cover qps x request latency, and a latency of a
+# few hundred milliseconds on a loaded API server is common.
+DEFAULT_WORKERS = 16
 # client-go tries an Event 12 times before it gives up on it.
 MAX_ATTEMPTS = 12
 RETRY_BASE = 0.5

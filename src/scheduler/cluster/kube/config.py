@@ -137,7 +137,7 @@ async def connect_daemon(
     user_agent: str,
     context: str | None = None,
     clock: Clock | None = None,
-    event_workers: int = 4,
+    event_workers: int = 16,
 ) -> DaemonClients:
     """The three clients the daemon runs on, for the cluster the flags point at."""
     configuration = await load_configuration(kubeconfig=kubeconfig, master=master, context=context)
