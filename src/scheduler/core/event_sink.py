@@ -1,7 +1,7 @@
 """Writing Events to the API server without losing them under load.
 
 The scheduling cycle hands Events over and never waits for the API. The sink keeps them in a
-bounded queue served by a few workers on a client of their own (its own rate budget, so a burst
+bounded queue served by writer tasks on a client of their own (its own rate budget, so a burst
 of Bindings neither starves Events nor is slowed by them), and:
 
 - correlates as client-go's events.k8s.io broadcaster does: an Event isomorphic to one already
