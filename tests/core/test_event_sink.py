@@ -292,5 +292,59 @@ async def test_stop_returns_as_soon_as_the_queue_is_drained(
     assert dropped(metrics, "shutdown") == 0
 
 
+async def test_a_write_waiting_to_retry_holds_no_writer(writer: Writer, clock: FakeClock) -> None:
+    sink = EventSink(writer, clock, capacity=4, workers=1)
+    sink.start()
+    writer.failures = [APIError(503, "restarting")]
+    sink.submit(event("a"))
+    await settle(lambda: not writer.failures)
+    sink.submit(event("b"))
+    await settle(lambda: bool(writer.created))
+    assert [e["regarding"]["name"] for e in writer.created] == ["b"]
+    assert sink.pending == 1  # a, waiting out its delay
+    clock.advance(0.5)
+    await sink.drain()
+    assert [e["regarding"]["name"] for e in writer.created] == ["b", "a"]
+    await sink.stop()
+
+
+async def test_a_retry_absorbs_repeats_of_its_event(writer: Writer, clock: FakeClock) -> None:
+    sink = EventSink(writer, clock, capacity=4, workers=1)
+    sink.start()
+    writer.failures = [APIError(503, "restarting")]
+    sink.submit(event("a"))
+    await settle(lambda: not writer.failures)
+    sink.submit(event("a"))
+    clock.advance(0.5)
+    await sink.drain()
+    [created] = writer.created
+    assert created["series"]["count"] == 2
+    await sink.stop()
+
+
+async def test_placements_are_written_ahead_of_failures(writer: Writer, clock: FakeClock) -> None:
+    sink = EventSink(writer, clock, capacity=10, workers=1)
+    for i in range(3):
+        sink.submit(event(f"f{i}"))
+    await sink.put(event("s", reason="Scheduled"))
+    sink.start()
+    await sink.drain()
+    assert [e["regarding"]["name"] for e in writer.created] == ["s", "f0", "f1", "f2"]
+    await sink.stop()
+
+
+async def test_stop_counts_writes_waiting_to_retry_as_dropped(
+    writer: Writer, clock: FakeClock, metrics: SchedulerMetrics
+) -> None:
+    sink = EventSink(writer, clock, metrics=metrics, capacity=4, workers=1)
+    sink.start()
+    writer.failures = [APIError(503, "restarting")]
+    sink.submit(event("a"))
+    await settle(lambda: not writer.failures)
+    await sink.stop()
+    assert dropped(metrics, "shutdown") == 1
+    assert clock.pending_timers == 0
+
+
 def _micro(clock: FakeClock) -> str:
     return clock.wall().strftime("%Y-%m-%dT%H:%M:%S.%fZ")

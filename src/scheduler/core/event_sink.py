@@ -10,8 +10,13 @@ of Bindings neither starves Events nor is slowed by them), and:
   patches `series` at once; later ones only count, and the count is written every
   `SERIES_REFRESH` and when the series ends (no occurrence for `SERIES_FINISH`);
 - retries what the server may accept later (no answer, 429, 5xx) up to `MAX_ATTEMPTS` times,
-  waiting the server's Retry-After when it sends one and a capped backoff otherwise; a create
-  that meets "already exists" was written by an earlier attempt whose answer was lost;
+  waiting the server's Retry-After when it sends one and a capped backoff otherwise, off the
+  writers (a write waiting to retry holds no writer, so an outage's backlog does not block the
+  Events after it); a create that meets "already exists" was written by an earlier attempt
+  whose answer was lost;
+- writes Events handed over by `put` (a pod's `Scheduled`) before those of `submit`
+  (`FailedScheduling`, which repeats and is correlated): a pod's placement is what must not
+  wait behind a burst of failures;
 - applies back-pressure to callers that can wait (`put`, from binding cycles) and, for callers
   that cannot (`submit`, from the synchronous scheduling cycle), drops only when the queue is
   full even after correlation, counting every drop by reason in
@@ -28,7 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from scheduler.framework.clock import Clock
+from scheduler.framework.clock import Clock, Timer
 from scheduler.framework.errors import APIError, ConflictError
 from scheduler.observability import SchedulerMetrics, get_logger
 
@@ -95,6 +100,7 @@ class _Write:
     body: dict[str, Any] | None = None
     series: _Series | None = None
     attempts: int = 0
+    urgent: bool = False
 
 
 class EventSink:
@@ -112,9 +118,12 @@ class EventSink:
         self._metrics = metrics
         self._capacity = capacity
         self._workers = workers
-        # Writes waiting, oldest first; a key appears once (an Event not yet written absorbs
-        # its repeats in place).
+        # Writes waiting, oldest first, `put` ones ahead; a key appears once (an Event not yet
+        # written absorbs its repeats in place), and so in `_retrying`, where writes wait out a
+        # retry delay.
+        self._urgent: OrderedDict[EventKey, _Write] = OrderedDict()
         self._queue: OrderedDict[EventKey, _Write] = OrderedDict()
+        self._retrying: dict[EventKey, tuple[_Write, Timer]] = {}
         self._series: dict[EventKey, _Series] = {}
         self._in_progress = 0
         # Events rather than Conditions: producers are synchronous and cannot take a lock.
@@ -132,7 +141,7 @@ class EventSink:
         is full even after correlating it with what is already there."""
         if self._absorb(event):
             return
-        if len(self._queue) >= self._capacity:
+        if self._queued >= self._capacity:
             self._dropped("queue_full", event)
             return
         self._enqueue(_Write(isomorphic_key(event), body=event))
@@ -141,16 +150,27 @@ class EventSink:
         """Hand an Event over, waiting for room in the queue if it is full."""
         if self._absorb(event):
             return
-        while len(self._queue) >= self._capacity:
+        while self._queued >= self._capacity:
             self._has_room.clear()
             await self._has_room.wait()
         if not self._absorb(event):
-            self._enqueue(_Write(isomorphic_key(event), body=event))
+            self._enqueue(_Write(isomorphic_key(event), body=event, urgent=True))
 
     @property
     def pending(self) -> int:
-        """Writes queued or in progress."""
-        return len(self._queue) + self._in_progress
+        """Writes queued, waiting to retry or in progress."""
+        return self._queued + self._in_progress
+
+    @property
+    def _queued(self) -> int:
+        return len(self._urgent) + len(self._queue) + len(self._retrying)
+
+    def _waiting(self, key: EventKey) -> _Write | None:
+        """The write of `key` not yet made, if any."""
+        write = self._urgent.get(key) or self._queue.get(key)
+        if write is None and key in self._retrying:
+            write = self._retrying[key][0]
+        return write
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -182,17 +202,22 @@ class EventSink:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
-        for write in self._queue.values():
+        for write, timer in self._retrying.values():
+            timer.cancel()
+            self._urgent[write.key] = write
+        for write in [*self._urgent.values(), *self._queue.values()]:
             if write.body is not None:
                 self._dropped("shutdown", write.body)
+        self._urgent.clear()
         self._queue.clear()
+        self._retrying.clear()
 
     # -- correlation ---------------------------------------------------------------------------
 
     def _absorb(self, event: Mapping[str, Any]) -> bool:
         """Fold `event` into an isomorphic Event if there is one; True if it was."""
         key = isomorphic_key(event)
-        queued = self._queue.get(key)
+        queued = self._waiting(key)
         if queued is not None and queued.body is not None:
             # Not written yet: the queued Event stands for this occurrence too.
             _count_in(queued.body, self._clock)
@@ -203,24 +228,38 @@ class EventSink:
         series.count += 1
         series.last_observed = self._clock.now()
         series.last_observed_wall = _micro_time(self._clock.wall())
-        if series.written_count == 1 and key not in self._queue:
+        if series.written_count == 1 and self._waiting(key) is None:
             # client-go writes the second occurrence at once; later ones wait for the refresh.
             self._enqueue(_Write(key, series=series))
         return True
 
     def _enqueue(self, write: _Write) -> None:
-        self._queue[write.key] = write
+        (self._urgent if write.urgent else self._queue)[write.key] = write
         self._idle.clear()
         self._has_work.set()
+
+    def _retry_later(self, write: _Write, delay: float) -> None:
+        def due() -> None:
+            self._retrying.pop(write.key, None)
+            self._enqueue(write)
+
+        self._retrying[write.key] = (write, self._clock.call_later(delay, due))
+
+    def _next(self) -> _Write | None:
+        for queue in (self._urgent, self._queue):
+            if queue:
+                return queue.popitem(last=False)[1]
+        return None
 
     # -- workers -------------------------------------------------------------------------------
 
     async def _work(self) -> None:
         while True:
-            while not self._queue:
+            write = self._next()
+            while write is None:
                 self._has_work.clear()
                 await self._has_work.wait()
-            _key, write = self._queue.popitem(last=False)
+                write = self._next()
             self._in_progress += 1
             self._has_room.set()
             try:
@@ -231,34 +270,29 @@ class EventSink:
                 raise
             finally:
                 self._in_progress -= 1
-                if not self._queue and self._in_progress == 0:
+                if self._queued == 0 and self._in_progress == 0:
                     self._idle.set()
 
     async def _write(self, write: _Write) -> None:
-        while True:
-            write.attempts += 1
-            try:
-                await self._attempt(write)
+        write.attempts += 1
+        try:
+            await self._attempt(write)
+        except ConflictError:
+            # The Event exists: an earlier attempt got through but its answer was lost.
+            self._remember(write)
+        except APIError as error:
+            if error.retriable and write.attempts < MAX_ATTEMPTS:
+                self._retry_later(write, _retry_delay(error, write.attempts))
                 return
-            except asyncio.CancelledError:
-                raise
-            except ConflictError:
-                # The Event exists: an earlier attempt got through but its answer was lost.
-                self._remember(write)
-                return
-            except APIError as error:
-                if not error.retriable or write.attempts >= MAX_ATTEMPTS:
-                    reason = "rejected" if not error.retriable else "retries_exhausted"
-                    log.warning(
-                        "unable to write event",
-                        regarding=_describe(write),
-                        attempts=write.attempts,
-                        err=str(error),
-                    )
-                    if write.body is not None:
-                        self._dropped(reason, write.body)
-                    return
-                await self._clock.sleep(_retry_delay(error, write.attempts))
+            reason = "rejected" if not error.retriable else "retries_exhausted"
+            log.warning(
+                "unable to write event",
+                regarding=_describe(write),
+                attempts=write.attempts,
+                err=str(error),
+            )
+            if write.body is not None:
+                self._dropped(reason, write.body)
 
     async def _attempt(self, write: _Write) -> None:
         if write.body is not None:
@@ -302,7 +336,7 @@ class EventSink:
         for key, series in list(self._series.items()):
             ended = now - series.last_observed >= SERIES_FINISH
             due = ended or now - series.first_seen >= SERIES_REFRESH
-            if series.count != series.written_count and due and key not in self._queue:
+            if series.count != series.written_count and due and self._waiting(key) is None:
                 self._enqueue(_Write(key, series=series))
             if ended:
                 del self._series[key]
