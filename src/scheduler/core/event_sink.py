@@ -42,8 +42,8 @@ log = get_logger("events")
 DEFAULT_CAPACITY = 10_000
 # Writers in flight at once. client-go writes each Event from a goroutine of its own, bounded
 # only by the rate limiter; the writers must cover qps x request latency, and a latency of a
-# few hundred milliseconds on a loaded API server is common.
-DEFAULT_WORKERS = 16
+# second on a loaded API server is seen (50 qps x 1 s). Idle writers cost next to nothing.
+DEFAULT_WORKERS = 64
 # client-go tries an Event 12 times before it gives up on it.
 MAX_ATTEMPTS = 12
 RETRY_BASE = 0.5

@@ -137,7 +137,7 @@ async def connect_daemon(
     user_agent: str,
     context: str | None = None,
     clock: Clock | None = None,
-    event_workers: int = 16,
+    event_workers: int = 64,
 ) -> DaemonClients:
     """The three clients the daemon runs on, for the cluster the flags point at."""
     configuration = await load_configuration(kubeconfig=kubeconfig, master=master, context=context)
@@ -149,7 +149,7 @@ async def connect_daemon(
 
     return DaemonClients(
         main=client(user_agent),
-        events=client(f"{user_agent}/events", 2 * event_workers),
+        events=client(f"{user_agent}/events", event_workers),
         leader_election=client(f"{user_agent}/leader-election", LEADER_ELECTION_POOL),
     )
 
