@@ -3,7 +3,10 @@
 `DaemonLauncher` starts `python -m scheduler.app.cli run --kubeconfig ... --secure-port ...`
 with its stdout and stderr in files, and stops whatever it started. `SchedulerDaemon` is one
 such process: signals, its HTTPS endpoints (self-signed, so unverified), its metrics and its
-JSON log records. Waiting on a daemon always polls something observable with a deadline.
+JSON log records. The secure port checks its callers as kube-scheduler's does, so the daemons
+get the kubeconfig for their reviews too, and the harness calls them with a client
+certificate (the admin's, in system:masters, unless a test gives another). Waiting on a
+daemon always polls something observable with a deadline.
 """
 
 from __future__ import annotations
@@ -107,7 +110,15 @@ class Metrics:
 class SchedulerDaemon:
     """One `kube-pyscheduler run` process."""
 
-    def __init__(self, label: str, argv: Sequence[str], log_dir: Path, port: int) -> None:
+    def __init__(
+        self,
+        label: str,
+        argv: Sequence[str],
+        log_dir: Path,
+        port: int,
+        *,
+        client_cert: tuple[Path, Path] | None = None,
+    ) -> None:
         self.label = label
         self.argv = list(argv)
         self.port = port
@@ -118,6 +129,8 @@ class SchedulerDaemon:
         self._tls = ssl.create_default_context()
         self._tls.check_hostname = False
         self._tls.verify_mode = ssl.CERT_NONE
+        if client_cert is not None:
+            self._tls.load_cert_chain(*client_cert)
 
     # ---- process ----------------------------------------------------------------------
 
@@ -244,8 +257,11 @@ class SchedulerDaemon:
 class DaemonLauncher:
     """Starts daemons against one cluster and stops every one of them at the end."""
 
-    def __init__(self, kubeconfig: Path, log_dir: Path) -> None:
+    def __init__(
+        self, kubeconfig: Path, log_dir: Path, *, client_cert: tuple[Path, Path] | None = None
+    ) -> None:
         self.kubeconfig = kubeconfig
+        self.client_cert = client_cert
         self.log_dir = log_dir
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.started: list[SchedulerDaemon] = []
@@ -260,12 +276,15 @@ class DaemonLauncher:
         extra_args: Iterable[str] = (),
     ) -> list[str]:
         election = leader_election.flags() if leader_election else ["--leader-elect=false"]
+        credentials = kubeconfig or self.kubeconfig
         return [
             sys.executable,
             "-m",
             "scheduler.app.cli",
             "run",
-            f"--kubeconfig={kubeconfig or self.kubeconfig}",
+            f"--kubeconfig={credentials}",
+            f"--authentication-kubeconfig={credentials}",
+            f"--authorization-kubeconfig={credentials}",
             f"--secure-port={port}",
             "--bind-address=127.0.0.1",
             f"--scheduler-name={scheduler_name}",
@@ -297,7 +316,7 @@ class DaemonLauncher:
                 leader_election=leader_election,
                 extra_args=extra,
             )
-            daemon = SchedulerDaemon(name, argv, self.log_dir, port)
+            daemon = SchedulerDaemon(name, argv, self.log_dir, port, client_cert=self.client_cert)
             self.started.append(daemon)
             daemon.start()
             try:

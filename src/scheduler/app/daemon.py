@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 import yaml
 
+from scheduler.app.access.delegation import SecurePortAccess
 from scheduler.app.health_checks import leader_election_check, scheduler_checks
 from scheduler.app.http_server import HealthServer
 from scheduler.app.run_options import RunOptions
@@ -46,6 +47,7 @@ class Daemon:
         clock: Clock,
         options: RunOptions,
         identity: str | None = None,
+        access: SecurePortAccess | None = None,
     ) -> None:
         self.config = config
         self.options = options
@@ -95,11 +97,16 @@ class Daemon:
             self.metrics,
             liveness=liveness,
             readiness=readiness,
-            configz=lambda: {"componentconfig": self._configz},
+            configz=lambda: self._configz,
             tls_cert_file=options.tls_cert_file,
             tls_private_key_file=options.tls_private_key_file,
             clock=clock,
+            guard=access.guard if access is not None else None,
+            client_ca_pem=access.client_ca_pem if access is not None else b"",
+            tls_options=access.tls if access is not None else None,
+            cert_dir=options.secure_port_access.cert_dir,
         )
+        self._access = access
         self.port = 0
 
     def _informers_synced(self) -> bool:
@@ -188,6 +195,8 @@ class Daemon:
         await asyncio.gather(*self._informer_tasks, return_exceptions=True)
         await self.scheduler.stop()
         await self.server.stop()
+        if self._access is not None:
+            await self._access.close()
         await self.client.close()
 
 

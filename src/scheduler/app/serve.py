@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from scheduler.app.access.delegation import build_access
 from scheduler.app.daemon import Daemon, install_signal_handlers
 from scheduler.app.run_options import RunOptions
 from scheduler.cluster.kube import connect, default_user_agent
@@ -19,20 +20,29 @@ async def serve(
     options: RunOptions,
 ) -> int:
     connection = config.client_connection
-    client = await connect(
-        kubeconfig=connection.kubeconfig or None,
-        master=options.master,
-        qps=connection.qps,
-        burst=connection.burst,
-        user_agent=default_user_agent(),
+    clock = SystemClock()
+    access = await build_access(
+        options.secure_port_access, clock=clock, user_agent=default_user_agent()
     )
+    try:
+        client = await connect(
+            kubeconfig=connection.kubeconfig or None,
+            master=options.master,
+            qps=connection.qps,
+            burst=connection.burst,
+            user_agent=default_user_agent(),
+        )
+    except BaseException:
+        await access.close()
+        raise
     daemon = Daemon(
         config=config,
         profiles=profiles,
         registry=registry,
         client=client,
-        clock=SystemClock(),
+        clock=clock,
         options=options,
+        access=access,
     )
     install_signal_handlers(daemon)
     try:
