@@ -274,17 +274,20 @@ class DaemonLauncher:
         kubeconfig: Path | None = None,
         leader_election: LeaderElection | None = None,
         extra_args: Iterable[str] = (),
+        review_kubeconfig: Path | None = None,
     ) -> list[str]:
+        """`review_kubeconfig` is for the secure port's reviews; by default `kubeconfig`."""
         election = leader_election.flags() if leader_election else ["--leader-elect=false"]
         credentials = kubeconfig or self.kubeconfig
+        reviewer = review_kubeconfig or credentials
         return [
             sys.executable,
             "-m",
             "scheduler.app.cli",
             "run",
             f"--kubeconfig={credentials}",
-            f"--authentication-kubeconfig={credentials}",
-            f"--authorization-kubeconfig={credentials}",
+            f"--authentication-kubeconfig={reviewer}",
+            f"--authorization-kubeconfig={reviewer}",
             f"--secure-port={port}",
             "--bind-address=127.0.0.1",
             f"--scheduler-name={scheduler_name}",
@@ -302,6 +305,7 @@ class DaemonLauncher:
         kubeconfig: Path | None = None,
         leader_election: LeaderElection | None = None,
         extra_args: Iterable[str] = (),
+        review_kubeconfig: Path | None = None,
     ) -> SchedulerDaemon:
         """Starts a daemon and waits until its secure port answers (retrying on a new port if
         another process took the chosen one first)."""
@@ -315,6 +319,7 @@ class DaemonLauncher:
                 kubeconfig=kubeconfig,
                 leader_election=leader_election,
                 extra_args=extra,
+                review_kubeconfig=review_kubeconfig,
             )
             daemon = SchedulerDaemon(name, argv, self.log_dir, port, client_cert=self.client_cert)
             self.started.append(daemon)

@@ -108,7 +108,10 @@ def test_readyz_fails_until_the_informers_have_synced(
     kubeconfig = _kubeconfig_with_server(
         control_plane.kubeconfig_path, f"https://127.0.0.1:{proxy_port}", tmp_path / "kubeconfig"
     )
-    daemon = daemons.start(ours, kubeconfig=kubeconfig)
+    # The secure port's reviews go straight to the apiserver, so the harness can ask it.
+    daemon = daemons.start(
+        ours, kubeconfig=kubeconfig, review_kubeconfig=control_plane.kubeconfig_path
+    )
 
     unsynced = daemon.get("/readyz")
     unsynced_check = daemon.get("/readyz/sched-handler-sync")
