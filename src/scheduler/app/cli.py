@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,11 +21,13 @@ from scheduler.app.scenario import (
     parse_shape,
 )
 from scheduler.app.simulation import simulate
+from scheduler.app.version import version_text
 from scheduler.config import dump_config
 from scheduler.framework.errors import ConfigError, PluginLoadError, SchedulerError
 from scheduler.observability import configure_logging
 
 EXIT_BAD_INPUT = 2
+_log = logging.getLogger("scheduler.cli")
 
 
 def _add_plugin_flags(parser: argparse.ArgumentParser) -> None:
@@ -83,8 +86,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the scheduler against a cluster (the default command)",
         description=(
             "Watch the cluster and schedule the pods that name one of the configured profiles. "
-            "Flags follow kube-scheduler's."
+            "Flags follow kube-scheduler's. `run` is the default command; the others are "
+            "`simulate` and `validate-config` (see `kube-pyscheduler <command> --help`)."
         ),
+    )
+    run.add_argument(
+        "--version",
+        nargs="?",
+        const="true",
+        default="false",
+        choices=("true", "false", "raw"),
+        metavar="true|raw",
+        help="print the version and the Kubernetes release followed, and exit",
     )
     add_run_flags(run)
     _add_plugin_flags(run)
@@ -148,6 +161,9 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_daemon(args: argparse.Namespace) -> int:
+    if args.version != "false":
+        print(version_text(args.version))
+        return 0
     options = RunOptions.from_args(args)
     registry = plugin_registry(options.plugins, autoload=options.autoload)
     config, profiles = load_effective(
@@ -158,6 +174,8 @@ def run_daemon(args: argparse.Namespace) -> int:
         options.write_config_to.write_text(dump_config(config, profiles))
         return 0
     configure_logging("json" if options.logging_format == "json" else "text", options.verbosity)
+    for warning in options.compat.warnings:
+        _log.warning(warning)
     # Imported here: the real-cluster client takes about half a second to import, and only
     # `run` needs it (simulate and validate-config start faster without it).
     from scheduler.app.serve import serve  # noqa: PLC0415
@@ -166,9 +184,10 @@ def run_daemon(args: argparse.Namespace) -> int:
 
 
 def _with_default_command(argv: Sequence[str]) -> list[str]:
-    """`kube-pyscheduler --config x` means `kube-pyscheduler run --config x`, as upstream."""
+    """`kube-pyscheduler --config x` means `kube-pyscheduler run --config x`, as upstream; and
+    `kube-pyscheduler --help` shows the flags of `run`, the default command."""
     args = list(argv)
-    if not args or (args[0].startswith("-") and args[0] not in ("-h", "--help")):
+    if not args or args[0].startswith("-"):
         return ["run", *args]
     return args
 

@@ -63,6 +63,7 @@ class Daemon:
             clock=clock,
             metrics=self.metrics,
             instance=self.identity.rsplit("_", 1)[-1][:8],
+            max_in_unschedulable=options.compat.max_in_unschedulable,
         )
         self._configz = yaml.safe_load(dump_config(config, list(profiles)))
         self._stopping = asyncio.Event()
@@ -105,6 +106,8 @@ class Daemon:
             client_ca_pem=access.client_ca_pem if access is not None else b"",
             tls_options=access.tls if access is not None else None,
             cert_dir=options.secure_port_access.cert_dir,
+            reuse_address=options.secure_port_access.permit_address_sharing,
+            reuse_port=options.secure_port_access.permit_port_sharing,
         )
         self._access = access
         self.port = 0

@@ -60,6 +60,8 @@ class HealthServer:
         client_ca_pem: bytes = b"",
         tls_options: TLSOptions | None = None,
         cert_dir: str = "",
+        reuse_address: bool = False,
+        reuse_port: bool = False,
     ) -> None:
         if (tls_cert_file is None) != (tls_private_key_file is None):
             raise ValueError("tls_cert_file and tls_private_key_file must be given together")
@@ -82,6 +84,8 @@ class HealthServer:
         self._client_ca_pem = client_ca_pem
         self._tls_options = tls_options if tls_options is not None else TLSOptions()
         self._cert_dir = cert_dir
+        # --permit-address-sharing / --permit-port-sharing; None leaves the OS default.
+        self._reuse = (reuse_address or None, reuse_port or None)
 
     @property
     def self_signed_ca_pem(self) -> bytes | None:
@@ -97,7 +101,14 @@ class HealthServer:
         runner = web.AppRunner(self._application(), access_log=None)
         await runner.setup()
         try:
-            site = web.TCPSite(runner, host, port, ssl_context=context)
+            site = web.TCPSite(
+                runner,
+                host,
+                port,
+                ssl_context=context,
+                reuse_address=self._reuse[0],
+                reuse_port=self._reuse[1],
+            )
             await site.start()
         except BaseException:
             await runner.cleanup()

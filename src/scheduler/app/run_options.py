@@ -6,6 +6,7 @@ import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scheduler.app.compat_flags import CompatOptions, add_compat_flags
 from scheduler.app.secure_port_options import SecurePortOptions, add_secure_port_flags, flag_bool
 from scheduler.config import KubeSchedulerConfiguration, parse_duration
 from scheduler.framework.errors import ConfigError
@@ -36,6 +37,7 @@ class RunOptions:
     autoload: bool = True
     shutdown_timeout: float = 20.0
     secure_port_access: SecurePortOptions = field(default_factory=SecurePortOptions)
+    compat: CompatOptions = field(default_factory=CompatOptions)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RunOptions:
@@ -61,6 +63,7 @@ class RunOptions:
             autoload=not args.no_plugin_autoload,
             shutdown_timeout=args.shutdown_timeout,
             secure_port_access=SecurePortOptions.from_args(args),
+            compat=CompatOptions.from_args(args),
         )
 
 
@@ -113,6 +116,7 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
         help="how long in-flight bindings may take after SIGTERM",
     )
     add_secure_port_flags(parser)
+    add_compat_flags(parser)
 
 
 def apply_flags(
@@ -144,6 +148,7 @@ def apply_flags(
             update={"kubeconfig": options.kubeconfig}
         )
     updated = config.model_copy(update=update) if update else config
+    updated = options.compat.apply(updated, with_config_file=options.config is not None)
     le = updated.leader_election
     if le.leader_elect and not le.lease_duration > le.renew_deadline > 1.2 * le.retry_period:
         raise ConfigError(

@@ -2,6 +2,8 @@
 
 Spelled and defaulted as kube-scheduler's (which takes them from the generic API server
 options): list flags take comma-separated values and may be repeated, durations use Go's syntax.
+The port speaks HTTP/1.1 only, so --disable-http2-serving and --http2-max-streams-per-connection
+are accepted and change nothing: there is no HTTP/2 to disable or limit.
 """
 
 from __future__ import annotations
@@ -50,6 +52,9 @@ class SecurePortOptions:
     cert_dir: str = ""
     tls_min_version: str = ""
     tls_cipher_suites: list[str] = field(default_factory=list)
+    tls_curve_preferences: list[int] = field(default_factory=list)
+    permit_address_sharing: bool = False
+    permit_port_sharing: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> SecurePortOptions:
@@ -90,6 +95,9 @@ class SecurePortOptions:
             cert_dir=args.cert_dir,
             tls_min_version=args.tls_min_version,
             tls_cipher_suites=listed(args.tls_cipher_suites, defaults.tls_cipher_suites),
+            tls_curve_preferences=[c for group in args.tls_curve_preferences or [] for c in group],
+            permit_address_sharing=args.permit_address_sharing,
+            permit_port_sharing=args.permit_port_sharing,
         )
 
 
@@ -114,13 +122,25 @@ def flag_bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
 
+def _int_list(text: str) -> list[int]:
+    try:
+        return [int(item) for item in comma_list(text)]
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers: {error}") from None
+
+
 def _list_flag(group: argparse._ArgumentGroup, flag: str, help_text: str) -> None:
     group.add_argument(
         flag, type=comma_list, action="append", default=None, metavar="LIST", help=help_text
     )
 
 
-def _bool_flag(group: argparse._ArgumentGroup, flag: str, default: bool, help_text: str) -> None:
+def bool_flag(
+    group: argparse._ArgumentGroup, flag: str, default: bool | None, help_text: str
+) -> None:
+    """A pflag-style bool: `--flag` alone means true, else `--flag=true|false`. A default of
+    None tells "not given" apart from "given as false"."""
+    shown = f" (default {str(default).lower()})" if default is not None else ""
     group.add_argument(
         flag,
         type=flag_bool,
@@ -128,7 +148,7 @@ def _bool_flag(group: argparse._ArgumentGroup, flag: str, default: bool, help_te
         const=True,
         default=default,
         metavar="BOOL",
-        help=f"{help_text} (default {str(default).lower()})",
+        help=f"{help_text}{shown}",
     )
 
 
@@ -156,6 +176,26 @@ def add_secure_port_flags(parser: argparse.ArgumentParser) -> None:
         help="VersionTLS10, VersionTLS11, VersionTLS12 (default) or VersionTLS13",
     )
     _list_flag(serving, "--tls-cipher-suites", "Go cipher-suite names for TLS 1.2 and older")
+    bool_flag(serving, "--disable-http2-serving", False, "accepted: HTTP/1.1 only here")
+    serving.add_argument(
+        "--http2-max-streams-per-connection",
+        type=int,
+        default=0,
+        metavar="N",
+        help="accepted: HTTP/1.1 only here",
+    )
+    bool_flag(serving, "--permit-address-sharing", False, "bind with SO_REUSEADDR")
+    bool_flag(serving, "--permit-port-sharing", False, "bind with SO_REUSEPORT")
+    serving.add_argument(
+        "--tls-curve-preferences",
+        type=_int_list,
+        action="append",
+        metavar="IDS",
+        help="one Go curve ID: 23, 24, 25 or 29",
+    )
+    serving.add_argument(
+        "--tls-sni-cert-key", action="append", metavar="PAIR", help="refused: one serving pair only"
+    )
 
     authn = parser.add_argument_group("authentication")
     authn.add_argument(
@@ -164,14 +204,14 @@ def add_secure_port_flags(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="kubeconfig for TokenReviews and the client-CA lookup (else in-cluster, if any)",
     )
-    _bool_flag(
+    bool_flag(
         authn,
         "--authentication-skip-lookup",
         False,
         "do not read missing client-CA settings from kube-system/extension-apiserver-"
         "authentication",
     )
-    _bool_flag(
+    bool_flag(
         authn,
         "--authentication-tolerate-lookup-failure",
         True,

@@ -55,14 +55,22 @@ _OPENSSL_NAMES = {
 }
 
 
+# Go's tls.CurveID numbers and OpenSSL's names for them.
+_CURVES = {23: "prime256v1", 24: "secp384r1", 25: "secp521r1", 29: "X25519"}
+
+
 @dataclass(frozen=True, slots=True)
 class TLSOptions:
     min_version: ssl.TLSVersion = DEFAULT_MIN_VERSION
     # OpenSSL names; empty means the library's defaults.
     ciphers: tuple[str, ...] = ()
+    # OpenSSL's name of the one key-exchange curve to offer; empty means the defaults.
+    curve: str = ""
 
     @classmethod
-    def from_flags(cls, min_version: str, cipher_suites: Sequence[str]) -> TLSOptions:
+    def from_flags(
+        cls, min_version: str, cipher_suites: Sequence[str], curves: Sequence[int] = ()
+    ) -> TLSOptions:
         version = DEFAULT_MIN_VERSION
         if min_version:
             if min_version not in TLS_VERSIONS:
@@ -84,9 +92,24 @@ class TLSOptions:
                     f"--tls-cipher-suites: cipher suite {suite} is not available in this OpenSSL"
                 ) from error
             ciphers.append(_OPENSSL_NAMES[suite])
-        return cls(version, tuple(ciphers))
+        return cls(version, tuple(ciphers), _curve(curves))
 
     def apply(self, context: ssl.SSLContext) -> None:
         context.minimum_version = self.min_version
         if self.ciphers:
             context.set_ciphers(":".join(self.ciphers))
+        if self.curve:
+            context.set_ecdh_curve(self.curve)
+
+
+def _curve(curves: Sequence[int]) -> str:
+    if not curves:
+        return ""
+    if len(curves) > 1:
+        raise ConfigError(
+            "--tls-curve-preferences: only one curve can be preferred here (Python's ssl "
+            f"module sets a single curve), got {curves}"
+        )
+    if curves[0] not in _CURVES:
+        raise ConfigError(f"--tls-curve-preferences: unsupported curve {curves[0]}")
+    return _CURVES[curves[0]]

@@ -73,6 +73,7 @@ class Scheduler:
         metrics: SchedulerMetrics | None = None,
         instance: str = "0",
         vectorize: bool = True,
+        max_in_unschedulable: float = 300.0,
     ) -> None:
         self.config = config
         self.client = client
@@ -120,6 +121,7 @@ class Scheduler:
             initial_backoff=float(config.pod_initial_backoff_seconds),
             max_backoff=float(config.pod_max_backoff_seconds),
             observer=self.metrics,
+            max_in_unschedulable=max_in_unschedulable,
         )
         self.recorder = EventRecorder(client, clock, self.dispatcher, instance)
         for handle in handles:

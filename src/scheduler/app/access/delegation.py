@@ -76,7 +76,9 @@ async def build_access(
 ) -> SecurePortAccess:
     environ = os.environ if environ is None else environ
     # Fail on a bad flag before any client is opened.
-    tls = TLSOptions.from_flags(options.tls_min_version, options.tls_cipher_suites)
+    tls = TLSOptions.from_flags(
+        options.tls_min_version, options.tls_cipher_suites, options.tls_curve_preferences
+    )
     authorized_paths = AlwaysAllowPaths(options.always_allow_paths)
     client_ca = _bundle(options.client_ca_file, "--client-ca-file")
     proxy_ca = _bundle(options.requestheader_client_ca_file, "--requestheader-client-ca-file")
