@@ -81,6 +81,8 @@ class HealthServer:
         self._runner: web.AppRunner | None = None
         self._ca_pem: bytes | None = None
         self._guard = guard
+        if guard is not None:
+            guard.observe(metrics.secure_port, self._clock)
         self._client_ca_pem = client_ca_pem
         self._tls_options = tls_options if tls_options is not None else TLSOptions()
         self._cert_dir = cert_dir

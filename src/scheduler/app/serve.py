@@ -44,6 +44,8 @@ async def serve(
         options=options,
         access=access,
     )
+    for api in (client, *access.clients):
+        api.observe_requests(daemon.metrics.rest_client)
     install_signal_handlers(daemon)
     try:
         await daemon.start()

@@ -3,20 +3,12 @@
 from __future__ import annotations
 
 import json
-from importlib.metadata import PackageNotFoundError, version
 
-KUBERNETES_VERSION = "v1.36.3"
-
-
-def own_version() -> str:
-    try:
-        return version("kube-pyscheduler")
-    except PackageNotFoundError:
-        return "0.0.0"
+from scheduler.observability.component_metrics import KUBERNETES_RELEASE, own_version
 
 
 def version_text(form: str) -> str:
     """`true`: two lines as kube-scheduler prints one; `raw`: the same as JSON."""
     if form == "raw":
-        return json.dumps({"kubePyscheduler": own_version(), "kubernetes": KUBERNETES_VERSION})
-    return f"kube-pyscheduler v{own_version()}\nKubernetes {KUBERNETES_VERSION}"
+        return json.dumps({"kubePyscheduler": own_version(), "kubernetes": KUBERNETES_RELEASE})
+    return f"kube-pyscheduler v{own_version()}\nKubernetes {KUBERNETES_RELEASE}"

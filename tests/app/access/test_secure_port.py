@@ -210,3 +210,38 @@ async def test_a_review_that_cannot_be_made_answers_500() -> None:
         status, body = await port.get("/metrics")
         assert (status, body["reason"], body["code"]) == (500, "InternalError", 500)
         assert body["message"].startswith("Internal error occurred: SubjectAccessReview: 503")
+
+
+async def test_each_caller_is_counted_as_upstream_counts_them(tmp_path: Path) -> None:
+    clock = SleeplessClock()
+    tokens = ReviewServer(
+        lambda spec: (
+            {"authenticated": True, "user": {"username": "admin"}}
+            if spec["token"] == "admin-token"
+            else {}
+        )
+    )
+    guard = AccessGuard(
+        RequestAuthenticator([TokenReviewAuthenticator(tokens, clock, cache_ttl=10.0)]),
+        RequestAuthorizer([AlwaysAllowPaths(["/healthz"])]),
+    )
+    metrics = SchedulerMetrics()
+    server = HealthServer(metrics, liveness={}, readiness={}, configz=dict, guard=guard)
+    async for port in serve(server):
+        await port.get("/healthz")  # anonymous, allowed
+        await port.get("/metrics", token="admin-token")  # admin, no opinion
+        await port.get("/metrics", token="bad")  # refused
+
+    samples = {
+        line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+        for line in metrics.render().decode().splitlines()
+        if line.startswith(("authentication_attempts", "authorization_attempts", "authenticated_"))
+    }
+    assert samples == {
+        'authentication_attempts_total{result="success"}': 2.0,
+        'authentication_attempts_total{result="error"}': 1.0,
+        'authenticated_user_requests_total{username="other"}': 1.0,
+        'authenticated_user_requests_total{username="admin"}': 1.0,
+        'authorization_attempts_total{result="allowed"}': 1.0,
+        'authorization_attempts_total{result="no-opinion"}': 1.0,
+    }

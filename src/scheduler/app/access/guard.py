@@ -18,6 +18,8 @@ from cryptography import x509
 
 from scheduler.app.access.authn import AuthenticationFailedError, Credentials, RequestAuthenticator
 from scheduler.app.access.authz import Attributes, AuthorizationError, Decision, RequestAuthorizer
+from scheduler.framework.clock import Clock, SystemClock
+from scheduler.observability.component_metrics import SecurePortMetrics
 
 _log = logging.getLogger("scheduler.secure_port")
 
@@ -28,30 +30,58 @@ class AccessGuard:
     def __init__(self, authenticator: RequestAuthenticator, authorizer: RequestAuthorizer) -> None:
         self._authenticator = authenticator
         self._authorizer = authorizer
+        self._metrics: SecurePortMetrics | None = None
+        self._clock: Clock = SystemClock()
+
+    def observe(self, metrics: SecurePortMetrics, clock: Clock) -> None:
+        """Record each authentication and authorization, timed by `clock`, from now on."""
+        self._metrics, self._clock = metrics, clock
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        credentials = credentials_of(request)
+        started = self._clock.now()
+        if self._metrics is not None and credentials.peer_certificate is not None:
+            expires = credentials.peer_certificate.not_valid_after_utc
+            self._metrics.client_certificate((expires - self._clock.wall()).total_seconds())
         try:
-            user = await self._authenticator.authenticate(credentials_of(request))
+            user = await self._authenticator.authenticate(credentials)
         except AuthenticationFailedError as error:
             _log.info("unable to authenticate the request", extra={"error": str(error)})
+            self._authenticated("error", started)
             return status_response(401, "Unauthorized", "Unauthorized")
+        self._authenticated("success", started, user.name)
         attributes = Attributes(user=user, verb=request.method.lower(), path=request.path)
+        started = self._clock.now()
         try:
             verdict = await self._authorizer.authorize(attributes)
         except AuthorizationError as error:
+            self._authorized("error", started)
             return status_response(
                 500,
                 "InternalError",
                 f"Internal error occurred: {error}",
                 details={"causes": [{"message": str(error)}]},
             )
+        self._authorized(_RESULTS[verdict.decision], started)
         if verdict.decision is Decision.ALLOW:
             return await handler(request)
         message = f'forbidden: User "{user.name}" cannot {attributes.verb} path "{request.path}"'
         if verdict.reason:
             message = f"{message}: {verdict.reason}"
         return status_response(403, "Forbidden", message, details={})
+
+    def _authenticated(self, result: str, started: float, username: str = "") -> None:
+        if self._metrics is not None:
+            self._metrics.authentication(result, self._clock.now() - started, username)
+
+    def _authorized(self, result: str, started: float) -> None:
+        if self._metrics is not None:
+            self._metrics.authorization(result, self._clock.now() - started)
+
+
+# authorization_attempts_total's result label per decision.
+_RESULTS = {Decision.ALLOW: "allowed", Decision.DENY: "denied", Decision.NO_OPINION: "no-opinion"}
 
 
 def credentials_of(request: web.Request) -> Credentials:

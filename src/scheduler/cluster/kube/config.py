@@ -102,7 +102,7 @@ def new_client(
     configuration.connection_pool_maxsize = max(MIN_POOL_SIZE, burst)
     api_client = ApiClient(configuration)
     api_client.user_agent = user_agent
-    transport = Transport(api_client, limiter, request_timeout=request_timeout)
+    transport = Transport(api_client, limiter, request_timeout=request_timeout, clock=clock)
     return KubeClusterClient(transport, clock=clock)
 
 
