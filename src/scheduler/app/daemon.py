@@ -62,7 +62,8 @@ class Daemon:
             client=client,
             clock=clock,
             metrics=self.metrics,
-            instance=self.identity.rsplit("_", 1)[-1][:8],
+            # The host name part of the identity: events report `<profile>-<hostname>`.
+            instance=self.identity.rsplit("_", 1)[0],
             max_in_unschedulable=options.compat.max_in_unschedulable,
         )
         self._configz = yaml.safe_load(dump_config(config, list(profiles)))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 from scheduler.core.api_dispatcher import ApiDispatcher
@@ -20,12 +19,23 @@ def truncate_note(note: str) -> str:
 
 
 class EventRecorder:
+    """`instance` is the host name, as upstream's recorder uses: events report
+    `<profile>-<instance>`, so an event can be traced to the replica that wrote it."""
+
     def __init__(self, client: Any, clock: Clock, dispatcher: ApiDispatcher, instance: str) -> None:
         self._client = client
         self._clock = clock
         self._dispatcher = dispatcher
         self._instance = instance
-        self._sequence = itertools.count()
+        self._last_stamp = 0
+
+    def _name(self, pod: Pod) -> str:
+        """`<pod>.<wall-clock nanoseconds in hex>`, upstream's name; a stamp is never reused
+        in this process, so two events in one clock tick (or under a test clock) differ."""
+        wall = self._clock.wall()
+        stamp = int(wall.timestamp()) * 1_000_000_000 + wall.microsecond * 1000
+        self._last_stamp = max(stamp, self._last_stamp + 1)
+        return f"{pod.name}.{self._last_stamp:x}"
 
     def pod_event(
         self,
@@ -43,7 +53,7 @@ class EventRecorder:
             "apiVersion": "events.k8s.io/v1",
             "kind": "Event",
             "metadata": {
-                "name": f"{pod.name}.{self._instance}{next(self._sequence):x}",
+                "name": self._name(pod),
                 "namespace": pod.namespace,
             },
             "eventTime": now,

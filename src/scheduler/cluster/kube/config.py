@@ -21,6 +21,7 @@ from kubernetes_asyncio.config import ConfigException, load_incluster_config, lo
 from yaml import YAMLError
 
 from scheduler.cluster.kube.client import KubeClusterClient
+from scheduler.cluster.kube.kubeconfig_check import check_kubeconfig
 from scheduler.cluster.kube.rate_limit import TokenBucket
 from scheduler.cluster.kube.transport import DEFAULT_REQUEST_TIMEOUT, Transport
 from scheduler.framework.clock import Clock, SystemClock
@@ -53,6 +54,7 @@ async def load_configuration(
     environ = os.environ if environ is None else environ
     configuration = Configuration()
     if kubeconfig:
+        check_kubeconfig(kubeconfig, context=context, flag=flag)
         try:
             await load_kube_config(
                 config_file=kubeconfig,
