@@ -166,3 +166,22 @@ def test_help_shows_the_flags_of_run(capsys: pytest.CaptureFixture[str]) -> None
 def test_a_refused_flag_exits_2_with_its_name(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--vmodule=x=1"]) == 2
     assert capsys.readouterr().err.startswith("error: --vmodule: cannot apply")
+
+
+def test_configured_extenders_are_refused_not_ignored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
+        "kind: KubeSchedulerConfiguration\n"
+        "extenders:\n"
+        "- urlPrefix: http://127.0.0.1:8888/\n"
+        "  filterVerb: filter\n"
+    )
+    assert main([f"--config={config}"]) == 2
+    assert capsys.readouterr().err == (
+        "error: extenders: HTTP extenders are not supported yet (http://127.0.0.1:8888/); "
+        "remove them from the configuration, or schedule these pods with kube-scheduler\n"
+    )
+    assert main(["simulate", f"--config={config}", "--no-progress"]) == 2

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from scheduler.app import report
-from scheduler.app.configuration import load_effective, plugin_registry
+from scheduler.app.configuration import load_effective, plugin_registry, refuse_extenders
 from scheduler.app.run_options import RunOptions, add_run_flags, apply_flags
 from scheduler.app.scenario import (
     Scenario,
@@ -140,6 +140,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     if not args.files and not args.nodes and not args.pods:
         scenario = load_bundled()
     config, profiles = load_effective(registry, path=args.config, embedded=scenario.config)
+    refuse_extenders(config)
     progress = report.ProgressBar() if not args.no_progress else None
     result = asyncio.run(
         simulate(scenario.objects, config, profiles, registry, seed=args.seed, progress=progress)
@@ -173,6 +174,7 @@ def run_daemon(args: argparse.Namespace) -> int:
     if options.write_config_to is not None:
         options.write_config_to.write_text(dump_config(config, profiles))
         return 0
+    refuse_extenders(config)
     configure_logging("json" if options.logging_format == "json" else "text", options.verbosity)
     for warning in options.compat.warnings:
         _log.warning(warning)
