@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 
 import yaml
 
+from scheduler.app.access.delegation import SecurePortAccess
 from scheduler.app.health_checks import leader_election_check, scheduler_checks
 from scheduler.app.http_server import HealthServer
 from scheduler.app.run_options import RunOptions
@@ -56,6 +57,7 @@ class Daemon:
         identity: str | None = None,
         lease_client: ClusterClient | None = None,
         events_client: ClusterClient | None = None,
+        access: SecurePortAccess | None = None,
     ) -> None:
         self.config = config
         self.options = options
@@ -94,7 +96,9 @@ class Daemon:
             client=client,
             clock=clock,
             metrics=self.metrics,
-            instance=self.identity.rsplit("_", 1)[-1][:8],
+            # The host name part of the identity: events report `<profile>-<hostname>`.
+            instance=self.identity.rsplit("_", 1)[0],
+            max_in_unschedulable=options.compat.max_in_unschedulable,
             events_client=events_client,
             tenure=self.elector,
         )
@@ -109,11 +113,18 @@ class Daemon:
             self.metrics,
             liveness=liveness,
             readiness=readiness,
-            configz=lambda: {"componentconfig": self._configz},
+            configz=lambda: self._configz,
             tls_cert_file=options.tls_cert_file,
             tls_private_key_file=options.tls_private_key_file,
             clock=clock,
+            guard=access.guard if access is not None else None,
+            client_ca_pem=access.client_ca_pem if access is not None else b"",
+            tls_options=access.tls if access is not None else None,
+            cert_dir=options.secure_port_access.cert_dir,
+            reuse_address=options.secure_port_access.permit_address_sharing,
+            reuse_port=options.secure_port_access.permit_port_sharing,
         )
+        self._access = access
         self.port = 0
 
     def _informers_synced(self) -> bool:
@@ -217,6 +228,8 @@ class Daemon:
         await asyncio.gather(*self._informer_tasks, return_exceptions=True)
         await self.scheduler.stop()
         await self.server.stop()
+        if self._access is not None:
+            await self._access.close()
         for client in (self.client, *self._extra_clients):
             await client.close()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from scheduler.app.access.delegation import build_access
 from scheduler.app.daemon import Daemon, install_signal_handlers
 from scheduler.app.run_options import RunOptions
 from scheduler.cluster.kube import connect_daemon, default_user_agent
@@ -19,13 +20,21 @@ async def serve(
     options: RunOptions,
 ) -> int:
     connection = config.client_connection
-    clients = await connect_daemon(
-        kubeconfig=connection.kubeconfig or None,
-        master=options.master,
-        qps=connection.qps,
-        burst=connection.burst,
-        user_agent=default_user_agent(),
+    clock = SystemClock()
+    access = await build_access(
+        options.secure_port_access, clock=clock, user_agent=default_user_agent()
     )
+    try:
+        clients = await connect_daemon(
+            kubeconfig=connection.kubeconfig or None,
+            master=options.master,
+            qps=connection.qps,
+            burst=connection.burst,
+            user_agent=default_user_agent(),
+        )
+    except BaseException:
+        await access.close()
+        raise
     daemon = Daemon(
         config=config,
         profiles=profiles,
@@ -33,9 +42,12 @@ async def serve(
         client=clients.main,
         lease_client=clients.leader_election,
         events_client=clients.events,
-        clock=SystemClock(),
+        clock=clock,
         options=options,
+        access=access,
     )
+    for api in (clients.main, clients.events, clients.leader_election, *access.clients):
+        api.observe_requests(daemon.metrics.rest_client)
     install_signal_handlers(daemon)
     try:
         await daemon.start()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from typing import Any, NotRequired, TypedDict, Unpack
 
 from scheduler.core.event_sink import EventSink
@@ -31,13 +30,23 @@ class EventFields(TypedDict):
 class EventRecorder:
     """Builds Events about pods and hands them to the sink: `pod_event` from synchronous code
     (the scheduling cycle), `pod_event_waiting` from binding cycles, which wait for room in the
-    sink's queue rather than have an Event dropped."""
+    sink's queue rather than have an Event dropped. `instance` is the host name, as upstream's
+    recorder uses: events report `<profile>-<instance>`, so an event can be traced to the
+    replica that wrote it."""
 
     def __init__(self, sink: EventSink, clock: Clock, instance: str) -> None:
         self._sink = sink
         self._clock = clock
         self._instance = instance
-        self._sequence = itertools.count()
+        self._last_stamp = 0
+
+    def _name(self, pod: Pod) -> str:
+        """`<pod>.<wall-clock nanoseconds in hex>`, upstream's name; a stamp is never reused
+        in this process, so two events in one clock tick (or under a test clock) differ."""
+        wall = self._clock.wall()
+        stamp = int(wall.timestamp()) * 1_000_000_000 + wall.microsecond * 1000
+        self._last_stamp = max(stamp, self._last_stamp + 1)
+        return f"{pod.name}.{self._last_stamp:x}"
 
     def pod_event(self, pod: Pod, **fields: Unpack[EventFields]) -> None:
         self._sink.submit(self._body(pod, **fields))
@@ -61,7 +70,7 @@ class EventRecorder:
             "apiVersion": "events.k8s.io/v1",
             "kind": "Event",
             "metadata": {
-                "name": f"{pod.name}.{self._instance}{next(self._sequence):x}",
+                "name": self._name(pod),
                 "namespace": pod.namespace,
             },
             "eventTime": now,

@@ -75,6 +75,7 @@ class Scheduler:
         metrics: SchedulerMetrics | None = None,
         instance: str = "0",
         vectorize: bool = True,
+        max_in_unschedulable: float = 300.0,
         events_client: ClusterClient | None = None,
         tenure: Tenure | None = None,
     ) -> None:
@@ -129,6 +130,7 @@ class Scheduler:
             initial_backoff=float(config.pod_initial_backoff_seconds),
             max_backoff=float(config.pod_max_backoff_seconds),
             observer=self.metrics,
+            max_in_unschedulable=max_in_unschedulable,
         )
         self.recorder = EventRecorder(self.events, clock, instance)
         for handle in handles:

@@ -166,6 +166,7 @@ PLUGIN_EVALUATION = _counter(
     "plugin",
     "extension_point",
     "profile",
+    stability=Stability.BETA,
 )
 UNSCHEDULABLE_PODS = _gauge(
     "scheduler_unschedulable_pods",
@@ -174,11 +175,13 @@ UNSCHEDULABLE_PODS = _gauge(
     "plugin",
     "profile",
     scraped=True,
+    stability=Stability.BETA,
 )
 GOROUTINES = _gauge(
     "scheduler_goroutines",
     "Concurrent tasks running, by the work they do (for example binding).",
     "operation",
+    stability=Stability.BETA,
 )
 PERMIT_WAIT_DURATION = _histogram(
     "scheduler_permit_wait_duration_seconds",

@@ -32,7 +32,12 @@ from scheduler.cluster.kube.bodies import (
 )
 from scheduler.cluster.kube.errors import is_uid_mismatch
 from scheduler.cluster.kube.resources import ResourceTable
-from scheduler.cluster.kube.transport import MERGE_PATCH, STRATEGIC_MERGE_PATCH, Transport
+from scheduler.cluster.kube.transport import (
+    MERGE_PATCH,
+    STRATEGIC_MERGE_PATCH,
+    RequestObserver,
+    Transport,
+)
 from scheduler.cluster.kube.watch_events import decode_watch_event
 from scheduler.cluster.port import ObjectList, WatchEvent
 from scheduler.framework.clock import Clock, SystemClock
@@ -71,6 +76,10 @@ class KubeClusterClient:
         self._resources = resources if resources is not None else ResourceTable()
         self._watch_timeout = watch_timeout
         self._page_size = page_size
+
+    def observe_requests(self, observer: RequestObserver) -> None:
+        """Report every request's rate-limiter wait and outcome to `observer` from now on."""
+        self._transport.observer = observer
 
     @property
     def connection_limit(self) -> int:

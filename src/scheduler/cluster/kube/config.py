@@ -23,8 +23,9 @@ from kubernetes_asyncio.config import ConfigException, load_incluster_config, lo
 from yaml import YAMLError
 
 from scheduler.cluster.kube.client import KubeClusterClient
+from scheduler.cluster.kube.kubeconfig_check import check_kubeconfig
 from scheduler.cluster.kube.rate_limit import TokenBucket
-from scheduler.cluster.kube.transport import Transport
+from scheduler.cluster.kube.transport import DEFAULT_REQUEST_TIMEOUT, Transport
 from scheduler.framework.clock import Clock, SystemClock
 from scheduler.framework.errors import ConfigError
 
@@ -49,11 +50,13 @@ async def load_configuration(
     context: str | None = None,
     environ: Mapping[str, str] | None = None,
     service_account_dir: Path = SERVICE_ACCOUNT_DIR,
+    flag: str = "--kubeconfig",
 ) -> Configuration:
     """The server URL and credentials, from the first source that applies (see module doc)."""
     environ = os.environ if environ is None else environ
     configuration = Configuration()
     if kubeconfig:
+        check_kubeconfig(kubeconfig, context=context, flag=flag)
         try:
             await load_kube_config(
                 config_file=kubeconfig,
@@ -63,7 +66,7 @@ async def load_configuration(
             )
         # The loader reports a malformed file with whatever its parser raised.
         except (ConfigException, OSError, ValueError, KeyError, TypeError, YAMLError) as error:
-            raise ConfigError(f"--kubeconfig: cannot load {kubeconfig}: {error}") from error
+            raise ConfigError(f"{flag}: cannot load {kubeconfig}: {error}") from error
     elif master:
         pass
     elif environ.get("KUBERNETES_SERVICE_HOST"):
@@ -94,6 +97,7 @@ def new_client(
     user_agent: str,
     clock: Clock | None = None,
     pool_size: int | None = None,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
 ) -> KubeClusterClient:
     """A client over `configuration` with its own connections and its own rate limiter
     (`qps`/`burst`). Call inside the event loop that will use it (the connection pool belongs
@@ -106,7 +110,8 @@ def new_client(
     configuration.connection_pool_maxsize = pool_size or max(MIN_POOL_SIZE, burst)
     api_client = ApiClient(configuration)
     api_client.user_agent = user_agent
-    return KubeClusterClient(Transport(api_client, limiter), clock=clock)
+    transport = Transport(api_client, limiter, request_timeout=request_timeout, clock=clock)
+    return KubeClusterClient(transport, clock=clock)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +168,19 @@ async def connect(
     user_agent: str,
     context: str | None = None,
     clock: Clock | None = None,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    flag: str = "--kubeconfig",
 ) -> KubeClusterClient:
-    """A client for the cluster the flags and environment point at; close it when done."""
-    configuration = await load_configuration(kubeconfig=kubeconfig, master=master, context=context)
-    return new_client(configuration, qps=qps, burst=burst, user_agent=user_agent, clock=clock)
+    """A client for the cluster the flags and environment point at; close it when done.
+    `flag` names the option the kubeconfig came from, in errors."""
+    configuration = await load_configuration(
+        kubeconfig=kubeconfig, master=master, context=context, flag=flag
+    )
+    return new_client(
+        configuration,
+        qps=qps,
+        burst=burst,
+        user_agent=user_agent,
+        clock=clock,
+        request_timeout=request_timeout,
+    )
