@@ -13,8 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from scheduler.config import load_yaml_documents, read_text
 from scheduler.framework.errors import ConfigError
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL, Node
@@ -52,12 +51,7 @@ class Scenario:
 
 
 def parse_documents(text: str, source: str) -> Scenario:
-    try:
-        documents = list(yaml.safe_load_all(text))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{source}:{mark.line + 1}" if mark is not None else source
-        raise ConfigError(f"{where}: not valid YAML: {exc}") from exc
+    documents = load_yaml_documents(text, source)
     scenario = Scenario(sources=[source])
     for index, document in enumerate(documents):
         if document is None:
@@ -101,12 +95,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any]], object]] = {
 
 
 def load_scenario_file(path: str | Path) -> Scenario:
-    file = Path(path)
-    try:
-        text = file.read_text()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    return parse_documents(text, str(path))
+    return parse_documents(read_text(path), str(path))
 
 
 def load_bundled() -> Scenario:
