@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scheduler.objects.errors import InvalidObjectError
+from scheduler.objects.integers import bounded_int
 from scheduler.objects.node_selector import NodeAffinity, parse_node_affinity
 from scheduler.objects.pod_affinity import PodAffinity, parse_pod_affinity
 from scheduler.objects.resources import pod_non_zero_requests, pod_requests
@@ -35,7 +36,7 @@ def _host_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
     containers = [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]
     for container in containers:
         for port in container.get("ports") or ():
-            host_port = int(port.get("hostPort") or 0)
+            host_port = bounded_int(port.get("hostPort") or 0, 32, "hostPort")
             if host_port <= 0:
                 continue
             ip = str(port.get("hostIP") or "0.0.0.0")
@@ -114,7 +115,7 @@ class Pod:
             return cls._parse(raw)
         except InvalidObjectError as exc:
             raise InvalidObjectError(f"Pod {_describe(raw)}: {exc}") from exc
-        except (ValueError, TypeError, AttributeError) as exc:
+        except (ValueError, TypeError, AttributeError, LookupError, ArithmeticError) as exc:
             raise InvalidObjectError(f"Pod {_describe(raw)}: {exc}") from exc
 
     @classmethod
@@ -134,7 +135,7 @@ class Pod:
             annotations=dict(meta.get("annotations") or {}),
             scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),
             node_name=str(spec.get("nodeName") or ""),
-            priority=int(spec.get("priority") or 0),
+            priority=bounded_int(spec.get("priority") or 0, 32, "spec.priority"),
             preemption_policy=str(spec.get("preemptionPolicy") or "PreemptLowerPriority"),
             requests=pod_requests(spec),
             non_zero_cpu=cpu,
@@ -155,7 +156,7 @@ class Pod:
             nominated_node_name=str(status.get("nominatedNodeName") or ""),
             phase=str(status.get("phase") or "Pending"),
             deleting=bool(meta.get("deletionTimestamp")),
-            generation=int(meta.get("generation") or 0),
+            generation=bounded_int(meta.get("generation") or 0, 64, "metadata.generation"),
             resource_version=str(meta.get("resourceVersion") or ""),
             creation_timestamp=str(meta.get("creationTimestamp") or ""),
             raw=raw,
