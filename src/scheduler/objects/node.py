@@ -9,6 +9,7 @@ from typing import Any
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.integers import bounded_int
 from scheduler.objects.resources import parse_resource_list
+from scheduler.objects.shapes import object_list, string_map
 from scheduler.objects.taints import Taint, parse_taint
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -59,8 +60,8 @@ class Node:
         return cls(
             name=str(meta.get("name", "")),
             uid=str(meta.get("uid", "")),
-            labels=dict(meta.get("labels") or {}),
-            annotations=dict(meta.get("annotations") or {}),
+            labels=string_map(meta.get("labels"), "metadata.labels"),
+            annotations=string_map(meta.get("annotations"), "metadata.annotations"),
             taints=tuple(parse_taint(t) for t in spec.get("taints") or ()),
             unschedulable=bool(spec.get("unschedulable")),
             allocatable=parse_resource_list(allocatable, "status.allocatable"),
@@ -68,7 +69,7 @@ class Node:
                 ContainerImage(tuple(i.get("names") or ()), _image_size(i.get("sizeBytes")))
                 for i in status.get("images") or ()
             ),
-            conditions=tuple(status.get("conditions") or ()),
+            conditions=object_list(status.get("conditions"), "status.conditions"),
             resource_version=str(meta.get("resourceVersion") or ""),
             raw=raw,
         )
