@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from scheduler.cluster.sim.kinds import KindRegistry
 from scheduler.config import load_yaml_documents, read_text
 from scheduler.framework.errors import ConfigError
 from scheduler.objects.errors import InvalidObjectError
@@ -76,8 +77,20 @@ def _check_object(item: Any, where: str) -> None:
     for required in ("apiVersion", "kind"):
         if not item.get(required):
             raise ConfigError(f"{where}: {required}: Required value")
-    if item.get("kind") != CONFIG_KIND and not (item.get("metadata") or {}).get("name"):
+        if not isinstance(item[required], str):
+            raise ConfigError(f"{where}: {required}: must be a string")
+    if item.get("kind") == CONFIG_KIND:
+        return
+    meta = item.get("metadata")
+    if not isinstance(meta, Mapping) or not meta.get("name"):
         raise ConfigError(f"{where}: {item.get('kind')}: metadata.name: Required value")
+    for key in ("name", "namespace"):
+        if meta.get(key) is not None and not isinstance(meta[key], str):
+            raise ConfigError(f"{where}: {item.get('kind')}: metadata.{key}: must be a string")
+    try:
+        _KINDS.for_object(item)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
     # Pods and nodes are read the way the scheduler will read them, so that a bad quantity or
     # selector is reported here, naming the file, rather than skipped during the run.
     parser = _PARSERS.get(str(item.get("kind")))
@@ -87,6 +100,9 @@ def _check_object(item: Any, where: str) -> None:
         except InvalidObjectError as exc:
             raise ConfigError(f"{where}: {exc}") from exc
 
+
+# The kinds the simulated cluster can hold, so an unknown one is reported with its document.
+_KINDS = KindRegistry()
 
 _PARSERS: dict[str, Callable[[Mapping[str, Any]], object]] = {
     "Pod": Pod.from_dict,
