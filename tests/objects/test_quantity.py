@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import time
+from decimal import Decimal
 from fractions import Fraction
 
 import pytest
@@ -90,10 +92,19 @@ def test_the_largest_int64_is_still_counted() -> None:
     st.decimals(min_value=-(10**30), max_value=10**30, allow_nan=False, places=12),
     st.sampled_from(["", "m", "k", "M", "G", "Ki", "Mi", "Gi"]),
 )
-def test_exact_for_plain_decimals(number: object, suffix: str) -> None:
-    scale = {"": 1, "m": Fraction(1, 1000), "k": 1000, "M": 10**6, "G": 10**9}
-    binary = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30}
-    exact = Fraction(str(number)) * (binary.get(suffix) or scale[suffix])
+def test_exact_for_plain_decimals(number: Decimal, suffix: str) -> None:
+    scale: dict[str, Fraction] = {
+        "": Fraction(1),
+        "m": Fraction(1, 1000),
+        "k": Fraction(1000),
+        "M": Fraction(10**6),
+        "G": Fraction(10**9),
+        "Ki": Fraction(2**10),
+        "Mi": Fraction(2**20),
+        "Gi": Fraction(2**30),
+    }
+    exact = Fraction(number) * scale[suffix]
     nanos = exact * 10**9
-    rounded = (nanos.__ceil__() if exact >= 0 else nanos.__floor__()) / Fraction(10**9)
+    # Upstream rounds to a whole nano away from zero.
+    rounded = Fraction(math.ceil(nanos) if exact >= 0 else math.floor(nanos), 10**9)
     assert parse_quantity(f"{number:f}{suffix}") == rounded
