@@ -10,9 +10,10 @@ from importlib.metadata import entry_points
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from scheduler.config import API_VERSION, KIND, ConfigError, load_config_dict
-from scheduler.framework import PluginSpec
+from scheduler.framework import PluginArgs, PluginSpec
 
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
@@ -154,3 +155,33 @@ def test_values_upstream_accepts_still_load(
     plugin: str, args: dict[str, Any], in_tree: dict[str, PluginSpec]
 ) -> None:
     _load(plugin, args, in_tree)
+
+
+class _OutOfTreeArgs(PluginArgs):
+    """Args as an out-of-tree plugin might write them, with plain Python types."""
+
+    count: int = 0
+    ratio: float = 0.5
+    names: tuple[str, ...] = ()
+
+
+@pytest.mark.parametrize(
+    ("data", "detail"),
+    [
+        ({"count": INT64_MAX + 1}, "must fit in a 64-bit integer"),
+        ({"count": -(2**63) - 1}, "must fit in a 64-bit integer"),
+        ({"count": False}, "valid integer"),
+        ({"ratio": float("inf")}, "must be a finite number"),
+        ({"ratio": float("nan")}, "must be a finite number"),
+        ({"ratio": "0.5"}, "valid number"),
+        ({"names": "a"}, "valid tuple"),
+    ],
+)
+def test_the_rule_covers_every_plugin_s_args(data: dict[str, Any], detail: str) -> None:
+    with pytest.raises(ValidationError, match=detail):
+        _OutOfTreeArgs.model_validate(data)
+
+
+def test_lists_read_from_files_fill_tuple_fields() -> None:
+    args = _OutOfTreeArgs.model_validate({"count": INT64_MAX, "ratio": 1, "names": ["a", "b"]})
+    assert args == _OutOfTreeArgs(count=INT64_MAX, ratio=1.0, names=("a", "b"))
