@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
 
 from scheduler.config.durations import Duration
-from scheduler.framework.args import STRICT_CAMEL_CASE, Int32, Int64
+from scheduler.framework.args import Int32, Int64
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
@@ -27,7 +28,13 @@ DEFAULT_EXTENDER_HTTP_TIMEOUT_SECONDS = 5.0
 
 
 class ConfigModel(BaseModel):
-    model_config = STRICT_CAMEL_CASE
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        frozen=True,
+        strict=True,
+    )
 
     @model_validator(mode="before")
     @classmethod

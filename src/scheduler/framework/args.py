@@ -26,21 +26,18 @@ Int32 = Annotated[int, Field(ge=INT32_MIN, le=INT32_MAX)]
 Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
 
 
-# camelCase in files, unknown fields and values of the wrong type rejected, immutable once
-# built: how upstream's strict decoding treats its configuration types.
-STRICT_CAMEL_CASE = ConfigDict(
-    alias_generator=to_camel,
-    populate_by_name=True,
-    extra="forbid",
-    frozen=True,
-    strict=True,
-)
-
-
 class ArgsModel(BaseModel):
-    """Plugin args and the objects nested in them."""
+    """Plugin args and the objects nested in them: camelCase in files, unknown fields and
+    values of the wrong type rejected, immutable once built."""
 
-    model_config = STRICT_CAMEL_CASE
+    # Spelled out here rather than shared, so that mypy's pydantic plugin sees `frozen`.
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        frozen=True,
+        strict=True,
+    )
 
     @model_validator(mode="before")
     @classmethod
