@@ -33,3 +33,29 @@ async def test_an_unreadable_pod_does_not_stop_scheduling(caplog: pytest.LogCapt
         await h.sim.update("pods", fixed)
         await h.schedule_active()
         assert h.node_of("default", "bad") == "n1"
+
+
+async def test_a_pod_with_malformed_raw_fields_is_skipped_before_any_plugin_reads_them(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # PodTopologySpread and the volume plugins read these fields during a cycle; a wrong type
+    # there must not reach them (it would fail inside the scheduling loop).
+    spread = make_pod("spread").req(cpu="1").dict()
+    spread["spec"]["topologySpreadConstraints"] = [True]
+    volumes = make_pod("volumes").req(cpu="1").dict()
+    volumes["spec"]["volumes"] = [{"name": "v", "persistentVolumeClaim": "claim"}]
+    labels = make_pod("labels").req(cpu="1").dict()
+    labels["metadata"]["labels"] = {"app": ["web"]}
+    async with Harness() as h:
+        with caplog.at_level(logging.WARNING):
+            h.create([make_node("n1").dict(), spread, volumes, labels])
+            h.create([make_pod("good").req(cpu="1").dict()])
+            await h.schedule_active()
+        assert h.node_of("default", "good") == "n1"
+        messages = [r.getMessage() for r in caplog.records]
+        for expected in (
+            "Pod default/spread: spec.topologySpreadConstraints[0]: must be an object",
+            "Pod default/volumes: spec.volumes[0].persistentVolumeClaim: must be an object",
+            "Pod default/labels: metadata.labels: 'app': keys and values must be strings",
+        ):
+            assert any(expected in m for m in messages), (expected, messages)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -225,7 +226,9 @@ def test_pre_filter_skips_without_hard_constraints(pod: Pod) -> None:
 def test_invalid_selector_is_an_error() -> None:
     bad: dict[str, Any] = {"matchExpressions": [{"key": "app", "operator": "Bogus"}]}
     table = build_table(THREE_ZONES)
-    _, status = plugin_for(table).pre_filter(CycleState(), incoming(spread(selector=bad)), table)
+    # Pod.from_dict refuses such a pod; one built another way still gets an error status.
+    pod = dataclasses.replace(incoming(), topology_spread_constraints=(spread(selector=bad),))
+    _, status = plugin_for(table).pre_filter(CycleState(), pod, table)
     assert status.code is Code.ERROR
     assert status.message().startswith(
         "get constraints from pod: obtaining pod's hard topology spread constraints: "
@@ -243,11 +246,13 @@ def test_filter_without_pre_filter_state_is_an_error() -> None:
 
 
 def test_listed_default_constraints_apply_with_the_deduced_selector() -> None:
-    args = PodTopologySpreadArgs(
-        defaulting_type="List",
-        default_constraints=[
-            {"maxSkew": 1, "topologyKey": ZONE_LABEL, "whenUnsatisfiable": "DoNotSchedule"}
-        ],
+    args = PodTopologySpreadArgs.model_validate(
+        {
+            "defaultingType": "List",
+            "defaultConstraints": [
+                {"maxSkew": 1, "topologyKey": ZONE_LABEL, "whenUnsatisfiable": "DoNotSchedule"}
+            ],
+        }
     )
     service = {
         "metadata": {"name": "web", "namespace": "default"},

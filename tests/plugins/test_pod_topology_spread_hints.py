@@ -171,11 +171,13 @@ def test_node_hint(case: NodeCase) -> None:
 
 
 def test_hints_use_default_constraints_for_pods_without_their_own() -> None:
-    args = PodTopologySpreadArgs(
-        defaulting_type="List",
-        default_constraints=[
-            {"maxSkew": 1, "topologyKey": ZONE_LABEL, "whenUnsatisfiable": "DoNotSchedule"}
-        ],
+    args = PodTopologySpreadArgs.model_validate(
+        {
+            "defaultingType": "List",
+            "defaultConstraints": [
+                {"maxSkew": 1, "topologyKey": ZONE_LABEL, "whenUnsatisfiable": "DoNotSchedule"}
+            ],
+        }
     )
     service = {
         "metadata": {"name": "s", "namespace": "default"},

@@ -242,11 +242,13 @@ def test_pre_score_skips_without_soft_constraints(
 
 
 def test_list_defaulting_requires_every_key() -> None:
-    args = PodTopologySpreadArgs(
-        defaulting_type="List",
-        default_constraints=[
-            {"maxSkew": 1, "topologyKey": ZONE_LABEL, "whenUnsatisfiable": SOFT},
-        ],
+    args = PodTopologySpreadArgs.model_validate(
+        {
+            "defaultingType": "List",
+            "defaultConstraints": [
+                {"maxSkew": 1, "topologyKey": ZONE_LABEL, "whenUnsatisfiable": SOFT},
+            ],
+        }
     )
     table = build_table([zoned("a1", "a"), zoned("bare", None)], _web(1, "a1"))
     plugin = plugin_for(table, args, listers={"replicasets": [WEB_RS]})

@@ -7,7 +7,7 @@ from typing import Final, Self
 from pydantic import model_validator
 
 from plugins.node_resources_fit.field_errors import FieldErrors
-from scheduler.framework import PluginArgs
+from scheduler.framework import Int32, PluginArgs
 
 DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE: Final = 10
 DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE: Final = 100
@@ -20,8 +20,8 @@ class DefaultPreemptionArgs(PluginArgs):
     never fewer than `absolute` of them (capped at the number of such nodes).
     """
 
-    min_candidate_nodes_percentage: int = DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE
-    min_candidate_nodes_absolute: int = DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE
+    min_candidate_nodes_percentage: Int32 = DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE
+    min_candidate_nodes_absolute: Int32 = DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE
 
     @model_validator(mode="after")
     def _validate(self) -> Self:

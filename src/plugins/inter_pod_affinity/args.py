@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import field_validator
 
-from scheduler.framework import PluginArgs
+from scheduler.framework import Int32, PluginArgs
 
 MIN_HARD_POD_AFFINITY_WEIGHT = 0
 MAX_HARD_POD_AFFINITY_WEIGHT = 100
@@ -15,7 +15,7 @@ class InterPodAffinityArgs(PluginArgs):
 
     # Score added to a node's topology domain for every existing pod there whose *required*
     # affinity term matches the incoming pod.
-    hard_pod_affinity_weight: int = 1
+    hard_pod_affinity_weight: Int32 = 1
     # Skip scoring altogether (existing pods' preferred terms included) when the incoming pod
     # has no preferred inter-pod (anti-)affinity of its own: a throughput optimisation.
     ignore_preferred_terms_of_existing_pods: bool = False

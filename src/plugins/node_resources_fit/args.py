@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Final, Self
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from pydantic.alias_generators import to_camel
+from pydantic import Field, field_validator, model_validator
 
 from plugins.node_resources_fit.field_errors import FieldErrors, Loc
 from plugins.node_resources_fit.names import qualified_name_errors
-from scheduler.framework import PluginArgs
+from scheduler.framework import ArgsModel, Int32, Int64, PluginArgs
 
 LEAST_ALLOCATED: Final = "LeastAllocated"
 MOST_ALLOCATED: Final = "MostAllocated"
@@ -22,19 +21,11 @@ MAX_UTILIZATION: Final = 100
 MAX_RESOURCE_WEIGHT: Final = 100
 
 
-class ArgsPart(BaseModel):
-    """A nested object of plugin args: same spelling and strictness as PluginArgs."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
-    )
-
-
-class ResourceSpec(ArgsPart):
+class ResourceSpec(ArgsModel):
     """A resource taken into account by scoring, and its weight (0 or unset means 1)."""
 
     name: str
-    weight: int = 1
+    weight: Int64 = 1
 
     @field_validator("weight")
     @classmethod
@@ -48,16 +39,16 @@ DEFAULT_RESOURCES: Final = (
 )
 
 
-class UtilizationShapePoint(ArgsPart):
-    utilization: int = 0
-    score: int = 0
+class UtilizationShapePoint(ArgsModel):
+    utilization: Int32 = 0
+    score: Int32 = 0
 
 
-class RequestedToCapacityRatioParam(ArgsPart):
+class RequestedToCapacityRatioParam(ArgsModel):
     shape: tuple[UtilizationShapePoint, ...] = ()
 
 
-class ScoringStrategy(ArgsPart):
+class ScoringStrategy(ArgsModel):
     type: str = ""
     resources: tuple[ResourceSpec, ...] = DEFAULT_RESOURCES
     requested_to_capacity_ratio: RequestedToCapacityRatioParam | None = None

@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 from typing import Any, Final, Self
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
-from pydantic.alias_generators import to_camel
+from pydantic import ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from plugins.pod_topology_spread.constraints import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from plugins.pod_topology_spread.label_key import label_key_problems
-from scheduler.framework import PluginArgs
+from scheduler.framework import ArgsModel, Int32, PluginArgs
 
 SYSTEM_DEFAULTING: Final = "System"
 LIST_DEFAULTING: Final = "List"
@@ -25,19 +24,15 @@ ACTIONS: Final = (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)
 Loc = tuple[str | int, ...]
 
 
-class DefaultConstraint(BaseModel):
+class DefaultConstraint(ArgsModel):
     """A v1.TopologySpreadConstraint applied to pods that have none of their own."""
 
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
-    )
-
-    max_skew: int = 0
+    max_skew: Int32 = 0
     topology_key: str = ""
     when_unsatisfiable: str = ""
     # Must stay unset: the selector is deduced per pod from its Services and controller.
     label_selector: dict[str, Any] | None = None
-    min_domains: int | None = None
+    min_domains: Int32 | None = None
     node_affinity_policy: str | None = None
     node_taints_policy: str | None = None
     match_label_keys: tuple[str, ...] = ()

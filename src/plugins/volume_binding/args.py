@@ -7,7 +7,7 @@ from typing import Self
 from pydantic import Field, model_validator
 
 from plugins.node_resources_fit.field_errors import FieldErrors
-from scheduler.framework import PluginArgs
+from scheduler.framework import Int64, PluginArgs
 
 DEFAULT_BIND_TIMEOUT_SECONDS = 600
 
@@ -16,7 +16,7 @@ class VolumeBindingArgs(PluginArgs):
     """`bindTimeoutSeconds`: how long PreBind waits for the PV controller to finish binding
     and provisioning the pod's claims before the attempt fails."""
 
-    bind_timeout_seconds: int = Field(
+    bind_timeout_seconds: Int64 = Field(
         default=DEFAULT_BIND_TIMEOUT_SECONDS, alias="bindTimeoutSeconds"
     )
 

@@ -142,9 +142,14 @@ def run_simulate(args: argparse.Namespace) -> int:
     config, profiles = load_effective(registry, path=args.config, embedded=scenario.config)
     refuse_extenders(config)
     progress = report.ProgressBar() if not args.no_progress else None
-    result = asyncio.run(
-        simulate(scenario.objects, config, profiles, registry, seed=args.seed, progress=progress)
-    )
+    try:
+        result = asyncio.run(
+            simulate(
+                scenario.objects, config, profiles, registry, seed=args.seed, progress=progress
+            )
+        )
+    except ConfigError as exc:  # an object the simulated cluster refused
+        raise ConfigError(f"{', '.join(scenario.sources) or 'generated objects'}: {exc}") from exc
     if progress is not None:
         progress.finish()
     report.write(result, args.output)

@@ -13,8 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from scheduler.cluster.sim.kinds import KindRegistry
+from scheduler.config import load_yaml_documents, read_text
 from scheduler.framework.errors import ConfigError
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL, Node
@@ -52,12 +52,7 @@ class Scenario:
 
 
 def parse_documents(text: str, source: str) -> Scenario:
-    try:
-        documents = list(yaml.safe_load_all(text))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{source}:{mark.line + 1}" if mark is not None else source
-        raise ConfigError(f"{where}: not valid YAML: {exc}") from exc
+    documents = load_yaml_documents(text, source)
     scenario = Scenario(sources=[source])
     for index, document in enumerate(documents):
         if document is None:
@@ -82,8 +77,20 @@ def _check_object(item: Any, where: str) -> None:
     for required in ("apiVersion", "kind"):
         if not item.get(required):
             raise ConfigError(f"{where}: {required}: Required value")
-    if item.get("kind") != CONFIG_KIND and not (item.get("metadata") or {}).get("name"):
+        if not isinstance(item[required], str):
+            raise ConfigError(f"{where}: {required}: must be a string")
+    if item.get("kind") == CONFIG_KIND:
+        return
+    meta = item.get("metadata")
+    if not isinstance(meta, Mapping) or not meta.get("name"):
         raise ConfigError(f"{where}: {item.get('kind')}: metadata.name: Required value")
+    for key in ("name", "namespace"):
+        if meta.get(key) is not None and not isinstance(meta[key], str):
+            raise ConfigError(f"{where}: {item.get('kind')}: metadata.{key}: must be a string")
+    try:
+        _KINDS.for_object(item)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
     # Pods and nodes are read the way the scheduler will read them, so that a bad quantity or
     # selector is reported here, naming the file, rather than skipped during the run.
     parser = _PARSERS.get(str(item.get("kind")))
@@ -94,6 +101,9 @@ def _check_object(item: Any, where: str) -> None:
             raise ConfigError(f"{where}: {exc}") from exc
 
 
+# The kinds the simulated cluster can hold, so an unknown one is reported with its document.
+_KINDS = KindRegistry()
+
 _PARSERS: dict[str, Callable[[Mapping[str, Any]], object]] = {
     "Pod": Pod.from_dict,
     "Node": Node.from_dict,
@@ -101,12 +111,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any]], object]] = {
 
 
 def load_scenario_file(path: str | Path) -> Scenario:
-    file = Path(path)
-    try:
-        text = file.read_text()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    return parse_documents(text, str(path))
+    return parse_documents(read_text(path), str(path))
 
 
 def load_bundled() -> Scenario:

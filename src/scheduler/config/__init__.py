@@ -6,6 +6,7 @@ Score weights, and the validated args of every plugin. Any problem raises Config
 "<field.path>: <what is wrong>" line per problem.
 """
 
+from scheduler.config.documents import load_yaml_documents, read_text
 from scheduler.config.dump import dump_config
 from scheduler.config.durations import format_duration, parse_duration
 from scheduler.config.effective import EffectiveProfile
@@ -57,5 +58,7 @@ __all__ = [
     "load_config_dict",
     "load_config_file",
     "load_config_text",
+    "load_yaml_documents",
     "parse_duration",
+    "read_text",
 ]

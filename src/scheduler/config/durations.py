@@ -23,8 +23,9 @@ _NANOS_PER_UNIT: dict[str, int] = {
     "m": 60 * 1_000_000_000,
     "h": 3600 * 1_000_000_000,
 }
-_TERM = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_TERM = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 _NANOS_PER_SECOND = 1_000_000_000
+_MAX_NANOS = 2**63 - 1
 
 
 def parse_duration(text: str) -> float:
@@ -45,6 +46,9 @@ def parse_duration(text: str) -> float:
         if match is None:
             raise ValueError(f"invalid duration {text!r}")
         nanos += Fraction(match.group(1)) * _NANOS_PER_UNIT[match.group(2)]
+        if nanos > _MAX_NANOS:
+            # Go keeps durations in an int64 of nanoseconds (about 292 years).
+            raise ValueError(f"invalid duration {text!r}: overflows a Go duration")
         position = match.end()
     return float(sign * nanos / _NANOS_PER_SECOND)
 

@@ -14,13 +14,14 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from scheduler.config.durations import Duration
+from scheduler.framework.args import Int32, Int64
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
 
-# Go integer widths of the upstream fields: values outside them fail decoding upstream too.
-Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
-Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
+# Go widths of the upstream fields: values outside them fail decoding upstream too.
+FLOAT32_MAX = 3.4028234663852886e38
+Float32 = Annotated[float, Field(allow_inf_nan=False, ge=-FLOAT32_MAX, le=FLOAT32_MAX)]
 
 # Applied by the extender client when `httpTimeout` is zero (upstream's DefaultExtenderTimeout).
 DEFAULT_EXTENDER_HTTP_TIMEOUT_SECONDS = 5.0
@@ -61,7 +62,7 @@ class ClientConnectionConfiguration(ConfigModel):
     kubeconfig: str = ""
     accept_content_types: str = ""
     content_type: str = "application/vnd.kubernetes.protobuf"
-    qps: float = 50.0
+    qps: Float32 = 50.0
     burst: Int32 = 100
 
 

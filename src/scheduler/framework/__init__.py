@@ -1,6 +1,6 @@
 """The public plugin API of kube-pyscheduler. Plugin authors import from here only."""
 
-from scheduler.framework.args import PluginArgs
+from scheduler.framework.args import ArgsModel, Int32, Int64, PluginArgs
 from scheduler.framework.batch import FilterBatch
 from scheduler.framework.clock import Clock, SystemClock, Timer
 from scheduler.framework.cycle_state import CycleState
@@ -51,6 +51,7 @@ __all__ = [
     "MIN_NODE_SCORE",
     "SUCCESS",
     "ActionType",
+    "ArgsModel",
     "BatchFilterPlugin",
     "BatchScorePlugin",
     "BindPlugin",
@@ -65,6 +66,8 @@ __all__ = [
     "FilterBatch",
     "FilterPlugin",
     "Handle",
+    "Int32",
+    "Int64",
     "Lister",
     "Node",
     "NodeInfo",

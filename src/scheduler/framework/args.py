@@ -1,24 +1,77 @@
-"""Base of every plugin's arguments model."""
+"""Base of every plugin's arguments model, and the strictness all args share.
+
+Upstream decodes plugin args into Go structs, so a value of the wrong JSON type fails and every
+integer has a width. One rule here gives our models the same behaviour, whatever the plugin:
+
+- no coercion between types: `true`, `"5"` or `"yes"` are not numbers or booleans;
+- list input is accepted where a field is a tuple (files have no tuples);
+- every integer fits in an int64 (Go has no wider integer); fields that are int32 upstream say
+  so with `Int32`;
+- floats are finite (JSON has no Inf or NaN).
+"""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import math
+from typing import Annotated, Any, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
-class PluginArgs(BaseModel):
-    """Arguments of a plugin, read from `pluginConfig[].args`.
+# Integer fields with the Go width of the upstream field they mirror.
+Int32 = Annotated[int, Field(ge=INT32_MIN, le=INT32_MAX)]
+Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
 
-    Fields are snake_case in Python and camelCase in YAML; unknown fields are rejected so a typo
-    fails start-up with its field path instead of being silently ignored.
-    """
 
+class ArgsModel(BaseModel):
+    """Plugin args and the objects nested in them: camelCase in files, unknown fields and
+    values of the wrong type rejected, immutable once built."""
+
+    # Spelled out here rather than shared, so that mypy's pydantic plugin sees `frozen`.
     model_config = ConfigDict(
         alias_generator=to_camel,
         populate_by_name=True,
         extra="forbid",
         frozen=True,
+        strict=True,
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lists_as_tuples(cls, data: Any) -> Any:
+        # Strict validation takes only real tuples for tuple fields; YAML and JSON give lists.
+        if not isinstance(data, dict):
+            return data
+        converted = dict(data)
+        for name, info in cls.model_fields.items():
+            if get_origin(info.annotation) is not tuple:
+                continue
+            for key in {name, info.alias or name}:
+                value = converted.get(key)
+                if isinstance(value, list):
+                    converted[key] = tuple(value)
+        return converted
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _go_widths(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not INT64_MIN <= value <= INT64_MAX:
+                raise ValueError("must fit in a 64-bit integer")
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise ValueError("must be a finite number")
+        return value
+
+
+class PluginArgs(ArgsModel):
+    """Arguments of a plugin, read from `pluginConfig[].args`.
+
+    Fields are snake_case in Python and camelCase in YAML; unknown fields are rejected so a typo
+    fails start-up with its field path instead of being silently ignored.
+    """
 
     # Config files may carry the args' type meta; it is checked by the config loader.
     api_version: str | None = Field(default=None, alias="apiVersion", exclude=True)

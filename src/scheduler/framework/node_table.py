@@ -26,6 +26,14 @@ Int32Array = npt.NDArray[np.int32]
 BoolArray = npt.NDArray[np.bool_]
 
 _MEMO_LIMIT = 4096
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _saturated(value: int) -> int:
+    """A node's summed requests, held to the int64 column. Each pod's requests fit in an
+    int64, but enough of them on one node need not; a node holding that much is full either
+    way (upstream's int64 sums wrap around instead)."""
+    return min(max(value, _INT64_MIN), _INT64_MAX)
 
 
 class LabelColumn:
@@ -207,6 +215,13 @@ class NodeTable:
         node = info.node
         if node is None:
             raise ValueError("cannot put a NodeInfo without a node into the table")
+        # Checked before anything is written, so a bad node never leaves half a row behind.
+        # Node.from_dict already refuses such quantities; this guards nodes built in code.
+        for resource, value in node.allocatable.items():
+            if not _INT64_MIN <= value <= _INT64_MAX:
+                raise ValueError(
+                    f"node {node.name}: allocatable {resource} {value} is not an int64"
+                )
         row = self._row_of.get(node.name)
         if row is None:
             row = self.size
@@ -241,9 +256,9 @@ class NodeTable:
         requested = self.requested[row]
         requested[:] = 0
         for resource, value in info.requested.items():
-            requested[self._resource_index[resource]] = value
-        self.non_zero_requested[row, 0] = info.non_zero_cpu
-        self.non_zero_requested[row, 1] = info.non_zero_memory
+            requested[self._resource_index[resource]] = _saturated(value)
+        self.non_zero_requested[row, 0] = _saturated(info.non_zero_cpu)
+        self.non_zero_requested[row, 1] = _saturated(info.non_zero_memory)
         self.pod_count[row] = len(info.pods)
         self.port_count[row] = len(info.used_ports)
         self.affinity_pod_count[row] = info.pods_with_affinity

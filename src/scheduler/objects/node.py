@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scheduler.objects.errors import InvalidObjectError
+from scheduler.objects.integers import bounded_int
 from scheduler.objects.resources import parse_resource_list
+from scheduler.objects.shapes import object_list, string_map
 from scheduler.objects.taints import Taint, parse_taint
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -42,7 +44,7 @@ class Node:
         """Parse a v1.Node; InvalidObjectError names the node and the field it cannot read."""
         try:
             return cls._parse(raw)
-        except (ValueError, TypeError, AttributeError) as exc:
+        except (ValueError, TypeError, AttributeError, LookupError, ArithmeticError) as exc:
             meta = raw.get("metadata") if isinstance(raw, Mapping) else None
             name = meta.get("name", "?") if isinstance(meta, Mapping) else "?"
             raise InvalidObjectError(f"Node {name}: {exc}") from exc
@@ -58,16 +60,23 @@ class Node:
         return cls(
             name=str(meta.get("name", "")),
             uid=str(meta.get("uid", "")),
-            labels=dict(meta.get("labels") or {}),
-            annotations=dict(meta.get("annotations") or {}),
+            labels=string_map(meta.get("labels"), "metadata.labels"),
+            annotations=string_map(meta.get("annotations"), "metadata.annotations"),
             taints=tuple(parse_taint(t) for t in spec.get("taints") or ()),
             unschedulable=bool(spec.get("unschedulable")),
             allocatable=parse_resource_list(allocatable, "status.allocatable"),
             images=tuple(
-                ContainerImage(tuple(i.get("names") or ()), int(i.get("sizeBytes") or 0))
+                ContainerImage(tuple(i.get("names") or ()), _image_size(i.get("sizeBytes")))
                 for i in status.get("images") or ()
             ),
-            conditions=tuple(status.get("conditions") or ()),
+            conditions=object_list(status.get("conditions"), "status.conditions"),
             resource_version=str(meta.get("resourceVersion") or ""),
             raw=raw,
         )
+
+
+def _image_size(value: Any) -> int:
+    size = bounded_int(value or 0, 64, "status.images[].sizeBytes")
+    if size < 0:
+        raise ValueError(f"status.images[].sizeBytes: {size} is negative")
+    return size

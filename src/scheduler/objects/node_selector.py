@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from scheduler.objects.integers import bounded_int
 from scheduler.objects.labels import Requirement, SelectorError, make_requirement
 
 
@@ -81,7 +82,9 @@ def parse_node_affinity(raw: Mapping[str, Any] | None) -> NodeAffinity | None:
         return None
     required = parse_node_selector(raw.get("requiredDuringSchedulingIgnoredDuringExecution"))
     preferred = tuple(
-        PreferredTerm(int(p.get("weight", 0)), parse_term(p.get("preference") or {}))
+        PreferredTerm(
+            bounded_int(p.get("weight", 0), 32, "weight"), parse_term(p.get("preference") or {})
+        )
         for p in raw.get("preferredDuringSchedulingIgnoredDuringExecution") or ()
     )
     return NodeAffinity(required, preferred)

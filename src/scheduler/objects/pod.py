@@ -6,10 +6,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from scheduler.objects import shapes
 from scheduler.objects.errors import InvalidObjectError
+from scheduler.objects.integers import bounded_int
 from scheduler.objects.node_selector import NodeAffinity, parse_node_affinity
 from scheduler.objects.pod_affinity import PodAffinity, parse_pod_affinity
 from scheduler.objects.resources import pod_non_zero_requests, pod_requests
+from scheduler.objects.shapes import object_list, string_map
 from scheduler.objects.taints import Toleration, parse_toleration
 
 
@@ -35,7 +38,7 @@ def _host_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
     containers = [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]
     for container in containers:
         for port in container.get("ports") or ():
-            host_port = int(port.get("hostPort") or 0)
+            host_port = bounded_int(port.get("hostPort") or 0, 32, "hostPort")
             if host_port <= 0:
                 continue
             ip = str(port.get("hostIP") or "0.0.0.0")
@@ -114,7 +117,7 @@ class Pod:
             return cls._parse(raw)
         except InvalidObjectError as exc:
             raise InvalidObjectError(f"Pod {_describe(raw)}: {exc}") from exc
-        except (ValueError, TypeError, AttributeError) as exc:
+        except (ValueError, TypeError, AttributeError, LookupError, ArithmeticError) as exc:
             raise InvalidObjectError(f"Pod {_describe(raw)}: {exc}") from exc
 
     @classmethod
@@ -123,7 +126,10 @@ class Pod:
         spec = raw.get("spec") or {}
         status = raw.get("status") or {}
         namespace = str(meta.get("namespace") or "default")
-        labels = dict(meta.get("labels") or {})
+        labels = string_map(meta.get("labels"), "metadata.labels")
+        shapes.volumes(spec.get("volumes"))
+        shapes.pod_status(raw.get("status"))
+        object_list(meta.get("ownerReferences"), "metadata.ownerReferences")
         affinity = spec.get("affinity") or {}
         cpu, memory = pod_non_zero_requests(spec)
         return cls(
@@ -131,23 +137,25 @@ class Pod:
             name=str(meta.get("name", "")),
             uid=str(meta.get("uid", "")),
             labels=labels,
-            annotations=dict(meta.get("annotations") or {}),
+            annotations=string_map(meta.get("annotations"), "metadata.annotations"),
             scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),
             node_name=str(spec.get("nodeName") or ""),
-            priority=int(spec.get("priority") or 0),
+            priority=bounded_int(spec.get("priority") or 0, 32, "spec.priority"),
             preemption_policy=str(spec.get("preemptionPolicy") or "PreemptLowerPriority"),
             requests=pod_requests(spec),
             non_zero_cpu=cpu,
             non_zero_memory=memory,
             host_ports=_host_ports(spec),
             tolerations=tuple(parse_toleration(t) for t in spec.get("tolerations") or ()),
-            node_selector=dict(spec.get("nodeSelector") or {}),
+            node_selector=string_map(spec.get("nodeSelector"), "spec.nodeSelector"),
             node_affinity=parse_node_affinity(affinity.get("nodeAffinity")),
             pod_affinity=parse_pod_affinity(affinity.get("podAffinity"), namespace, labels),
             pod_anti_affinity=parse_pod_affinity(
                 affinity.get("podAntiAffinity"), namespace, labels
             ),
-            topology_spread_constraints=tuple(spec.get("topologySpreadConstraints") or ()),
+            topology_spread_constraints=shapes.spread_constraints(
+                spec.get("topologySpreadConstraints")
+            ),
             scheduling_gates=tuple(
                 str(g.get("name", "")) for g in spec.get("schedulingGates") or ()
             ),
@@ -155,7 +163,7 @@ class Pod:
             nominated_node_name=str(status.get("nominatedNodeName") or ""),
             phase=str(status.get("phase") or "Pending"),
             deleting=bool(meta.get("deletionTimestamp")),
-            generation=int(meta.get("generation") or 0),
+            generation=bounded_int(meta.get("generation") or 0, 64, "metadata.generation"),
             resource_version=str(meta.get("resourceVersion") or ""),
             creation_timestamp=str(meta.get("creationTimestamp") or ""),
             raw=raw,

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from scheduler.objects.integers import bounded_int
 from scheduler.objects.labels import (
     LabelSelector,
     Requirement,
@@ -95,7 +96,7 @@ def parse_pod_affinity(
     )
     preferred = tuple(
         WeightedAffinityTerm(
-            int(w.get("weight", 0)),
+            bounded_int(w.get("weight", 0), 32, "weight"),
             parse_affinity_term(w.get("podAffinityTerm") or {}, namespace, labels),
         )
         for w in raw.get("preferredDuringSchedulingIgnoredDuringExecution") or ()

@@ -27,9 +27,27 @@ _HUGEPAGES_PREFIX = "hugepages-"
 _NATIVE_PREFIX = "kubernetes.io/"
 
 
+# The scheduler counts in int64 columns, as upstream does. Upstream's Value and MilliValue
+# overflow silently past it (the result is undefined), so a quantity beyond it is refused here.
+INT64_MAX = 2**63 - 1
+
+
+def _unit(resource: str) -> str:
+    return "millicores" if resource == CPU else "units"
+
+
+def _check_fits(resource: str, units: int, what: str) -> int:
+    if not -INT64_MAX <= units <= INT64_MAX:
+        raise QuantityError(
+            f"{what} is {units} {_unit(resource)}, more than an int64 holds ({INT64_MAX})"
+        )
+    return units
+
+
 @lru_cache(maxsize=4096)
 def _units(resource: str, value: str | int | float) -> int:
-    return milli_value(value) if resource == CPU else int_value(value)
+    units = milli_value(value) if resource == CPU else int_value(value)
+    return _check_fits(resource, units, f"quantity {value!r}")
 
 
 def quantity_in_units(resource: str, value: str | int | float) -> int:
@@ -121,7 +139,16 @@ def pod_requests(spec: Mapping[str, Any]) -> dict[str, int]:
         if name in pod_level:
             steady[name] = pod_level[name]
     _add_into(steady, parse_resource_list(spec.get("overhead"), "spec.overhead"))
+    for name, value in steady.items():
+        _check_total(name, value)
     return {name: value for name, value in steady.items() if value}
+
+
+def _check_total(resource: str, units: int) -> None:
+    try:
+        _check_fits(resource, units, f"the pod's {resource} request")
+    except QuantityError as exc:
+        raise InvalidObjectError(f"spec: {exc}") from exc
 
 
 def _non_zero(containers: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
@@ -147,4 +174,7 @@ def pod_non_zero_requests(spec: Mapping[str, Any]) -> tuple[int, int]:
     cpu = pod_level.get(CPU, cpu)
     memory = pod_level.get(MEMORY, memory)
     overhead = parse_resource_list(spec.get("overhead"))
-    return cpu + overhead.get(CPU, 0), memory + overhead.get(MEMORY, 0)
+    cpu, memory = cpu + overhead.get(CPU, 0), memory + overhead.get(MEMORY, 0)
+    _check_total(CPU, cpu)
+    _check_total(MEMORY, memory)
+    return cpu, memory
