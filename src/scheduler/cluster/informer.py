@@ -16,7 +16,7 @@ from typing import Any
 
 from scheduler.cluster.port import ClusterClient, WatchEvent
 from scheduler.framework.clock import Clock
-from scheduler.framework.errors import APIError, GoneError
+from scheduler.framework.errors import APIError, GoneError, NotFoundError
 
 logger = logging.getLogger(__name__)
 
@@ -137,8 +137,8 @@ class Informer:
         """One connection: relist if needed, watch until the stream ends or fails, then wait
         before the next connection as the outcome demands."""
         try:
-            if self._must_list:
-                await self.list_and_replace()
+            if self._must_list and not await self._list_if_served():
+                return
             await self.watch_until_closed()
         except GoneError as error:
             self._must_list = True
@@ -164,6 +164,23 @@ class Informer:
             delay = self._backoff.next()
             logger.debug("%s: watch stream ended; reconnecting in %.1fs", self.name, delay)
             await self._clock.sleep(delay)
+
+    async def _list_if_served(self) -> bool:
+        """List; False (after a wait) if the server does not serve the resource at all.
+
+        An optional API group or a custom resource whose CRD is not installed holds nothing:
+        the informer counts as synced and empty, and keeps asking in case it appears.
+        """
+        try:
+            await self.list_and_replace()
+        except NotFoundError as error:
+            self.replace([], "")
+            self.synced.set()
+            delay = self._backoff.next()
+            logger.info("%s: not served (%s); asking again in %.1fs", self.name, error.text, delay)
+            await self._clock.sleep(delay)
+            return False
+        return True
 
     async def list_and_replace(self) -> None:
         """List, reconcile the store with the result, and mark the informer synced."""
