@@ -28,9 +28,15 @@ class ClusterAPI(Protocol):
     ) -> None: ...
 
     async def patch_object(
-        self, resource: str, namespace: str, name: str, patch: Mapping[str, Any]
+        self,
+        resource: str,
+        namespace: str,
+        name: str,
+        patch: Mapping[str, Any],
+        subresource: str = "",
     ) -> None:
-        """Merge-patch any object the scheduler is allowed to write (e.g. a PVC annotation)."""
+        """Merge-patch any object the scheduler is allowed to write (e.g. a PVC annotation), or
+        one of its subresources (e.g. "status" of a custom resource)."""
         ...
 
 

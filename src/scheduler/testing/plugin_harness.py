@@ -82,8 +82,14 @@ class RecordingAPI:
         self.status_patches.append((f"{namespace}/{name}", patch))
 
     async def patch_object(
-        self, resource: str, namespace: str, name: str, patch: Mapping[str, Any]
+        self,
+        resource: str,
+        namespace: str,
+        name: str,
+        patch: Mapping[str, Any],
+        subresource: str = "",
     ) -> None:
+        del subresource  # recorded patches read the same either way
         self.object_patches.append((resource, f"{namespace}/{name}", patch))
 
 
