@@ -159,6 +159,8 @@ class Scheduler:
                 on_delete=h.pod_deleted,
             ),
         ]
+        # Plugins may read pods too (Coscheduling counts a group's members).
+        self._listers["pods"] = next(i.store for i in informers if i.resource == "pods")
         for resource in self._extra_resources:
             informer = Informer(
                 self.client,
@@ -269,6 +271,11 @@ class Scheduler:
         if not status.is_success:
             self._undo(attempt, assumed, node)
             self.handle_failure(attempt, Failure.at_chosen_node(status))
+            # The place it held is free again, as if an assigned pod went away (upstream does
+            # the same); the pod itself is left where its failure put it.
+            self.queue.move_all_to_active_or_backoff(
+                ASSIGNED_POD_DELETE, assumed, None, lambda info: info.pod.uid != assumed.uid
+            )
             return
         self.queue.done(info.pod)
         status = await run_pre_bind(profile, state, assumed, node)
