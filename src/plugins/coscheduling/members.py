@@ -1,0 +1,47 @@
+"""A group's members as the pod informer sees them: how many exist, are gated, are bound."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from plugins.coscheduling.dialects import GroupRef, group_of_raw
+from scheduler.framework import Lister
+
+PODS_RESOURCE = "pods"
+
+
+@dataclass(slots=True)
+class Members:
+    keys: set[str] = field(default_factory=set)
+    gated: int = 0
+    bound: dict[str, str] = field(default_factory=dict)  # pod key -> node name
+    unbound: list[Mapping[str, Any]] = field(default_factory=list)
+    running: int = 0
+
+    @property
+    def total(self) -> int:
+        return len(self.keys)
+
+
+def members_of(pods: Lister, ref: GroupRef) -> Members:
+    """Every live pod of `ref`'s namespace that names the group (terminal pods are not listed)."""
+    members = Members()
+    for raw in pods.list(ref.namespace):
+        if group_of_raw(raw) != ref:
+            continue
+        meta = raw.get("metadata") or {}
+        spec = raw.get("spec") or {}
+        key = f"{ref.namespace}/{meta.get('name')}"
+        members.keys.add(key)
+        node = spec.get("nodeName")
+        if (raw.get("status") or {}).get("phase") == "Running":
+            members.running += 1
+        if node:
+            members.bound[key] = str(node)
+            continue
+        members.unbound.append(raw)
+        if spec.get("schedulingGates"):
+            members.gated += 1
+    return members
