@@ -72,6 +72,9 @@ REQUIRED = [
             ("storage.k8s.io", "csidrivers"),
             ("storage.k8s.io", "csistoragecapacities"),
             ("policy", "poddisruptionbudgets"),
+            ("scheduling.x-k8s.io", "podgroups"),
+            ("scheduling.sigs.k8s.io", "podgroups"),
+            ("scheduling.k8s.io", "podgroups"),
         ]
         for verb in ("list", "watch")
     ),
@@ -89,6 +92,12 @@ ALLOWED_WRITES = {
     # VolumeBinding's PreBind: a volume's claimRef, a claim's selected-node annotation.
     Grant("", "persistentvolumes", "patch"),
     Grant("", "persistentvolumeclaims", "patch"),
+    # PodGroup and ElasticQuota status, written by the leader.
+    *(
+        Grant(group, resource, "patch")
+        for group in ("scheduling.x-k8s.io", "scheduling.sigs.k8s.io")
+        for resource in ("podgroups/status", "elasticquotas/status")
+    ),
 }
 
 
