@@ -102,6 +102,12 @@ async def test_upstream_demo_borrow_up_to_max_then_reclaim_by_preemption() -> No
         assert len(present(h, "quota1")) == 3  # the pending fourth pod and two that run
         assert quota_used(h, "quota1") == {"cpu": "4000m"}
         assert quota_used(h, "quota2") == {"cpu": "4000m"}
+        text = h.scheduler.metrics.render().decode()
+        for family, value in (("used", "4.0"), ("min", "4.0"), ("max", "6.0")):
+            assert (
+                f'scheduler_elasticquota_{family}{{namespace="quota1",resource="cpu"}} {value}'
+                in (text)
+            )
 
 
 async def test_borrowed_min_is_given_back_when_the_lender_needs_it() -> None:

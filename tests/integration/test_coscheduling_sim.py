@@ -20,6 +20,9 @@ async def test_gang_that_cannot_fit_places_none_and_reports_the_gap() -> None:
         # Three nodes of 2 CPUs: room for 6 one-CPU pods; the gang needs all 8.
         h.create([*nodes(3), pod_group("train", 8), *gang_pods("train", 8)])
         await run_for(h, 120)
+        text = h.scheduler.metrics.render().decode()
+        assert 'result="rejected"} 0.0' not in text
+        assert 'result="scheduled"} 0.0' in text
         # Bindings are permanent: none at the end means none ever. Members may be waiting at
         # Permit in the attempt under way, holding places only in the scheduler's cache.
         assert bound_count(h, "train") == 0
@@ -40,6 +43,12 @@ async def test_gang_with_room_is_placed_within_one_permit_window() -> None:
         assert bound_count(h, "train") == 8
         assert h.clock.now() == started
         assert len(h.scheduler.waiting_pods) == 0
+        text = h.scheduler.metrics.render().decode()
+        assert (
+            'scheduler_podgroup_schedule_attempts_total{profile="default-scheduler",'
+            'result="scheduled"} 1.0' in text
+        )
+        assert 'scheduler_podgroups_waiting_at_permit{profile="default-scheduler"} 0.0' in text
 
 
 async def _interleaved_run(seed: int) -> tuple[int, int]:

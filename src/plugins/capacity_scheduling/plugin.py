@@ -18,6 +18,7 @@ from scheduler.framework import (
     CycleState,
     EventResource,
     Handle,
+    MetricSamples,
     NodeInfo,
     NodeStatusReader,
     NodeTable,
@@ -30,6 +31,13 @@ from scheduler.framework import (
 )
 from scheduler.framework.errors import APIError
 from scheduler.objects.errors import InvalidObjectError
+from scheduler.objects.resources import CPU
+
+
+def base_units(resource: str, amount: int) -> float:
+    """CPU in cores (the scheduler counts millicores), everything else as counted."""
+    return amount / 1000 if resource == CPU else float(amount)
+
 
 _STATE_KEY = "CapacityScheduling/usage"
 
@@ -153,6 +161,21 @@ class CapacityScheduling:
 
     async def _status_loop(self) -> None:
         await run_status_loop(self.handle, self.usage)
+
+    def metric_samples(self) -> MetricSamples:
+        usage = self.usage()
+        samples: dict[str, list[tuple[tuple[str, str], float]]] = {}
+        for family, amounts in (
+            ("scheduler_elasticquota_used", usage.used),
+            ("scheduler_elasticquota_min", {ns: dict(q.min) for ns, q in usage.quotas.items()}),
+            ("scheduler_elasticquota_max", {ns: dict(q.max) for ns, q in usage.quotas.items()}),
+        ):
+            samples[family] = [
+                ((namespace, resource), base_units(resource, amount))
+                for namespace, by_resource in sorted(amounts.items())
+                for resource, amount in sorted(by_resource.items())
+            ]
+        return samples
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [

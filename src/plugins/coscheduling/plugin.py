@@ -17,6 +17,7 @@ from scheduler.framework import (
     ClusterEventWithHint,
     CycleState,
     Handle,
+    MetricSamples,
     NodeStatusReader,
     NodeTable,
     Pod,
@@ -29,6 +30,8 @@ from scheduler.framework import (
 from scheduler.objects.resources import PODS
 
 _REJECTED_IN_PRE_FILTER = "Coscheduling/rejected-in-pre-filter"
+SCHEDULED = "scheduled"
+REJECTED = "rejected"
 
 
 class Coscheduling:
@@ -40,6 +43,9 @@ class Coscheduling:
         self.groups = GroupDirectory(handle)
         self.tracker = GroupTracker()
         self._status_loop_started = False
+        # Groups with members waiting at Permit, and how their attempts ended.
+        self._attempting: set[GroupRef] = set()
+        self._attempts = {SCHEDULED: 0, REJECTED: 0}
 
     # ---- lookups ---------------------------------------------------------------------------
 
@@ -205,8 +211,14 @@ class Coscheduling:
             f"could be placed, {missing} more do not fit"
         )
 
+    def _end_attempt(self, ref: GroupRef, result: str) -> None:
+        if ref in self._attempting:
+            self._attempting.discard(ref)
+            self._attempts[result] += 1
+
     def _reject_group(self, ref: GroupRef, message: str) -> None:
         """Reject every member waiting at Permit, freeing the places they hold."""
+        self._end_attempt(ref, REJECTED)
         for assignment in self.tracker.assigned(ref).values():
             waiting = self.handle.get_waiting_pod(assignment.uid)
             if waiting is not None:
@@ -244,7 +256,9 @@ class Coscheduling:
                 if waiting is not None:
                     waiting.allow(self.name)
             self.tracker.clear_failure(ref)
+            self._end_attempt(ref, SCHEDULED)
             return SUCCESS, 0.0
+        self._attempting.add(ref)
         if not waiting_before and self._may_hurry(ref, group):
             # The first member to wait brings its siblings forward, so the quorum is reached
             # within one Permit window instead of whenever they come up in the queue.
@@ -261,6 +275,15 @@ class Coscheduling:
         its schedule timeout: a group that keeps failing must not spin the scheduler."""
         failed = self.tracker.failed_at(ref)
         return failed is None or self.handle.clock.now() - failed >= self._timeout(group)
+
+    def metric_samples(self) -> MetricSamples:
+        profile = self.handle.profile_name
+        return {
+            "scheduler_podgroups_waiting_at_permit": [((profile,), float(len(self._attempting)))],
+            "scheduler_podgroup_schedule_attempts_total": [
+                ((profile, result), float(count)) for result, count in self._attempts.items()
+            ],
+        }
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return coscheduling_events()

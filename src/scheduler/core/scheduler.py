@@ -24,6 +24,7 @@ from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.events import ASSIGNED_POD_DELETE
 from scheduler.framework.handle import Lister
+from scheduler.framework.plugins import MetricsReporter
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.spec import PluginSpec
 from scheduler.framework.status import Status
@@ -131,6 +132,10 @@ class Scheduler:
         self.metrics.set_pending_pods_source(self.queue.pending_counts)
         self.metrics.set_unschedulable_pods_source(self.queue.unschedulable_plugin_counts)
         self.metrics.set_cache_size_source(self.cache.sizes)
+        for profile in self.profiles.values():
+            for plugin in profile.plugins.values():
+                if isinstance(plugin, MetricsReporter):
+                    self.metrics.add_plugin_samples_source(plugin.metric_samples)
         # The latest failure message per pod key, for reports and `explain`.
         self.last_failures: dict[str, str] = {}
 
