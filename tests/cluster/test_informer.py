@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from scheduler.cluster.informer import Backoff, Informer
+from scheduler.cluster.informer import Backoff, Informer, InformerStore
 from scheduler.cluster.port import WatchEvent
 from scheduler.cluster.sim import SimCluster
 from scheduler.framework.errors import APIError, GoneError
@@ -328,3 +328,21 @@ async def test_repeated_gone_without_progress_backs_off(sim: SimCluster, clock: 
         clock.advance(0.5)
         await settle()
         assert client.lists == 3
+
+
+def test_store_index_follows_puts_and_pops() -> None:
+    def team(obj: dict[str, Any]) -> str | None:
+        return (obj["metadata"].get("labels") or {}).get("team")
+
+    store = InformerStore()
+    a = {"metadata": {"namespace": "ns", "name": "a", "labels": {"team": "x"}}}
+    store.put(a)
+    store.add_index("team", team)  # built from what is already stored
+    store.put({"metadata": {"namespace": "ns", "name": "b", "labels": {"team": "x"}}})
+    store.put({"metadata": {"namespace": "ns", "name": "c"}})
+    assert sorted(o["metadata"]["name"] for o in store.by_index("team", "x")) == ["a", "b"]
+    store.put({"metadata": {"namespace": "ns", "name": "a", "labels": {"team": "y"}}})
+    assert [o["metadata"]["name"] for o in store.by_index("team", "x")] == ["b"]
+    assert [o["metadata"]["name"] for o in store.by_index("team", "y")] == ["a"]
+    store.pop(("ns", "b"))
+    assert store.by_index("team", "x") == []

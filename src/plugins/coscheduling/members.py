@@ -25,12 +25,24 @@ class Members:
         return len(self.keys)
 
 
+POD_GROUP_INDEX = "coscheduling/pod-group"
+
+
+def _index_key(ref: GroupRef) -> str:
+    return f"{ref.resource}/{ref.namespace}/{ref.name}"
+
+
+def _group_key(raw: Mapping[str, Any]) -> str | None:
+    ref = group_of_raw(raw)
+    return _index_key(ref) if ref is not None else None
+
+
 def members_of(pods: Lister, ref: GroupRef) -> Members:
-    """Every live pod of `ref`'s namespace that names the group (terminal pods are not listed)."""
+    """Every live pod that names the group (terminal pods are not listed), found through an
+    index of the pod store by group, so the cost is the group's size, not the cluster's."""
+    pods.add_index(POD_GROUP_INDEX, _group_key)
     members = Members()
-    for raw in pods.list(ref.namespace):
-        if group_of_raw(raw) != ref:
-            continue
+    for raw in pods.by_index(POD_GROUP_INDEX, _index_key(ref)):
         meta = raw.get("metadata") or {}
         spec = raw.get("spec") or {}
         key = f"{ref.namespace}/{meta.get('name')}"

@@ -40,10 +40,39 @@ def resource_version_of(obj: Mapping[str, Any]) -> str:
 
 
 class InformerStore:
-    """The informer's objects by (namespace, name); a `scheduler.framework.Lister`."""
+    """The informer's objects by (namespace, name), and by any index a reader added; a
+    `scheduler.framework.Lister`."""
 
     def __init__(self) -> None:
         self._objects: dict[ObjectKey, Object] = {}
+        self._index_funcs: dict[str, Callable[[Object], str | None]] = {}
+        self._indices: dict[str, dict[str, dict[ObjectKey, Object]]] = {}
+
+    def add_index(self, name: str, index: Callable[[Object], str | None]) -> None:
+        if name in self._index_funcs:
+            return
+        self._index_funcs[name] = index
+        self._indices[name] = {}
+        for key, obj in self._objects.items():
+            self._index(name, key, obj)
+
+    def by_index(self, name: str, value: str) -> builtins.list[Object]:
+        return builtins.list(self._indices[name].get(value, {}).values())
+
+    def _index(self, name: str, key: ObjectKey, obj: Object) -> None:
+        value = self._index_funcs[name](obj)
+        if value is not None:
+            self._indices[name].setdefault(value, {})[key] = obj
+
+    def _unindex(self, name: str, key: ObjectKey, obj: Object) -> None:
+        value = self._index_funcs[name](obj)
+        if value is None:
+            return
+        bucket = self._indices[name].get(value)
+        if bucket is not None:
+            bucket.pop(key, None)
+            if not bucket:
+                del self._indices[name][value]
 
     def get(self, namespace: str, name: str) -> Object | None:
         return self._objects.get((namespace, name))
@@ -61,10 +90,18 @@ class InformerStore:
         key = object_key(obj)
         old = self._objects.get(key)
         self._objects[key] = obj
+        for name in self._index_funcs:
+            if old is not None:
+                self._unindex(name, key, old)
+            self._index(name, key, obj)
         return old
 
     def pop(self, key: ObjectKey) -> Object | None:
-        return self._objects.pop(key, None)
+        gone = self._objects.pop(key, None)
+        if gone is not None:
+            for name in self._index_funcs:
+                self._unindex(name, key, gone)
+        return gone
 
     def object_keys(self) -> builtins.list[ObjectKey]:
         return builtins.list(self._objects)

@@ -12,7 +12,7 @@ from scheduler.framework.events import (
     QueueingHint,
     QueueingHintFn,
 )
-from scheduler.framework.handle import ClusterAPI, Handle, Lister, WaitingPod
+from scheduler.framework.handle import ClusterAPI, Handle, IndexFunc, Lister, WaitingPod
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import (
@@ -67,6 +67,7 @@ __all__ = [
     "FilterBatch",
     "FilterPlugin",
     "Handle",
+    "IndexFunc",
     "Lister",
     "MetricSamples",
     "MetricsReporter",

@@ -40,12 +40,25 @@ class ClusterAPI(Protocol):
         ...
 
 
+IndexFunc = Callable[[Mapping[str, Any]], str | None]
+"""The index value of an object, or None to leave it out of the index."""
+
+
 class Lister(Protocol):
     """A read-only view of an informer's store of raw API objects."""
 
     def get(self, namespace: str, name: str) -> Mapping[str, Any] | None: ...
 
     def list(self, namespace: str | None = None) -> Sequence[Mapping[str, Any]]: ...
+
+    def add_index(self, name: str, index: IndexFunc) -> None:
+        """Keep objects findable by `index` from now on (as client-go's indexers); adding an
+        index under a name already used keeps the first one."""
+        ...
+
+    def by_index(self, name: str, value: str) -> Sequence[Mapping[str, Any]]:
+        """The objects whose index `name` is `value` (the index must have been added)."""
+        ...
 
 
 class WaitingPod(Protocol):
