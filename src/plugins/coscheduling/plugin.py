@@ -43,6 +43,11 @@ class Coscheduling:
         self.groups = GroupDirectory(handle)
         self.tracker = GroupTracker()
         self._status_loop_started = False
+        # creationTimestamp is wall time; queue times are the scheduler clock's. The offset is
+        # taken once: recomputed per comparison it would jitter, and the queue's heap order
+        # with it.
+        clock = handle.clock
+        self._wall_to_clock = clock.now() - clock.wall().timestamp()
         # Groups with members waiting at Permit, and how their attempts ended.
         self._attempting: set[GroupRef] = set()
         self._attempts = {SCHEDULED: 0, REJECTED: 0}
@@ -89,9 +94,7 @@ class Coscheduling:
         if ref is None or not isinstance(group, PodGroup):
             first = info.initial_attempt_timestamp
             return first if first is not None else info.timestamp
-        clock = self.handle.clock
-        # creationTimestamp is wall time; queue times are the scheduler clock's.
-        created = group.created + (clock.now() - clock.wall().timestamp())
+        created = group.created + self._wall_to_clock
         failed = self.tracker.failed_at(ref)
         return max(created, failed) if failed is not None else created
 
