@@ -73,6 +73,7 @@ REQUIRED = [
             ("storage.k8s.io", "csistoragecapacities"),
             ("policy", "poddisruptionbudgets"),
             ("scheduling.x-k8s.io", "podgroups"),
+            ("scheduling.x-k8s.io", "elasticquotas"),
             ("scheduling.sigs.k8s.io", "podgroups"),
             ("scheduling.k8s.io", "podgroups"),
         ]
@@ -93,11 +94,9 @@ ALLOWED_WRITES = {
     Grant("", "persistentvolumes", "patch"),
     Grant("", "persistentvolumeclaims", "patch"),
     # PodGroup and ElasticQuota status, written by the leader.
-    *(
-        Grant(group, resource, "patch")
-        for group in ("scheduling.x-k8s.io", "scheduling.sigs.k8s.io")
-        for resource in ("podgroups/status", "elasticquotas/status")
-    ),
+    Grant("scheduling.x-k8s.io", "podgroups/status", "patch"),
+    Grant("scheduling.x-k8s.io", "elasticquotas/status", "patch"),
+    Grant("scheduling.sigs.k8s.io", "podgroups/status", "patch"),
 }
 
 
