@@ -35,14 +35,27 @@ def test_bundled_scenario_places_or_explains_every_pod(capsys: pytest.CaptureFix
     web_nodes = [pods[f"shop/web-{i}"]["node"] for i in range(9)]
     placed = [n for n in web_nodes if n]
     assert len(placed) == len(set(placed)) == 8, "required anti-affinity: one web pod per node"
+    # The gang is placed whole; the gang short of a member is not tried, and says why.
+    assert {pods[f"ml/trainer-{i}"]["status"] for i in range(3)} == {"Scheduled"}
+    groups = {f"{g['namespace']}/{g['name']}": g for g in result["groups"]}
+    assert groups["ml/trainers"]["status"] == "Scheduled"
+    assert groups["ml/eval"]["status"] == "Unschedulable"
+    assert 'PodGroup "ml/eval" has 2 of its 3 required pods' in groups["ml/eval"]["message"]
+    # Four research jobs borrow lab's idle min up to research's max of 2 CPU; the fifth waits.
+    assert sum(pods[f"research/job-{i}"]["status"] == "Scheduled" for i in range(5)) == 4
+    unplaced = [
+        pods[f"research/job-{i}"] for i in range(5) if not pods[f"research/job-{i}"]["node"]
+    ]
+    assert "would pass its max of cpu" in unplaced[0]["message"]
     summary = result["summary"]
-    assert summary["scheduled"] == 17
+    assert summary["scheduled"] == 24
 
 
 def test_bundled_scenario_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "Profiles: default-scheduler, foo-scheduler" in out
+    assert "Profiles: default-scheduler, quota-scheduler, foo-scheduler" in out
+    assert "PodGroups:" in out and "ml/trainers" in out
     assert "shop/too-big" in out and "Insufficient cpu" in out
     assert "worker-cordoned" in out
 
@@ -58,6 +71,30 @@ def test_generated_cluster(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(nodes) == 20
     # LeastAllocated spreads 50 one-CPU pods over 20 four-CPU nodes: 2 or 3 per node.
     assert {n["pods"] for n in nodes} <= {2, 3}
+
+
+def test_generated_gangs_report_each_group(capsys: pytest.CaptureFixture[str]) -> None:
+    # Room for 6 one-CPU pods: one gang of 4 fits, the other cannot fit beside it.
+    argv = ["simulate", "--nodes", "3", "--node-shape", "cpu=2,pods=110", "--gangs", "2"]
+    result = _run_json([*argv, "--gang-size", "4", "--pod-shape", "cpu=1"], capsys)
+    groups = sorted(result["groups"], key=lambda g: -g["bound"])
+    assert [(g["bound"], g["minMember"], g["pods"]) for g in groups] == [(4, 4, 4), (0, 4, 4)]
+    assert groups[0]["status"] == "Scheduled"
+    assert groups[1]["status"] in ("Waiting", "Unschedulable")
+    assert result["summary"]["scheduled"] == 4
+
+
+def test_generated_gangs_need_a_gang_scheduling_profile(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    config = tmp_path / "plain.yaml"
+    config.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    )
+    argv = ["simulate", "--nodes", "1", "--gangs", "1", "--config", str(config), "--no-progress"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--gangs: profile 'default-scheduler' does not enable Coscheduling" in err
 
 
 def test_generated_pods_beyond_capacity_are_explained(capsys: pytest.CaptureFixture[str]) -> None:

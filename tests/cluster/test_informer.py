@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from scheduler.cluster.informer import Backoff, Informer
+from scheduler.cluster.informer import Backoff, Informer, InformerStore
 from scheduler.cluster.port import WatchEvent
 from scheduler.cluster.sim import SimCluster
 from scheduler.framework.errors import APIError, GoneError
@@ -405,3 +405,21 @@ async def test_a_watch_the_server_ends_on_time_is_reopened_at_once(
         await sim.create("pods", make_pod("after").dict())
         await settle()
         assert recorder.take() == [("add", "after")]  # no backoff wait in between
+
+
+def test_store_index_follows_puts_and_pops() -> None:
+    def team(obj: dict[str, Any]) -> str | None:
+        return (obj["metadata"].get("labels") or {}).get("team")
+
+    store = InformerStore()
+    a = {"metadata": {"namespace": "ns", "name": "a", "labels": {"team": "x"}}}
+    store.put(a)
+    store.add_index("team", team)  # built from what is already stored
+    store.put({"metadata": {"namespace": "ns", "name": "b", "labels": {"team": "x"}}})
+    store.put({"metadata": {"namespace": "ns", "name": "c"}})
+    assert sorted(o["metadata"]["name"] for o in store.by_index("team", "x")) == ["a", "b"]
+    store.put({"metadata": {"namespace": "ns", "name": "a", "labels": {"team": "y"}}})
+    assert [o["metadata"]["name"] for o in store.by_index("team", "x")] == ["b"]
+    assert [o["metadata"]["name"] for o in store.by_index("team", "y")] == ["a"]
+    store.pop(("ns", "b"))
+    assert store.by_index("team", "x") == []

@@ -41,7 +41,12 @@ class Api:
         await self._call(f"status {name}")
 
     async def patch_object(
-        self, resource: str, namespace: str, name: str, patch: Mapping[str, Any]
+        self,
+        resource: str,
+        namespace: str,
+        name: str,
+        patch: Mapping[str, Any],
+        subresource: str = "",
     ) -> None:
         await self._call(f"patch {resource} {name}")
 

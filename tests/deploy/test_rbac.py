@@ -75,6 +75,10 @@ REQUIRED = [
             ("storage.k8s.io", "csidrivers"),
             ("storage.k8s.io", "csistoragecapacities"),
             ("policy", "poddisruptionbudgets"),
+            ("scheduling.x-k8s.io", "podgroups"),
+            ("scheduling.x-k8s.io", "elasticquotas"),
+            ("scheduling.sigs.k8s.io", "podgroups"),
+            ("scheduling.k8s.io", "podgroups"),
         ]
         for verb in ("list", "watch")
     ),
@@ -95,6 +99,10 @@ ALLOWED_WRITES = {
     # Reviews create nothing that is stored: the server answers them and forgets them.
     Grant("authentication.k8s.io", "tokenreviews", "create"),
     Grant("authorization.k8s.io", "subjectaccessreviews", "create"),
+    # PodGroup and ElasticQuota status, written by the leader.
+    Grant("scheduling.x-k8s.io", "podgroups/status", "patch"),
+    Grant("scheduling.x-k8s.io", "elasticquotas/status", "patch"),
+    Grant("scheduling.sigs.k8s.io", "podgroups/status", "patch"),
 }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -54,8 +55,12 @@ class _Ports:
 class ControlPlane:
     """Starts etcd and kube-apiserver, hands out credentials, and tears everything down."""
 
-    def __init__(self, binaries: ControlPlaneBinaries) -> None:
+    def __init__(
+        self, binaries: ControlPlaneBinaries, extra_apiserver_args: Sequence[str] = ()
+    ) -> None:
         self.binaries = binaries
+        # For tests of alpha APIs (runtime-config, feature gates).
+        self.extra_apiserver_args = list(extra_apiserver_args)
         self._work_dir: Path | None = None
         self._etcd_data_dir: Path | None = None
         self._ports: _Ports | None = None
@@ -281,6 +286,7 @@ class ControlPlane:
             "--endpoint-reconciler-type=none",
             "--profiling=false",
             "-v=1",
+            *self.extra_apiserver_args,
         ]
         self._apiserver = ManagedProcess(
             "kube-apiserver", argv, self.work_dir / "kube-apiserver.log"

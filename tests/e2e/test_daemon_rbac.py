@@ -18,6 +18,7 @@ import yaml
 
 from tests.deploy.manifests import DEPLOY_DIR
 from tests.e2e.controlplane import ControlPlane
+from tests.e2e.custom_resources import install_crds
 from tests.e2e.daemon import DaemonLauncher, LeaderElection, poll_until
 from tests.e2e.lease_history import LEASES
 from tests.e2e.manifests import apply, read_manifests
@@ -123,6 +124,48 @@ def test_daemon_schedules_with_the_deployed_rbac_only(
     [acquired] = daemon.records("successfully acquired lease")
     assert held.body["spec"]["holderIdentity"] == acquired["identity"]
     # Nothing it tried was refused.
+    refused = [r for r in daemon.log_records() if "forbidden" in str(r).lower()]
+    assert refused == []
+
+
+GANG_CONFIG = DEPLOY_DIR / "examples" / "gang-scheduling-config.yaml"
+PODGROUPS = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{namespace}/podgroups"
+
+
+def test_gang_scheduling_and_podgroup_status_need_nothing_beyond_the_deployed_rbac(
+    control_plane: ControlPlane,
+    daemons: DaemonLauncher,
+    workload: Workload,
+    deployed: Deployed,
+) -> None:
+    admin = control_plane.admin_client()
+    install_crds(admin)
+    group = {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": "pair"},
+        "spec": {"minMember": 2},
+    }
+    assert admin.post(PODGROUPS.format(namespace=workload.namespace), group).status == 201
+    ours = unique("gang")
+    workload.create_nodes(1)
+    daemon = daemons.start(
+        ours, kubeconfig=deployed.kubeconfig, extra_args=[f"--config={GANG_CONFIG}"]
+    )
+    names = ["m0", "m1"]
+    for name in names:
+        manifest = workload.pod_manifest(name, ours)
+        manifest["metadata"]["labels"] = {"scheduling.x-k8s.io/pod-group": "pair"}
+        workload.create_pod(manifest)
+    placed = workload.wait_bound(names, timeout_s=BIND_TIMEOUT_S)
+    assert all(placed.values())
+
+    def phase() -> str | None:
+        body = admin.get(f"{PODGROUPS.format(namespace=workload.namespace)}/pair").body
+        return (body.get("status") or {}).get("phase")
+
+    # The status write goes through the podgroups/status grant.
+    poll_until(lambda: phase() == "Scheduling", "PodGroup status", timeout_s=EVENT_TIMEOUT_S)
     refused = [r for r in daemon.log_records() if "forbidden" in str(r).lower()]
     assert refused == []
 

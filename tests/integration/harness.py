@@ -105,6 +105,13 @@ class Harness:
         node = (self.pod(namespace, name).get("spec") or {}).get("nodeName")
         return str(node) if node else None
 
+    def scheduled_message(self, namespace: str, name: str) -> str:
+        """The message of the pod's PodScheduled condition: always the latest word, where a
+        repeated Event keeps its first note (Events are correlated as upstream's are)."""
+        conditions = self.pod(namespace, name).get("status", {}).get("conditions") or []
+        [condition] = [c for c in conditions if c["type"] == "PodScheduled"]
+        return str(condition.get("message", ""))
+
     def event_notes(self, namespace: str, name: str, reason: str) -> list[str]:
         return [
             str(e.get("note"))

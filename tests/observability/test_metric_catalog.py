@@ -85,6 +85,12 @@ REFERENCE = [
     _row("scheduler_volume_binder_cache_requests_total", "counter", "operation"),
     _row("scheduler_volume_scheduling_stage_error_total", "counter", "operation"),
     _row("leader_election_master_status", "gauge", "name"),
+    # Reported by the Coscheduling and CapacityScheduling plugins (not upstream families).
+    _row("scheduler_podgroups_waiting_at_permit", "gauge", "profile"),
+    _row("scheduler_podgroup_schedule_attempts_total", "counter", "profile result"),
+    _row("scheduler_elasticquota_used", "gauge", "namespace resource"),
+    _row("scheduler_elasticquota_min", "gauge", "namespace resource"),
+    _row("scheduler_elasticquota_max", "gauge", "namespace resource"),
 ]
 
 
@@ -114,6 +120,18 @@ def _exercise_every_family(metrics: SchedulerMetrics) -> None:
     metrics.set_unschedulable_pods_source(lambda: {("NodeAffinity", "default-scheduler"): 4})
     metrics.set_inflight_events_source(lambda: {"NodeAdd": 1})
     metrics.set_pending_async_api_calls_source(lambda: {"pod_binding": 2})
+    metrics.add_plugin_samples_source(
+        lambda: {
+            "scheduler_podgroups_waiting_at_permit": [(("default-scheduler",), 1.0)],
+            "scheduler_podgroup_schedule_attempts_total": [
+                (("default-scheduler", "scheduled"), 2.0)
+            ],
+            **{
+                f"scheduler_elasticquota_{kind}": [(("team-a", "cpu"), 2.0)]
+                for kind in ("used", "min", "max")
+            },
+        }
+    )
 
 
 @dataclass(frozen=True)

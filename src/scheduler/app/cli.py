@@ -11,6 +11,7 @@ from pathlib import Path
 
 from scheduler.app import report
 from scheduler.app.configuration import load_effective, plugin_registry, refuse_extenders
+from scheduler.app.gangs import GANG_CONFIG, generate_gangs, require_coscheduling
 from scheduler.app.run_options import RunOptions, add_run_flags, apply_flags
 from scheduler.app.scenario import (
     Scenario,
@@ -72,6 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sim.add_argument("--zones", type=int, default=0, help="spread generated nodes over N zones")
     sim.add_argument(
+        "--gangs", type=int, default=0, help="generate this many PodGroups (with their pods)"
+    )
+    sim.add_argument(
+        "--gang-size", type=int, default=4, help="minMember and pod count of generated PodGroups"
+    )
+    sim.add_argument(
         "--pod-scheduler-name",
         default="default-scheduler",
         help="schedulerName of generated pods",
@@ -116,9 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _validate_counts(args: argparse.Namespace) -> None:
-    for option in ("nodes", "pods", "zones"):
+    for option in ("nodes", "pods", "zones", "gangs"):
         if getattr(args, option) < 0:
             raise ConfigError(f"--{option}: must be zero or more")
+    if args.gang_size < 1:
+        raise ConfigError("--gang-size: must be one or more")
 
 
 def run_simulate(args: argparse.Namespace) -> int:
@@ -137,10 +146,23 @@ def run_simulate(args: argparse.Namespace) -> int:
                 args.pods, parse_shape(args.pod_shape, "--pod-shape"), args.pod_scheduler_name
             )
         )
-    if not args.files and not args.nodes and not args.pods:
+    if args.gangs:
+        scenario.objects.extend(
+            generate_gangs(
+                args.gangs,
+                args.gang_size,
+                parse_shape(args.pod_shape, "--pod-shape"),
+                args.pod_scheduler_name,
+            )
+        )
+        if args.config is None and scenario.config is None:
+            scenario.config = GANG_CONFIG
+    if not args.files and not args.nodes and not args.pods and not args.gangs:
         scenario = load_bundled()
     config, profiles = load_effective(registry, path=args.config, embedded=scenario.config)
     refuse_extenders(config)
+    if args.gangs:
+        require_coscheduling(profiles, args.pod_scheduler_name)
     progress = report.ProgressBar() if not args.no_progress else None
     try:
         result = asyncio.run(

@@ -69,6 +69,19 @@ def to_json(result: SimulationResult) -> dict[str, Any]:
             for p in result.pods
         ],
         "nodes": node_utilisation(result),
+        "groups": [
+            {
+                "namespace": g.namespace,
+                "name": g.name,
+                "minMember": g.min_member,
+                "pods": g.pods,
+                "bound": g.bound,
+                "waiting": g.waiting,
+                "status": g.status,
+                "message": g.message,
+            }
+            for g in result.groups
+        ],
     }
 
 
@@ -82,6 +95,7 @@ def summary(result: SimulationResult) -> dict[str, Any]:
         "gated": result.count("Gated"),
         "notHandled": result.count("NotHandled"),
         "pending": result.count("Pending"),
+        "waiting": result.count("Waiting"),
         "podsPerSecond": round(result.pods_per_second, 1),
         "schedulingSeconds": round(result.scheduling_seconds, 3),
         "elapsedSeconds": round(result.elapsed_seconds, 3),
@@ -112,12 +126,20 @@ def render_text(result: SimulationResult) -> str:
                 ["Gated", str(s["gated"])],
                 ["Not handled (unknown schedulerName)", str(s["notHandled"])],
                 *([["Pending", str(s["pending"])]] if s["pending"] else []),
+                *([["Waiting at Permit", str(s["waiting"])]] if s["waiting"] else []),
             ],
         ),
         "",
         f"Throughput: {s['podsPerSecond']} pods/s ({s['scheduled']} pods bound in "
         f"{s['schedulingSeconds']} s)",
     ]
+    if result.groups:
+        rows = [
+            [g.key, str(g.min_member), str(g.pods), str(g.bound), g.status, g.message]
+            for g in result.groups
+        ]
+        lines += ["", "PodGroups:"]
+        lines += _table(["GROUP", "MIN", "PODS", "BOUND", "OUTCOME", "WHY"], rows)
     explained = [p for p in result.pods if p.status != "Scheduled"]
     if explained:
         lines += ["", "Not placed:"]

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from scheduler.app.gangs import GroupOutcome, group_outcomes
 from scheduler.app.scenario import ordered_for_loading
 from scheduler.backend.queue import run_queue_flushes
 from scheduler.cluster.sim import SimCluster
@@ -30,7 +31,7 @@ class PodOutcome:
     name: str
     scheduler_name: str
     node: str | None
-    status: str  # Scheduled, Unschedulable, Gated, NotHandled, Pending
+    status: str  # Scheduled, Unschedulable, Gated, NotHandled, Pending, Waiting
     message: str
 
     @property
@@ -48,6 +49,7 @@ class SimulationResult:
     metrics: SchedulerMetrics
     raw_pods: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
+    groups: list[GroupOutcome] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         return sum(1 for p in self.pods if p.status == status)
@@ -74,6 +76,26 @@ _POLL_SECONDS = 0.005
 _PROGRESS_EVERY = 20
 
 
+# A pod backing off after this many failed attempts is taken as settled: a gang that cannot fit
+# is retried for ever (as in a real cluster), and a simulation must end.
+SETTLED_AFTER_ATTEMPTS = 2
+
+
+def _settled(scheduler: Scheduler) -> bool:
+    """Nothing to try now: no pod active, binding cycles only held at Permit, no API call left,
+    and every pod in backoff already retried."""
+    queue = scheduler.queue
+    if queue.pending_counts().get("active", 0) or scheduler.dispatcher.pending:
+        return False
+    if len(scheduler.binding_tasks) > len(scheduler.waiting_pods):
+        return False
+    return all(
+        info.attempts >= SETTLED_AFTER_ATTEMPTS
+        for info in queue.pending_pods()
+        if queue.locate(info.key) == "backoff"
+    )
+
+
 async def _wait_idle(
     scheduler: Scheduler, sim: SimCluster, total: int, progress: ProgressCallback | None
 ) -> None:
@@ -84,7 +106,7 @@ async def _wait_idle(
         polls += 1
         if progress is not None and polls % _PROGRESS_EVERY == 0:
             progress(_bound(sim), total)
-        if _caught_up(scheduler, sim) and scheduler.is_idle():
+        if _caught_up(scheduler, sim) and (scheduler.is_idle() or _settled(scheduler)):
             if progress is not None:
                 progress(_bound(sim), total)
             return
@@ -120,6 +142,7 @@ async def simulate(
         vectorize=vectorize,
     )
     tasks: list[asyncio.Task[None]] = []
+    waiting: set[str] = set()
     try:
         if any(o.get("kind") == "PersistentVolumeClaim" for o in objects):
             # No kube-controller-manager here: this one finishes the volume bindings the
@@ -140,13 +163,20 @@ async def simulate(
         await _wait_idle(scheduler, sim, total, progress)
         scheduling_seconds = time.perf_counter() - scheduling_started
         await scheduler.drain_api_writes()
+        waiting = {w.pod.key for w in scheduler.waiting_pods}
     finally:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await scheduler.stop()
     raw_pods = [dict(p) for p in sim.objects("pods")]
-    pods = [_outcome(Pod.from_dict(raw), scheduler) for raw in raw_pods]
+    pods = [_outcome(Pod.from_dict(raw), scheduler, waiting) for raw in raw_pods]
+    groups = group_outcomes(
+        [g for kind in POD_GROUP_KINDS for g in _objects(sim, kind)],
+        raw_pods,
+        waiting,
+        scheduler.last_failures,
+    )
     return SimulationResult(
         pods=pods,
         nodes=[dict(n) for n in sim.objects("nodes")],
@@ -156,10 +186,19 @@ async def simulate(
         metrics=metrics,
         raw_pods=raw_pods,
         events=[dict(e) for e in sim.events()],
+        groups=groups,
     )
 
 
-def _outcome(pod: Pod, scheduler: Scheduler) -> PodOutcome:
+# PodGroups of every dialect the in-memory cluster serves.
+POD_GROUP_KINDS = ("podgroups", "podgroups.scheduling.sigs.k8s.io", "podgroups.scheduling.k8s.io")
+
+
+def _objects(sim: SimCluster, resource: str) -> list[dict[str, Any]]:
+    return [dict(o) for o in sim.objects(resource)]
+
+
+def _outcome(pod: Pod, scheduler: Scheduler, waiting: set[str]) -> PodOutcome:
     def outcome(node: str | None, status: str, message: str) -> PodOutcome:
         return PodOutcome(pod.namespace, pod.name, pod.scheduler_name, node, status, message)
 
@@ -171,6 +210,8 @@ def _outcome(pod: Pod, scheduler: Scheduler) -> PodOutcome:
             "NotHandled",
             f'no profile has schedulerName "{pod.scheduler_name}"; the pod was left alone',
         )
+    if pod.key in waiting:
+        return outcome(None, "Waiting", "waiting at Permit when the simulation ended")
     if pod.scheduling_gates:
         gates = " ".join(pod.scheduling_gates)
         return outcome(None, "Gated", f"waiting for scheduling gates: [{gates}]")

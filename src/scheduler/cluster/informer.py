@@ -20,7 +20,7 @@ from typing import Any
 
 from scheduler.cluster.port import ClusterClient, WatchEvent
 from scheduler.framework.clock import Clock
-from scheduler.framework.errors import APIError, GoneError
+from scheduler.framework.errors import APIError, GoneError, NotFoundError
 
 logger = logging.getLogger(__name__)
 
@@ -47,10 +47,39 @@ def resource_version_of(obj: Mapping[str, Any]) -> str:
 
 
 class InformerStore:
-    """The informer's objects by (namespace, name); a `scheduler.framework.Lister`."""
+    """The informer's objects by (namespace, name), and by any index a reader added; a
+    `scheduler.framework.Lister`."""
 
     def __init__(self) -> None:
         self._objects: dict[ObjectKey, Object] = {}
+        self._index_funcs: dict[str, Callable[[Object], str | None]] = {}
+        self._indices: dict[str, dict[str, dict[ObjectKey, Object]]] = {}
+
+    def add_index(self, name: str, index: Callable[[Object], str | None]) -> None:
+        if name in self._index_funcs:
+            return
+        self._index_funcs[name] = index
+        self._indices[name] = {}
+        for key, obj in self._objects.items():
+            self._index(name, key, obj)
+
+    def by_index(self, name: str, value: str) -> builtins.list[Object]:
+        return builtins.list(self._indices[name].get(value, {}).values())
+
+    def _index(self, name: str, key: ObjectKey, obj: Object) -> None:
+        value = self._index_funcs[name](obj)
+        if value is not None:
+            self._indices[name].setdefault(value, {})[key] = obj
+
+    def _unindex(self, name: str, key: ObjectKey, obj: Object) -> None:
+        value = self._index_funcs[name](obj)
+        if value is None:
+            return
+        bucket = self._indices[name].get(value)
+        if bucket is not None:
+            bucket.pop(key, None)
+            if not bucket:
+                del self._indices[name][value]
 
     def get(self, namespace: str, name: str) -> Object | None:
         return self._objects.get((namespace, name))
@@ -68,10 +97,18 @@ class InformerStore:
         key = object_key(obj)
         old = self._objects.get(key)
         self._objects[key] = obj
+        for name in self._index_funcs:
+            if old is not None:
+                self._unindex(name, key, old)
+            self._index(name, key, obj)
         return old
 
     def pop(self, key: ObjectKey) -> Object | None:
-        return self._objects.pop(key, None)
+        gone = self._objects.pop(key, None)
+        if gone is not None:
+            for name in self._index_funcs:
+                self._unindex(name, key, gone)
+        return gone
 
     def object_keys(self) -> builtins.list[ObjectKey]:
         return builtins.list(self._objects)
@@ -152,8 +189,8 @@ class Informer:
         """One connection: relist if needed, watch until the stream ends or fails, then wait
         before the next connection as the outcome demands."""
         try:
-            if self._must_list:
-                await self.list_and_replace()
+            if self._must_list and not await self._list_if_served():
+                return
             opened = self._clock.now()
             if not await self._watch_unless_relist_requested():
                 return
@@ -211,6 +248,23 @@ class Informer:
             watch.result()  # re-raise what ended the stream, if anything did
             return True
         return False
+
+    async def _list_if_served(self) -> bool:
+        """List; False (after a wait) if the server does not serve the resource at all.
+
+        An optional API group or a custom resource whose CRD is not installed holds nothing:
+        the informer counts as synced and empty, and keeps asking in case it appears.
+        """
+        try:
+            await self.list_and_replace()
+        except NotFoundError as error:
+            self.replace([], "")
+            self.synced.set()
+            delay = self._backoff.next()
+            logger.info("%s: not served (%s); asking again in %.1fs", self.name, error.text, delay)
+            await self._clock.sleep(delay)
+            return False
+        return True
 
     async def list_and_replace(self) -> None:
         """List, reconcile the store with the result, and mark the informer synced."""

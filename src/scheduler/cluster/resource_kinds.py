@@ -21,6 +21,13 @@ class ResourceKind:
     version: str
     kind: str
     namespaced: bool
+    # The plural in URL paths when `resource` (the key everything else uses) has to differ from
+    # it, because two API groups serve the same plural (PodGroups, for instance).
+    plural: str = ""
+
+    @property
+    def path_plural(self) -> str:
+        return self.plural or self.resource
 
     @property
     def api_version(self) -> str:
@@ -29,15 +36,15 @@ class ResourceKind:
     @property
     def qualified_name(self) -> str:
         """How the API server names the resource in messages, e.g. `leases.coordination.k8s.io`."""
-        return f"{self.resource}.{self.group}" if self.group else self.resource
+        return f"{self.path_plural}.{self.group}" if self.group else self.path_plural
 
     def collection_path(self, namespace: str | None = None) -> str:
         """The list/create/watch path; `None` or "" spans all namespaces. Cluster-scoped
         resources ignore the namespace."""
         root = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
         if self.namespaced and namespace:
-            return f"{root}/namespaces/{_segment(namespace)}/{self.resource}"
-        return f"{root}/{self.resource}"
+            return f"{root}/namespaces/{_segment(namespace)}/{self.path_plural}"
+        return f"{root}/{self.path_plural}"
 
     def object_path(self, namespace: str, name: str, subresource: str = "") -> str:
         """The path of one object (and optionally a subresource such as `status`). A namespaced
@@ -52,9 +59,11 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
-def kind(resource: str, api_version: str, kind_name: str, *, namespaced: bool) -> ResourceKind:
+def kind(
+    resource: str, api_version: str, kind_name: str, *, namespaced: bool, plural: str = ""
+) -> ResourceKind:
     group, _, version = api_version.rpartition("/")
-    return ResourceKind(resource, group, version, kind_name, namespaced)
+    return ResourceKind(resource, group, version, kind_name, namespaced, plural)
 
 
 BUILTIN_KINDS: tuple[ResourceKind, ...] = (
@@ -79,6 +88,22 @@ BUILTIN_KINDS: tuple[ResourceKind, ...] = (
     kind("events", "events.k8s.io/v1", "Event", namespaced=True),
     kind("podgroups", "scheduling.x-k8s.io/v1alpha1", "PodGroup", namespaced=True),
     kind("elasticquotas", "scheduling.x-k8s.io/v1alpha1", "ElasticQuota", namespaced=True),
+    # The same PodGroup under the API group scheduler-plugins used before v0.25 (Koordinator
+    # still serves it), and upstream's own gang-scheduling PodGroup (alpha in v1.36).
+    kind(
+        "podgroups.scheduling.sigs.k8s.io",
+        "scheduling.sigs.k8s.io/v1alpha1",
+        "PodGroup",
+        namespaced=True,
+        plural="podgroups",
+    ),
+    kind(
+        "podgroups.scheduling.k8s.io",
+        "scheduling.k8s.io/v1alpha2",
+        "PodGroup",
+        namespaced=True,
+        plural="podgroups",
+    ),
     kind("resourceclaims", "resource.k8s.io/v1", "ResourceClaim", namespaced=True),
     kind("resourceslices", "resource.k8s.io/v1", "ResourceSlice", namespaced=False),
     kind("deviceclasses", "resource.k8s.io/v1", "DeviceClass", namespaced=False),

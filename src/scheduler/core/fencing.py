@@ -60,11 +60,18 @@ class FencedClusterAPI:
         await self._api.patch_pod_status(namespace, name, patch)
 
     async def patch_object(
-        self, resource: str, namespace: str, name: str, patch: Mapping[str, Any]
+        self,
+        resource: str,
+        namespace: str,
+        name: str,
+        patch: Mapping[str, Any],
+        subresource: str = "",
     ) -> None:
         api = self._api
         what = f"patch of {resource} {namespace}/{name}"
-        await self._within_tenure(what, lambda: api.patch_object(resource, namespace, name, patch))
+        await self._within_tenure(
+            what, lambda: api.patch_object(resource, namespace, name, patch, subresource)
+        )
 
     async def _within_tenure(self, what: str, call: Callable[[], Awaitable[_T]]) -> _T:
         remaining = self._tenure.tenure_remaining(self._clock.now())

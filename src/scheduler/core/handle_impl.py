@@ -14,7 +14,7 @@ from scheduler.cluster.port import ClusterClient
 from scheduler.core.event_recorder import EventRecorder
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
-from scheduler.framework.handle import ClusterAPI, Lister, WaitingPod
+from scheduler.framework.handle import ClusterAPI, IndexFunc, Lister, WaitingPod
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Status
@@ -30,6 +30,12 @@ class _EmptyLister:
         return None
 
     def list(self, namespace: str | None = None) -> Sequence[Mapping[str, Any]]:
+        return []
+
+    def add_index(self, name: str, index: IndexFunc) -> None:
+        return None
+
+    def by_index(self, name: str, value: str) -> Sequence[Mapping[str, Any]]:
         return []
 
 

@@ -7,10 +7,11 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from scheduler.backend.queue import node_update_event
+from scheduler.backend.queue import node_update_event, pod_update_events
 from scheduler.framework.events import (
     NODE_ADD,
     NODE_DELETE,
+    UNSCHEDULED_POD_ADD,
     ActionType,
     ClusterEvent,
     EventResource,
@@ -37,6 +38,8 @@ _RESOURCE_KINDS = {
     "volumeattachments": EventResource.VOLUME_ATTACHMENT,
     "poddisruptionbudgets": EventResource.POD_DISRUPTION_BUDGET,
     "podgroups": EventResource.POD_GROUP,
+    "podgroups.scheduling.sigs.k8s.io": EventResource.POD_GROUP,
+    "podgroups.scheduling.k8s.io": EventResource.POD_GROUP,
     "elasticquotas": EventResource.ELASTIC_QUOTA,
 }
 
@@ -94,6 +97,7 @@ class PodEventHandlers:
             self._timed("AssignedPodAdd", started)
         elif s.responsible_for(pod):
             s.queue.add(pod)
+            self._offer_to_others(UNSCHEDULED_POD_ADD, None, pod)
             self._timed("UnschedulablePodAdd", started)
 
     def pod_updated(self, old_raw: RawObject, new_raw: RawObject) -> None:
@@ -126,7 +130,16 @@ class PodEventHandlers:
             return
         if s.responsible_for(new) and not s.cache.is_assumed(new.key):
             s.queue.update(old, new)
+            for event in pod_update_events(old, new):
+                self._offer_to_others(event, old, new)
             self._timed("UnschedulablePodUpdate", started)
+
+    def _offer_to_others(self, event: ClusterEvent, old: Pod | None, new: Pod) -> None:
+        """An unscheduled pod's arrival or change can help other pending pods too (a gang
+        waiting for its quorum); the queue offers it to them through their plugins' hints."""
+        self._s.queue.move_all_to_active_or_backoff(
+            event, old, new, lambda info: info.pod.uid != new.uid
+        )
 
     def pod_deleted(self, raw: RawObject) -> None:
         started = time.perf_counter()

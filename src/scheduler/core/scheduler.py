@@ -26,6 +26,7 @@ from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.events import ASSIGNED_POD_DELETE
 from scheduler.framework.handle import Lister
+from scheduler.framework.plugins import MetricsReporter
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.spec import PluginSpec
 from scheduler.framework.status import Status
@@ -142,6 +143,10 @@ class Scheduler:
         self.metrics.set_pending_pods_source(self.queue.pending_counts)
         self.metrics.set_unschedulable_pods_source(self.queue.unschedulable_plugin_counts)
         self.metrics.set_cache_size_source(self.cache.sizes)
+        for profile in self.profiles.values():
+            for plugin in profile.plugins.values():
+                if isinstance(plugin, MetricsReporter):
+                    self.metrics.add_plugin_samples_source(plugin.metric_samples)
         # The latest failure message per pod key, for reports and `explain`.
         self.last_failures: dict[str, str] = {}
 
@@ -170,6 +175,8 @@ class Scheduler:
                 on_delete=h.pod_deleted,
             ),
         ]
+        # Plugins may read pods too (Coscheduling counts a group's members).
+        self._listers["pods"] = next(i.store for i in informers if i.resource == "pods")
         for resource in self._extra_resources:
             informer = Informer(
                 self.client,
@@ -283,6 +290,11 @@ class Scheduler:
         if not status.is_success:
             self._undo(attempt, assumed, node)
             self.handle_failure(attempt, Failure.at_chosen_node(status))
+            # The place it held is free again, as if an assigned pod went away (upstream does
+            # the same); the pod itself is left where its failure put it.
+            self.queue.move_all_to_active_or_backoff(
+                ASSIGNED_POD_DELETE, assumed, None, lambda info: info.pod.uid != assumed.uid
+            )
             return
         self.queue.done(info.pod)
         status = await run_pre_bind(profile, state, assumed, node)

@@ -12,7 +12,7 @@ from scheduler.framework.events import (
     QueueingHint,
     QueueingHintFn,
 )
-from scheduler.framework.handle import ClusterAPI, Handle, Lister, WaitingPod
+from scheduler.framework.handle import ClusterAPI, Handle, IndexFunc, Lister, WaitingPod
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import (
@@ -21,6 +21,8 @@ from scheduler.framework.plugins import (
     BindPlugin,
     EnqueueExtensions,
     FilterPlugin,
+    MetricSamples,
+    MetricsReporter,
     NodeStatusReader,
     PermitPlugin,
     Plugin,
@@ -66,9 +68,12 @@ __all__ = [
     "FilterBatch",
     "FilterPlugin",
     "Handle",
+    "IndexFunc",
     "Int32",
     "Int64",
     "Lister",
+    "MetricSamples",
+    "MetricsReporter",
     "Node",
     "NodeInfo",
     "NodeStatusReader",

@@ -28,10 +28,20 @@ class ClusterAPI(Protocol):
     ) -> None: ...
 
     async def patch_object(
-        self, resource: str, namespace: str, name: str, patch: Mapping[str, Any]
+        self,
+        resource: str,
+        namespace: str,
+        name: str,
+        patch: Mapping[str, Any],
+        subresource: str = "",
     ) -> None:
-        """Merge-patch any object the scheduler is allowed to write (e.g. a PVC annotation)."""
+        """Merge-patch any object the scheduler is allowed to write (e.g. a PVC annotation), or
+        one of its subresources (e.g. "status" of a custom resource)."""
         ...
+
+
+IndexFunc = Callable[[Mapping[str, Any]], str | None]
+"""The index value of an object, or None to leave it out of the index."""
 
 
 class Lister(Protocol):
@@ -40,6 +50,15 @@ class Lister(Protocol):
     def get(self, namespace: str, name: str) -> Mapping[str, Any] | None: ...
 
     def list(self, namespace: str | None = None) -> Sequence[Mapping[str, Any]]: ...
+
+    def add_index(self, name: str, index: IndexFunc) -> None:
+        """Keep objects findable by `index` from now on (as client-go's indexers); adding an
+        index under a name already used keeps the first one."""
+        ...
+
+    def by_index(self, name: str, value: str) -> Sequence[Mapping[str, Any]]:
+        """The objects whose index `name` is `value` (the index must have been added)."""
+        ...
 
 
 class WaitingPod(Protocol):

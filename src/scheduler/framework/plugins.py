@@ -7,7 +7,7 @@ a plain class with a `name` attribute and the methods it needs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol, runtime_checkable
@@ -181,6 +181,18 @@ class PostBindPlugin(Plugin, Protocol):
 @runtime_checkable
 class EnqueueExtensions(Plugin, Protocol):
     def events_to_register(self) -> list[ClusterEventWithHint]: ...
+
+
+MetricSamples = Mapping[str, Iterable[tuple[Sequence[str], float]]]
+"""Samples by metric family name: (label values in the family's order, value) pairs."""
+
+
+@runtime_checkable
+class MetricsReporter(Plugin, Protocol):
+    """Optional: values a plugin reports when /metrics is scraped, for the plugin families the
+    scheduler's metric catalog declares. Called on the event loop; it must only read."""
+
+    def metric_samples(self) -> MetricSamples: ...
 
 
 # The method that marks a class as implementing each extension point.

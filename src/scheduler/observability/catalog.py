@@ -269,6 +269,51 @@ EVENTS_DROPPED = _counter(
     "reason",
 )
 
+# Families plugins report at scrape time (Coscheduling and CapacityScheduling); they are not
+# upstream kube-scheduler's, which has no gang or quota plugins.
+PODGROUPS_WAITING_AT_PERMIT = _gauge(
+    "scheduler_podgroups_waiting_at_permit",
+    "PodGroups with members waiting at Permit for the rest of their quorum.",
+    "profile",
+    scraped=True,
+)
+PODGROUP_SCHEDULE_ATTEMPTS = MetricSpec(
+    "scheduler_podgroup_schedule_attempts_total",
+    Kind.COUNTER,
+    "Gang scheduling attempts of PodGroups by result: 'scheduled' when the quorum was reached, "
+    "'rejected' when the waiting members were turned away.",
+    ("profile", "result"),
+    scraped=True,
+)
+ELASTIC_QUOTA_USED = _gauge(
+    "scheduler_elasticquota_used",
+    "Requests of an ElasticQuota namespace's scheduled pods (CPU in cores, memory in bytes).",
+    "namespace",
+    "resource",
+    scraped=True,
+)
+ELASTIC_QUOTA_MIN = _gauge(
+    "scheduler_elasticquota_min",
+    "An ElasticQuota's guaranteed amount (CPU in cores, memory in bytes).",
+    "namespace",
+    "resource",
+    scraped=True,
+)
+ELASTIC_QUOTA_MAX = _gauge(
+    "scheduler_elasticquota_max",
+    "An ElasticQuota's cap, for the resources it caps (CPU in cores, memory in bytes).",
+    "namespace",
+    "resource",
+    scraped=True,
+)
+PLUGIN_REPORTED: tuple[MetricSpec, ...] = (
+    PODGROUPS_WAITING_AT_PERMIT,
+    PODGROUP_SCHEDULE_ATTEMPTS,
+    ELASTIC_QUOTA_USED,
+    ELASTIC_QUOTA_MIN,
+    ELASTIC_QUOTA_MAX,
+)
+
 ALL: tuple[MetricSpec, ...] = (
     SCHEDULE_ATTEMPTS,
     SCHEDULING_ATTEMPT_DURATION,
@@ -298,5 +343,6 @@ ALL: tuple[MetricSpec, ...] = (
     VOLUME_SCHEDULING_STAGE_ERROR,
     LEADER_ELECTION_MASTER_STATUS,
     EVENTS_DROPPED,
+    *PLUGIN_REPORTED,
 )
 """Every family the scheduler registers."""

@@ -105,6 +105,7 @@ class SchedulerMetrics:
         self._events_dropped = _Children(_counter(catalog.EVENTS_DROPPED, r))
 
         self._scraped = ScrapedGauges(spec for spec in catalog.ALL if spec.scraped)
+        self._plugin_sources: list[Callable[[], Mapping[str, LabelledValues]]] = []
         r.register(self._scraped)
         self.rest_client = RestClientMetrics(r)
         """What the API clients report each request to."""
@@ -235,6 +236,19 @@ class SchedulerMetrics:
         self._scraped.set_source(
             catalog.PENDING_ASYNC_API_CALLS.name, None if source is None else _by_one_label(source)
         )
+
+    def add_plugin_samples_source(self, source: Callable[[], Mapping[str, LabelledValues]]) -> None:
+        """A plugin's samples, by family name, for the families in `catalog.PLUGIN_REPORTED`
+        (several plugins, or one per profile, may report into the same family)."""
+        self._plugin_sources.append(source)
+        for spec in catalog.PLUGIN_REPORTED:
+            self._scraped.set_source(spec.name, self._plugin_family(spec.name))
+
+    def _plugin_family(self, name: str) -> GaugeSource:
+        def samples() -> LabelledValues:
+            return [sample for source in self._plugin_sources for sample in source().get(name, ())]
+
+        return samples
 
     # -- exposition ----------------------------------------------------------------------
 

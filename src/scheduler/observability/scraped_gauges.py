@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from scheduler.observability.catalog import Kind, MetricSpec
@@ -33,8 +33,9 @@ class ScrapedGauges(Collector):
     def __init__(self, specs: Iterable[MetricSpec]) -> None:
         self._specs: dict[str, MetricSpec] = {}
         for spec in specs:
-            if spec.kind is not Kind.GAUGE or not spec.scraped:
-                raise ValueError(f"{spec.name} is not a scrape-time gauge")
+            # Counters too, when their owner keeps the count (plugins report theirs this way).
+            if spec.kind not in (Kind.GAUGE, Kind.COUNTER) or not spec.scraped:
+                raise ValueError(f"{spec.name} is not a scrape-time gauge or counter")
             self._specs[spec.name] = spec
         self._sources: dict[str, GaugeSource] = {}
 
@@ -47,12 +48,12 @@ class ScrapedGauges(Collector):
         else:
             self._sources[name] = source
 
-    def describe(self) -> Iterator[GaugeMetricFamily]:
+    def describe(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
         # Lets the registry check for name clashes without calling any source.
         for spec in self._specs.values():
             yield _family(spec)
 
-    def collect(self) -> Iterator[GaugeMetricFamily]:
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
         for name, spec in self._specs.items():
             family = _family(spec)
             source = self._sources.get(name)
@@ -66,5 +67,7 @@ class ScrapedGauges(Collector):
             yield family
 
 
-def _family(spec: MetricSpec) -> GaugeMetricFamily:
+def _family(spec: MetricSpec) -> GaugeMetricFamily | CounterMetricFamily:
+    if spec.kind is Kind.COUNTER:
+        return CounterMetricFamily(spec.name, spec.help, labels=spec.labels)
     return GaugeMetricFamily(spec.name, spec.help, labels=spec.labels)

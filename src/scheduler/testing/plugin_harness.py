@@ -11,7 +11,7 @@ import numpy as np
 from scheduler.framework.batch import FilterBatch
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
-from scheduler.framework.handle import ClusterAPI, Lister, WaitingPod
+from scheduler.framework.handle import ClusterAPI, IndexFunc, Lister, WaitingPod
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import (
@@ -49,6 +49,7 @@ class DictLister:
 
     def __init__(self, objects: Iterable[Mapping[str, Any]] = ()) -> None:
         self._objects: dict[tuple[str, str], Mapping[str, Any]] = {}
+        self._indices: dict[str, IndexFunc] = {}
         for obj in objects:
             self.add(obj)
 
@@ -61,6 +62,13 @@ class DictLister:
 
     def list(self, namespace: str | None = None) -> Sequence[Mapping[str, Any]]:
         return [o for (ns, _), o in self._objects.items() if namespace is None or ns == namespace]
+
+    def add_index(self, name: str, index: IndexFunc) -> None:
+        self._indices.setdefault(name, index)
+
+    def by_index(self, name: str, value: str) -> Sequence[Mapping[str, Any]]:
+        index = self._indices[name]
+        return [o for o in self._objects.values() if index(o) == value]
 
 
 class RecordingAPI:
@@ -82,8 +90,14 @@ class RecordingAPI:
         self.status_patches.append((f"{namespace}/{name}", patch))
 
     async def patch_object(
-        self, resource: str, namespace: str, name: str, patch: Mapping[str, Any]
+        self,
+        resource: str,
+        namespace: str,
+        name: str,
+        patch: Mapping[str, Any],
+        subresource: str = "",
     ) -> None:
+        del subresource  # recorded patches read the same either way
         self.object_patches.append((resource, f"{namespace}/{name}", patch))
 
 

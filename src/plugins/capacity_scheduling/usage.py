@@ -1,0 +1,68 @@
+"""What each quota'd namespace uses: the requests of its pods in the scheduler's cache, which
+holds bound and assumed pods alike, so Reserve's and Unreserve's accounting is the cache's
+assume and forget. Recounted only when some node's pods changed (the node table's pod clock)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from plugins.capacity_scheduling.quota import ElasticQuota, counted, sum_of
+from scheduler.framework import NodeTable, Pod
+
+
+@dataclass(slots=True)
+class QuotaUsage:
+    """Quotas and their usage for one cycle; preemption's dry run adds and removes pods."""
+
+    quotas: dict[str, ElasticQuota] = field(default_factory=dict)  # by namespace
+    used: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def clone(self) -> QuotaUsage:
+        return QuotaUsage(dict(self.quotas), {ns: dict(u) for ns, u in self.used.items()})
+
+    def add(self, pod: Pod, sign: int = 1) -> None:
+        if pod.namespace not in self.quotas:
+            return
+        used = self.used.setdefault(pod.namespace, {})
+        for name, amount in counted(pod.requests).items():
+            used[name] = used.get(name, 0) + sign * amount
+
+    def used_with(self, namespace: str, extra: Mapping[str, int]) -> dict[str, int]:
+        return sum_of([self.used.get(namespace, {}), extra])
+
+    def total_used_with(self, extra: Mapping[str, int]) -> dict[str, int]:
+        return sum_of([*self.used.values(), extra])
+
+    def total_min(self) -> dict[str, int]:
+        return sum_of(q.min for q in self.quotas.values())
+
+    def over_total_min(self, extra: Mapping[str, int]) -> list[str]:
+        """Resources whose use across all quotas, with `extra`, would pass the sum of mins."""
+        floor = self.total_min()
+        return sorted(
+            name
+            for name, amount in self.total_used_with(extra).items()
+            if name in extra and amount > floor.get(name, 0)
+        )
+
+
+class UsageCounter:
+    def __init__(self) -> None:
+        self._seen: tuple[int, int, tuple[str, ...]] | None = None
+        self._used: dict[str, dict[str, int]] = {}
+
+    def usage(self, table: NodeTable, quotas: dict[str, ElasticQuota]) -> QuotaUsage:
+        stamp = (id(table), table.pod_clock, tuple(sorted(quotas)))
+        if stamp != self._seen:
+            self._used = _count(table, quotas)
+            self._seen = stamp
+        return QuotaUsage(dict(quotas), {ns: dict(u) for ns, u in self._used.items()})
+
+
+def _count(table: NodeTable, quotas: Mapping[str, ElasticQuota]) -> dict[str, dict[str, int]]:
+    usage = QuotaUsage(dict(quotas))
+    for info in table.node_infos[: table.size]:
+        for pod in info.pods.values():
+            usage.add(pod)
+    return usage.used

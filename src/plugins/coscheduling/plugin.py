@@ -1,0 +1,292 @@
+"""Coscheduling: a PodGroup's members are placed together, at least minMember of them, or not
+at all. Semantics follow scheduler-plugins' plugin (see this package's README)."""
+
+from __future__ import annotations
+
+from plugins.coscheduling.args import CoschedulingArgs
+from plugins.coscheduling.cluster_room import describe, free_resources, shortfall
+from plugins.coscheduling.dialects import GroupRef, group_of_raw
+from plugins.coscheduling.directory import GroupDirectory
+from plugins.coscheduling.hints import coscheduling_events
+from plugins.coscheduling.members import PODS_RESOURCE, Members, members_of
+from plugins.coscheduling.pod_group import PodGroup
+from plugins.coscheduling.status import run_status_loop
+from plugins.coscheduling.tracker import GroupTracker
+from scheduler.framework import (
+    SUCCESS,
+    ClusterEventWithHint,
+    CycleState,
+    Handle,
+    MetricSamples,
+    NodeStatusReader,
+    NodeTable,
+    Pod,
+    PostFilterResult,
+    PreFilterExtensions,
+    PreFilterResult,
+    QueuedPodInfo,
+    Status,
+)
+from scheduler.objects.resources import PODS
+
+_REJECTED_IN_PRE_FILTER = "Coscheduling/rejected-in-pre-filter"
+SCHEDULED = "scheduled"
+REJECTED = "rejected"
+
+
+class Coscheduling:
+    name = "Coscheduling"
+
+    def __init__(self, args: CoschedulingArgs | None, handle: Handle) -> None:
+        self.args = args or CoschedulingArgs()
+        self.handle = handle
+        self.groups = GroupDirectory(handle)
+        self.tracker = GroupTracker()
+        self._status_loop_started = False
+        # creationTimestamp is wall time; queue times are the scheduler clock's. The offset is
+        # taken once: recomputed per comparison it would jitter, and the queue's heap order
+        # with it.
+        clock = handle.clock
+        self._wall_to_clock = clock.now() - clock.wall().timestamp()
+        # Groups with members waiting at Permit, and how their attempts ended.
+        self._attempting: set[GroupRef] = set()
+        self._attempts = {SCHEDULED: 0, REJECTED: 0}
+
+    # ---- lookups ---------------------------------------------------------------------------
+
+    def _gang(self, pod: Pod) -> tuple[GroupRef | None, PodGroup | str | None]:
+        """The pod's group reference and its group (None: no such object; str: unreadable).
+        A pod with no group, or with a native group of the basic policy, gets (None, None)."""
+        ref = group_of_raw(pod.raw)
+        if ref is None:
+            return None, None
+        group = self.groups.lookup(ref)
+        if isinstance(group, PodGroup) and not group.gang:
+            return None, None
+        return ref, group
+
+    def _members(self, ref: GroupRef) -> Members:
+        return members_of(self.handle.lister(PODS_RESOURCE), ref)
+
+    def _placed(self, ref: GroupRef, members: Members) -> set[str]:
+        """Members bound, or assumed and past Permit (waiting or allowed)."""
+        return set(self.tracker.assigned(ref, members.keys)) | set(members.bound)
+
+    def _timeout(self, group: PodGroup) -> float:
+        if group.schedule_timeout_seconds is not None:
+            return group.schedule_timeout_seconds
+        return float(self.args.permit_waiting_time_seconds)
+
+    # ---- QueueSort -------------------------------------------------------------------------
+
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        """Higher priority first; then the earlier group time (a group's creation, or its last
+        failure), so one group's members are tried back to back; then the name."""
+        if a.pod.priority != b.pod.priority:
+            return a.pod.priority > b.pod.priority
+        time_a, time_b = self._sort_time(a), self._sort_time(b)
+        if time_a != time_b:
+            return time_a < time_b
+        return a.key < b.key
+
+    def _sort_time(self, info: QueuedPodInfo) -> float:
+        ref, group = self._gang(info.pod)
+        if ref is None or not isinstance(group, PodGroup):
+            first = info.initial_attempt_timestamp
+            return first if first is not None else info.timestamp
+        created = group.created + self._wall_to_clock
+        failed = self.tracker.failed_at(ref)
+        return max(created, failed) if failed is not None else created
+
+    # ---- PreFilter -------------------------------------------------------------------------
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, table: NodeTable
+    ) -> tuple[PreFilterResult | None, Status]:
+        if not self._status_loop_started:
+            # Scheduling cycles run on the leader only, so only the leader writes status.
+            self._status_loop_started = True
+            self.handle.start_background("podgroup-status", lambda: run_status_loop(self.handle))
+        result, status = self._pre_filter(pod, table)
+        if status.is_rejected:
+            # PostFilter has nothing to add to a rejection of our own.
+            state.write(_REJECTED_IN_PRE_FILTER, True)
+        return result, status
+
+    def _pre_filter(self, pod: Pod, table: NodeTable) -> tuple[PreFilterResult | None, Status]:
+        ref, group = self._gang(pod)
+        if ref is None:
+            return None, SUCCESS
+        if group is None:
+            return None, Status.unresolvable(
+                f'PodGroup "{ref}" does not exist; waiting for it to be created'
+            )
+        if isinstance(group, str):
+            return None, Status.unresolvable(group)
+        left = self.tracker.in_backoff(ref, self.handle.clock.now())
+        if left:
+            return None, Status.unresolvable(
+                f'PodGroup "{ref}" was rejected recently; backing off for {left:g}s more'
+            )
+        members = self._members(ref)
+        if members.total < group.min_member:
+            return None, Status.unresolvable(
+                f'PodGroup "{ref}" has {members.total} of its {group.min_member} required '
+                f"pods; waiting for {group.min_member - members.total} more"
+            )
+        if members.total - members.gated < group.min_member:
+            return None, Status.unresolvable(
+                f'PodGroup "{ref}" has {members.gated} pods still behind scheduling gates; '
+                f"{members.total - members.gated} of the {group.min_member} required pods "
+                "can be scheduled"
+            )
+        if group.min_resources:
+            status = self._check_room(ref, group, members, table)
+            if not status.is_success:
+                return None, status
+        return None, SUCCESS
+
+    def _check_room(
+        self, ref: GroupRef, group: PodGroup, members: Members, table: NodeTable
+    ) -> Status:
+        now = self.handle.clock.now()
+        if self.tracker.resources_permitted(ref, now):
+            return SUCCESS
+        need = dict(group.min_resources)
+        need[PODS] = group.min_member
+        free = free_resources(table, need, self._group_holdings(ref, members))
+        short = shortfall(need, free)
+        if short:
+            return Status.unresolvable(
+                f'PodGroup "{ref}" needs more than the cluster has free '
+                f"(minResources with {group.min_member} pods); short by {describe(short)}"
+            )
+        self.tracker.permit_resources(ref, now + self._timeout(group))
+        return SUCCESS
+
+    def _group_holdings(self, ref: GroupRef, members: Members) -> dict[str, int]:
+        """What the group's members already hold on nodes, so the room check does not count
+        the group against itself."""
+        held: dict[str, int] = {}
+        nodes = dict(members.bound)
+        for key, assignment in self.tracker.assigned(ref, members.keys).items():
+            nodes.setdefault(key, assignment.node_name)
+        for key, node_name in nodes.items():
+            info = self.handle.node_info(node_name)
+            pod = info.pods.get(key) if info is not None else None
+            if pod is None:
+                continue
+            for name, amount in pod.requests.items():
+                held[name] = held.get(name, 0) + amount
+            held[PODS] = held.get(PODS, 0) + 1
+        return held
+
+    def pre_filter_extensions(self) -> PreFilterExtensions | None:
+        return None
+
+    # ---- PostFilter ------------------------------------------------------------------------
+
+    def post_filter(
+        self, state: CycleState, pod: Pod, statuses: NodeStatusReader
+    ) -> tuple[PostFilterResult | None, Status]:
+        ref, group = self._gang(pod)
+        if ref is None or state.get(_REJECTED_IN_PRE_FILTER, bool):
+            return None, Status.unschedulable()
+        if not isinstance(group, PodGroup):
+            return None, Status.unschedulable(f'PodGroup "{ref}" cannot be found')
+        members = self._members(ref)
+        placed = len(self._placed(ref, members))
+        if placed >= group.min_member:
+            # The quorum is met already; this pod is one of the extras.
+            return None, Status.unschedulable()
+        missing = group.min_member - placed
+        if missing * 100 <= self.args.pod_group_reject_percentage * group.min_member:
+            # Close enough to the quorum: keep the waiting members, let this one try again.
+            return None, Status.unschedulable()
+        self._reject_group(ref, f'PodGroup "{ref}" rejected: member {pod.name} is unschedulable')
+        backoff = self.args.pod_group_backoff_seconds
+        now = self.handle.clock.now()
+        if backoff > 0 and members.total >= group.min_member:
+            self.tracker.back_off(ref, now + backoff)
+        self.tracker.record_failure(ref, now)
+        return PostFilterResult(), Status.unschedulable(
+            f'PodGroup "{ref}" gets rejected: {placed} of {group.min_member} required members '
+            f"could be placed, {missing} more do not fit"
+        )
+
+    def _end_attempt(self, ref: GroupRef, result: str) -> None:
+        if ref in self._attempting:
+            self._attempting.discard(ref)
+            self._attempts[result] += 1
+
+    def _reject_group(self, ref: GroupRef, message: str) -> None:
+        """Reject every member waiting at Permit, freeing the places they hold."""
+        self._end_attempt(ref, REJECTED)
+        for assignment in self.tracker.assigned(ref).values():
+            waiting = self.handle.get_waiting_pod(assignment.uid)
+            if waiting is not None:
+                waiting.reject(self.name, message)
+
+    # ---- Reserve / Unreserve ---------------------------------------------------------------
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        return SUCCESS
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """One member gave its place back (timeout, rejection, failed bind): so does the group."""
+        ref, group = self._gang(pod)
+        if ref is None or not isinstance(group, PodGroup):
+            return
+        self.tracker.unassign(ref, pod.key)
+        self._reject_group(ref, f'PodGroup "{ref}" rejected: member {pod.name} was unreserved')
+        self.tracker.record_failure(ref, self.handle.clock.now())
+
+    # ---- Permit ----------------------------------------------------------------------------
+
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status, float]:
+        ref, group = self._gang(pod)
+        if ref is None:
+            return SUCCESS, 0.0
+        if not isinstance(group, PodGroup):
+            return Status.unschedulable(f'PodGroup "{ref}" cannot be found'), 0.0
+        members = self._members(ref)
+        waiting_before = self.tracker.assigned(ref, members.keys)
+        self.tracker.assign(ref, pod.key, pod.uid, node_name)
+        placed = self._placed(ref, members) | {pod.key}
+        if len(placed) >= group.min_member:
+            for assignment in waiting_before.values():
+                waiting = self.handle.get_waiting_pod(assignment.uid)
+                if waiting is not None:
+                    waiting.allow(self.name)
+            self.tracker.clear_failure(ref)
+            self._end_attempt(ref, SCHEDULED)
+            return SUCCESS, 0.0
+        self._attempting.add(ref)
+        if not waiting_before and self._may_hurry(ref, group):
+            # The first member to wait brings its siblings forward, so the quorum is reached
+            # within one Permit window instead of whenever they come up in the queue.
+            for raw in members.unbound:
+                sibling = Pod.from_dict(raw)
+                if sibling.key != pod.key and not sibling.scheduling_gates:
+                    state.pods_to_activate[sibling.key] = sibling
+        return Status.wait(
+            f'waiting for {group.min_member - len(placed)} more members of PodGroup "{ref}"'
+        ), self._timeout(group)
+
+    def _may_hurry(self, ref: GroupRef, group: PodGroup) -> bool:
+        """Siblings are pulled out of their backoff only if the group has not failed within
+        its schedule timeout: a group that keeps failing must not spin the scheduler."""
+        failed = self.tracker.failed_at(ref)
+        return failed is None or self.handle.clock.now() - failed >= self._timeout(group)
+
+    def metric_samples(self) -> MetricSamples:
+        profile = self.handle.profile_name
+        return {
+            "scheduler_podgroups_waiting_at_permit": [((profile,), float(len(self._attempting)))],
+            "scheduler_podgroup_schedule_attempts_total": [
+                ((profile, result), float(count)) for result, count in self._attempts.items()
+            ],
+        }
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return coscheduling_events()
