@@ -61,12 +61,8 @@ async def test_native_dialect_links_by_scheduling_group() -> None:
         assert _bound(h, "w-") == 0
         # The latest word is on the condition; repeated Events keep their first note, as
         # upstream's event correlation does.
-        [condition] = [
-            c
-            for c in h.pod("default", "w-0")["status"]["conditions"]
-            if c["type"] == "PodScheduled"
-        ]
-        assert "2 of 4 required members could be placed, 2 more do not fit" in condition["message"]
+        message = h.scheduled_message("default", "w-0")
+        assert "2 of 4 required members could be placed, 2 more do not fit" in message
 
 
 async def test_pod_naming_a_missing_group_waits_and_says_so() -> None:
@@ -106,12 +102,7 @@ async def test_quorum_gap_and_gated_members_are_reported() -> None:
         h.create([make_pod("q-2").label("scheduling.x-k8s.io/pod-group", "q").dict()])
         await run_for(h, 5)
         # The condition carries the latest word (the Event, correlated, keeps its first note).
-        [condition] = [
-            c
-            for c in h.pod("default", "q-0")["status"]["conditions"]
-            if c["type"] == "PodScheduled"
-        ]
-        notes = [condition["message"]]
+        notes = [h.scheduled_message("default", "q-0")]
         assert notes[-1].startswith(
             '0/1 nodes are available: PodGroup "default/q" has 1 pods still behind scheduling '
             "gates; 2 of the 3 required pods can be scheduled."
