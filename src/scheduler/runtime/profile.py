@@ -32,6 +32,7 @@ from scheduler.framework.plugins import (
 from scheduler.framework.spec import PluginSpec
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
+from scheduler.runtime import invoke
 from scheduler.runtime.metrics_port import NoMetrics, RuntimeMetrics
 from scheduler.runtime.node_filter import FilterChain
 from scheduler.runtime.waiting_pods import WaitingPods
@@ -130,12 +131,12 @@ class Profile:
                 register = getattr(plugin, "events_to_register", None)
                 # Without a registration any event may help, as upstream assumes.
                 events = register() if callable(register) else [_ANY_EVENT]
-                registrations.extend((ref.name, e) for e in events)
+                registrations.extend((ref.name, _guarded(ref.name, e)) for e in events)
         return registrations
 
     def run_pre_enqueue(self, pod: Pod) -> Status:
         for plugin in self.pre_enqueue:
-            status = plugin.pre_enqueue(pod)
+            status = invoke.call_status("PreEnqueue", plugin.name, plugin.pre_enqueue, pod)
             if not status.is_success:
                 return status.with_plugin(plugin.name)
         return Status()
@@ -152,3 +153,9 @@ class Profile:
             self.metrics.plugin_execution_duration(
                 plugin, point, status.code.label, time.perf_counter() - started
             )
+
+
+def _guarded(plugin: str, registration: ClusterEventWithHint) -> ClusterEventWithHint:
+    if registration.hint is None:
+        return registration
+    return ClusterEventWithHint(registration.event, invoke.guarded_hint(plugin, registration.hint))
