@@ -18,7 +18,12 @@ from collections.abc import Mapping, Sequence
 
 import yaml
 
-from scheduler.app.health_checks import leader_election_check, scheduler_checks
+from scheduler.app.health_checks import (
+    SCHEDULER_FAILED,
+    leader_election_check,
+    scheduler_checks,
+    scheduler_failed_check,
+)
 from scheduler.app.http_server import HealthServer
 from scheduler.app.run_options import RunOptions
 from scheduler.backend.queue import run_queue_flushes
@@ -33,6 +38,8 @@ from scheduler.observability import SchedulerMetrics
 _log = logging.getLogger("scheduler.daemon")
 
 EXIT_LEADERSHIP_LOST = 1
+# As klog.Fatal exits: the scheduler's own machinery failed and the process must restart.
+EXIT_SCHEDULER_FAILED = 255
 
 
 class Daemon:
@@ -100,6 +107,8 @@ class Daemon:
             tls_private_key_file=options.tls_private_key_file,
             clock=clock,
         )
+        liveness[SCHEDULER_FAILED] = scheduler_failed_check(lambda: self.scheduler.fatal_error)
+        self.scheduler.on_fatal(lambda _exc: self._stopping.set())
         self.port = 0
 
     def _informers_synced(self) -> bool:
@@ -129,6 +138,8 @@ class Daemon:
                 run_queue_flushes(self.scheduler.queue, self.clock), name="queue-flushes"
             ),
         ]
+        for task in self._scheduling:
+            self.scheduler.watch(task)
 
     async def _schedule_when_synced(self) -> None:
         await asyncio.gather(*(i.synced.wait() for i in self.scheduler.informers.values()))
@@ -167,6 +178,8 @@ class Daemon:
         """Until a signal or lost leadership; then shut down. Returns the exit code."""
         await self._stopping.wait()
         await self.shutdown()
+        if self.scheduler.fatal_error is not None:
+            return EXIT_SCHEDULER_FAILED
         return EXIT_LEADERSHIP_LOST if self._lost_leadership else 0
 
     async def shutdown(self) -> None:
