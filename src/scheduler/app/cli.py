@@ -19,12 +19,16 @@ from scheduler.app.scenario import (
     load_scenario_file,
     parse_shape,
 )
-from scheduler.app.simulation import simulate
+from scheduler.app.simulation import DEFAULT_TIMEOUT_SECONDS, simulate
 from scheduler.config import dump_config
 from scheduler.framework.errors import ConfigError, PluginLoadError, SchedulerError
 from scheduler.observability import configure_logging
 
 EXIT_BAD_INPUT = 2
+# simulate: some pod failed with an Error (a plugin fault), not because nothing fits.
+EXIT_POD_ERRORS = 3
+# simulate: the run reached --timeout before every pod was placed or explained.
+EXIT_TIMED_OUT = 4
 
 
 def _add_plugin_flags(parser: argparse.ArgumentParser) -> None:
@@ -76,6 +80,14 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=None, help="seed of the tie-break randomness")
     sim.add_argument("--output", choices=("table", "json"), default="table")
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sim.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_SECONDS,
+        metavar="SECONDS",
+        help=f"stop the run after this many seconds of wall-clock time "
+        f"(default {DEFAULT_TIMEOUT_SECONDS:g}); exits {EXIT_TIMED_OUT} if reached",
+    )
     _add_plugin_flags(sim)
 
     run = commands.add_parser(
@@ -106,6 +118,8 @@ def _validate_counts(args: argparse.Namespace) -> None:
     for option in ("nodes", "pods", "zones"):
         if getattr(args, option) < 0:
             raise ConfigError(f"--{option}: must be zero or more")
+    if not args.timeout > 0:
+        raise ConfigError(f"--timeout: must be a positive number of seconds, got {args.timeout}")
 
 
 def run_simulate(args: argparse.Namespace) -> int:
@@ -129,11 +143,26 @@ def run_simulate(args: argparse.Namespace) -> int:
     config, profiles = load_effective(registry, path=args.config, embedded=scenario.config)
     progress = report.ProgressBar() if not args.no_progress else None
     result = asyncio.run(
-        simulate(scenario.objects, config, profiles, registry, seed=args.seed, progress=progress)
+        simulate(
+            scenario.objects,
+            config,
+            profiles,
+            registry,
+            seed=args.seed,
+            progress=progress,
+            timeout=args.timeout,
+        )
     )
     if progress is not None:
         progress.finish()
     report.write(result, args.output)
+    if result.timed_out:
+        print(f"error: the run did not finish within --timeout {args.timeout:g}s", file=sys.stderr)
+        return EXIT_TIMED_OUT
+    errors = result.count("Error")
+    if errors:
+        print(f"error: {errors} pod(s) failed with a scheduler or plugin error", file=sys.stderr)
+        return EXIT_POD_ERRORS
     return 0
 
 
