@@ -124,6 +124,8 @@ def _validate_counts(args: argparse.Namespace) -> None:
 
 def run_simulate(args: argparse.Namespace) -> int:
     _validate_counts(args)
+    # Logs go to stderr so that the report on stdout stays machine-readable.
+    configure_logging("text", 0)
     registry = plugin_registry(args.plugin, autoload=not args.no_plugin_autoload)
     scenario = Scenario()
     for file in args.files:

@@ -98,6 +98,8 @@ class Daemon:
                 leader_election_check(self.elector, clock) if self.elector is not None else None
             ),
         )
+        liveness[SCHEDULER_FAILED] = scheduler_failed_check(lambda: self.scheduler.fatal_error)
+        self.scheduler.on_fatal(lambda _exc: self._stopping.set())
         self.server = HealthServer(
             self.metrics,
             liveness=liveness,
@@ -107,8 +109,6 @@ class Daemon:
             tls_private_key_file=options.tls_private_key_file,
             clock=clock,
         )
-        liveness[SCHEDULER_FAILED] = scheduler_failed_check(lambda: self.scheduler.fatal_error)
-        self.scheduler.on_fatal(lambda _exc: self._stopping.set())
         self.port = 0
 
     def _informers_synced(self) -> bool:

@@ -108,7 +108,7 @@ def configure_logging(
         raise ValueError(f'logging format must be "text" or "json", got {format!r}')
     if verbosity < 0:
         raise ValueError(f"verbosity must not be negative, got {verbosity}")
-    out = sys.stderr if stream is None else stream
+    out: TextIO = _CurrentStderr() if stream is None else stream  # type: ignore[assignment]
     rendering = _rendering(format, out)
     common: list[Processor] = [
         structlog.contextvars.merge_contextvars,
@@ -149,6 +149,19 @@ def reset_logging() -> None:
     structlog.reset_defaults()
     _remove_our_handler(logging.getLogger())
     _settings.verbosity = 0
+
+
+class _CurrentStderr:
+    """Whatever `sys.stderr` is when a record is written (tests and embedders replace it)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+    def isatty(self) -> bool:
+        return _is_tty(sys.stderr)
 
 
 class _NamedWriter(structlog.WriteLogger):
