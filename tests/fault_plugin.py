@@ -72,8 +72,17 @@ def fault_annotations(point: str, kind: str = "raise") -> dict[str, str]:
 
 
 def profile_plugins() -> dict[str, Any]:
-    """The `plugins` section of a profile enabling Faulty first at every point above."""
-    return {point[0].lower() + point[1:]: {"enabled": [{"name": NAME}]} for point in ENABLED}
+    """The `plugins` section of a profile enabling Faulty at every point above; at Bind it goes
+    before DefaultBinder so that it gets its turn."""
+    enabled = [{"name": NAME}]
+    plugins: dict[str, Any] = {
+        point[0].lower() + point[1:]: {"enabled": enabled} for point in ENABLED
+    }
+    plugins["bind"] = {
+        "disabled": [{"name": "DefaultBinder"}],
+        "enabled": [*enabled, {"name": "DefaultBinder"}],
+    }
+    return plugins
 
 
 class InjectedFaultError(RuntimeError):
@@ -221,3 +230,29 @@ class Faulty:
 
 
 SPEC = PluginSpec(name=NAME, plugin_class=Faulty)
+
+BREAK_LOOP = "faults.example.com/break-loop"
+
+
+class LoopBreaker:
+    """Breaks the scheduler itself, not a plugin call: once a pod annotated `BREAK_LOOP` is
+    bound, the scheduling queue's next pop raises, as a bug in the queue would."""
+
+    name = "LoopBreaker"
+
+    def __init__(self, args: None, handle: Handle) -> None:
+        self._handle = handle
+
+    async def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        if BREAK_LOOP not in pod.annotations:
+            return
+        # Reaches past the public API on purpose: the point is to corrupt the machinery.
+        queue = getattr(self._handle, "queue")  # noqa: B009
+
+        async def broken_pop() -> None:
+            raise RuntimeError("the scheduling queue is corrupt")
+
+        queue.pop_wait = broken_pop
+
+
+BREAKER_SPEC = PluginSpec(name="LoopBreaker", plugin_class=LoopBreaker)

@@ -22,13 +22,7 @@ PAST_BACKOFF = 11.0
 
 
 def _config() -> dict[str, Any]:
-    plugins = profile_plugins()
-    # Faulty must bind (or Skip) before DefaultBinder gets its turn.
-    plugins["bind"] = {
-        "disabled": [{"name": "DefaultBinder"}],
-        "enabled": [{"name": NAME}, {"name": "DefaultBinder"}],
-    }
-    return {"profiles": [{"schedulerName": "default-scheduler", "plugins": plugins}]}
+    return {"profiles": [{"schedulerName": "default-scheduler", "plugins": profile_plugins()}]}
 
 
 def _pod(name: str, annotations: dict[str, str] | None = None) -> dict[str, Any]:
