@@ -5,10 +5,13 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from scheduler.config import EffectiveProfile
 from scheduler.framework.args import PluginArgs
+from scheduler.framework.contract import extension_problems
 from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.errors import PluginLoadError
 from scheduler.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler.framework.handle import Handle
 from scheduler.framework.plugins import (
@@ -83,6 +86,7 @@ class Profile:
                     args: PluginArgs | None = effective.plugin_args.get(ref.name)
                     self.plugins[ref.name] = registry[ref.name].create(args, handle)
         points = effective.plugins
+        _check_extensions(self.plugins, points)
 
         def chain(point: str) -> list[Plugin]:
             return [self.plugins[ref.name] for ref in points.get(point, ())]
@@ -159,3 +163,13 @@ def _guarded(plugin: str, registration: ClusterEventWithHint) -> ClusterEventWit
     if registration.hint is None:
         return registration
     return ClusterEventWithHint(registration.event, invoke.guarded_hint(plugin, registration.hint))
+
+
+def _check_extensions(plugins: Mapping[str, Plugin], points: Mapping[str, Any]) -> None:
+    """The objects `score_extensions()` and `pre_filter_extensions()` return keep the contract
+    (checked once, at start-up, so that a bad one never fails a pod)."""
+    for point in ("Score", "PreFilter"):
+        for ref in points.get(point, ()):
+            problems = extension_problems(plugins[ref.name], point)
+            if problems:
+                raise PluginLoadError(f'plugin "{ref.name}" {"; ".join(problems)}')
