@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import io
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from scheduler.observability import reset_logging
+from scheduler.observability import configure_logging, reset_logging
 
 _UNRETRIEVED = "exception was never retrieved"
 
@@ -39,4 +41,28 @@ def no_unretrieved_task_exceptions(monkeypatch: pytest.MonkeyPatch) -> Iterator[
 def logging_left_as_found() -> Iterator[None]:
     """Commands under test configure process-wide logging; undo it for the next test."""
     yield
+    reset_logging()
+
+
+class CapturedLogs:
+    """The scheduler's log records, as the JSON lines `--logging-format=json` writes."""
+
+    def __init__(self, stream: io.StringIO) -> None:
+        self._stream = stream
+
+    def records(self, level: str | None = None) -> list[dict[str, Any]]:
+        records = [json.loads(line) for line in self._stream.getvalue().splitlines()]
+        return [r for r in records if level is None or r.get("level") == level]
+
+    @property
+    def text(self) -> str:
+        return self._stream.getvalue()
+
+
+@pytest.fixture
+def captured_logs() -> Iterator[CapturedLogs]:
+    """Configure logging (JSON, -v=0) into a buffer for the test to read."""
+    stream = io.StringIO()
+    configure_logging("json", 0, stream, cache_loggers=False)
+    yield CapturedLogs(stream)
     reset_logging()

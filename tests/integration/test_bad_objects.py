@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-import logging
-
-import pytest
-
 from scheduler.testing import make_node, make_pod
+from tests.conftest import CapturedLogs
 from tests.integration.harness import Harness
 
 
-async def test_an_unreadable_pod_does_not_stop_scheduling(caplog: pytest.LogCaptureFixture) -> None:
+async def test_an_unreadable_pod_does_not_stop_scheduling(captured_logs: CapturedLogs) -> None:
     bad = make_pod("bad").req(cpu="lots").dict()
     bad_node = make_node("bad-node").capacity(cpu="four", memory="1Gi", pods="10").dict()
     async with Harness() as h:
-        with caplog.at_level(logging.WARNING):
-            h.create([make_node("n1").dict(), bad_node, bad, make_pod("good").req(cpu="1").dict()])
-            await h.schedule_active()
+        h.create([make_node("n1").dict(), bad_node, bad, make_pod("good").req(cpu="1").dict()])
+        await h.schedule_active()
         assert h.node_of("default", "good") == "n1"
         assert h.node_of("default", "bad") is None
         assert h.scheduler.cache.node_info("bad-node") is None
-        messages = [r.getMessage() for r in caplog.records]
+        messages = [r["err"] for r in captured_logs.records("warning")]
         assert any(
             "Pod default/bad: container 'main' resources.requests.cpu" in m for m in messages
         ), messages

@@ -29,9 +29,12 @@ from scheduler.framework.spec import PluginSpec
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.observability import (
+    V_ATTEMPT,
     V_BIND,
+    V_PLUGIN,
     PluginMetricsSampler,
     SchedulerMetrics,
+    enabled,
     get_logger,
     log_v,
 )
@@ -226,6 +229,7 @@ class Scheduler:
             started=time.perf_counter(),
         )
         attempt.state.record_plugin_metrics = self.sampler.sample()
+        log_v(_log, V_ATTEMPT, "Attempting to schedule pod", pod=pod.key, profile=profile.name)
         try:
             outcome = find_placement(profile, attempt.state, pod, self.cache.table, self.filter_run)
         except Exception as exc:
@@ -332,6 +336,7 @@ class Scheduler:
         profile, info = attempt.profile, attempt.info
         pod = info.pod
         rejected = failure.status.is_rejected
+        _log_failure(pod, failure, rejected)
         result = "unschedulable" if rejected else "error"
         self.metrics.schedule_attempt(result, profile.name, time.perf_counter() - attempt.started)
         info.unschedulable_plugins = failure.unschedulable_plugins
@@ -445,3 +450,23 @@ class Scheduler:
 
 def _names(profile: EffectiveProfile) -> set[str]:
     return {ref.name for refs in profile.plugins.values() for ref in refs}
+
+
+def _log_failure(pod: Pod, failure: Failure, rejected: bool) -> None:
+    """kube-scheduler's lines: a rejection at -v=2 (per plugin from -v=5), an error always."""
+    if not rejected:
+        _log.error("Error scheduling pod; retrying", pod=pod.key, err=failure.message)
+        return
+    log_v(_log, V_BIND, "Unable to schedule pod; no fit; waiting", pod=pod.key, err=failure.message)
+    if failure.diagnosis is None or not enabled(V_PLUGIN):
+        return
+    for plugin, reasons, nodes in failure.diagnosis.rejections_by_plugin():
+        log_v(
+            _log,
+            V_PLUGIN,
+            "Plugin rejected nodes",
+            pod=pod.key,
+            plugin=plugin,
+            nodes=nodes,
+            reason=", ".join(reasons),
+        )

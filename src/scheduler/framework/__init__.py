@@ -14,6 +14,7 @@ from scheduler.framework.events import (
     QueueingHintFn,
 )
 from scheduler.framework.handle import ClusterAPI, Handle, Lister, WaitingPod
+from scheduler.framework.log import get_logger
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import (
@@ -99,4 +100,5 @@ __all__ = [
     "SystemClock",
     "Timer",
     "WaitingPod",
+    "get_logger",
 ]

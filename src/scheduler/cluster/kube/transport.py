@@ -13,7 +13,6 @@ Every request first takes a token from the client-side rate limiter, like client
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Mapping
 from typing import Any
 
@@ -23,8 +22,9 @@ from kubernetes_asyncio.client import ApiClient
 from scheduler.cluster.kube.errors import NO_RESPONSE, error_from_response
 from scheduler.cluster.kube.rate_limit import TokenBucket
 from scheduler.framework.errors import APIError
+from scheduler.observability import get_logger
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 Query = Iterable[tuple[str, str]]
 
@@ -139,7 +139,7 @@ class Transport:
             )
         except _TRANSPORT_ERRORS as error:
             raise _no_response(method, path, error) from error
-        logger.debug("%s %s -> %s", method, path, response.status)
+        logger.debug("API request", verb=method, path=path, status=response.status)
         return response
 
 
