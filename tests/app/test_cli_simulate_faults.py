@@ -43,7 +43,14 @@ def _write_scenario(tmp_path: Path, point: str, kind: str) -> list[str]:
 
 @pytest.mark.parametrize(
     ("point", "kind"),
-    [("Filter", "raise"), ("Score", "raise"), ("Score", "score-150"), ("Score", "nan")],
+    [
+        ("PreEnqueue", "raise"),
+        ("Filter", "raise"),
+        ("Score", "raise"),
+        ("Score", "score-150"),
+        ("Score", "nan"),
+        ("PreBind", "wrong-type"),
+    ],
 )
 def test_a_faulting_plugin_is_reported_as_that_pods_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], point: str, kind: str

@@ -199,4 +199,6 @@ def _outcome(pod: Pod, scheduler: Scheduler) -> PodOutcome:
             status = "Error" if condition.get("reason") == "SchedulerError" else "Unschedulable"
             return outcome(None, status, str(condition.get("message", "")))
     message = scheduler.last_failures.get(pod.key, "")
-    return outcome(None, "Unschedulable" if message else "Pending", message)
+    if not message:
+        return outcome(None, "Pending", "")
+    return outcome(None, "Error" if pod.key in scheduler.errored else "Unschedulable", message)

@@ -26,7 +26,7 @@ from scheduler.framework.events import ASSIGNED_POD_DELETE
 from scheduler.framework.handle import Lister
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.spec import PluginSpec
-from scheduler.framework.status import Status
+from scheduler.framework.status import Code, Status
 from scheduler.objects.pod import Pod
 from scheduler.observability import (
     V_ATTEMPT,
@@ -187,7 +187,12 @@ class Scheduler:
 
     def _pre_enqueue(self, pod: Pod) -> Status:
         profile = self.profiles.get(pod.scheduler_name)
-        return profile.run_pre_enqueue(pod) if profile is not None else Status()
+        status = profile.run_pre_enqueue(pod) if profile is not None else Status()
+        if status.code is Code.ERROR:
+            # Held at the gate by a failing plugin: reported like any other Error.
+            self.last_failures[pod.key] = status.message()
+            self.errored.add(pod.key)
+        return status
 
     def responsible_for(self, pod: Pod) -> bool:
         return pod.scheduler_name in self.profiles
