@@ -124,8 +124,10 @@ def _validate_counts(args: argparse.Namespace) -> None:
 
 def run_simulate(args: argparse.Namespace) -> int:
     _validate_counts(args)
-    # Logs go to stderr so that the report on stdout stays machine-readable.
-    configure_logging("text", 0)
+    # Logs go to stderr so that the report on stdout stays machine-readable. At -v=0 a run logs
+    # only warnings and plugin faults, so loggers need not cache their configuration (which
+    # keeps `simulate` callable many times in one process, as tests and notebooks do).
+    configure_logging("text", 0, cache_loggers=False)
     registry = plugin_registry(args.plugin, autoload=not args.no_plugin_autoload)
     scenario = Scenario()
     for file in args.files:
