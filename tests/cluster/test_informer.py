@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -16,6 +15,7 @@ from scheduler.framework.errors import APIError, GoneError
 from scheduler.framework.handle import Lister
 from scheduler.objects.pod import Pod
 from scheduler.testing import FakeClock, make_node, make_pod
+from tests.conftest import CapturedLogs
 
 
 class Recorder:
@@ -122,9 +122,8 @@ async def test_a_field_selected_informer_sees_pods_leave(sim: SimCluster, clock:
 
 
 async def test_gone_relists_and_reports_the_difference(
-    clock: FakeClock, caplog: pytest.LogCaptureFixture
+    clock: FakeClock, captured_logs: CapturedLogs
 ) -> None:
-    caplog.set_level(logging.INFO, logger="scheduler.cluster.informer")
     sim = SimCluster(clock, history_limit=4)
     for name in ("stays", "changes", "goes"):
         await sim.create("pods", make_pod(name).dict())
@@ -138,7 +137,8 @@ async def test_gone_relists_and_reports_the_difference(
         for i in range(8):
             await sim.create("pods", make_pod(f"new{i}").dict())
         await settle()
-        assert "test-pods: watch expired" in caplog.text
+        [expired] = [r for r in captured_logs.records() if r["msg"] == "Watch expired; relisting"]
+        assert expired["informer"] == "test-pods"
         calls = recorder.take()
         assert sorted(calls) == sorted(
             [("update", "changes"), ("delete", "goes")] + [("add", f"new{i}") for i in range(8)]
@@ -198,7 +198,7 @@ async def test_list_failures_back_off_doubling_then_sync(sim: SimCluster, clock:
 async def test_a_failed_list_logs_one_line_unless_unexpected(
     sim: SimCluster,
     clock: FakeClock,
-    caplog: pytest.LogCaptureFixture,
+    captured_logs: CapturedLogs,
     monkeypatch: pytest.MonkeyPatch,
     error: Exception,
     traceback: bool,
@@ -211,13 +211,13 @@ async def test_a_failed_list_logs_one_line_unless_unexpected(
 
     monkeypatch.setattr(sim, "list", fail_once)
     informer = informer_for(sim, clock, Recorder(), resource="nodes")
-    with caplog.at_level(logging.WARNING, logger="scheduler.cluster.informer"):
-        async with Running(informer):
-            pass
-    [record] = caplog.records
-    assert record.getMessage().startswith("test-nodes: list/watch failed; retrying in 0.5s")
-    assert (str(error) in record.getMessage()) is not traceback
-    assert (record.exc_info is not None) is traceback
+    async with Running(informer):
+        pass
+    [record] = captured_logs.records("warning")
+    assert record["msg"] == "List/watch failed; retrying"
+    assert (record["informer"], record["delay"]) == ("test-nodes", 0.5)
+    assert (record.get("err") == str(error)) is not traceback
+    assert ("exception" in record) is traceback
 
 
 async def test_an_ended_stream_resumes_from_the_last_version(
@@ -237,7 +237,7 @@ async def test_an_ended_stream_resumes_from_the_last_version(
 
 
 async def test_a_failing_handler_is_logged_and_does_not_stop_the_informer(
-    sim: SimCluster, clock: FakeClock, caplog: pytest.LogCaptureFixture
+    sim: SimCluster, clock: FakeClock, captured_logs: CapturedLogs
 ) -> None:
     seen: list[str] = []
 
@@ -247,15 +247,19 @@ async def test_a_failing_handler_is_logged_and_does_not_stop_the_informer(
             raise RuntimeError("handler bug")
 
     informer = Informer(sim, "pods", clock=clock, on_add=fragile, name="fragile")
-    with caplog.at_level(logging.ERROR, logger="scheduler.cluster.informer"):
-        async with Running(informer):
-            await sim.create("pods", make_pod("bad").dict())
-            await sim.create("pods", make_pod("good").dict())
-            await settle()
+    async with Running(informer):
+        await sim.create("pods", make_pod("bad").dict())
+        await sim.create("pods", make_pod("good").dict())
+        await settle()
     assert seen == ["bad", "good"]
     assert informer.store.get("default", "bad") is not None
-    assert "fragile: handler" in caplog.text
-    assert "default/bad" in caplog.text
+    [record] = captured_logs.records("error")
+    assert (record["msg"], record["informer"], record["object"]) == (
+        "Event handler failed",
+        "fragile",
+        "default/bad",
+    )
+    assert "RuntimeError: handler bug" in record["exception"]
 
 
 def test_replace_reports_only_what_differs(sim: SimCluster, clock: FakeClock) -> None:

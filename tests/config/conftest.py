@@ -38,6 +38,8 @@ class FilterPlugin(_Plugin):
 class ScorePlugin(_Plugin):
     def score(self, *args: object) -> None: ...
 
+    def score_extensions(self) -> None: ...
+
 
 class FilterScorePlugin(FilterPlugin, ScorePlugin):
     def pre_score(self, *args: object) -> None: ...
@@ -45,6 +47,8 @@ class FilterScorePlugin(FilterPlugin, ScorePlugin):
 
 class PreFilterFilterScorePlugin(FilterScorePlugin):
     def pre_filter(self, *args: object) -> None: ...
+
+    def pre_filter_extensions(self) -> None: ...
 
 
 class PostFilterPlugin(_Plugin):

@@ -228,22 +228,22 @@ class SchedulerDaemon:
     # ---- logs --------------------------------------------------------------------------
 
     def log_records(self) -> list[dict[str, Any]]:
-        """The JSON log records on stderr (other lines, e.g. a traceback, as {"event": line})."""
+        """The JSON log records on stderr (other lines, e.g. a traceback, as {"msg": line})."""
         records = []
         for line in self.stderr_path.read_text(errors="replace").splitlines():
             try:
                 record = json.loads(line)
             except ValueError:
-                record = {"event": line}
-            records.append(record if isinstance(record, dict) else {"event": line})
+                record = {"msg": line}
+            records.append(record if isinstance(record, dict) else {"msg": line})
         return records
 
     def records(self, event: str) -> list[dict[str, Any]]:
         """The log records whose message is `event`."""
-        return [r for r in self.log_records() if r.get("event") == event]
+        return [r for r in self.log_records() if r.get("msg") == event]
 
     def records_starting(self, prefix: str) -> list[dict[str, Any]]:
-        return [r for r in self.log_records() if str(r.get("event", "")).startswith(prefix)]
+        return [r for r in self.log_records() if str(r.get("msg", "")).startswith(prefix)]
 
     def logs_tail(self, lines: int = 60) -> str:
         parts = []

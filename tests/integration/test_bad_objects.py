@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-import logging
-
-import pytest
-
 from scheduler.testing import make_node, make_pod
+from tests.conftest import CapturedLogs
 from tests.integration.harness import Harness
 
 
-async def test_an_unreadable_pod_does_not_stop_scheduling(caplog: pytest.LogCaptureFixture) -> None:
+async def test_an_unreadable_pod_does_not_stop_scheduling(captured_logs: CapturedLogs) -> None:
     bad = make_pod("bad").req(cpu="lots").dict()
     bad_node = make_node("bad-node").capacity(cpu="four", memory="1Gi", pods="10").dict()
     async with Harness() as h:
-        with caplog.at_level(logging.WARNING):
-            h.create([make_node("n1").dict(), bad_node, bad, make_pod("good").req(cpu="1").dict()])
-            await h.schedule_active()
+        h.create([make_node("n1").dict(), bad_node, bad, make_pod("good").req(cpu="1").dict()])
+        await h.schedule_active()
         assert h.node_of("default", "good") == "n1"
         assert h.node_of("default", "bad") is None
         assert h.scheduler.cache.node_info("bad-node") is None
-        messages = [r.getMessage() for r in caplog.records]
+        messages = [r["err"] for r in captured_logs.records("warning")]
         assert any(
             "Pod default/bad: container 'main' resources.requests.cpu" in m for m in messages
         ), messages
@@ -36,7 +32,7 @@ async def test_an_unreadable_pod_does_not_stop_scheduling(caplog: pytest.LogCapt
 
 
 async def test_a_pod_with_malformed_raw_fields_is_skipped_before_any_plugin_reads_them(
-    caplog: pytest.LogCaptureFixture,
+    captured_logs: CapturedLogs,
 ) -> None:
     # PodTopologySpread and the volume plugins read these fields during a cycle; a wrong type
     # there must not reach them (it would fail inside the scheduling loop).
@@ -47,12 +43,11 @@ async def test_a_pod_with_malformed_raw_fields_is_skipped_before_any_plugin_read
     labels = make_pod("labels").req(cpu="1").dict()
     labels["metadata"]["labels"] = {"app": ["web"]}
     async with Harness() as h:
-        with caplog.at_level(logging.WARNING):
-            h.create([make_node("n1").dict(), spread, volumes, labels])
-            h.create([make_pod("good").req(cpu="1").dict()])
-            await h.schedule_active()
+        h.create([make_node("n1").dict(), spread, volumes, labels])
+        h.create([make_pod("good").req(cpu="1").dict()])
+        await h.schedule_active()
         assert h.node_of("default", "good") == "n1"
-        messages = [r.getMessage() for r in caplog.records]
+        messages = [r["err"] for r in captured_logs.records("warning")]
         for expected in (
             "Pod default/spread: spec.topologySpreadConstraints[0]: must be an object",
             "Pod default/volumes: spec.volumes[0].persistentVolumeClaim: must be an object",

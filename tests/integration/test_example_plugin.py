@@ -117,3 +117,33 @@ def test_without_the_package_the_plugin_is_unknown(tmp_path: Path) -> None:
     )
     assert completed.returncode == 2
     assert 'unknown plugin "DemoPlugin"' in completed.stderr
+
+
+def test_the_readme_commands_run_with_the_files_the_example_ships(
+    installed_example: Path, tmp_path: Path
+) -> None:
+    example = tmp_path / "demo-plugin"
+    shutil.copytree(EXAMPLE, example)
+    env = {**os.environ, "PYTHONPATH": str(installed_example)}
+    readme_command = ["simulate", "--config", "demo-config.yaml", "cluster.yaml"]
+    simulated = subprocess.run(
+        [sys.executable, "-m", "scheduler.app.cli", *readme_command, "--output", "json"],
+        cwd=example,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert simulated.returncode == 0, simulated.stderr
+    nodes = {p["name"]: p["node"] for p in json.loads(simulated.stdout)["pods"]}
+    assert nodes == {"demo-0": "ok-1", "demo-1": "ok-1"}
+    tested = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=example,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert "3 passed" in tested.stdout

@@ -1,4 +1,4 @@
-"""configure_logging: one format for structlog and stdlib records, klog-style verbosity."""
+"""configure_logging: klog's JSON and text formats for structlog and stdlib records alike."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import json
 import logging
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -17,6 +16,7 @@ from scheduler.observability import (
     V_ATTEMPT,
     V_BIND,
     V_DEBUG,
+    V_PLUGIN,
     configure_logging,
     enabled,
     get_logger,
@@ -25,7 +25,8 @@ from scheduler.observability import (
     verbosity,
 )
 
-ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
+# klog's text header: severity, date, time, pid, caller.
+KLOG_HEADER = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [\w.]+:\d+\] ")
 
 
 @pytest.fixture(autouse=True)
@@ -61,16 +62,18 @@ def test_json_records_carry_the_documented_fields() -> None:
     )
 
     (record,) = _json_lines(stream)
-    assert record["event"] == "Unable to schedule pod"
+    assert list(record)[:4] == ["ts", "caller", "msg", "level"]
+    assert record["msg"] == "Unable to schedule pod"
     assert record["level"] == "info"
+    assert record["v"] == 0
     assert record["logger"] == "scheduler.core.cycle"
+    assert record["caller"].startswith("test_logging_setup.py:")
     assert record["pod"] == "default/web-1"
     assert record["node"] == "node-a"
     assert record["plugin"] == "NodeResourcesFit"
     assert record["reason"] == "Insufficient cpu"
     assert record["profile"] == "default-scheduler"
-    assert ISO_UTC.match(record["timestamp"])
-    assert datetime.fromisoformat(record["timestamp"]).tzinfo == UTC
+    assert isinstance(record["ts"], float)
 
 
 @pytest.mark.parametrize(
@@ -79,11 +82,12 @@ def test_json_records_carry_the_documented_fields() -> None:
         (0, ["always"]),
         (1, ["always"]),
         (2, ["always", "Successfully bound pod to node"]),
-        (3, ["always", "Successfully bound pod to node", "Attempting to schedule pod"]),
-        (4, ["always", "Successfully bound pod to node", "Attempting to schedule pod", "detail"]),
+        (3, ["always", "Successfully bound pod to node"]),
+        (4, ["always", "Successfully bound pod to node", "Attempting to schedule pod"]),
+        (5, ["always", "Successfully bound pod to node", "Attempting to schedule pod", "detail"]),
         (6, ["always", "Successfully bound pod to node", "Attempting to schedule pod", "detail"]),
     ],
-    ids=["v0", "v1", "v2", "v3", "v4", "v6"],
+    ids=["v0", "v1", "v2", "v3", "v4", "v5", "v6"],
 )
 def test_verbosity_selects_messages_like_klog(level: int, expected: list[str]) -> None:
     stream = _configure("json", level)
@@ -91,15 +95,16 @@ def test_verbosity_selects_messages_like_klog(level: int, expected: list[str]) -
     log.info("always")
     log_v(log, V_BIND, "Successfully bound pod to node", pod="ns/p", node="n1")
     log_v(log, V_ATTEMPT, "Attempting to schedule pod", pod="ns/p")
-    log_v(log, V_DEBUG, "detail", pod="ns/p")
+    log_v(log, V_PLUGIN, "detail", pod="ns/p")
 
     records = _json_lines(stream)
-    assert [r["event"] for r in records] == expected
-    levels = {r["event"]: (r["level"], r.get("v")) for r in records}
-    assert levels["always"] == ("info", None)
-    if level >= V_DEBUG:
+    assert [r["msg"] for r in records] == expected
+    levels = {r["msg"]: (r["level"], r.get("v")) for r in records}
+    assert levels["always"] == ("info", 0)
+    if level >= V_PLUGIN:
         assert levels["Successfully bound pod to node"] == ("info", 2)
-        assert levels["detail"] == ("debug", 4)
+        assert levels["Attempting to schedule pod"] == ("debug", V_DEBUG)
+        assert levels["detail"] == ("debug", 5)
 
 
 @pytest.mark.parametrize("level", [0, 2, 3, 4, 7])
@@ -116,11 +121,11 @@ def test_stdlib_records_share_the_format() -> None:
     )
 
     (record,) = _json_lines(stream)
-    assert record["event"] == "watch of pods restarted"
+    assert record["msg"] == "watch of pods restarted"
     assert record["level"] == "warning"
     assert record["logger"] == "kubernetes_asyncio.watch"
     assert record["reason"] == "410 Gone"
-    assert ISO_UTC.match(record["timestamp"])
+    assert record["caller"].startswith("test_logging_setup.py:")
 
 
 @pytest.mark.parametrize(("level", "shown"), [(0, False), (4, False), (6, True)])
@@ -151,20 +156,21 @@ def test_exceptions_are_rendered_into_the_record() -> None:
     assert "ConnectionResetError: apiserver went away" in record["exception"]
 
 
-def test_text_format_is_plain_key_value_without_colours() -> None:
-    stream = _configure("text", 0)
+def test_text_format_is_klogs() -> None:
+    stream = _configure("text", 2)
     get_logger("scheduler.core").info("Successfully bound pod to node", pod="ns/p", node="n1")
-    logging.getLogger("some.library").info("library says hi")
+    log_v(get_logger("scheduler.core"), V_BIND, "Verbose", count=3)
+    logging.getLogger("some.library").warning("library says hi")
 
-    first, second = stream.getvalue().splitlines()
+    first, second, third = stream.getvalue().splitlines()
     assert "\x1b[" not in stream.getvalue()
-    assert "Successfully bound pod to node" in first
-    assert "pod=ns/p" in first
-    assert "node=n1" in first
-    assert "info" in first
-    assert ISO_UTC.match(first.split(" ", 1)[0])
-    assert "library says hi" in second
-    assert "[some.library]" in second
+    assert KLOG_HEADER.match(first), first
+    assert first.startswith("I")
+    assert first.endswith('] "Successfully bound pod to node" pod="ns/p" node="n1"')
+    assert second.endswith('] "Verbose" v=2 count=3')
+    assert KLOG_HEADER.match(third), third
+    assert third.startswith("W")
+    assert third.endswith('] "library says hi"')
 
 
 def test_reconfiguring_replaces_our_handler_and_keeps_others() -> None:
@@ -195,7 +201,7 @@ def test_loggers_made_before_configuration_follow_it() -> None:
 def test_stderr_is_the_default_stream(capsys: pytest.CaptureFixture[str]) -> None:
     configure_logging("json", 0, cache_loggers=False)
     get_logger("scheduler.app").info("started")
-    assert json.loads(capsys.readouterr().err)["event"] == "started"
+    assert json.loads(capsys.readouterr().err)["msg"] == "started"
 
 
 def test_reset_removes_our_handler_and_verbosity() -> None:

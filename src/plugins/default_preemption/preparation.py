@@ -9,17 +9,16 @@ again before the first preemption has taken effect.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from plugins.default_preemption.candidates import Candidate
 from plugins.default_preemption.eligibility import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
-from scheduler.framework import Handle, Pod
+from scheduler.framework import Handle, Pod, get_logger
 from scheduler.framework.errors import APIError, ConflictError, NotFoundError
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 PREEMPTED_REASON = "Preempted"
 PREEMPTING_ACTION = "Preempting"
@@ -92,7 +91,7 @@ class PreemptionExecutor:
             await self._preempt(preemptor, node, victims[-1])
         except APIError as error:
             # The remaining victims are left alone so the preemptor can retry sooner.
-            logger.error("preemption for pod %s on node %s failed: %s", preemptor.key, node, error)
+            logger.error("Preemption failed", pod=preemptor.key, node=node, err=str(error))
 
     async def _clear_nomination(self, pod: Pod) -> None:
         try:
@@ -100,7 +99,7 @@ class PreemptionExecutor:
                 pod.namespace, pod.name, {"nominatedNodeName": None}
             )
         except APIError as error:
-            logger.error("cannot clear the nominated node of pod %s: %s", pod.key, error)
+            logger.error("Cannot clear the nominated node", pod=pod.key, err=str(error))
 
     async def _preempt(self, preemptor: Pod, node: str, victim: Pod) -> None:
         """Reject a victim waiting at Permit, or mark and delete it; then record the event.
@@ -121,7 +120,7 @@ class PreemptionExecutor:
                 # The UID precondition keeps a newer pod of the same name safe.
                 await api.delete_pod(victim.namespace, victim.name, victim.uid)
             except (NotFoundError, ConflictError):
-                logger.info("victim %s of pod %s is already gone", victim.key, preemptor.key)
+                logger.info("Victim is already gone", victim=victim.key, pod=preemptor.key)
                 return
         self._handle.record_event(
             victim,

@@ -21,7 +21,7 @@ from scheduler.app.scenario import (
     load_scenario_file,
     parse_shape,
 )
-from scheduler.app.simulation import simulate
+from scheduler.app.simulation import DEFAULT_TIMEOUT_SECONDS, simulate
 from scheduler.app.version import version_text
 from scheduler.config import dump_config
 from scheduler.framework.errors import ConfigError, PluginLoadError, SchedulerError
@@ -29,6 +29,10 @@ from scheduler.observability import configure_logging
 
 EXIT_BAD_INPUT = 2
 _log = logging.getLogger("scheduler.cli")
+# simulate: some pod failed with an Error (a plugin fault), not because nothing fits.
+EXIT_POD_ERRORS = 3
+# simulate: the run reached --timeout before every pod was placed or explained.
+EXIT_TIMED_OUT = 4
 
 
 def _add_plugin_flags(parser: argparse.ArgumentParser) -> None:
@@ -86,6 +90,14 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=None, help="seed of the tie-break randomness")
     sim.add_argument("--output", choices=("table", "json"), default="table")
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sim.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_SECONDS,
+        metavar="SECONDS",
+        help=f"stop the run after this many seconds of wall-clock time "
+        f"(default {DEFAULT_TIMEOUT_SECONDS:g}); exits {EXIT_TIMED_OUT} if reached",
+    )
     _add_plugin_flags(sim)
 
     run = commands.add_parser(
@@ -128,10 +140,16 @@ def _validate_counts(args: argparse.Namespace) -> None:
             raise ConfigError(f"--{option}: must be zero or more")
     if args.gang_size < 1:
         raise ConfigError("--gang-size: must be one or more")
+    if not args.timeout > 0:
+        raise ConfigError(f"--timeout: must be a positive number of seconds, got {args.timeout}")
 
 
 def run_simulate(args: argparse.Namespace) -> int:
     _validate_counts(args)
+    # Logs go to stderr so that the report on stdout stays machine-readable. At -v=0 a run logs
+    # only warnings and plugin faults, so loggers need not cache their configuration (which
+    # keeps `simulate` callable many times in one process, as tests and notebooks do).
+    configure_logging("text", 0, cache_loggers=False)
     registry = plugin_registry(args.plugin, autoload=not args.no_plugin_autoload)
     scenario = Scenario()
     for file in args.files:
@@ -167,7 +185,13 @@ def run_simulate(args: argparse.Namespace) -> int:
     try:
         result = asyncio.run(
             simulate(
-                scenario.objects, config, profiles, registry, seed=args.seed, progress=progress
+                scenario.objects,
+                config,
+                profiles,
+                registry,
+                seed=args.seed,
+                progress=progress,
+                timeout=args.timeout,
             )
         )
     except ConfigError as exc:  # an object the simulated cluster refused
@@ -175,6 +199,13 @@ def run_simulate(args: argparse.Namespace) -> int:
     if progress is not None:
         progress.finish()
     report.write(result, args.output)
+    if result.timed_out:
+        print(f"error: the run did not finish within --timeout {args.timeout:g}s", file=sys.stderr)
+        return EXIT_TIMED_OUT
+    errors = result.count("Error")
+    if errors:
+        print(f"error: {errors} pod(s) failed with a scheduler or plugin error", file=sys.stderr)
+        return EXIT_POD_ERRORS
     return 0
 
 

@@ -24,7 +24,12 @@ from collections.abc import Mapping, Sequence
 import yaml
 
 from scheduler.app.access.delegation import SecurePortAccess
-from scheduler.app.health_checks import leader_election_check, scheduler_checks
+from scheduler.app.health_checks import (
+    SCHEDULER_FAILED,
+    leader_election_check,
+    scheduler_checks,
+    scheduler_failed_check,
+)
 from scheduler.app.http_server import HealthServer
 from scheduler.app.run_options import RunOptions
 from scheduler.backend.queue import run_queue_flushes
@@ -42,6 +47,8 @@ EXIT_LEADERSHIP_LOST = 1
 # How long a replica that lost the Lease keeps writing queued Events before it exits. They
 # decide nothing, so this is only about not losing them; kube-scheduler exits at once.
 LOST_LEADERSHIP_EVENT_FLUSH_S = 2.0
+# As klog.Fatal exits: the scheduler's own machinery failed and the process must restart.
+EXIT_SCHEDULER_FAILED = 255
 
 
 class Daemon:
@@ -109,6 +116,8 @@ class Daemon:
                 leader_election_check(self.elector, clock) if self.elector is not None else None
             ),
         )
+        liveness[SCHEDULER_FAILED] = scheduler_failed_check(lambda: self.scheduler.fatal_error)
+        self.scheduler.on_fatal(lambda _exc: self._stopping.set())
         self.server = HealthServer(
             self.metrics,
             liveness=liveness,
@@ -158,6 +167,8 @@ class Daemon:
                 run_queue_flushes(self.scheduler.queue, self.clock), name="queue-flushes"
             ),
         ]
+        for task in self._scheduling:
+            self.scheduler.watch(task)
 
     async def _schedule_when_synced(self) -> None:
         informers = self.scheduler.informers
@@ -204,6 +215,8 @@ class Daemon:
         """Until a signal or lost leadership; then shut down. Returns the exit code."""
         await self._stopping.wait()
         await self.shutdown()
+        if self.scheduler.fatal_error is not None:
+            return EXIT_SCHEDULER_FAILED
         return EXIT_LEADERSHIP_LOST if self._lost_leadership else 0
 
     async def shutdown(self) -> None:

@@ -11,6 +11,7 @@ from scheduler.framework.clock import Clock
 HANDLER_SYNC = "sched-handler-sync"
 SHUTDOWN = "shutdown"
 LEADER_ELECTION = "leaderElection"
+SCHEDULER_FAILED = "scheduler-failed"
 
 
 def handler_sync_check(synced: Callable[[], bool]) -> HealthCheck:
@@ -27,6 +28,16 @@ def leader_election_check(elector: LeaderElector, clock: Clock) -> HealthCheck:
     """The watchdog: fails if we lead but have not renewed the lease for far too long."""
     message = f"failed election to renew leadership on lease {elector.lease_name}"
     return lambda: True if elector.healthy(clock.now()) else message
+
+
+def scheduler_failed_check(fatal_error: Callable[[], BaseException | None]) -> HealthCheck:
+    """Fails once the scheduler's own machinery has failed, so the process gets restarted."""
+
+    def check() -> bool | str:
+        error = fatal_error()
+        return True if error is None else f"scheduler failed: {type(error).__name__}: {error}"
+
+    return check
 
 
 def scheduler_checks(

@@ -92,6 +92,7 @@ def summary(result: SimulationResult) -> dict[str, Any]:
         "pods": len(result.pods),
         "scheduled": result.count("Scheduled"),
         "unschedulable": result.count("Unschedulable"),
+        "error": result.count("Error"),
         "gated": result.count("Gated"),
         "notHandled": result.count("NotHandled"),
         "pending": result.count("Pending"),
@@ -123,6 +124,7 @@ def render_text(result: SimulationResult) -> str:
             [
                 ["Scheduled", str(s["scheduled"])],
                 ["Unschedulable", str(s["unschedulable"])],
+                *([["Error", str(s["error"])]] if s["error"] else []),
                 ["Gated", str(s["gated"])],
                 ["Not handled (unknown schedulerName)", str(s["notHandled"])],
                 *([["Pending", str(s["pending"])]] if s["pending"] else []),

@@ -17,7 +17,7 @@ from scheduler.cluster.sim.pv_controller import PVBinderController
 from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
 from scheduler.core.scheduler import Scheduler
 from scheduler.framework.clock import Clock, SystemClock
-from scheduler.framework.errors import APIError, ConfigError
+from scheduler.framework.errors import APIError, ConfigError, SchedulerError
 from scheduler.framework.spec import PluginSpec
 from scheduler.objects.pod import Pod
 from scheduler.observability import SchedulerMetrics
@@ -31,7 +31,7 @@ class PodOutcome:
     name: str
     scheduler_name: str
     node: str | None
-    status: str  # Scheduled, Unschedulable, Gated, NotHandled, Pending, Waiting
+    status: str  # Scheduled, Unschedulable, Error, Gated, NotHandled, Pending, Waiting
     message: str
 
     @property
@@ -50,6 +50,8 @@ class SimulationResult:
     raw_pods: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     groups: list[GroupOutcome] = field(default_factory=list)
+    # Set when the run hit its wall-clock bound before every pod was placed or explained.
+    timed_out: bool = False
 
     def count(self, status: str) -> int:
         return sum(1 for p in self.pods if p.status == status)
@@ -74,6 +76,8 @@ def _bound(sim: SimCluster) -> int:
 # How often the run checks whether it is finished; the scheduler itself never waits on this.
 _POLL_SECONDS = 0.005
 _PROGRESS_EVERY = 20
+# The default wall-clock bound of one run, generous for the largest generated clusters.
+DEFAULT_TIMEOUT_SECONDS = 600.0
 
 
 # A pod backing off after this many failed attempts is taken as settled: a gang that cannot fit
@@ -104,6 +108,9 @@ async def _wait_idle(
     while True:
         await asyncio.sleep(_POLL_SECONDS)
         polls += 1
+        if scheduler.fatal_error is not None:
+            error = scheduler.fatal_error
+            raise SchedulerError(f"the scheduler failed: {type(error).__name__}: {error}")
         if progress is not None and polls % _PROGRESS_EVERY == 0:
             progress(_bound(sim), total)
         if _caught_up(scheduler, sim) and (scheduler.is_idle() or _settled(scheduler)):
@@ -122,7 +129,9 @@ async def simulate(
     clock: Clock | None = None,
     progress: ProgressCallback | None = None,
     vectorize: bool = True,
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,  # noqa: ASYNC109 - bounds the whole run
 ) -> SimulationResult:
+    """Schedule `objects` in memory; stop after `timeout` wall-clock seconds at the latest."""
     clock = clock or SystemClock()
     started = time.perf_counter()
     sim = SimCluster(clock=clock)
@@ -143,6 +152,8 @@ async def simulate(
     )
     tasks: list[asyncio.Task[None]] = []
     waiting: set[str] = set()
+    timed_out = False
+    deadline = time.perf_counter() + timeout
     try:
         if any(o.get("kind") == "PersistentVolumeClaim" for o in objects):
             # No kube-controller-manager here: this one finishes the volume bindings the
@@ -155,14 +166,22 @@ async def simulate(
             tasks.append(asyncio.create_task(informer.run(), name=f"informer:{informer.name}"))
         await asyncio.gather(*(i.synced.wait() for i in scheduler.informers.values()))
         scheduling_started = time.perf_counter()
-        tasks.append(
-            asyncio.create_task(run_queue_flushes(scheduler.queue, clock), name="queue-flushes")
-        )
-        tasks.append(asyncio.create_task(scheduler.run(), name="scheduling-loop"))
+        for task in (
+            asyncio.create_task(run_queue_flushes(scheduler.queue, clock), name="queue-flushes"),
+            asyncio.create_task(scheduler.run(), name="scheduling-loop"),
+        ):
+            scheduler.watch(task)
+            tasks.append(task)
         total = sum(1 for o in objects if o.get("kind") == "Pod")
-        await _wait_idle(scheduler, sim, total, progress)
+        try:
+            await asyncio.wait_for(
+                _wait_idle(scheduler, sim, total, progress), deadline - time.perf_counter()
+            )
+        except TimeoutError:
+            timed_out = True
         scheduling_seconds = time.perf_counter() - scheduling_started
-        await scheduler.drain_api_writes()
+        if not timed_out:
+            await scheduler.drain_api_writes()
         waiting = {w.pod.key for w in scheduler.waiting_pods}
     finally:
         for task in tasks:
@@ -187,6 +206,7 @@ async def simulate(
         raw_pods=raw_pods,
         events=[dict(e) for e in sim.events()],
         groups=groups,
+        timed_out=timed_out,
     )
 
 
@@ -217,6 +237,9 @@ def _outcome(pod: Pod, scheduler: Scheduler, waiting: set[str]) -> PodOutcome:
         return outcome(None, "Gated", f"waiting for scheduling gates: [{gates}]")
     for condition in (pod.raw.get("status") or {}).get("conditions") or ():
         if condition.get("type") == "PodScheduled" and condition.get("status") == "False":
-            return outcome(None, "Unschedulable", str(condition.get("message", "")))
+            status = "Error" if condition.get("reason") == "SchedulerError" else "Unschedulable"
+            return outcome(None, status, str(condition.get("message", "")))
     message = scheduler.last_failures.get(pod.key, "")
-    return outcome(None, "Unschedulable" if message else "Pending", message)
+    if not message:
+        return outcome(None, "Pending", "")
+    return outcome(None, "Error" if pod.key in scheduler.errored else "Unschedulable", message)

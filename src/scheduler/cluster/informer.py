@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any
 
 from scheduler.cluster.port import ClusterClient, WatchEvent
 from scheduler.framework.clock import Clock
 from scheduler.framework.errors import APIError, GoneError, NotFoundError
+from scheduler.observability import get_logger
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 Object = dict[str, Any]
 AddHandler = Callable[[Object], None]
@@ -197,7 +197,7 @@ class Informer:
         except GoneError as error:
             self._must_list = True
             self._gone_in_a_row += 1
-            logger.info("%s: watch expired (%s); relisting", self.name, error.text)
+            logger.info("Watch expired; relisting", informer=self.name, reason=error.text)
             if self._gone_in_a_row > 1:
                 # Gone again with no event since the last relist: do not spin on a server that
                 # keeps saying so.
@@ -206,12 +206,14 @@ class Informer:
             # The server refused, or did not answer: expected while it restarts or is
             # unreachable, and the error says it all. One line per attempt, not a traceback.
             delay = self._backoff.next()
-            logger.warning("%s: list/watch failed; retrying in %.1fs: %s", self.name, delay, error)
+            logger.warning(
+                "List/watch failed; retrying", informer=self.name, delay=delay, err=str(error)
+            )
             await self._clock.sleep(delay)
         except Exception:
             delay = self._backoff.next()
             logger.warning(
-                "%s: list/watch failed; retrying in %.1fs", self.name, delay, exc_info=True
+                "List/watch failed; retrying", informer=self.name, delay=delay, exc_info=True
             )
             await self._clock.sleep(delay)
         else:
@@ -219,7 +221,9 @@ class Informer:
                 logger.debug("%s: watch stream ended; watching again", self.name)
                 return
             delay = self._backoff.next()
-            logger.debug("%s: watch stream ended at once; reconnecting in %.1fs", self.name, delay)
+            logger.debug(
+                "Watch stream ended at once; reconnecting", informer=self.name, delay=delay
+            )
             await self._clock.sleep(delay)
 
     async def relist(self) -> None:
@@ -339,7 +343,9 @@ class Informer:
         except Exception:
             # One bad handler must not stop the store from tracking the cluster.
             key = "/".join(p for p in object_key(objects[-1]) if p)
-            logger.exception("%s: handler %r failed for %s", self.name, handler, key)
+            logger.exception(
+                "Event handler failed", informer=self.name, handler=repr(handler), object=key
+            )
 
 
 async def _close(stream: AsyncIterator[WatchEvent]) -> None:

@@ -24,6 +24,7 @@ from scheduler.config.plugin_sets import (
     PluginRef,
     plugin_set,
 )
+from scheduler.framework.contract import contract_problems, registration_problems
 from scheduler.framework.spec import PluginSpec
 from scheduler.framework.status import MAX_NODE_SCORE
 
@@ -90,6 +91,36 @@ def check_chains(path: FieldPath, profile: EffectiveProfile) -> list[FieldError]
     if not profile.plugins["Bind"]:
         problems.append(required(path.child("bind"), "at least one bind plugin is needed"))
     problems.extend(check_score_weight_total(path.child("score"), profile.plugins["Score"]))
+    return problems
+
+
+def plugin_origin(registry: Mapping[str, PluginSpec], name: str) -> str:
+    """Where a plugin comes from (its distribution), when the registry knows."""
+    origin = getattr(registry, "origin", None)
+    return f" from {origin(name)}" if callable(origin) else ""
+
+
+def check_contracts(
+    path: FieldPath, profile: EffectiveProfile, registry: Mapping[str, PluginSpec]
+) -> list[FieldError]:
+    """Each plugin has the methods, signatures and companions of every extension point it is
+    enabled at in the effective profile. `path` is the profile's `plugins`."""
+    problems: list[FieldError] = []
+    checked: set[str] = set()
+    for point, refs in profile.plugins.items():
+        field = EXTENSION_POINT_FIELDS.get(point)
+        for ref in refs:
+            spec = registry.get(ref.name)
+            if spec is None or field is None:
+                continue
+            found = contract_problems(spec.plugin_class, point)
+            if ref.name not in checked:
+                checked.add(ref.name)
+                found += registration_problems(spec.plugin_class)
+            # The effective chain, not the user's list (multiPoint and defaults feed it too).
+            for problem in found:
+                detail = f'plugin "{ref.name}"{plugin_origin(registry, ref.name)} {problem}'
+                problems.append(invalid(path.child(field), ref.name, detail))
     return problems
 
 

@@ -18,6 +18,7 @@ from scheduler.config.plugin_sets import merge_plugins
 from scheduler.config.plugin_validation import (
     check_chains,
     check_common_queue_sort,
+    check_contracts,
     check_plugin_sets,
 )
 from scheduler.config.validation import validate_configuration
@@ -50,6 +51,7 @@ def resolve(
             registry,
         )
         problems += check_chains(path.child("plugins"), result)
+        problems += check_contracts(path.child("plugins"), result, registry)
         effective.append(result)
         plugin_config = _defaulted_plugin_config(profile.plugin_config, configured, result)
         profiles.append(

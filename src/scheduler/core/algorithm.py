@@ -14,10 +14,11 @@ from scheduler.framework.status import Code, Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime.diagnosis import NO_NODES_AVAILABLE, Diagnosis
 from scheduler.runtime.filtering import FilterError, FilterRun
+from scheduler.runtime.invoke import PluginError
 from scheduler.runtime.postfilter import run_post_filter
 from scheduler.runtime.prefilter import run_pre_filter
 from scheduler.runtime.profile import Profile
-from scheduler.runtime.scoring import ScoringError, run_pre_score, run_score, select_host
+from scheduler.runtime.scoring import run_pre_score, run_score, select_host
 
 
 def _nominated_by_row(profile: Profile, table: NodeTable, pod: Pod) -> dict[int, Sequence[Pod]]:
@@ -66,7 +67,7 @@ def find_placement(
             feasible = filter_run.find_feasible(
                 profile, state, pod, table, allowed, diagnosis, nominated
             )
-    except FilterError as error:
+    except PluginError as error:
         return Failure(error.status, error.status.message())
     if not len(feasible):
         return _post_filter(profile, state, pod, diagnosis, Status.unschedulable())
@@ -77,7 +78,7 @@ def find_placement(
         return Failure(status, status.message())
     try:
         totals = run_score(profile, state, pod, table, feasible)
-    except ScoringError as error:
+    except PluginError as error:
         return Failure(error.status, error.status.message())
     row = select_host(feasible, totals, profile.handle.rng)
     return Placement(table.names[row], table.size, len(feasible))

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 from collections.abc import Awaitable, Callable
 
-_log = logging.getLogger(__name__)
+from scheduler.observability import get_logger
+
+_log = get_logger(__name__)
 
 ApiCall = Callable[[], Awaitable[None]]
 
@@ -52,7 +53,7 @@ class ApiDispatcher:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                _log.warning("API call failed: %s: %s", description, exc)
+                _log.warning("API call failed", call=description, err=str(exc))
             finally:
                 self._pending -= 1
                 self._queue.task_done()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import random
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -19,10 +18,11 @@ from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
+from scheduler.observability import get_logger
 from scheduler.runtime.node_filter import FilterChain
 from scheduler.runtime.waiting_pods import WaitingPods
 
-_log = logging.getLogger(__name__)
+_log = get_logger(__name__)
 
 
 class _EmptyLister:
@@ -127,7 +127,7 @@ class SchedulerHandle:
             except asyncio.CancelledError:
                 raise
             except Exception:
-                _log.exception("background task %s failed", name)
+                _log.exception("Background task failed", task=name)
 
         task = asyncio.create_task(run(), name=f"plugin:{self._profile_name}:{name}")
         self._tasks.add(task)

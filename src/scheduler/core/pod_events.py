@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -19,12 +18,13 @@ from scheduler.framework.events import (
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
+from scheduler.observability import get_logger
 
 if TYPE_CHECKING:
     from scheduler.core.scheduler import Scheduler
 
 RawObject = Mapping[str, Any]
-_log = logging.getLogger(__name__)
+_log = get_logger(__name__)
 
 # Watched resources (plural API names) and the event resource plugins register for.
 _RESOURCE_KINDS = {
@@ -50,7 +50,7 @@ def _parse_pod(raw: RawObject) -> Pod | None:
     try:
         return Pod.from_dict(raw)
     except InvalidObjectError as exc:
-        _log.warning("ignoring an unreadable pod: %s", exc)
+        _log.warning("Ignoring an unreadable pod", err=str(exc))
         return None
 
 
@@ -58,7 +58,7 @@ def _parse_node(raw: RawObject) -> Node | None:
     try:
         return Node.from_dict(raw)
     except InvalidObjectError as exc:
-        _log.warning("ignoring an unreadable node: %s", exc)
+        _log.warning("Ignoring an unreadable node", err=str(exc))
         return None
 
 

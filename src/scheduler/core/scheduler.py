@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from scheduler.backend.cache import SchedulerCache
@@ -29,17 +29,21 @@ from scheduler.framework.handle import Lister
 from scheduler.framework.plugins import MetricsReporter
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.spec import PluginSpec
-from scheduler.framework.status import Status
+from scheduler.framework.status import Code, Status
 from scheduler.objects.pod import Pod
 from scheduler.observability import (
+    V_ATTEMPT,
     V_BIND,
+    V_PLUGIN,
     PluginMetricsSampler,
     SchedulerMetrics,
+    enabled,
     get_logger,
     log_v,
 )
 from scheduler.runtime.binding import run_bind, run_post_bind, run_pre_bind
 from scheduler.runtime.filtering import FilterRun
+from scheduler.runtime.invoke import guarded_less, raised
 from scheduler.runtime.profile import Profile
 from scheduler.runtime.reservation import run_permit, run_reserve, run_unreserve, wait_on_permit
 from scheduler.runtime.waiting_pods import WaitingPods
@@ -124,7 +128,7 @@ class Scheduler:
         if first.queue_sort is None:
             raise ValueError("no queue sort plugin is enabled")
         self.queue = SchedulingQueue(
-            less=first.queue_sort.less,
+            less=guarded_less(first.queue_sort.name, first.queue_sort.less),
             clock=clock,
             pre_enqueue=self._pre_enqueue,
             hints={name: p.queueing_hints() for name, p in self.profiles.items()},
@@ -149,6 +153,11 @@ class Scheduler:
                     self.metrics.add_plugin_samples_source(plugin.metric_samples)
         # The latest failure message per pod key, for reports and `explain`.
         self.last_failures: dict[str, str] = {}
+        # Pods whose latest attempt failed with Error rather than being rejected.
+        self.errored: set[str] = set()
+        # Set when the scheduler's own machinery failed; it must not go on holding pods.
+        self.fatal_error: BaseException | None = None
+        self._fatal_listeners: list[Callable[[BaseException], None]] = []
 
     # ---- informers -------------------------------------------------------------------------
 
@@ -196,7 +205,12 @@ class Scheduler:
 
     def _pre_enqueue(self, pod: Pod) -> Status:
         profile = self.profiles.get(pod.scheduler_name)
-        return profile.run_pre_enqueue(pod) if profile is not None else Status()
+        status = profile.run_pre_enqueue(pod) if profile is not None else Status()
+        if status.code is Code.ERROR:
+            # Held at the gate by a failing plugin: reported like any other Error.
+            self.last_failures[pod.key] = status.message()
+            self.errored.add(pod.key)
+        return status
 
     def responsible_for(self, pod: Pod) -> bool:
         return pod.scheduler_name in self.profiles
@@ -238,7 +252,15 @@ class Scheduler:
             started=time.perf_counter(),
         )
         attempt.state.record_plugin_metrics = self.sampler.sample()
-        outcome = find_placement(profile, attempt.state, pod, self.cache.table, self.filter_run)
+        log_v(_log, V_ATTEMPT, "Attempting to schedule pod", pod=pod.key, profile=profile.name)
+        try:
+            outcome = find_placement(profile, attempt.state, pod, self.cache.table, self.filter_run)
+        except Exception as exc:
+            # Plugins' faults are Error statuses already; this is the algorithm failing on this
+            # pod. Like upstream, the pod fails with Error and is retried after backoff.
+            message = f"running the scheduling algorithm: {raised(exc)}"
+            _log.error("Error scheduling pod", pod=pod.key, err=message, exc_info=exc)
+            outcome = Failure(Status.from_error(message), message)
         self.metrics.scheduling_algorithm_duration(time.perf_counter() - attempt.started)
         if isinstance(outcome, Failure):
             self.handle_failure(attempt, outcome)
@@ -266,6 +288,7 @@ class Scheduler:
         )
         self.binding_tasks.add(task)
         task.add_done_callback(self.binding_tasks.discard)
+        self.watch(task)
 
     def _undo(self, attempt: Attempt, assumed: Pod, node: str) -> None:
         """Unreserve every Reserve plugin (in reverse) and forget the assumed pod, unless the
@@ -283,6 +306,16 @@ class Scheduler:
             if not attempt.bound and self.cache.is_assumed(assumed.key):
                 self._undo(attempt, assumed, node)
             raise
+        except Exception as exc:
+            # Plugins' faults arrive as statuses; this is the cycle's own code failing. The pod
+            # must not be lost: unless it was bound, it fails with Error and is retried.
+            message = f"running the binding cycle: {raised(exc)}"
+            _log.error("Error binding pod", pod=assumed.key, node=node, err=message, exc_info=exc)
+            if attempt.bound:
+                return
+            if self.cache.is_assumed(assumed.key):
+                self._undo(attempt, assumed, node)
+            self.handle_failure(attempt, Failure(Status.from_error(message), message))
 
     async def _bind(self, attempt: Attempt, assumed: Pod, node: str) -> None:
         profile, state, info = attempt.profile, attempt.state, attempt.info
@@ -309,6 +342,7 @@ class Scheduler:
             self.handle_failure(attempt, Failure.at_chosen_node(status))
             return
         attempt.bound = True
+        self.errored.discard(assumed.key)
         self.cache.finish_binding(assumed)
         await self.recorder.pod_event_waiting(
             assumed,
@@ -333,6 +367,7 @@ class Scheduler:
         profile, info = attempt.profile, attempt.info
         pod = info.pod
         rejected = failure.status.is_rejected
+        _log_failure(pod, failure, rejected)
         result = "unschedulable" if rejected else "error"
         self.metrics.schedule_attempt(result, profile.name, time.perf_counter() - attempt.started)
         info.unschedulable_plugins = failure.unschedulable_plugins
@@ -360,6 +395,10 @@ class Scheduler:
         )
         self._patch_condition(pod, failure, rejected, nominated)
         self.last_failures[pod.key] = failure.message
+        if rejected:
+            self.errored.discard(pod.key)
+        else:
+            self.errored.add(pod.key)
 
     def _patch_condition(self, pod: Pod, failure: Failure, rejected: bool, nominated: str) -> None:
         patch = failure_status_patch(
@@ -385,13 +424,49 @@ class Scheduler:
             for plugin in waiting.pending_plugins()[:1]:
                 waiting.reject(plugin, "removed")
 
+    # ---- fatal errors --------------------------------------------------------------------
+
+    def on_fatal(self, listener: Callable[[BaseException], None]) -> None:
+        """Call `listener` once the scheduler's own machinery has failed."""
+        self._fatal_listeners.append(listener)
+
+    def watch(self, task: asyncio.Task[None]) -> None:
+        """Own `task`: an exception ending it is a fatal error, never left unretrieved."""
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:
+            self.report_fatal(task.get_name(), exc)
+
+    def report_fatal(self, where: str, exc: BaseException) -> None:
+        """Log the failure with its traceback and tell the listeners (first failure wins)."""
+        _log.error(
+            "Scheduler failed; it must be restarted", where=where, err=raised(exc), exc_info=exc
+        )
+        if self.fatal_error is not None:
+            return
+        self.fatal_error = exc
+        for listener in self._fatal_listeners:
+            listener(exc)
+
     # ---- lifecycle -----------------------------------------------------------------------
 
     def is_idle(self) -> bool:
+        """Nothing to do until the cluster or the clock moves on.
+
+        Pods backing off after an Error count as settled: only a change in the plugin that
+        failed could give them a different outcome.
+        """
         counts = self.queue.pending_counts()
+        backing_off = counts.get("backoff", 0)
+        if backing_off:
+            backing_off -= sum(1 for key in self.errored if self.queue.locate(key) == "backoff")
         return (
             counts.get("active", 0) == 0
-            and counts.get("backoff", 0) == 0
+            and backing_off == 0
             and not self.binding_tasks
             and self.api_writes_pending == 0
         )
@@ -424,3 +499,23 @@ class Scheduler:
 
 def _names(profile: EffectiveProfile) -> set[str]:
     return {ref.name for refs in profile.plugins.values() for ref in refs}
+
+
+def _log_failure(pod: Pod, failure: Failure, rejected: bool) -> None:
+    """kube-scheduler's lines: a rejection at -v=2 (per plugin from -v=5), an error always."""
+    if not rejected:
+        _log.error("Error scheduling pod; retrying", pod=pod.key, err=failure.message)
+        return
+    log_v(_log, V_BIND, "Unable to schedule pod; no fit; waiting", pod=pod.key, err=failure.message)
+    if failure.diagnosis is None or not enabled(V_PLUGIN):
+        return
+    for plugin, reasons, nodes in failure.diagnosis.rejections_by_plugin():
+        log_v(
+            _log,
+            V_PLUGIN,
+            "Plugin rejected nodes",
+            pod=pod.key,
+            plugin=plugin,
+            nodes=nodes,
+            reason=", ".join(reasons),
+        )

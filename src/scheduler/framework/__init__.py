@@ -8,11 +8,13 @@ from scheduler.framework.events import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
+    EventObject,
     EventResource,
     QueueingHint,
     QueueingHintFn,
 )
 from scheduler.framework.handle import ClusterAPI, Handle, IndexFunc, Lister, WaitingPod
+from scheduler.framework.log import get_logger
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import (
@@ -64,6 +66,7 @@ __all__ = [
     "Code",
     "CycleState",
     "EnqueueExtensions",
+    "EventObject",
     "EventResource",
     "FilterBatch",
     "FilterPlugin",
@@ -105,4 +108,5 @@ __all__ = [
     "SystemClock",
     "Timer",
     "WaitingPod",
+    "get_logger",
 ]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import IntEnum, IntFlag, StrEnum
 from typing import Any
 
+from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
 
 
@@ -91,16 +92,36 @@ class ClusterEvent:
 
 
 class QueueingHint(IntEnum):
+    """A QueueingHint's answer."""
+
     QUEUE_SKIP = 0
+    """The event cannot make the pod schedulable: leave it where it waits."""
     QUEUE = 1
+    """The event may make the pod schedulable: retry it."""
 
 
-QueueingHintFn = Callable[[Pod, Any, Any], QueueingHint]
-"""(rejected pod, old object or None, new object or None) -> whether the event may help."""
+EventObject = Pod | Node | Mapping[str, Any] | None
+"""What changed in a cluster event, as a QueueingHint receives it: a `Pod` for pod events, a
+`Node` for node events, the raw API object (a mapping) for every other resource a plugin
+watches, and None for the missing side (no `old` on an Add, no `new` on a Delete)."""
+
+QueueingHintFn = Callable[[Pod, EventObject, EventObject], QueueingHint]
+"""`hint(rejected_pod, old, new)`: may this event make the pod schedulable?
+
+Return `QueueingHint.QUEUE` if it may (the pod is retried, after backoff if it was rejected
+as Unschedulable) or `QueueingHint.QUEUE_SKIP` if it cannot help. A hint must be cheap and
+must not raise: the scheduler treats an exception or a wrong return value as QUEUE, logs it,
+and keeps going, so a broken hint costs retries, never a stranded pod.
+"""
 
 
 @dataclass(frozen=True, slots=True)
 class ClusterEventWithHint:
+    """An event a plugin registers from `events_to_register`, with an optional hint.
+
+    Without a hint every matching event retries the pods the plugin rejected.
+    """
+
     event: ClusterEvent
     hint: QueueingHintFn | None = None
 

@@ -2,7 +2,14 @@
 
 Hot-path methods are synchronous; only PreBind, Bind and PostBind may await. The runtime
 decides which extension points a plugin implements by the methods it defines, so a plugin is
-a plain class with a `name` attribute and the methods it needs.
+a plain class with a `name` attribute and the methods it needs. Start-up checks each plugin
+against the points it is enabled at (methods, companions, signatures; see `contract`).
+
+What every extension point shares: a plugin that raises, returns the wrong type, or (Score)
+returns a score that is not an integer in [0, 100] after NormalizeScore gets the same
+treatment as one that returned `Status(Code.ERROR)`: the attempt fails with an Error naming the
+plugin, the pod gets a FailedScheduling Event and PodScheduled=False (reason SchedulerError),
+and it is retried after backoff. The scheduler itself keeps scheduling other pods.
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ Scores = npt.NDArray[np.int64]
 
 @runtime_checkable
 class Plugin(Protocol):
+    """Every plugin: a `name` (as configured in profiles) and `__init__(args, handle)`."""
+
     name: str
 
 
@@ -52,12 +61,16 @@ class PreFilterResult:
 
 
 class NominatingMode(Enum):
+    """Whether a PostFilter result changes the pod's nominated node."""
+
     NOOP = "Noop"
     OVERRIDE = "Override"
 
 
 @dataclass(frozen=True, slots=True)
 class PostFilterResult:
+    """What PostFilter (preemption) decided: the node the pod is nominated to, if any."""
+
     nominated_node_name: str = ""
     mode: NominatingMode = NominatingMode.OVERRIDE
 
@@ -72,16 +85,33 @@ class NodeStatusReader(Protocol):
 
 @runtime_checkable
 class PreEnqueuePlugin(Plugin, Protocol):
+    """Gate a pod before it may enter the active queue (SchedulingGates is one).
+
+    Return Success to let the pod in, or Unschedulable / UnschedulableAndUnresolvable to hold
+    it; a held pod is reconsidered on the events this plugin registers (`EnqueueExtensions`).
+    Error (or a fault) is logged and holds the pod like a rejection. Called from informer
+    events: keep it cheap and never block.
+    """
+
     def pre_enqueue(self, pod: Pod) -> Status: ...
 
 
 @runtime_checkable
 class QueueSortPlugin(Plugin, Protocol):
+    """Order the active queue: `less(a, b)` is True when `a` must be scheduled before `b`.
+
+    Exactly one is enabled, the same in every profile. A `less` that raises or returns a
+    non-bool is logged and that comparison falls back to priority, then age.
+    """
+
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool: ...
 
 
 class PreFilterExtensions(Protocol):
-    """Keeps PreFilter state right when pods are hypothetically added to or removed from a node."""
+    """Keeps PreFilter state right when pods are hypothetically added to or removed from a node.
+
+    Success continues; anything else fails the evaluation with an Error.
+    """
 
     def add_pod(
         self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo
@@ -94,6 +124,16 @@ class PreFilterExtensions(Protocol):
 
 @runtime_checkable
 class PreFilterPlugin(Plugin, Protocol):
+    """Compute per-pod state once per attempt (in `state`) and optionally narrow the nodes.
+
+    Returns (result, status). `result` may name the only nodes worth filtering (None: all).
+    Success continues; Skip skips this plugin's Filter for the attempt; Unschedulable records
+    the rejection (preemption may still help); UnschedulableAndUnresolvable ends the attempt
+    as unschedulable at once; Error fails the attempt. `pre_filter_extensions()` is required:
+    return None, or an object whose add_pod/remove_pod keep the state right when preemption
+    simulates removing victims.
+    """
+
     def pre_filter(
         self, state: CycleState, pod: Pod, table: NodeTable
     ) -> tuple[PreFilterResult | None, Status]: ...
@@ -103,6 +143,13 @@ class PreFilterPlugin(Plugin, Protocol):
 
 @runtime_checkable
 class FilterPlugin(Plugin, Protocol):
+    """Can the pod run on this node? Called per node, possibly many thousand times a cycle.
+
+    Success keeps the node; Unschedulable rejects it (preemption may help by removing pods);
+    UnschedulableAndUnresolvable rejects it for good (preemption skips the node); Error fails
+    the whole attempt. Read what PreFilter stored in `state`; do no I/O here.
+    """
+
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status: ...
 
 
@@ -117,6 +164,13 @@ class BatchFilterPlugin(Plugin, Protocol):
 
 @runtime_checkable
 class PostFilterPlugin(Plugin, Protocol):
+    """Runs only when no node fits (DefaultPreemption is one), in order until one succeeds.
+
+    Success (with a nominated node in the result) ends the chain; Unschedulable passes to
+    the next plugin, its message appended to the FailedScheduling text; Error fails the
+    attempt with that Error. `statuses` tells why each node was rejected.
+    """
+
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeStatusReader
     ) -> tuple[PostFilterResult | None, Status]: ...
@@ -124,10 +178,18 @@ class PostFilterPlugin(Plugin, Protocol):
 
 @runtime_checkable
 class PreScorePlugin(Plugin, Protocol):
+    """Prepare Score state once per attempt for the feasible `rows` of `table`.
+
+    Success continues; Skip skips this plugin's Score for the attempt; anything else (a
+    rejection too) fails the attempt with an Error.
+    """
+
     def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Status: ...
 
 
 class ScoreExtensions(Protocol):
+    """NormalizeScore: rescale one Score plugin's raw scores once they are all known."""
+
     def normalize_score(
         self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows, scores: Scores
     ) -> Status:
@@ -137,6 +199,14 @@ class ScoreExtensions(Protocol):
 
 @runtime_checkable
 class ScorePlugin(Plugin, Protocol):
+    """Rank a feasible node: (score, status), the score an integer.
+
+    After NormalizeScore (if `score_extensions()` returns an object) every score must lie
+    in [MIN_NODE_SCORE, MAX_NODE_SCORE] = [0, 100]; the weighted sum picks the node. Any
+    status but Success, a score out of range, NaN or a non-integer fails the attempt with an
+    Error. `score_extensions()` is required: return None when scores are already in range.
+    """
+
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]: ...
 
     def score_extensions(self) -> ScoreExtensions | None: ...
@@ -151,6 +221,14 @@ class BatchScorePlugin(Plugin, Protocol):
 
 @runtime_checkable
 class ReservePlugin(Plugin, Protocol):
+    """Claim what the pod will use on the chosen node before binding starts (cache-side).
+
+    Success continues; a rejection or Error fails the attempt. Whenever the attempt fails
+    after Reserve ran (at Reserve, Permit, PreBind or Bind), `unreserve` is called on every
+    Reserve plugin in reverse order, whether or not its own `reserve` ran: it must be
+    idempotent and must give back what `reserve` took. A failing `unreserve` is logged only.
+    """
+
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status: ...
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
@@ -158,6 +236,13 @@ class ReservePlugin(Plugin, Protocol):
 
 @runtime_checkable
 class PermitPlugin(Plugin, Protocol):
+    """Approve, reject or delay binding: (status, timeout seconds).
+
+    Success allows; Unschedulable rejects (the pod is unreserved and retried on events);
+    Wait holds the pod until a plugin calls `allow`/`reject` on the WaitingPod from the
+    Handle or the timeout ends (then it is rejected); Error fails the attempt.
+    """
+
     def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status, float]:
         """Success, a rejection, or Wait with a timeout in seconds (capped at 15 minutes)."""
         ...
@@ -165,21 +250,43 @@ class PermitPlugin(Plugin, Protocol):
 
 @runtime_checkable
 class PreBindPlugin(Plugin, Protocol):
+    """Do what must happen before the Binding (provision volumes, call an API); async.
+
+    Success or Skip continue; a rejection or Error (an API call that raises, a 403 from
+    RBAC) unreserves the pod and retries it after backoff with a FailedScheduling Event.
+    Runs in the binding cycle, off the scheduling loop: waiting here delays only this pod.
+    """
+
     async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status: ...
 
 
 @runtime_checkable
 class BindPlugin(Plugin, Protocol):
+    """Bind the pod to the node; the first plugin that does not return Skip decides.
+
+    Success means bound; Skip passes to the next Bind plugin (DefaultBinder last); a
+    rejection or Error unreserves the pod and retries it after backoff.
+    """
+
     async def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status: ...
 
 
 @runtime_checkable
 class PostBindPlugin(Plugin, Protocol):
+    """Informational, after a successful bind (clean up, notify). Nothing it does, raising
+    included, changes the pod's fate: failures are logged only."""
+
     async def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
 
 
 @runtime_checkable
 class EnqueueExtensions(Plugin, Protocol):
+    """The cluster events that may make a pod this plugin rejected schedulable again.
+
+    Without it, any event retries such pods. Each registration may carry a QueueingHint
+    (`QueueingHintFn`) that looks at the changed object and answers QUEUE or QUEUE_SKIP.
+    """
+
     def events_to_register(self) -> list[ClusterEventWithHint]: ...
 
 

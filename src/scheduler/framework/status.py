@@ -9,15 +9,34 @@ MIN_NODE_SCORE = 0
 
 
 class Code(IntEnum):
-    """Upstream's codes, in upstream's order (the values are part of the contract)."""
+    """Upstream's codes, in upstream's order (the values are part of the contract).
+
+    Which codes each extension point accepts, and what it does with them, is written on the
+    point's Protocol in `scheduler.framework.plugins`.
+    """
 
     SUCCESS = 0
+    """The plugin is satisfied; the attempt goes on. Any point may return it."""
     ERROR = 1
+    """Something went wrong that is not the pod's fault (a bug, an API failure). The attempt
+    fails, the pod gets a FailedScheduling Event and PodScheduled=False with reason
+    SchedulerError, and it is retried after backoff whatever events arrive. A plugin that
+    raises or returns the wrong type is treated exactly as if it returned this."""
     UNSCHEDULABLE = 2
+    """The pod does not fit here now, but preemption or a cluster change might help. From
+    Filter it rejects one node; from PreFilter, Reserve or Permit the whole attempt. The pod
+    waits until an event the rejecting plugin registered may help."""
     UNSCHEDULABLE_AND_UNRESOLVABLE = 3
+    """Like UNSCHEDULABLE, but preemption cannot help (e.g. a node selector mismatch):
+    PostFilter skips such nodes, and from PreFilter it ends the attempt at once."""
     WAIT = 4
+    """Permit only: hold the pod before binding until allowed, rejected or timed out."""
     SKIP = 5
+    """PreFilter / PreScore: this plugin has nothing to do for the pod, so its Filter / Score
+    is skipped for the attempt. Bind: let the next Bind plugin bind. PreBind: nothing to do."""
     PENDING = 6
+    """The pod waits for something outside the scheduler (e.g. a claim being allocated); it is
+    retried as soon as an event the plugin registered says so, without backoff."""
 
     @property
     def label(self) -> str:

@@ -3,6 +3,8 @@
 Layer 1: imports only the framework and objects packages, prometheus_client and structlog.
 """
 
+# One logger for every component; plugins reach the same one through scheduler.framework.
+from scheduler.framework.log import get_logger
 from scheduler.observability.buckets import exponential_buckets
 from scheduler.observability.catalog import Kind, MetricSpec, Stability
 from scheduler.observability.exposition import CONTENT_TYPE, render_text
@@ -12,10 +14,10 @@ from scheduler.observability.logs import (
     V_BIND,
     V_DEBUG,
     V_LIBRARY_DEBUG,
+    V_PLUGIN,
     LogFormat,
     configure_logging,
     enabled,
-    get_logger,
     log_v,
     reset_logging,
     verbosity,
@@ -30,6 +32,7 @@ __all__ = [
     "V_BIND",
     "V_DEBUG",
     "V_LIBRARY_DEBUG",
+    "V_PLUGIN",
     "Kind",
     "LogFormat",
     "MetricSpec",

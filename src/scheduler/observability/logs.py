@@ -1,44 +1,56 @@
-"""Structured logs: one format for the scheduler's own records and for every library's.
+"""Structured logs in klog's formats: one style for the scheduler's records and every library's.
 
 `configure_logging` is called once at start-up. Afterwards `get_logger(__name__)` loggers and
 plain `logging` loggers (kubernetes_asyncio, aiohttp, asyncio, ...) write the same lines to the
-same stream: JSON objects for `--logging-format=json`, aligned `key=value` text otherwise.
+same stream, as kube-scheduler's operators know them: klog's JSON records for
+`--logging-format=json`, klog's text lines otherwise:
+
+    I1201 10:03:50.123456    4242 scheduler.py:371] "Successfully bound pod to node" pod="ns/p"
+
+Call sites log a constant message and key/value pairs: `log.info("Bound pod", pod=key)`.
 
 Field names. Use these keys so one query finds a pod, node or plugin in every component:
 
 ==========  ===============================================================================
-event       the message: a short, constant sentence ("Successfully bound pod to node")
-level       debug, info, warning, error or critical
-timestamp   ISO 8601 in UTC, ending in "Z"
+msg         the message: a short, constant sentence ("Successfully bound pod to node")
+ts          seconds since the epoch (JSON), as klog writes it
+caller      file:line of the call
+v           the klog verbosity of the message (0 unless sent with `log_v`)
+level       info, warning or error (debug for records below V_DEBUG's threshold)
 logger      the module that logged (the name given to `get_logger`, or the stdlib logger's)
-v           the klog verbosity of a verbose message (only on messages sent with `log_v`)
 pod         the pod as "namespace/name" (`Pod.key`)
 node        the node's name
+err         the error, in words (upstream's `err` key)
 plugin      the plugin's name as configured in the profile
-reason      why something happened, in words: a Status reason or an Event message
 profile     the schedulerName of the profile that handled the pod
 exception   the formatted traceback, on records logged with `exception()` or `exc_info`
 ==========  ===============================================================================
 
-Verbosity follows klog's `-v` levels: 0 logs what an operator always wants, `V_BIND` (2) adds a
-line per successful binding, `V_ATTEMPT` (3) a line per scheduling attempt, `V_DEBUG` (4) and
-above turn on debug records, and `V_LIBRARY_DEBUG` (6) also lets libraries' debug records
-through (HTTP traffic, as kube-scheduler shows requests from -v=6). Verbose messages cost
-nothing when disabled if callers test `enabled(level)` or use `log_v`.
+Verbosity follows klog's `-v` levels: 0 logs what an operator always wants; `V_BIND` (2) adds
+a line per bound pod and per unschedulable pod (with why); `V_ATTEMPT` (4) a line per
+scheduling attempt and debug records; `V_PLUGIN` (5) per-plugin detail; `V_LIBRARY_DEBUG` (6)
+also lets libraries' debug records through (HTTP traffic, as kube-scheduler shows requests from
+-v=6). Verbose messages cost nothing when disabled if callers test `enabled(level)` or use
+`log_v`.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import sys
-from typing import Any, Final, Literal, TextIO, cast
+from datetime import UTC, datetime
+from typing import Any, Final, Literal, TextIO
 
 import structlog
-from structlog.typing import FilteringBoundLogger, Processor
+from structlog.processors import CallsiteParameter
+from structlog.typing import EventDict, FilteringBoundLogger, Processor
 
 V_BIND: Final = 2
-V_ATTEMPT: Final = 3
+V_ATTEMPT: Final = 4
 V_DEBUG: Final = 4
+V_PLUGIN: Final = 5
 V_LIBRARY_DEBUG: Final = 6
 
 LogFormat = Literal["text", "json"]
@@ -70,19 +82,12 @@ def verbosity() -> int:
     return _settings.verbosity
 
 
-def get_logger(name: str) -> FilteringBoundLogger:
-    """A logger whose records carry `logger=name` once `configure_logging` has run.
-
-    Safe to call at import time: the logger takes its configuration when it first logs.
-    """
-    # The name reaches the logger factory when the logger is first used (see _NamedWriter).
-    return cast(FilteringBoundLogger, structlog.get_logger(name))
-
-
 def log_v(logger: FilteringBoundLogger, level: int, event: str, **fields: Any) -> None:
     """Log `event` only when verbosity `level` is enabled, tagged with `v=level`.
 
     Levels below `V_DEBUG` log at info, as klog's V(n).Info does; higher ones at debug.
+    A record that needs no work to build can skip the level test: a disabled `log_v` returns
+    before any formatting.
     """
     if _settings.verbosity < level:
         return
@@ -108,16 +113,20 @@ def configure_logging(
         raise ValueError(f'logging format must be "text" or "json", got {format!r}')
     if verbosity < 0:
         raise ValueError(f"verbosity must not be negative, got {verbosity}")
-    out = sys.stderr if stream is None else stream
-    rendering = _rendering(format, out)
+    out: TextIO = _CurrentStderr() if stream is None else stream  # type: ignore[assignment]
+    rendering = _rendering(format)
     common: list[Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.stdlib.add_logger_name,
-        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.TimeStamper(fmt=None, utc=True, key="ts"),
+        structlog.processors.CallsiteParameterAdder(
+            [CallsiteParameter.FILENAME, CallsiteParameter.LINENO],
+            additional_ignores=[__name__],
+        ),
     ]
     structlog.configure(
-        processors=[*common, structlog.processors.StackInfoRenderer(), *rendering],
+        processors=[*common, _klog_fields, structlog.processors.StackInfoRenderer(), *rendering],
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.DEBUG if verbosity >= V_DEBUG else logging.INFO
         ),
@@ -128,6 +137,7 @@ def configure_logging(
     foreign_chain: list[Processor] = [
         *common,
         structlog.stdlib.ExtraAdder(),
+        _klog_fields,
     ]
     handler = logging.StreamHandler(out)
     handler.set_name(_HANDLER_NAME)
@@ -149,6 +159,19 @@ def reset_logging() -> None:
     structlog.reset_defaults()
     _remove_our_handler(logging.getLogger())
     _settings.verbosity = 0
+
+
+class _CurrentStderr:
+    """Whatever `sys.stderr` is when a record is written (tests and embedders replace it)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+    def isatty(self) -> bool:
+        return _is_tty(sys.stderr)
 
 
 class _NamedWriter(structlog.WriteLogger):
@@ -173,15 +196,67 @@ class _NamedWriterFactory:
         return _NamedWriter(self._file, str(args[0]) if args else "")
 
 
-def _rendering(format: LogFormat, out: TextIO) -> list[Processor]:
-    if format == "json":
-        return [structlog.processors.format_exc_info, structlog.processors.JSONRenderer()]
-    # Plain tracebacks: the fancy default prints local variables, which may hold secrets.
-    return [
-        structlog.dev.ConsoleRenderer(
-            colors=_is_tty(out), exception_formatter=structlog.dev.plain_traceback
-        )
+def _klog_fields(_logger: Any, _method: str, event: EventDict) -> EventDict:
+    """klog's keys: `msg` for the message, `caller` as file:line, `v` on every record."""
+    event["msg"] = event.pop("event", "")
+    if event.get("message") == event["msg"]:
+        del event["message"]  # a stdlib record's formatted message, already the msg
+    filename, lineno = event.pop("filename", None), event.pop("lineno", None)
+    if filename is not None:
+        event["caller"] = f"{filename}:{lineno}"
+    event.setdefault("v", 0)
+    return event
+
+
+# klog's severity letters, by level.
+_SEVERITY = {"debug": "I", "info": "I", "warning": "W", "error": "E", "critical": "F"}
+# Printed first, in this order; the rest follow as the call site gave them.
+_HEADER_KEYS = ("ts", "caller", "msg", "level", "v", "logger")
+
+
+def _klog_text(_logger: Any, _method: str, event: EventDict) -> str:
+    """One klog text line: `I1201 10:03:50.123456 <pid> file.py:12] "msg" key="value" ...`."""
+    stamp = datetime.fromtimestamp(float(event.get("ts", 0.0)), UTC)
+    severity = _SEVERITY.get(str(event.get("level", "info")), "I")
+    caller = event.get("caller", "???:0")
+    parts = [
+        f"{severity}{stamp:%m%d %H:%M:%S.%f} {os.getpid():7d} {caller}]",
+        json.dumps(str(event.get("msg", ""))),
     ]
+    traceback = event.pop("exception", None)
+    for key, value in event.items():
+        # The header carries the rest; a verbosity shows only when it is not 0.
+        if (key == "v" and not value) or (key != "v" and key in _HEADER_KEYS):
+            continue
+        parts.append(f"{key}={_text_value(value)}")
+    line = " ".join(parts)
+    return f"{line}\n{traceback}" if traceback else line
+
+
+def _text_value(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        return str(value)
+    return json.dumps(value if isinstance(value, str) else str(value))
+
+
+def _rendering(format: LogFormat) -> list[Processor]:
+    # Plain tracebacks only: fancier renderers print local variables, which may hold secrets.
+    if format == "json":
+        return [
+            structlog.processors.format_exc_info,
+            _klog_order,
+            structlog.processors.JSONRenderer(),
+        ]
+    return [structlog.processors.format_exc_info, _klog_text]
+
+
+def _klog_order(_logger: Any, _method: str, event: EventDict) -> EventDict:
+    """klog's keys first, in klog's order, so records read the same as kube-scheduler's."""
+    ordered = {key: event.pop(key) for key in _HEADER_KEYS if key in event}
+    ordered.update(event)
+    return ordered
 
 
 def _is_tty(stream: TextIO) -> bool:

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from scheduler.framework.log import get_logger
 from scheduler.observability.catalog import Kind, MetricSpec
-from scheduler.observability.logs import get_logger
 
 LabelledValues = Iterable[tuple[Sequence[str], float]]
 """(label values in the family's label order, value) pairs."""

@@ -7,21 +7,22 @@ import time
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
+from scheduler.runtime import invoke
 from scheduler.runtime.profile import Profile
 
 
 async def run_pre_bind(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> Status:
     started = time.perf_counter()
     for plugin in profile.pre_bind:
-        status = await plugin.pre_bind(state, pod, node_name)
+        status = await invoke.await_status(
+            "PreBind", plugin.name, plugin.pre_bind, state, pod, node_name
+        )
         if status.is_success or status.is_skip:
             continue
         if status.is_rejected:
             status = status.with_plugin(plugin.name)
         else:
-            status = Status.from_error(
-                f'running PreBind plugin "{plugin.name}": {status.message()}'
-            ).with_plugin(plugin.name)
+            status = invoke.error_status("PreBind", plugin.name, status)
         profile.observe("PreBind", status, started)
         return status
     profile.observe("PreBind", Status(), started)
@@ -32,16 +33,14 @@ async def run_bind(profile: Profile, state: CycleState, pod: Pod, node_name: str
     """The first Bind plugin that does not Skip decides."""
     started = time.perf_counter()
     for plugin in profile.bind:
-        status = await plugin.bind(state, pod, node_name)
+        status = await invoke.await_status("Bind", plugin.name, plugin.bind, state, pod, node_name)
         if status.is_skip:
             continue
         if not status.is_success:
             if status.is_rejected:
                 status = status.with_plugin(plugin.name)
             else:
-                status = Status.from_error(
-                    f'running Bind plugin "{plugin.name}": {status.message()}'
-                ).with_plugin(plugin.name)
+                status = invoke.error_status("Bind", plugin.name, status)
         profile.observe("Bind", status, started)
         return status
     skipped = Status.skip()
@@ -52,5 +51,8 @@ async def run_bind(profile: Profile, state: CycleState, pod: Pod, node_name: str
 async def run_post_bind(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> None:
     started = time.perf_counter()
     for plugin in profile.post_bind:
-        await plugin.post_bind(state, pod, node_name)
+        # PostBind is informational: a failure is logged and the pod stays bound.
+        await invoke.await_for_effect(
+            "PostBind", plugin.name, plugin.post_bind, state, pod, node_name
+        )
     profile.observe("PostBind", Status(), started)

@@ -113,19 +113,27 @@ class Diagnosis:
             names.extend(self._names[int(r)] for r in np.flatnonzero(self._absent_mask))
         return names
 
-    # -- the FailedScheduling text ---------------------------------------------------------
-
-    def histogram(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
+    def rejections_by_plugin(self) -> list[tuple[str, tuple[str, ...], int]]:
+        """(plugin, reasons, number of nodes) for every distinct rejection, for -v=5 logs."""
+        found: list[tuple[str, tuple[str, ...], int]] = []
         rejected = self.codes != 0
         if rejected.any():
             ids, per_id = np.unique(self.reason_ids[rejected], return_counts=True)
             for rejection_id, count in zip(ids.tolist(), per_id.tolist(), strict=True):
-                for reason in self.rejections[rejection_id][1]:
-                    counts[reason] = counts.get(reason, 0) + count
+                plugin, reasons = self.rejections[rejection_id]
+                found.append((plugin, reasons, count))
         if self.absent is not None and self.absent_count:
-            for reason in self.absent.reasons or (self.absent.message(),):
-                counts[reason] = counts.get(reason, 0) + self.absent_count
+            reasons = self.absent.reasons or (self.absent.message(),)
+            found.append((self.absent.plugin, reasons, self.absent_count))
+        return found
+
+    # -- the FailedScheduling text ---------------------------------------------------------
+
+    def histogram(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for _plugin, reasons, nodes in self.rejections_by_plugin():
+            for reason in reasons:
+                counts[reason] = counts.get(reason, 0) + nodes
         return counts
 
     def fit_error_message(self) -> str:

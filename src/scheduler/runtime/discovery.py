@@ -98,6 +98,13 @@ class PluginRegistry(Mapping[str, PluginSpec]):
         self._loaded[name] = spec
         return spec
 
+    def origin(self, name: str) -> str:
+        """Where plugin `name` comes from, for messages: its distribution, or "code"."""
+        entry = self._entries.get(name)
+        if entry is not None:
+            return f"distribution {_distribution(entry)}"
+        return "a plugin registered in code or with --plugin"
+
     def __contains__(self, name: object) -> bool:
         return name in self._loaded or name in self._entries
 

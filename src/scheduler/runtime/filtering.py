@@ -21,6 +21,7 @@ from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Code, Status
 from scheduler.objects.pod import Pod
+from scheduler.runtime import invoke
 from scheduler.runtime.diagnosis import Diagnosis
 from scheduler.runtime.profile import Profile
 
@@ -33,12 +34,8 @@ MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 CHUNK_ROWS = 512
 
 
-class FilterError(Exception):
-    """A plugin returned Error for some node: the whole attempt fails with that status."""
-
-    def __init__(self, status: Status) -> None:
-        super().__init__(status.message())
-        self.status = status
+# A plugin returned Error for some node: the whole attempt fails with that status.
+FilterError = invoke.PluginError
 
 
 def num_feasible_nodes_to_find(
@@ -80,7 +77,7 @@ def _filter_chunk(
         started = time.perf_counter()
         evaluated = len(candidates)
         if entry.batch is not None:
-            batch = entry.batch.filter_nodes(state, pod, table, candidates)
+            batch = invoke.filter_batch(entry.batch, state, pod, table, candidates)
             failed = batch.codes != 0
             if failed.any():
                 codes = batch.codes[failed]
@@ -88,9 +85,7 @@ def _filter_chunk(
                     index = int(np.flatnonzero(batch.codes == int(Code.ERROR))[0])
                     reasons = batch.reasons_at(index)
                     raise FilterError(
-                        Status.from_error(
-                            f'running "{plugin.name}" filter plugin: {", ".join(reasons)}'
-                        ).with_plugin(plugin.name)
+                        invoke.error_status("Filter", plugin.name, Status(Code.ERROR, *reasons))
                     )
                 reason_ids = None if batch.reason_ids is None else batch.reason_ids[failed]
                 diagnosis.reject_rows(
@@ -98,21 +93,14 @@ def _filter_chunk(
                 )
                 candidates = candidates[~failed]
         else:
-            keep = np.ones(len(candidates), dtype=np.bool_)
-            infos = table.node_infos
-            for i, row in enumerate(candidates.tolist()):
-                status = plugin.filter(state, pod, infos[row])
-                if status.is_success:
-                    continue
-                if not status.is_rejected:
-                    raise FilterError(
-                        Status.from_error(
-                            f'running "{plugin.name}" filter plugin: {status.message()}'
-                        ).with_plugin(plugin.name)
-                    )
-                diagnosis.reject_row(row, status.with_plugin(plugin.name))
-                keep[i] = False
-            candidates = candidates[keep]
+            row_list: list[int] = candidates.tolist()
+            failed = invoke.filter_rows(plugin, state, pod, table.node_infos, row_list)
+            if failed:
+                keep = np.ones(len(candidates), dtype=np.bool_)
+                for i, status in failed:
+                    diagnosis.reject_row(row_list[i], status)
+                    keep[i] = False
+                candidates = candidates[keep]
         profile.observe_plugin(state, plugin.name, "Filter", Status(), started, evaluated=evaluated)
     return candidates
 

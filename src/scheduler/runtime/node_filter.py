@@ -11,6 +11,7 @@ from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.plugins import FilterPlugin, PreFilterPlugin
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
+from scheduler.runtime import invoke
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,12 +26,10 @@ class FilterChain:
         for plugin in self.filter:
             if plugin.name in state.skip_filter_plugins:
                 continue
-            status = plugin.filter(state, pod, node_info)
+            status = invoke.call_status("Filter", plugin.name, plugin.filter, state, pod, node_info)
             if not status.is_success:
                 if not status.is_rejected:
-                    return Status.from_error(
-                        f'running "{plugin.name}" filter plugin: {status.message()}'
-                    ).with_plugin(plugin.name)
+                    return invoke.error_status("Filter", plugin.name, status)
                 return status.with_plugin(plugin.name)
         return Status()
 
@@ -47,19 +46,19 @@ class FilterChain:
     def _extensions(
         self, state: CycleState, pod: Pod, other: Pod, node_info: NodeInfo, *, adding: bool
     ) -> Status:
+        verb = "AddPod" if adding else "RemovePod"
         for plugin in self.pre_filter:
-            extensions = plugin.pre_filter_extensions()
-            if extensions is None or plugin.name in state.skip_filter_plugins:
+            if plugin.name in state.skip_filter_plugins:
                 continue
-            if adding:
-                status = extensions.add_pod(state, pod, other, node_info)
-            else:
-                status = extensions.remove_pod(state, pod, other, node_info)
+            extensions = invoke.extensions(verb, plugin.name, plugin.pre_filter_extensions)
+            if isinstance(extensions, Status):
+                return extensions
+            if extensions is None:
+                continue
+            method = extensions.add_pod if adding else extensions.remove_pod
+            status = invoke.call_status(verb, plugin.name, method, state, pod, other, node_info)
             if not status.is_success:
-                verb = "AddPod" if adding else "RemovePod"
-                return Status.from_error(
-                    f'running {verb} on PreFilter plugin "{plugin.name}": {status.message()}'
-                ).with_plugin(plugin.name)
+                return invoke.error_status(verb, plugin.name, status)
         return Status()
 
     def run_with_nominated(

@@ -8,6 +8,7 @@ from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.plugins import NodeStatusReader, PostFilterResult
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
+from scheduler.runtime import invoke
 from scheduler.runtime.profile import Profile
 
 
@@ -20,12 +21,16 @@ def run_post_filter(
     messages: list[str] = []
     final = Status.unschedulable()
     for plugin in profile.post_filter:
-        plugin_result, status = plugin.post_filter(state, pod, statuses)
+        plugin_result, status = invoke.post_filter(plugin, state, pod, statuses)
         if status.is_success:
             profile.observe("PostFilter", status, started)
             return plugin_result, status.with_plugin(plugin.name)
         if not status.is_rejected:
-            error = Status.from_error(status.message()).with_plugin(plugin.name)
+            error = (
+                status
+                if isinstance(status, invoke.PluginFault)
+                else Status.from_error(status.message()).with_plugin(plugin.name)
+            )
             profile.observe("PostFilter", error, started)
             return None, error
         if plugin_result is not None and result is None:

@@ -10,6 +10,7 @@ from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import PreFilterResult
 from scheduler.framework.status import Code, Status
 from scheduler.objects.pod import Pod
+from scheduler.runtime import invoke
 from scheduler.runtime.profile import Profile
 
 
@@ -34,7 +35,7 @@ def run_pre_filter(
     rejection: Status | None = None
     for plugin in profile.pre_filter:
         plugin_started = time.perf_counter()
-        result, status = plugin.pre_filter(state, pod, table)
+        result, status = invoke.pre_filter(plugin, state, pod, table)
         profile.observe_plugin(state, plugin.name, "PreFilter", status, plugin_started)
         if status.is_skip:
             state.skip_filter_plugins.add(plugin.name)
@@ -48,9 +49,7 @@ def run_pre_filter(
             rejection = rejection or status
             continue
         if not status.is_success:
-            error = Status.from_error(
-                f'running PreFilter plugin "{plugin.name}": {status.message()}'
-            ).with_plugin(plugin.name)
+            error = invoke.error_status("PreFilter", plugin.name, status)
             profile.observe("PreFilter", error, started)
             return PreFilterOutcome(error, None, narrowing)
         if result is not None and not result.all_nodes:

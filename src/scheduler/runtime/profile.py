@@ -5,10 +5,13 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from scheduler.config import EffectiveProfile
 from scheduler.framework.args import PluginArgs
+from scheduler.framework.contract import extension_problems
 from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.errors import PluginLoadError
 from scheduler.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from scheduler.framework.handle import Handle
 from scheduler.framework.plugins import (
@@ -32,6 +35,7 @@ from scheduler.framework.plugins import (
 from scheduler.framework.spec import PluginSpec
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
+from scheduler.runtime import invoke
 from scheduler.runtime.metrics_port import NoMetrics, RuntimeMetrics
 from scheduler.runtime.node_filter import FilterChain
 from scheduler.runtime.waiting_pods import WaitingPods
@@ -82,6 +86,7 @@ class Profile:
                     args: PluginArgs | None = effective.plugin_args.get(ref.name)
                     self.plugins[ref.name] = registry[ref.name].create(args, handle)
         points = effective.plugins
+        _check_extensions(self.plugins, points)
 
         def chain(point: str) -> list[Plugin]:
             return [self.plugins[ref.name] for ref in points.get(point, ())]
@@ -130,14 +135,14 @@ class Profile:
                 register = getattr(plugin, "events_to_register", None)
                 # Without a registration any event may help, as upstream assumes.
                 events = register() if callable(register) else [_ANY_EVENT]
-                registrations.extend((ref.name, e) for e in events)
+                registrations.extend((ref.name, _guarded(ref.name, e)) for e in events)
         return registrations
 
     def run_pre_enqueue(self, pod: Pod) -> Status:
         started = time.perf_counter()
         try:
             for plugin in self.pre_enqueue:
-                status = plugin.pre_enqueue(pod)
+                status = invoke.call_status("PreEnqueue", plugin.name, plugin.pre_enqueue, pod)
                 if not status.is_success:
                     return status.with_plugin(plugin.name)
             return Status()
@@ -169,3 +174,19 @@ class Profile:
             self.metrics.plugin_execution_duration(
                 plugin, point, status.code.label, time.perf_counter() - started
             )
+
+
+def _guarded(plugin: str, registration: ClusterEventWithHint) -> ClusterEventWithHint:
+    if registration.hint is None:
+        return registration
+    return ClusterEventWithHint(registration.event, invoke.guarded_hint(plugin, registration.hint))
+
+
+def _check_extensions(plugins: Mapping[str, Plugin], points: Mapping[str, Any]) -> None:
+    """The objects `score_extensions()` and `pre_filter_extensions()` return keep the contract
+    (checked once, at start-up, so that a bad one never fails a pod)."""
+    for point in ("Score", "PreFilter"):
+        for ref in points.get(point, ()):
+            problems = extension_problems(plugins[ref.name], point)
+            if problems:
+                raise PluginLoadError(f'plugin "{ref.name}" {"; ".join(problems)}')

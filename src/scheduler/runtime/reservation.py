@@ -7,6 +7,7 @@ import time
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.status import Code, Status
 from scheduler.objects.pod import Pod
+from scheduler.runtime import invoke
 from scheduler.runtime.profile import Profile
 from scheduler.runtime.waiting_pods import MAX_PERMIT_WAIT_SECONDS, WaitingPod
 
@@ -14,15 +15,13 @@ from scheduler.runtime.waiting_pods import MAX_PERMIT_WAIT_SECONDS, WaitingPod
 def run_reserve(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> Status:
     started = time.perf_counter()
     for plugin in profile.reserve:
-        status = plugin.reserve(state, pod, node_name)
+        status = invoke.call_status("Reserve", plugin.name, plugin.reserve, state, pod, node_name)
         if status.is_success:
             continue
         if status.is_rejected:
             status = status.with_plugin(plugin.name)
         else:
-            status = Status.from_error(
-                f'running Reserve plugin "{plugin.name}": {status.message()}'
-            ).with_plugin(plugin.name)
+            status = invoke.error_status("Reserve", plugin.name, status)
         profile.observe("Reserve", status, started)
         return status
     profile.observe("Reserve", Status(), started)
@@ -33,7 +32,8 @@ def run_unreserve(profile: Profile, state: CycleState, pod: Pod, node_name: str)
     """Every Reserve plugin, in reverse order, whether or not its Reserve ran."""
     started = time.perf_counter()
     for plugin in reversed(profile.reserve):
-        plugin.unreserve(state, pod, node_name)
+        # A failing Unreserve is logged; the others must still give back what they hold.
+        invoke.call_for_effect("Unreserve", plugin.name, plugin.unreserve, state, pod, node_name)
     profile.observe("Unreserve", Status(), started)
 
 
@@ -42,7 +42,7 @@ def run_permit(profile: Profile, state: CycleState, pod: Pod, node_name: str) ->
     started = time.perf_counter()
     timeouts: dict[str, float] = {}
     for plugin in profile.permit:
-        status, timeout = plugin.permit(state, pod, node_name)
+        status, timeout = invoke.permit(plugin, state, pod, node_name)
         if status.is_success:
             continue
         if status.is_rejected:
@@ -52,9 +52,7 @@ def run_permit(profile: Profile, state: CycleState, pod: Pod, node_name: str) ->
         if status.is_wait:
             timeouts[plugin.name] = min(timeout, MAX_PERMIT_WAIT_SECONDS)
             continue
-        error = Status.from_error(
-            f'running Permit plugin "{plugin.name}": {status.message()}'
-        ).with_plugin(plugin.name)
+        error = invoke.error_status("Permit", plugin.name, status)
         profile.observe("Permit", error, started)
         return error
     if timeouts:

@@ -20,6 +20,7 @@ from scheduler.framework.events import (
 from scheduler.objects.pod import Pod
 from scheduler.testing.builders import make_node, make_pod
 from scheduler.testing.fake_clock import FakeClock
+from tests.conftest import CapturedLogs
 
 QueueFactory = Callable[..., SchedulingQueue]
 Fail = Callable[..., None]
@@ -209,7 +210,7 @@ def test_observer_sees_the_event_label_that_moved_the_pod(
 
 
 def test_failing_hint_is_logged_and_treated_as_queue(
-    make_queue: QueueFactory, fail: Fail, caplog: pytest.LogCaptureFixture
+    make_queue: QueueFactory, fail: Fail, captured_logs: CapturedLogs
 ) -> None:
     queue = make_queue([reg("A", hint=broken)])
     pod = make_pod("p").obj()
@@ -217,9 +218,8 @@ def test_failing_hint_is_logged_and_treated_as_queue(
     info = queue.pop()
     assert info is not None
     fail(queue, info, "A")
-    with caplog.at_level("ERROR", logger="scheduler.backend.queue.hints"):
-        queue.node_event(NODE_ADD, None, make_node("n1").obj())
+    queue.node_event(NODE_ADD, None, make_node("n1").obj())
     assert queue.locate(pod.key) == "backoff"
-    (record,) = caplog.records
-    assert "plugin A" in record.getMessage() and "NodeAdd" in record.getMessage()
-    assert record.exc_info is not None and isinstance(record.exc_info[1], RuntimeError)
+    (record,) = captured_logs.records("error")
+    assert (record["plugin"], record["cluster_event"]) == ("A", "NodeAdd")
+    assert "RuntimeError" in record["exception"]

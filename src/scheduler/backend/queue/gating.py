@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.status import Code, Status
 from scheduler.objects.pod import Pod
+from scheduler.observability import get_logger
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 UNNAMED_PRE_ENQUEUE = "PreEnqueue"
 """Gating plugin recorded when a PreEnqueue rejection does not name its plugin."""
@@ -29,7 +29,9 @@ def run_pre_enqueue(pre_enqueue: Callable[[Pod], Status], info: QueuedPodInfo) -
     info.unschedulable_plugins.add(plugin)
     info.gating_plugin = plugin
     if status.code is Code.ERROR:
-        logger.error("PreEnqueue plugin %s failed for pod %s: %s", plugin, info.key, status)
+        logger.error("PreEnqueue failed", pod=info.key, plugin=plugin, err=status.message())
     else:
-        logger.debug("pod %s gated by PreEnqueue plugin %s: %s", info.key, plugin, status)
+        logger.debug(
+            "Pod gated by PreEnqueue", pod=info.key, plugin=plugin, reason=status.message()
+        )
     return False

@@ -8,7 +8,6 @@ hint says QueueSkip the pod stays where it is.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
@@ -19,8 +18,9 @@ from scheduler.backend.queue.in_flight import RecordedEvent
 from scheduler.framework.events import ClusterEvent, ClusterEventWithHint, QueueingHint
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.objects.pod import Pod
+from scheduler.observability import get_logger
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 HintRegistrations = Mapping[str, Sequence[tuple[str, ClusterEventWithHint]]]
 """Profile (schedulerName) -> (plugin name, registration) pairs."""
@@ -92,9 +92,9 @@ class HintTable:
         regs = self._by_profile.get(info.pod.scheduler_name)
         if regs is None:
             logger.error(
-                "no queueing hints registered for profile %r (pod %s)",
-                info.pod.scheduler_name,
-                info.key,
+                "No queueing hints registered for the profile",
+                profile=info.pod.scheduler_name,
+                pod=info.key,
             )
             return QueueingStrategy.AFTER_BACKOFF
         result = QueueingStrategy.SKIP
@@ -138,9 +138,6 @@ def _call_hint(
     except Exception:
         # A failing hint must not strand the pod in the pool: treat it as Queue.
         logger.exception(
-            "queueing hint of plugin %s failed for event %s and pod %s",
-            reg.plugin,
-            event_label(event),
-            pod.key,
+            "Queueing hint failed", plugin=reg.plugin, cluster_event=event_label(event), pod=pod.key
         )
         return QueueingHint.QUEUE

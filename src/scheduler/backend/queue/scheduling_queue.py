@@ -12,7 +12,6 @@ Everything runs on one event loop, so no locking: each method completes before a
 
 from __future__ import annotations
 
-import logging
 from collections import Counter
 from collections.abc import Callable, Iterable
 
@@ -54,8 +53,9 @@ from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.status import Status
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
+from scheduler.observability import get_logger
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 _MOVED = (ACTIVE, BACKOFF)
 
@@ -163,7 +163,7 @@ class SchedulingQueue:
                 self._observer.pod_incoming(ACTIVE, POP_FROM_BACKOFF_Q)
             if self._in_flight.start(info.pod):
                 break
-            logger.error("pod %s is already in flight; discarding the duplicate entry", info.key)
+            logger.error("Pod is already in flight; discarding the duplicate entry", pod=info.key)
         info.attempts += 1
         self._cycle += 1
         # The caller records this attempt's rejectors; last attempt's must not linger.
@@ -206,7 +206,7 @@ class SchedulingQueue:
         try:
             key = info.key
             if key in self._queues:
-                logger.error("pod %s is already in the scheduling queue; not re-adding it", key)
+                logger.error("Pod is already in the scheduling queue; not re-adding it", pod=key)
                 return
             if info.unschedulable_plugins or info.pending_plugins:
                 info.unschedulable_count += 1
@@ -367,7 +367,7 @@ class SchedulingQueue:
             return QueueingStrategy.AFTER_BACKOFF
         events = self._in_flight.events_since_pop(info.pod)
         if events is None:
-            logger.error("pod %s returned to the queue but was not in flight", info.key)
+            logger.error("Pod returned to the queue but was not in flight", pod=info.key)
             return QueueingStrategy.AFTER_BACKOFF
         return self._hints.strategy_for_replay(info, events)
 

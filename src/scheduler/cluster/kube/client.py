@@ -16,7 +16,6 @@ namespaces, as client-go's does.
 from __future__ import annotations
 
 import builtins
-import logging
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
 from typing import Any
@@ -43,8 +42,9 @@ from scheduler.cluster.port import ObjectList, WatchEvent
 from scheduler.framework.clock import Clock, SystemClock
 from scheduler.framework.errors import ConflictError, GoneError, NotFoundError
 from scheduler.objects.pod import Pod
+from scheduler.observability import get_logger
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 LIST_PAGE_SIZE = 500
 # The server ends each watch after this long; the informer then resumes from its last version
@@ -116,7 +116,7 @@ class KubeClusterClient:
             except GoneError:
                 if not token:
                     raise
-                logger.info("list of %s expired while paging; listing in one piece", resource)
+                logger.info("List expired while paging; listing in one piece", resource=resource)
                 items.clear()
                 page = await self._transport.request("GET", path, query=selector)
             for item in page.get("items") or ():

@@ -15,7 +15,6 @@ metrics do.
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Mapping
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -27,8 +26,9 @@ from scheduler.cluster.kube.errors import NO_RESPONSE, error_from_response
 from scheduler.cluster.kube.rate_limit import TokenBucket
 from scheduler.framework.clock import Clock, SystemClock
 from scheduler.framework.errors import APIError
+from scheduler.observability import get_logger
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 Query = Iterable[tuple[str, str]]
 
@@ -179,7 +179,7 @@ class Transport:
         except _TRANSPORT_ERRORS as error:
             self._observe(method, NO_RESPONSE, started, body)
             raise _no_response(method, path, error) from error
-        logger.debug("%s %s -> %s", method, path, response.status)
+        logger.debug("API request", verb=method, path=path, status=response.status)
         self._observe(method, response.status, started, body)
         return response
 

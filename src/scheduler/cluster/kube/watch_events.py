@@ -7,14 +7,14 @@ when the requested resourceVersion is older than the server's history).
 from __future__ import annotations
 
 import json
-import logging
 from typing import Any, cast
 
 from scheduler.cluster.kube.errors import NO_RESPONSE, error_from_status
 from scheduler.cluster.port import WatchEvent, WatchEventType
 from scheduler.framework.errors import APIError
+from scheduler.observability import get_logger
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 _EVENT_TYPES = frozenset({"ADDED", "MODIFIED", "DELETED", "BOOKMARK"})
 
@@ -34,6 +34,6 @@ def decode_watch_event(line: bytes) -> WatchEvent | None:
     if kind == "ERROR":
         raise error_from_status(obj)
     if kind not in _EVENT_TYPES:
-        logger.debug("skipping watch event of unknown type %r", kind)
+        logger.debug("Skipping a watch event of unknown type", type=str(kind))
         return None
     return WatchEvent(cast(WatchEventType, kind), obj)

@@ -1,0 +1,186 @@
+"""The plugin invoker: whatever a plugin does, the scheduler gets a value it can use."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+from scheduler.framework import CycleState, FilterBatch, NodeTable, Pod, QueuedPodInfo, Status
+from scheduler.framework.events import QueueingHint
+from scheduler.framework.status import Code
+from scheduler.runtime import invoke
+from scheduler.testing import build_table, make_node, make_pod
+from tests.conftest import CapturedLogs
+
+
+class Batch:
+    """Batch forms returning whatever the test sets."""
+
+    name = "Batch"
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    def filter_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Any) -> Any:
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+    def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Any) -> Any:
+        return self.filter_nodes(state, pod, table, rows)
+
+
+def _table() -> NodeTable:
+    return build_table([make_node("a").obj(), make_node("b").obj()])
+
+
+def _fault_of(call: Any) -> Status:
+    with pytest.raises(invoke.PluginError) as raised:
+        call()
+    status = raised.value.status
+    assert isinstance(status, invoke.PluginFault)
+    assert status.code is Code.ERROR
+    assert status.plugin == "Batch"
+    return status
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        (RuntimeError("boom"), "RuntimeError: boom"),
+        (None, "filter_nodes returned None, not a FilterBatch"),
+        (FilterBatch.all_pass(1), "filter_nodes returned 1 codes for 2 nodes"),
+    ],
+    ids=["raises", "none", "short"],
+)
+def test_a_broken_batch_filter_is_an_error(answer: Any, words: str) -> None:
+    table = _table()
+    status = _fault_of(
+        lambda: invoke.filter_batch(
+            Batch(answer), CycleState(), make_pod("p").obj(), table, table.all_rows()
+        )
+    )
+    assert status.message() == f'running "Batch" filter plugin: {words}'
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        (np.array([1.0, math.nan]), "score_nodes returned the score nan"),
+        (np.array([1, 2, 3]), "score_nodes returned int64 values of shape (3,) for 2 nodes"),
+        (["high", "low"], "score_nodes returned <U4 values of shape (2,) for 2 nodes"),
+    ],
+    ids=["nan", "wrong-length", "strings"],
+)
+def test_a_broken_batch_score_is_an_error(answer: Any, words: str) -> None:
+    table = _table()
+    status = _fault_of(
+        lambda: invoke.score_batch(
+            Batch(answer), CycleState(), make_pod("p").obj(), table, table.all_rows()
+        )
+    )
+    assert status.message() == f'running Score plugin "Batch": {words}'
+
+
+def test_finite_float_batch_scores_are_made_integers() -> None:
+    table = _table()
+    scores = invoke.score_batch(
+        Batch(np.array([10.0, 99.5])), CycleState(), make_pod("p").obj(), table, table.all_rows()
+    )
+    assert scores.dtype == np.int64
+    assert scores.tolist() == [10, 99]
+
+
+@pytest.mark.parametrize("bad", [150, -1])
+def test_scores_outside_the_range_name_the_plugin(bad: int) -> None:
+    with pytest.raises(invoke.PluginError) as raised:
+        invoke.check_score_range("Spiky", np.array([50, bad], dtype=np.int64))
+    assert raised.value.status.message() == (
+        f'plugin "Spiky" returns an invalid score {bad}, it should in the range of [0, 100] '
+        "after normalizing"
+    )
+
+
+class Permit:
+    name = "Permit"
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> Any:
+        return self.answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [(Status.wait(), math.nan), (Status.wait(), -1.0), (Status.wait(), "soon"), Status()],
+    ids=["nan", "negative", "string", "no-pair"],
+)
+def test_a_permit_with_a_bad_timeout_is_an_error(answer: Any) -> None:
+    status, timeout = invoke.permit(Permit(answer), CycleState(), make_pod("p").obj(), "a")
+    assert status.code is Code.ERROR
+    assert status.message().startswith('running Permit plugin "Permit": returned ')
+    assert timeout == 0.0
+
+
+def _info(name: str, priority: int, timestamp: float) -> QueuedPodInfo:
+    return QueuedPodInfo(make_pod(name).priority(priority).obj(), timestamp)
+
+
+@pytest.mark.parametrize("answer", [RuntimeError("less broke"), "yes"], ids=["raises", "string"])
+def test_a_broken_less_falls_back_to_priority_then_age(
+    answer: Any, captured_logs: CapturedLogs
+) -> None:
+    def less(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        if isinstance(answer, Exception):
+            raise answer
+        return answer  # type: ignore[no-any-return]
+
+    safe = invoke.guarded_less("Sorter", less)
+    high, low = _info("high", 10, 5.0), _info("low", 0, 1.0)
+    assert safe(high, low) is True
+    assert safe(low, high) is False
+    older, newer = _info("older", 0, 1.0), _info("newer", 0, 2.0)
+    assert safe(older, newer) is True
+    [first, *_] = captured_logs.records("error")
+    assert (first["plugin"], first["extension_point"]) == ("Sorter", "QueueSort")
+
+
+@pytest.mark.parametrize(
+    "answer", [RuntimeError("hint broke"), 1, None], ids=["raises", "int", "none"]
+)
+def test_a_broken_hint_answers_queue(answer: Any) -> None:
+    def hint(pod: Pod, old: Any, new: Any) -> QueueingHint:
+        if isinstance(answer, Exception):
+            raise answer
+        return answer  # type: ignore[no-any-return]
+
+    assert (
+        invoke.guarded_hint("Hinter", hint)(make_pod("p").obj(), None, None) is QueueingHint.QUEUE
+    )
+
+
+def test_a_fault_is_logged_once_with_its_traceback(captured_logs: CapturedLogs) -> None:
+    def explode(pod: Pod) -> Status:
+        raise KeyError("missing")
+
+    status = invoke.call_status("PreEnqueue", "Gate", explode, make_pod("p").obj())
+    assert status.message() == "running PreEnqueue plugin \"Gate\": KeyError: 'missing'"
+    [record] = captured_logs.records()
+    assert record["msg"] == "Plugin failed"
+    assert (record["plugin"], record["extension_point"]) == ("Gate", "PreEnqueue")
+    assert record["err"] == status.message()
+    assert "KeyError: 'missing'" in record["exception"]
+
+
+def test_a_plugins_own_error_is_worded_as_upstream_words_it() -> None:
+    status = invoke.error_status("Reserve", "Volumes", Status.from_error("disk is gone"))
+    assert (status.message(), status.plugin) == (
+        'running Reserve plugin "Volumes": disk is gone',
+        "Volumes",
+    )
+    fault = invoke.fault("Reserve", "Volumes", "raised")
+    assert invoke.error_status("Reserve", "Volumes", fault) is fault
