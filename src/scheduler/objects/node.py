@@ -66,13 +66,20 @@ class Node:
             unschedulable=bool(spec.get("unschedulable")),
             allocatable=parse_resource_list(allocatable, "status.allocatable"),
             images=tuple(
-                ContainerImage(tuple(i.get("names") or ()), _image_size(i.get("sizeBytes")))
-                for i in status.get("images") or ()
+                ContainerImage(_image_names(i.get("names")), _image_size(i.get("sizeBytes")))
+                for i in object_list(status.get("images"), "status.images")
             ),
             conditions=object_list(status.get("conditions"), "status.conditions"),
             resource_version=str(meta.get("resourceVersion") or ""),
             raw=raw,
         )
+
+
+def _image_names(value: Any) -> tuple[str, ...]:
+    names = value or ()
+    if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
+        raise ValueError("status.images[].names: must be a list of strings")
+    return tuple(names)
 
 
 def _image_size(value: Any) -> int:
