@@ -78,6 +78,25 @@ async def test_bind_failures_map_to_port_errors(
     assert raised.value.text == message
 
 
+@pytest.mark.parametrize("node", ["n1", "elsewhere"])
+async def test_a_binding_answered_with_a_server_error_counts_if_the_pod_is_bound_to_our_node(
+    api: FakeApiServer, client: KubeClusterClient, node: str
+) -> None:
+    # The server made the Binding but its answer was a timeout; the pod now names a node.
+    api.fail("POST", binding_path(), 504, "Timeout", "the server was unable to respond in time")
+    bound = make_pod("web").dict()
+    bound["metadata"].update({"namespace": "team-a", "uid": "uid-1"})
+    bound["spec"]["nodeName"] = node
+    api.reply("GET", "/api/v1/namespaces/team-a/pods/web", body=bound)
+    if node == "n1":
+        await client.bind(pending_pod(), "n1")
+    else:
+        with pytest.raises(APIError) as raised:
+            await client.bind(pending_pod(), "n1")
+        assert raised.value.status == 504
+    assert [r.method for r in api.requests] == ["POST", "GET"]
+
+
 async def test_many_concurrent_binds_share_one_client(
     api: FakeApiServer, client: KubeClusterClient
 ) -> None:

@@ -40,7 +40,7 @@ from scheduler.cluster.kube.transport import (
 from scheduler.cluster.kube.watch_events import decode_watch_event
 from scheduler.cluster.port import ObjectList, WatchEvent
 from scheduler.framework.clock import Clock, SystemClock
-from scheduler.framework.errors import ConflictError, GoneError, NotFoundError
+from scheduler.framework.errors import APIError, ConflictError, GoneError, NotFoundError
 from scheduler.objects.pod import Pod
 from scheduler.observability import get_logger
 
@@ -189,6 +189,22 @@ class KubeClusterClient:
                 # simulator) call that NotFound, the server a failed precondition.
                 raise NotFoundError(error.text) from error
             raise
+        except APIError as error:
+            # No answer, or a 5xx (a timeout on the server's side, say): the Binding may have
+            # been made all the same. If the pod now sits on our node, it was, and the caller
+            # must treat it as bound (record its Event) rather than retry a bound pod.
+            if not error.retriable or not await self._bound_to(pod, node_name):
+                raise
+            logger.info("binding answered with an error but was made", pod=pod.key, err=str(error))
+
+    async def _bound_to(self, pod: Pod, node_name: str) -> bool:
+        try:
+            current = await self.get("pods", pod.namespace, pod.name)
+        except APIError:
+            return False
+        meta = current.get("metadata") or {}
+        spec = current.get("spec") or {}
+        return meta.get("uid") == pod.uid and spec.get("nodeName") == node_name
 
     async def delete_pod(
         self,
