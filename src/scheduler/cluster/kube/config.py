@@ -131,6 +131,8 @@ class DaemonClients:
 # Leader election sends one request every retry period; a couple of connections suffice, and
 # its limiter never has a backlog to make a renewal wait.
 LEADER_ELECTION_POOL = 2
+# The Events client's QPS and burst, as a multiple of `clientConnection`'s (see below).
+EVENTS_BUDGET_SHARE = 2
 
 
 async def connect_daemon(
@@ -147,14 +149,23 @@ async def connect_daemon(
     """The three clients the daemon runs on, for the cluster the flags point at."""
     configuration = await load_configuration(kubeconfig=kubeconfig, master=master, context=context)
 
-    def client(agent: str, pool: int | None = None) -> KubeClusterClient:
+    def client(agent: str, pool: int | None = None, share: int = 1) -> KubeClusterClient:
         return new_client(
-            configuration, qps=qps, burst=burst, user_agent=agent, clock=clock, pool_size=pool
+            configuration,
+            qps=qps * share,
+            burst=burst * share,
+            user_agent=agent,
+            clock=clock,
+            pool_size=pool,
         )
 
     return DaemonClients(
         main=client(user_agent),
-        events=client(f"{user_agent}/events", event_workers),
+        # Every Binding brings a Scheduled Event, and failures bring FailedScheduling ones:
+        # on the same budget as Bindings, Events fall behind exactly when binding runs at its
+        # limit (a burst), and a process that stops then loses the backlog. Twice the budget
+        # keeps them level.
+        events=client(f"{user_agent}/events", event_workers, EVENTS_BUDGET_SHARE),
         leader_election=client(f"{user_agent}/leader-election", LEADER_ELECTION_POOL),
     )
 
