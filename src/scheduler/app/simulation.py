@@ -12,6 +12,7 @@ from typing import Any
 from scheduler.app.scenario import ordered_for_loading
 from scheduler.backend.queue import run_queue_flushes
 from scheduler.cluster.sim import SimCluster
+from scheduler.cluster.sim.claim_controller import ResourceClaimController
 from scheduler.cluster.sim.pv_controller import PVBinderController
 from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
 from scheduler.core.scheduler import Scheduler
@@ -22,6 +23,7 @@ from scheduler.objects.pod import Pod
 from scheduler.observability import SchedulerMetrics
 
 ProgressCallback = Callable[[int, int], None]
+_CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
 
 
 @dataclass(slots=True)
@@ -128,6 +130,13 @@ async def simulate(
             pv_controller = PVBinderController(sim)
             await pv_controller.sync()
             tasks.append(asyncio.create_task(pv_controller.run(), name="pv-controller"))
+        if any(o.get("kind") in _CLAIM_KINDS for o in objects):
+            # The same for claims: claims from templates, and releasing those of gone pods.
+            claim_controller = ResourceClaimController(sim)
+            await claim_controller.sync()
+            tasks.append(
+                asyncio.create_task(claim_controller.run(), name="resourceclaim-controller")
+            )
         for informer in scheduler.build_informers():
             tasks.append(asyncio.create_task(informer.run(), name=f"informer:{informer.name}"))
         await asyncio.gather(*(i.synced.wait() for i in scheduler.informers.values()))

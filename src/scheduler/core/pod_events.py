@@ -38,6 +38,9 @@ _RESOURCE_KINDS = {
     "poddisruptionbudgets": EventResource.POD_DISRUPTION_BUDGET,
     "podgroups": EventResource.POD_GROUP,
     "elasticquotas": EventResource.ELASTIC_QUOTA,
+    "resourceclaims": EventResource.RESOURCE_CLAIM,
+    "resourceslices": EventResource.RESOURCE_SLICE,
+    "deviceclasses": EventResource.DEVICE_CLASS,
 }
 
 

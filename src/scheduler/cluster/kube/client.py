@@ -197,10 +197,16 @@ class KubeClusterClient:
         )
 
     async def patch_object(
-        self, resource: str, namespace: str, name: str, patch: Mapping[str, Any]
+        self,
+        resource: str,
+        namespace: str,
+        name: str,
+        patch: Mapping[str, Any],
+        *,
+        subresource: str = "",
     ) -> None:
         """JSON merge patch (RFC 7386); a `metadata.resourceVersion` in it is a precondition."""
-        path = self._resources[resource].object_path(namespace, name)
+        path = self._resources[resource].object_path(namespace, name, subresource)
         await self._transport.request("PATCH", path, body=patch, content_type=MERGE_PATCH)
 
     async def create_event(self, event: Mapping[str, Any]) -> None:

@@ -163,8 +163,16 @@ class SimCluster:
         self._write(store, status_patched(current, patch), current)
 
     async def patch_object(
-        self, resource: str, namespace: str, name: str, patch: Mapping[str, Any]
+        self,
+        resource: str,
+        namespace: str,
+        name: str,
+        patch: Mapping[str, Any],
+        *,
+        subresource: str = "",
     ) -> None:
+        # No status split here (see the module docstring): a subresource patch patches the
+        # object, which is what the API server does for the fields the scheduler writes.
         self._faults.check("patch", resource)
         store = self._store(resource)
         current = self._existing(store, namespace, name)
