@@ -54,10 +54,17 @@ class CompiledSelector:
 
 
 def _eval_detail(exc: evaluation.CELEvalError) -> str:
+    """celpy's error in the words cel-go (and so Kubernetes) uses, e.g. `no such key: x`."""
     args = exc.args
+    if not args:
+        return str(exc)
+    what = str(args[0])
+    member = "no such member in mapping: "
+    if what.startswith(member):
+        what = "no such key: " + what.removeprefix(member).strip("'")
     if len(args) >= 3 and isinstance(args[2], tuple) and args[2]:
-        return f"{args[0]}: {', '.join(str(a) for a in args[2])}"
-    return str(args[0]) if args else str(exc)
+        return f"{what}: {', '.join(str(a).strip(chr(39)) for a in args[2])}"
+    return what
 
 
 def estimated_cost(tree: Tree[Any]) -> int:

@@ -248,9 +248,10 @@ class DynamicResources:
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
-        data = state.get(STATE_KEY, StateData)
-        if data is None:
-            return None, Status.from_error(f"reading {STATE_KEY!r} from cycleState: not found")
+        # No state: an earlier PreFilter plugin rejected the pod before this one ran, so no
+        # claim of it was looked at (upstream reports its state-read error here; an error text
+        # about the scheduler's own bookkeeping would tell the user nothing).
+        data = state.get(STATE_KEY, StateData) or StateData()
         if not data.claims:
             return None, Status.unschedulable(messages.NO_CLAIMS_TO_DEALLOCATE)
         for index in sorted(data.unavailable, key=lambda _: self._handle.rng.random()):

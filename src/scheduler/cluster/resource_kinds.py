@@ -80,9 +80,7 @@ BUILTIN_KINDS: tuple[ResourceKind, ...] = (
     kind("podgroups", "scheduling.x-k8s.io/v1alpha1", "PodGroup", namespaced=True),
     kind("elasticquotas", "scheduling.x-k8s.io/v1alpha1", "ElasticQuota", namespaced=True),
     kind("resourceclaims", "resource.k8s.io/v1", "ResourceClaim", namespaced=True),
-    kind(
-        "resourceclaimtemplates", "resource.k8s.io/v1", "ResourceClaimTemplate", namespaced=True
-    ),
+    kind("resourceclaimtemplates", "resource.k8s.io/v1", "ResourceClaimTemplate", namespaced=True),
     kind("resourceslices", "resource.k8s.io/v1", "ResourceSlice", namespaced=False),
     kind("deviceclasses", "resource.k8s.io/v1", "DeviceClass", namespaced=False),
 )
