@@ -72,9 +72,15 @@ REQUIRED = [
             ("storage.k8s.io", "csidrivers"),
             ("storage.k8s.io", "csistoragecapacities"),
             ("policy", "poddisruptionbudgets"),
+            ("resource.k8s.io", "resourceclaims"),
+            ("resource.k8s.io", "resourceslices"),
+            ("resource.k8s.io", "deviceclasses"),
         ]
         for verb in ("list", "watch")
     ),
+    Grant("resource.k8s.io", "resourceclaims", "get"),
+    Grant("resource.k8s.io", "resourceclaims", "patch"),
+    Grant("resource.k8s.io", "resourceclaims/status", "patch"),
 ]
 
 # Every cluster-wide write the scheduler is allowed: anything else must be read-only.
@@ -89,6 +95,9 @@ ALLOWED_WRITES = {
     # VolumeBinding's PreBind: a volume's claimRef, a claim's selected-node annotation.
     Grant("", "persistentvolumes", "patch"),
     Grant("", "persistentvolumeclaims", "patch"),
+    # DynamicResources: a claim's finalizer, then its allocation and reservedFor.
+    Grant("resource.k8s.io", "resourceclaims", "patch"),
+    Grant("resource.k8s.io", "resourceclaims/status", "patch"),
 }
 
 

@@ -50,6 +50,7 @@ class SimulationResult:
     metrics: SchedulerMetrics
     raw_pods: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
+    resource_claims: list[dict[str, Any]] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         return sum(1 for p in self.pods if p.status == status)
@@ -165,6 +166,7 @@ async def simulate(
         metrics=metrics,
         raw_pods=raw_pods,
         events=[dict(e) for e in sim.events()],
+        resource_claims=[dict(c) for c in sim.objects("resourceclaims")],
     )
 
 
