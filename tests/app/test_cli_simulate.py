@@ -86,6 +86,25 @@ def test_generated_pods_beyond_capacity_are_explained(capsys: pytest.CaptureFixt
     }
 
 
+def test_generated_gpu_nodes_and_pods(capsys: pytest.CaptureFixture[str]) -> None:
+    result = _run_json(
+        ["simulate", "--nodes", "3", "--gpus-per-node", "2", "--pods", "7", "--pod-gpus", "1"],
+        capsys,
+    )
+    outcomes = [p["status"] for p in result["pods"]]
+    assert outcomes.count("Scheduled") == 6
+    [left] = [p for p in result["pods"] if p["status"] == "Unschedulable"]
+    assert left["message"] == (
+        "0/3 nodes are available: 3 cannot allocate all claims. still not schedulable, "
+        "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+    )
+
+
+def test_negative_gpu_counts_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--nodes", "1", "--gpus-per-node", "-1"]) != 0
+    assert "--gpus-per-node: must be zero or more" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("content", "expected"),
     [

@@ -16,6 +16,7 @@ from plugins.dynamic_resources.inventory import DeviceID
 from scheduler.framework import Lister
 
 RawObject = Mapping[str, Any]
+LOG_LIMIT = 100_000
 
 
 def allocated_device_ids(allocation: Mapping[str, Any] | None) -> frozenset[DeviceID]:
@@ -56,10 +57,16 @@ class AllocatedDevices:
         self._counts: Counter[DeviceID] = Counter()
         self._in_flight: dict[str, _InFlight] = {}
         self._in_flight_devices: Counter[DeviceID] = Counter()
+        # The pools (driver, pool) whose devices were taken or freed, in order, so answers
+        # about a pool can be kept until something in it changes. Cleared when it grows past
+        # LOG_LIMIT; the epoch then tells readers to start over.
+        self._log: list[tuple[str, str]] = []
+        self._epoch = 0
 
     def sync(self) -> None:
         current = self._claims().list()
-        ids = {id(c): c for c in current}
+        # Built in C (map, zip): this runs every cycle over every claim.
+        ids = dict(zip(map(id, current), current, strict=True))
         if ids.keys() == self._seen.keys():
             return
         for gone in self._seen.keys() - ids.keys():
@@ -72,16 +79,36 @@ class AllocatedDevices:
         devices = allocated_device_ids(_allocation(claim))
         self._by_claim[key] = devices
         self._counts.update(devices)
+        self._touch(devices)
         if _allocation(claim) is not None:
             # The API now shows the allocation Reserve made: it counts from the claim itself.
             self.remove_pending(_uid(claim))
 
     def _remove(self, key: int, claim: RawObject) -> None:
         devices = self._by_claim.pop(key, frozenset())
+        self._touch(devices)
         self._counts.subtract(devices)
         for device in devices:
             if self._counts[device] <= 0:
                 del self._counts[device]
+
+    def _touch(self, devices: frozenset[DeviceID]) -> None:
+        if len(self._log) > LOG_LIMIT:
+            self._log.clear()
+            self._epoch += 1
+        self._log.extend((driver, pool) for driver, pool, _ in devices)
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """Where the change log is now: (epoch, length)."""
+        return (self._epoch, len(self._log))
+
+    def pools_changed_since(self, position: tuple[int, int]) -> set[tuple[str, str]] | None:
+        """Pools touched since `position`, or None if the log was cleared meanwhile."""
+        epoch, length = position
+        if epoch != self._epoch:
+            return None
+        return set(self._log[length:])
 
     def is_taken(self, device: DeviceID) -> bool:
         return device in self._counts or device in self._in_flight_devices
@@ -99,12 +126,14 @@ class AllocatedDevices:
         flight = _InFlight(allocation, allocated_device_ids(allocation))
         self._in_flight[uid] = flight
         self._in_flight_devices.update(flight.devices)
+        self._touch(flight.devices)
 
     def remove_pending(self, uid: str) -> bool:
         flight = self._in_flight.pop(uid, None)
         if flight is None:
             return False
         self._in_flight_devices.subtract(flight.devices)
+        self._touch(flight.devices)
         for device in flight.devices:
             if self._in_flight_devices[device] <= 0:
                 del self._in_flight_devices[device]

@@ -23,6 +23,10 @@ class CandidateCache:
     def matcher(self) -> DeviceMatcher:
         return self._matcher
 
+    @property
+    def version(self) -> int:
+        return self._version
+
     def refresh(self) -> Inventory:
         """The current inventory; forgets remembered answers when the slices changed."""
         inventory = self._inventory.current()

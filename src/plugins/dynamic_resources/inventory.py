@@ -133,7 +133,8 @@ class InventoryView:
     def __init__(self, lister: Callable[[], Lister]) -> None:
         # Looked up on use: informers are started after plugins are built.
         self._lister = lister
-        self._seen: dict[int, RawObject] = {}
+        self._seen: Sequence[RawObject] = ()
+        self._seen_ids: set[int] = set()
         self._inventory = Inventory(())
         self.version = 0
 
@@ -141,8 +142,9 @@ class InventoryView:
         slices = self._lister().list()
         # The informer replaces an object on every change, so identity tells what changed;
         # keeping the objects in `_seen` keeps their ids from being reused.
-        if len(slices) != len(self._seen) or any(id(s) not in self._seen for s in slices):
-            self._seen = {id(s): s for s in slices}
+        ids = set(map(id, slices))
+        if ids != self._seen_ids:
+            self._seen, self._seen_ids = slices, ids
             self._inventory = Inventory(slices)
             self.version += 1
         return self._inventory

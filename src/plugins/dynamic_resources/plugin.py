@@ -26,6 +26,7 @@ from plugins.dynamic_resources.claims import (
     has_claims,
     resolve_pod_claims,
 )
+from plugins.dynamic_resources.free_devices import FreeDeviceColumns
 from plugins.dynamic_resources.hints import after_claim_change, after_pod_change
 from plugins.dynamic_resources.inventory import Inventory, InventoryView
 from plugins.dynamic_resources.names import DEVICE_CLASSES, RESOURCE_CLAIMS, RESOURCE_SLICES
@@ -46,6 +47,7 @@ from scheduler.framework import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
+    Code,
     CycleState,
     EventResource,
     FilterBatch,
@@ -78,6 +80,7 @@ class DynamicResources:
             InventoryView(lambda: handle.lister(RESOURCE_SLICES)), DeviceMatcher()
         )
         self._normalizer = DefaultNormalizer()
+        self._free_columns = FreeDeviceColumns()
 
     def _claims(self) -> Lister:
         return self._handle.lister(RESOURCE_CLAIMS)
@@ -115,6 +118,7 @@ class DynamicResources:
             if not status.is_success:
                 return None, status
         if data.plans:
+            data.inventory = self._candidates.refresh()
             plans = data.plans
             data.counted = len(plans) == 1 and len(plans[0].requests) == 1 and plans[0].simple
         data.claims = claims
@@ -167,7 +171,7 @@ class DynamicResources:
             return data
         if not data.claims:
             return SUCCESS
-        return self._filter_node(data, self._candidates.refresh(), node_info.node)
+        return self._filter_node(data, data.inventory or Inventory(()), node_info.node)
 
     def filter_nodes(
         self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
@@ -178,9 +182,34 @@ class DynamicResources:
         infos = table.node_infos
         if isinstance(data, Status):
             return batch_from_statuses([data] * len(rows))
-        inventory = self._candidates.refresh()
+        inventory = data.inventory or Inventory(())
+        if data.counted and not data.available_on:
+            return self._count_rows(data, inventory, table, rows)
         return batch_from_statuses(
             [self._filter_node(data, inventory, infos[r].node) for r in rows.tolist()]
+        )
+
+    def _count_rows(
+        self, data: StateData, inventory: Inventory, table: NodeTable, rows: Rows
+    ) -> FilterBatch:
+        """The common case in bulk: one plain request, decided by counting free devices."""
+        alternative = data.plans[0].requests[0].alternatives[0]
+        try:
+            counts = self._free_columns.counts(
+                table,
+                (alternative.cache_key, self._candidates.version),
+                partial(self._candidates.for_node, inventory, alternative),
+                self._allocated,
+            )
+        except AllocationError:
+            # A selector failed on some node: the per-node form reports which error where.
+            infos = table.node_infos
+            return batch_from_statuses(
+                [self._filter_node(data, inventory, infos[r].node) for r in rows.tolist()]
+            )
+        rejected = counts[rows] < alternative.count
+        return FilterBatch.reject_where(
+            rejected, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, messages.CANNOT_ALLOCATE
         )
 
     def _filter_node(self, data: StateData, inventory: Inventory, node: Node | None) -> Status:
@@ -213,11 +242,8 @@ class DynamicResources:
     def _enough_free(self, plan: ClaimPlan, inventory: Inventory, node: Node) -> bool:
         alternative = plan.requests[0].alternatives[0]
         found = self._candidates.for_node(inventory, alternative, node)
-        if len(found) < alternative.count:
-            return False
         is_taken = self._allocated.is_taken
-        free = sum(1 for d in found if not is_taken(d.id))
-        return free >= alternative.count
+        return sum(1 for d in found if not is_taken(d.id)) >= alternative.count
 
     def _deadline(self) -> float | None:
         if self._filter_timeout <= 0:

@@ -32,11 +32,8 @@ class Alternative:
     class_config: tuple[RawObject, ...]
     # Position in the firstAvailable list; -1 for an `exactly` request.
     rank: int
-
-    @property
-    def cache_key(self) -> tuple[Any, ...]:
-        """Alternatives with equal keys match the same devices."""
-        return tuple(s.expressions for s in self.selector_sets)
+    # Alternatives with equal keys match the same devices (their selectors are the same).
+    cache_key: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,16 +100,18 @@ def _alternative(
             f"claim {claim.namespace}/{claim.name}, request {result_name}: "
             f"unsupported count mode {mode}"
         )
+    selector_sets = (
+        SelectorSet(f"class {class_name}", cel_expressions(class_spec.get("selectors"))),
+        SelectorSet(
+            f"claim {claim.namespace}/{claim.name}", cel_expressions(body.get("selectors"))
+        ),
+    )
     return Alternative(
         result_name=result_name,
         parent=parent,
         class_name=class_name,
-        selector_sets=(
-            SelectorSet(f"class {class_name}", cel_expressions(class_spec.get("selectors"))),
-            SelectorSet(
-                f"claim {claim.namespace}/{claim.name}", cel_expressions(body.get("selectors"))
-            ),
-        ),
+        selector_sets=selector_sets,
+        cache_key=tuple(s.expressions for s in selector_sets),
         mode=mode,
         count=int(body.get("count") or 1) if mode == EXACT_COUNT else 0,
         admin_access=bool(body.get("adminAccess")),

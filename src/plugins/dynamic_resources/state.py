@@ -8,6 +8,7 @@ from typing import Any
 
 from plugins.dynamic_resources.allocator import Chosen
 from plugins.dynamic_resources.claims import PodClaim
+from plugins.dynamic_resources.inventory import Inventory
 from plugins.dynamic_resources.requests import ClaimPlan
 from scheduler.objects.node_selector import NodeSelector
 
@@ -25,6 +26,8 @@ class StateData:
     available_on: dict[int, NodeSelector] = field(default_factory=dict)
     # Positions of allocated claims that some node could not use (for PostFilter).
     unavailable: set[int] = field(default_factory=set)
+    # The devices the slices offered when PreFilter ran (the cycle's view of them).
+    inventory: Inventory | None = None
     # Devices chosen per node name, per plan; filled by Filter (or at Reserve for simple pods).
     chosen: dict[str, list[list[Chosen]]] = field(default_factory=dict)
     # Counting free devices decides a node (see ClaimPlan.simple); devices are picked later.

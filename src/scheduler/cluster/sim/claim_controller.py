@@ -3,19 +3,20 @@ manager's resourceclaim controller and garbage collector do for scheduling scena
 
 - a pod that names a ResourceClaimTemplate gets a claim made from it (owned by the pod, named
   `<pod>-<entry>-<suffix>`), recorded in the pod's `status.resourceClaimStatuses`;
-- a consumer in a claim's `status.reservedFor` that no longer exists (or has finished) is
-  removed; a claim reserved for nobody is deallocated, and deleted if its pod is gone.
+- when a pod is gone (or has finished) it is taken out of its claims' `status.reservedFor`; a
+  claim reserved for nobody is deallocated, and deleted if it was made for that pod.
 
-`sync` is one finite pass; `run` repeats it whenever a pod, claim or template changes.
+`sync` is one finite pass over everything; `run` then follows pod and template changes and
+handles only the pods they concern, so a large scenario does not pay a full pass per change.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any
 
 from scheduler.cluster.sim.cluster import SimCluster
-from scheduler.cluster.sim.controller_loop import sync_on_changes
 from scheduler.framework.errors import APIError
 
 PODS = "pods"
@@ -35,6 +36,19 @@ def _live(pod: Obj) -> bool:
     return (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
 
 
+def _claim_names(pod: Obj) -> set[str]:
+    """The claims a pod uses: named ones and those generated for it."""
+    names = {
+        str(e["resourceClaimName"])
+        for e in (pod.get("spec") or {}).get("resourceClaims") or ()
+        if e.get("resourceClaimName")
+    }
+    for status in (pod.get("status") or {}).get("resourceClaimStatuses") or ():
+        if status.get("resourceClaimName"):
+            names.add(str(status["resourceClaimName"]))
+    return names
+
+
 class ResourceClaimController:
     """Makes claims from templates and releases claims of gone pods; start `run()`."""
 
@@ -42,16 +56,31 @@ class ResourceClaimController:
         self._sim = sim
 
     async def run(self) -> None:
-        await sync_on_changes(self._sim, (PODS, CLAIMS, TEMPLATES), self.sync, "claim-controller")
+        await asyncio.gather(self._follow_pods(), self._follow_templates())
+
+    async def _follow_pods(self) -> None:
+        async for event in self._sim.watch(PODS, resource_version=str(self._sim.revision)):
+            pod = event.object
+            if event.type == "DELETED" or not _live(pod):
+                await self._release_pod(pod)
+            elif event.type in ("ADDED", "MODIFIED"):
+                await self._create_claims(pod)
+
+    async def _follow_templates(self) -> None:
+        async for event in self._sim.watch(TEMPLATES, resource_version=str(self._sim.revision)):
+            if event.type == "ADDED":
+                for pod in self._sim.objects(PODS):
+                    if _live(pod):
+                        await self._create_claims(pod)
 
     async def sync(self) -> int:
-        """One pass; returns how many writes it made."""
+        """One pass over every pod and claim; returns how many writes it made."""
         writes = 0
         pods = {str(_meta(p).get("uid")): p for p in self._sim.objects(PODS) if _live(p)}
         for pod in pods.values():
             writes += await self._create_claims(pod)
         for claim in self._sim.objects(CLAIMS):
-            writes += await self._release(claim, pods)
+            writes += await self._release(claim, set(pods))
         return writes
 
     async def _create_claims(self, pod: Obj) -> int:
@@ -99,14 +128,24 @@ class ResourceClaimController:
             await self._sim.patch_pod_status(namespace, name, {"resourceClaimStatuses": statuses})
         return writes
 
-    async def _release(self, claim: Obj, pods: Mapping[str, Obj]) -> int:
+    async def _release_pod(self, pod: Obj) -> None:
+        namespace = str(_meta(pod).get("namespace") or "default")
+        live = {str(_meta(p).get("uid")) for p in self._sim.objects(PODS) if _live(p)}
+        for name in _claim_names(pod):
+            try:
+                claim = await self._sim.get(CLAIMS, namespace, name)
+            except APIError:
+                continue
+            await self._release(claim, live)
+
+    async def _release(self, claim: Obj, live_pods: set[str]) -> int:
         meta = _meta(claim)
         namespace, name = str(meta.get("namespace") or "default"), str(meta.get("name"))
         status = claim.get("status") or {}
         reserved = list(status.get("reservedFor") or ())
-        kept = [r for r in reserved if r.get("uid") in pods]
+        kept = [r for r in reserved if r.get("uid") in live_pods]
         owners = [o for o in meta.get("ownerReferences") or () if o.get("controller")]
-        owner_gone = bool(owners) and all(o.get("uid") not in pods for o in owners)
+        owner_gone = bool(owners) and all(o.get("uid") not in live_pods for o in owners)
         if owner_gone and not kept:
             await self._sim.delete(CLAIMS, namespace, name)
             return 1
