@@ -63,7 +63,10 @@ def _eval_detail(exc: evaluation.CELEvalError) -> str:
     if what.startswith(member):
         what = "no such key: " + what.removeprefix(member).strip("'")
     if len(args) >= 3 and isinstance(args[2], tuple) and args[2]:
-        return f"{what}: {', '.join(str(a).strip(chr(39)) for a in args[2])}"
+        detail = ", ".join(str(a).strip("'") for a in args[2])
+        # celpy files every ValueError a function raises under this heading; the detail is
+        # the helper's own message.
+        return detail if what == "return error for overflow" else f"{what}: {detail}"
     return what
 
 

@@ -60,11 +60,14 @@ class ResourceClaimController:
 
     async def _follow_pods(self) -> None:
         async for event in self._sim.watch(PODS, resource_version=str(self._sim.revision)):
-            pod = event.object
-            if event.type == "DELETED" or not _live(pod):
-                await self._release_pod(pod)
-            elif event.type in ("ADDED", "MODIFIED"):
-                await self._create_claims(pod)
+            await self.pod_changed(event.type, event.object)
+
+    async def pod_changed(self, event_type: str, pod: Obj) -> None:
+        """A new or changed pod may need claims; a gone or finished one releases its own."""
+        if event_type == "DELETED" or not _live(pod):
+            await self._release_pod(pod)
+        elif event_type in ("ADDED", "MODIFIED"):
+            await self._create_claims(pod)
 
     async def _follow_templates(self) -> None:
         async for event in self._sim.watch(TEMPLATES, resource_version=str(self._sim.revision)):
