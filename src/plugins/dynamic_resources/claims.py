@@ -67,6 +67,17 @@ def pod_claim_entries(pod: Pod) -> Sequence[Mapping[str, Any]]:
     return entries
 
 
+def pod_claim_names(pod: Pod) -> set[str]:
+    """Names of the claims the pod refers to, directly or as generated for it."""
+    names = {
+        str(e["resourceClaimName"]) for e in pod_claim_entries(pod) if e.get("resourceClaimName")
+    }
+    for status in (pod.raw.get("status") or {}).get("resourceClaimStatuses") or ():
+        if status.get("resourceClaimName"):
+            names.add(str(status["resourceClaimName"]))
+    return names
+
+
 def has_claims(pod: Pod) -> bool:
     return bool(pod_claim_entries(pod))
 

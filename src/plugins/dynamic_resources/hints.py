@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from plugins.dynamic_resources.claims import ClaimProblemError, resolve_pod_claims
+from plugins.dynamic_resources.claims import (
+    ClaimProblemError,
+    pod_claim_names,
+    resolve_pod_claims,
+)
 from plugins.helpers.event_objects import pod_change
 from plugins.helpers.volumes import object_change
 from scheduler.framework import Lister, Pod, QueueingHint
@@ -14,14 +18,25 @@ from scheduler.framework import Lister, Pod, QueueingHint
 def after_claim_change(claims: Lister, pod: Pod, old: object, new: object) -> QueueingHint:
     """A claim of the pod appeared or its status changed, or any claim was deallocated."""
     before, after = object_change(old, new, "ResourceClaim")
+    deallocated = (
+        before is not None and _allocation(before) is not None and _allocation(after) is None
+    )
+    meta = after.get("metadata") or {}
+    named = (meta.get("namespace") or "default") == pod.namespace and meta.get(
+        "name"
+    ) in pod_claim_names(pod)
+    if not deallocated and not named:
+        # Not the pod's claim and no devices freed: skip without resolving every claim (this
+        # hint runs for every waiting pod on every claim event).
+        return QueueingHint.QUEUE_SKIP
     try:
         uses = resolve_pod_claims(pod, claims)
     except ClaimProblemError:
         return QueueingHint.QUEUE_SKIP
-    if before is not None and _allocation(before) is not None and _allocation(after) is None:
+    if deallocated:
         # Deallocated: its devices are free for others.
         return QueueingHint.QUEUE
-    uid = (after.get("metadata") or {}).get("uid")
+    uid = meta.get("uid")
     if not any(use.uid == uid for use in uses):
         return QueueingHint.QUEUE_SKIP
     if before is None:

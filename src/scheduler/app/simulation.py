@@ -138,7 +138,13 @@ async def simulate(
             tasks.append(
                 asyncio.create_task(claim_controller.run(), name="resourceclaim-controller")
             )
-        for informer in scheduler.build_informers():
+        # Everything but pods lists first, so pods meet the claims, volumes and nodes the
+        # scenario gave them instead of bouncing off PreEnqueue until those arrive.
+        informers = scheduler.build_informers()
+        for informer in sorted(informers, key=lambda i: i.resource == "pods"):
+            if informer.resource == "pods":
+                others = [i.synced.wait() for i in informers if i.resource != "pods"]
+                await asyncio.gather(*others)
             tasks.append(asyncio.create_task(informer.run(), name=f"informer:{informer.name}"))
         await asyncio.gather(*(i.synced.wait() for i in scheduler.informers.values()))
         scheduling_started = time.perf_counter()
