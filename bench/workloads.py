@@ -6,6 +6,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from scheduler.app.dra_scenario import claim_gpus, gpu_slices
 from scheduler.app.scenario import generate_nodes, generate_pods, parse_shape
 
 NODE_SHAPE = "cpu=4,memory=32Gi,pods=110"
@@ -50,8 +51,18 @@ def pod_anti_affinity(nodes: int, pods: int) -> Objects:
     return objects + _pods(pods, {"color": "green"}, {"affinity": affinity})
 
 
+def resource_claims(nodes: int, pods: int) -> Objects:
+    """SchedulingWithResourceClaims: 8 GPUs per node in ResourceSlices; each pod claims one
+    through a ResourceClaimTemplate (claims made by the in-memory claim controller)."""
+    node_objects = generate_nodes(nodes, parse_shape(NODE_SHAPE, "node"), 0)
+    pod_objects = generate_pods(pods, parse_shape(POD_SHAPE, "pod"), "default-scheduler")
+    templates = claim_gpus(pod_objects, 1)
+    return node_objects + gpu_slices(node_objects, 8) + templates + pod_objects
+
+
 WORKLOADS: dict[str, Callable[[int, int], Objects]] = {
     "SchedulingBasic": scheduling_basic,
     "TopologySpreading": topology_spreading,
     "SchedulingPodAntiAffinity": pod_anti_affinity,
+    "SchedulingWithResourceClaims": resource_claims,
 }

@@ -26,7 +26,8 @@ def test_bundled_scenario_places_or_explains_every_pod(capsys: pytest.CaptureFix
     assert pods["shop/too-big"]["status"] == "Unschedulable"
     assert pods["shop/too-big"]["message"] == (
         "0/10 nodes are available: 1 node(s) had untolerated taint(s), "
-        "1 node(s) were unschedulable, 8 Insufficient cpu. preemption: 0/10 nodes are "
+        "1 node(s) were unschedulable, 8 Insufficient cpu. "
+        "no new claims to deallocate, preemption: 0/10 nodes are "
         "available: 10 Preemption is not helpful for scheduling."
     )
     assert pods["shop/waiting-for-quota"]["status"] == "Gated"
@@ -116,9 +117,29 @@ def test_generated_pods_beyond_capacity_are_explained(capsys: pytest.CaptureFixt
     assert outcomes.count("Scheduled") == 4
     messages = {p["message"] for p in result["pods"] if p["status"] == "Unschedulable"}
     assert messages == {
-        "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: "
+        "0/2 nodes are available: 2 Insufficient cpu. "
+        "no new claims to deallocate, preemption: 0/2 nodes are available: "
         "2 No preemption victims found for incoming pod."
     }
+
+
+def test_generated_gpu_nodes_and_pods(capsys: pytest.CaptureFixture[str]) -> None:
+    result = _run_json(
+        ["simulate", "--nodes", "3", "--gpus-per-node", "2", "--pods", "7", "--pod-gpus", "1"],
+        capsys,
+    )
+    outcomes = [p["status"] for p in result["pods"]]
+    assert outcomes.count("Scheduled") == 6
+    [left] = [p for p in result["pods"] if p["status"] == "Unschedulable"]
+    assert left["message"] == (
+        "0/3 nodes are available: 3 cannot allocate all claims. still not schedulable, "
+        "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+    )
+
+
+def test_negative_gpu_counts_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--nodes", "1", "--gpus-per-node", "-1"]) != 0
+    assert "--gpus-per-node: must be zero or more" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

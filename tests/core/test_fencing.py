@@ -31,6 +31,10 @@ class Api:
             await self.hold.wait()
         self.calls.append(what)
 
+    async def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
+        await self._call(f"get {resource} {name}")
+        return {}
+
     async def bind(self, pod: Pod, node_name: str) -> None:
         await self._call(f"bind {pod.name} {node_name}")
 
@@ -75,9 +79,10 @@ async def test_nothing_is_sent_once_the_tenure_is_over(clock: FakeClock) -> None
         await fenced.bind(pod, "n1")
     with pytest.raises(NotLeadingError):
         await fenced.delete_pod("default", "victim")
-    # A status patch decides no placement and is not fenced.
+    # A status patch decides no placement, nor does a read: neither is fenced.
     await fenced.patch_pod_status("default", "p", {})
-    assert api.calls == ["status p"]
+    await fenced.get("pods", "default", "p")
+    assert api.calls == ["status p", "get pods p"]
 
 
 async def test_a_write_still_waiting_when_the_tenure_ends_is_abandoned(clock: FakeClock) -> None:

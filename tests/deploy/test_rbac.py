@@ -79,9 +79,15 @@ REQUIRED = [
             ("scheduling.x-k8s.io", "elasticquotas"),
             ("scheduling.sigs.k8s.io", "podgroups"),
             ("scheduling.k8s.io", "podgroups"),
+            ("resource.k8s.io", "resourceclaims"),
+            ("resource.k8s.io", "resourceslices"),
+            ("resource.k8s.io", "deviceclasses"),
         ]
         for verb in ("list", "watch")
     ),
+    Grant("resource.k8s.io", "resourceclaims", "get"),
+    Grant("resource.k8s.io", "resourceclaims", "patch"),
+    Grant("resource.k8s.io", "resourceclaims/status", "patch"),
 ]
 
 # Every cluster-wide write the scheduler is allowed: anything else must be read-only.
@@ -103,6 +109,9 @@ ALLOWED_WRITES = {
     Grant("scheduling.x-k8s.io", "podgroups/status", "patch"),
     Grant("scheduling.x-k8s.io", "elasticquotas/status", "patch"),
     Grant("scheduling.sigs.k8s.io", "podgroups/status", "patch"),
+    # DynamicResources: a claim's finalizer, then its allocation and reservedFor.
+    Grant("resource.k8s.io", "resourceclaims", "patch"),
+    Grant("resource.k8s.io", "resourceclaims/status", "patch"),
 }
 
 

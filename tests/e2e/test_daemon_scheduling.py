@@ -26,10 +26,12 @@ EVENT_TIMEOUT_S = 30.0
 # A pod that an added node makes schedulable must not wait for the 5-minute unschedulable flush.
 NODE_ADD_RESCHEDULE_S = 30.0
 
-# kube-scheduler's FitError text: "0/N nodes are available: <histogram>." and, from
-# DefaultPreemption's PostFilter, " preemption: 0/N nodes are available: <histogram>."
+# kube-scheduler's FitError text: "0/N nodes are available: <histogram>." and, from the
+# PostFilter plugins, DynamicResources' " no new claims to deallocate," (the pod has no
+# claims) and DefaultPreemption's " preemption: 0/N nodes are available: <histogram>."
 FIT_ERROR = re.compile(
     r"^0/(?P<n>\d+) nodes are available: (?P<filter>.+?)\."
+    r"(?: no new claims to deallocate,)?"
     r"(?: preemption: 0/(?P<pn>\d+) nodes are available: (?P<preemption>.+)\.)?$"
 )
 

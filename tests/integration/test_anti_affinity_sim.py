@@ -33,6 +33,7 @@ async def test_one_pod_per_node_and_the_rest_explained() -> None:
         for name in left:
             assert h.event_notes("default", name, "FailedScheduling") == [
                 "0/5 nodes are available: 5 node(s) didn't match pod anti-affinity rules. "
+                "no new claims to deallocate, "
                 "preemption: 0/5 nodes are available: 5 No preemption victims found for "
                 "incoming pod."
             ]

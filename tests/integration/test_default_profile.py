@@ -1,5 +1,5 @@
 """With no configuration, the default profile is upstream's default plugin set, in upstream's
-order, with upstream's weights (DynamicResources aside, see docs/architecture.md)."""
+order, with upstream's weights and args."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from scheduler.config import default_config
 from scheduler.runtime.discovery import PluginRegistry
 
 EXPECTED = {
-    "PreEnqueue": ["SchedulingGates", "DefaultPreemption"],
+    "PreEnqueue": ["SchedulingGates", "DynamicResources", "DefaultPreemption"],
     "QueueSort": ["PrioritySort"],
     "PreFilter": [
         "NodeAffinity",
@@ -19,6 +19,7 @@ EXPECTED = {
         "VolumeZone",
         "PodTopologySpread",
         "InterPodAffinity",
+        "DynamicResources",
     ],
     "Filter": [
         "NodeUnschedulable",
@@ -33,8 +34,9 @@ EXPECTED = {
         "VolumeZone",
         "PodTopologySpread",
         "InterPodAffinity",
+        "DynamicResources",
     ],
-    "PostFilter": ["DefaultPreemption"],
+    "PostFilter": ["DynamicResources", "DefaultPreemption"],
     "PreScore": [
         "TaintToleration",
         "NodeAffinity",
@@ -49,12 +51,13 @@ EXPECTED = {
         "NodeResourcesFit",
         "PodTopologySpread",
         "InterPodAffinity",
+        "DynamicResources",
         "NodeResourcesBalancedAllocation",
         "ImageLocality",
     ],
-    "Reserve": ["VolumeBinding"],
+    "Reserve": ["VolumeBinding", "DynamicResources"],
     "Permit": [],
-    "PreBind": ["VolumeBinding"],
+    "PreBind": ["VolumeBinding", "DynamicResources"],
     "Bind": ["DefaultBinder"],
     "PostBind": [],
 }
@@ -64,6 +67,7 @@ WEIGHTS = {
     "NodeResourcesFit": 1,
     "PodTopologySpread": 2,
     "InterPodAffinity": 2,
+    "DynamicResources": 2,
     "NodeResourcesBalancedAllocation": 1,
     "ImageLocality": 1,
 }
@@ -74,5 +78,17 @@ def test_default_profile_matches_upstream() -> None:
     assert profile.scheduler_name == "default-scheduler"
     assert {point: [r.name for r in refs] for point, refs in profile.plugins.items()} == EXPECTED
     assert {r.name: r.weight for r in profile.plugins["Score"]} == WEIGHTS
-    assert "DynamicResources" not in profile.plugin_args
     assert config.percentage_of_nodes_to_score in (0, None)
+
+
+def test_effective_dynamic_resources_args_are_upstreams() -> None:
+    config, _ = default_config(PluginRegistry.discover())
+    [profile] = config.profiles
+    [entry] = [e for e in profile.plugin_config if e.name == "DynamicResources"]
+    # What kube-scheduler v1.36.3 --write-config-to prints for the default profile.
+    assert entry.args == {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "DynamicResourcesArgs",
+        "bindingTimeout": "10m0s",
+        "filterTimeout": "10s",
+    }

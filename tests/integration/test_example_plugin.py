@@ -101,7 +101,8 @@ def test_demo_plugin_rejection_reason(installed_example: Path, tmp_path: Path) -
     assert pod["status"] == "Unschedulable"
     # DefaultPreemption (a default plugin) found nothing to preempt and says so, as upstream.
     assert pod["message"] == (
-        "0/2 nodes are available: 2 node not demo-ok. preemption: 0/2 nodes are available: "
+        "0/2 nodes are available: 2 node not demo-ok. "
+        "no new claims to deallocate, preemption: 0/2 nodes are available: "
         "2 No preemption victims found for incoming pod."
     )
 

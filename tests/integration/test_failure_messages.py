@@ -24,12 +24,14 @@ CASES: dict[str, Case] = {
         make_pod("p").req(cpu="2").dict(),
         # 2 CPUs exceed the small nodes' whole allocatable: preemption cannot help anywhere.
         "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. "
+        "no new claims to deallocate, "
         "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
     ),
     "several-reasons-per-node": (
         [make_node(f"n{i}").capacity(cpu="1", memory="1Gi", pods="10").dict() for i in range(2)],
         make_pod("p").req(cpu="2", memory="2Gi").dict(),
         "0/2 nodes are available: 2 Insufficient cpu, 2 Insufficient memory. "
+        "no new claims to deallocate, "
         "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
     ),
     "selector-cordon-ports": (
@@ -46,7 +48,7 @@ CASES: dict[str, Case] = {
         [make_node("full").capacity(cpu="4", memory="8Gi", pods="0").dict()],
         make_pod("p").dict(),
         # A full node could take the pod if something left: preemption looks, finds no victim.
-        "0/1 nodes are available: 1 Too many pods. "
+        "0/1 nodes are available: 1 Too many pods. no new claims to deallocate, "
         "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
     ),
     "no-nodes": ([], make_pod("p").dict(), "no nodes available to schedule pods"),
@@ -89,7 +91,8 @@ async def test_histogram_mixes_plugins_across_nodes() -> None:
         assert h.event_notes("default", "p", "FailedScheduling") == [
             "0/3 nodes are available: 1 node(s) didn't have free ports for the requested pod "
             "ports, 1 node(s) didn't match Pod's node affinity/selector, "
-            "1 node(s) were unschedulable. preemption: 0/3 nodes are available: "
+            "1 node(s) were unschedulable. "
+            "no new claims to deallocate, preemption: 0/3 nodes are available: "
             "1 No preemption victims found for incoming pod, "
             "2 Preemption is not helpful for scheduling."
         ]

@@ -140,8 +140,10 @@ async def test_failed_preemption_is_explained_after_the_filter_reasons() -> None
         await settle(h)
         assert pod_names(h) == {"p1", "p2", "p3", "vip"}
         assert h.event_notes("default", "vip", "FailedScheduling") == [
+            # DefaultPreemption is enabled at postFilter itself, so it runs before the
+            # multiPoint DynamicResources, whose reason follows.
             "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: "
-            "3 No preemption victims found for incoming pod."
+            "3 No preemption victims found for incoming pod., no new claims to deallocate"
         ]
 
 

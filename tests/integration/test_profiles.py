@@ -61,5 +61,6 @@ async def test_foo_pods_without_matching_nodes_get_the_enforced_affinity_reason(
         assert h.node_of("default", "lonely") is None
         assert h.event_notes("default", "lonely", "FailedScheduling") == [
             "0/3 nodes are available: 3 node(s) didn't match scheduler-enforced node affinity. "
+            "no new claims to deallocate, "
             "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
         ]

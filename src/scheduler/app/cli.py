@@ -11,6 +11,7 @@ from pathlib import Path
 
 from scheduler.app import report
 from scheduler.app.configuration import load_effective, plugin_registry, refuse_extenders
+from scheduler.app.dra_scenario import claim_gpus, gpu_slices
 from scheduler.app.gangs import GANG_CONFIG, generate_gangs, require_coscheduling
 from scheduler.app.run_options import RunOptions, add_run_flags, apply_flags
 from scheduler.app.scenario import (
@@ -83,6 +84,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--gang-size", type=int, default=4, help="minMember and pod count of generated PodGroups"
     )
     sim.add_argument(
+        "--gpus-per-node",
+        type=int,
+        default=0,
+        help="give each generated node this many GPUs in a ResourceSlice (dynamic resources)",
+    )
+    sim.add_argument(
+        "--pod-gpus",
+        type=int,
+        default=0,
+        help="each generated pod claims this many GPUs through a ResourceClaimTemplate",
+    )
+    sim.add_argument(
         "--pod-scheduler-name",
         default="default-scheduler",
         help="schedulerName of generated pods",
@@ -135,9 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _validate_counts(args: argparse.Namespace) -> None:
-    for option in ("nodes", "pods", "zones", "gangs"):
+    for option in ("nodes", "pods", "zones", "gangs", "gpus_per_node", "pod_gpus"):
         if getattr(args, option) < 0:
-            raise ConfigError(f"--{option}: must be zero or more")
+            raise ConfigError(f"--{option.replace('_', '-')}: must be zero or more")
     if args.gang_size < 1:
         raise ConfigError("--gang-size: must be one or more")
     if not args.timeout > 0:
@@ -155,15 +168,17 @@ def run_simulate(args: argparse.Namespace) -> int:
     for file in args.files:
         scenario.extend(load_scenario_file(file))
     if args.nodes:
-        scenario.objects.extend(
-            generate_nodes(args.nodes, parse_shape(args.node_shape, "--node-shape"), args.zones)
-        )
+        nodes = generate_nodes(args.nodes, parse_shape(args.node_shape, "--node-shape"), args.zones)
+        scenario.objects.extend(nodes)
+        if args.gpus_per_node:
+            scenario.objects.extend(gpu_slices(nodes, args.gpus_per_node))
     if args.pods:
-        scenario.objects.extend(
-            generate_pods(
-                args.pods, parse_shape(args.pod_shape, "--pod-shape"), args.pod_scheduler_name
-            )
+        pods = generate_pods(
+            args.pods, parse_shape(args.pod_shape, "--pod-shape"), args.pod_scheduler_name
         )
+        scenario.objects.extend(pods)
+        if args.pod_gpus:
+            scenario.objects.extend(claim_gpus(pods, args.pod_gpus))
     if args.gangs:
         scenario.objects.extend(
             generate_gangs(

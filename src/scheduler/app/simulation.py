@@ -13,6 +13,7 @@ from scheduler.app.gangs import GroupOutcome, group_outcomes
 from scheduler.app.scenario import ordered_for_loading
 from scheduler.backend.queue import run_queue_flushes
 from scheduler.cluster.sim import SimCluster
+from scheduler.cluster.sim.claim_controller import ResourceClaimController
 from scheduler.cluster.sim.pv_controller import PVBinderController
 from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
 from scheduler.core.scheduler import Scheduler
@@ -23,6 +24,7 @@ from scheduler.objects.pod import Pod
 from scheduler.observability import SchedulerMetrics
 
 ProgressCallback = Callable[[int, int], None]
+_CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
 
 
 @dataclass(slots=True)
@@ -52,6 +54,7 @@ class SimulationResult:
     groups: list[GroupOutcome] = field(default_factory=list)
     # Set when the run hit its wall-clock bound before every pod was placed or explained.
     timed_out: bool = False
+    resource_claims: list[dict[str, Any]] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         return sum(1 for p in self.pods if p.status == status)
@@ -162,7 +165,20 @@ async def simulate(
             pv_controller = PVBinderController(sim)
             await pv_controller.sync()
             tasks.append(asyncio.create_task(pv_controller.run(), name="pv-controller"))
-        for informer in scheduler.build_informers():
+        if any(o.get("kind") in _CLAIM_KINDS for o in objects):
+            # The same for claims: claims from templates, and releasing those of gone pods.
+            claim_controller = ResourceClaimController(sim)
+            await claim_controller.sync()
+            tasks.append(
+                asyncio.create_task(claim_controller.run(), name="resourceclaim-controller")
+            )
+        # Everything but pods lists first, so pods meet the claims, volumes and nodes the
+        # scenario gave them instead of bouncing off PreEnqueue until those arrive.
+        informers = scheduler.build_informers()
+        for informer in sorted(informers, key=lambda i: i.resource == "pods"):
+            if informer.resource == "pods":
+                others = [i.synced.wait() for i in informers if i.resource != "pods"]
+                await asyncio.gather(*others)
             tasks.append(asyncio.create_task(informer.run(), name=f"informer:{informer.name}"))
         await asyncio.gather(*(i.synced.wait() for i in scheduler.informers.values()))
         scheduling_started = time.perf_counter()
@@ -207,6 +223,7 @@ async def simulate(
         events=[dict(e) for e in sim.events()],
         groups=groups,
         timed_out=timed_out,
+        resource_claims=[dict(c) for c in sim.objects("resourceclaims")],
     )
 
 

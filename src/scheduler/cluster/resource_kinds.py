@@ -105,6 +105,7 @@ BUILTIN_KINDS: tuple[ResourceKind, ...] = (
         plural="podgroups",
     ),
     kind("resourceclaims", "resource.k8s.io/v1", "ResourceClaim", namespaced=True),
+    kind("resourceclaimtemplates", "resource.k8s.io/v1", "ResourceClaimTemplate", namespaced=True),
     kind("resourceslices", "resource.k8s.io/v1", "ResourceSlice", namespaced=False),
     kind("deviceclasses", "resource.k8s.io/v1", "DeviceClass", namespaced=False),
 )

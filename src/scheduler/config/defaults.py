@@ -11,7 +11,6 @@ DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
 # Upstream's default plugins (v1.31 and later), all enabled through multiPoint, in upstream
 # order, with the Score weights upstream gives them (None: not a Score plugin by default).
-# DynamicResources is left out on purpose: this scheduler does not implement it.
 UPSTREAM_DEFAULT_PLUGINS: tuple[tuple[str, int | None], ...] = (
     ("SchedulingGates", None),
     ("PrioritySort", None),
@@ -27,6 +26,7 @@ UPSTREAM_DEFAULT_PLUGINS: tuple[tuple[str, int | None], ...] = (
     ("VolumeZone", None),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
+    ("DynamicResources", 2),
     ("DefaultPreemption", None),
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),

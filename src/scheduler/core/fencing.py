@@ -46,6 +46,10 @@ class FencedClusterAPI:
         self._tenure = tenure
         self._clock = clock
 
+    async def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
+        # A read changes nothing: it needs no fence.
+        return await self._api.get(resource, namespace, name)
+
     async def bind(self, pod: Pod, node_name: str) -> None:
         api = self._api
         await self._within_tenure(f"binding of {pod.key}", lambda: api.bind(pod, node_name))

@@ -41,6 +41,9 @@ _RESOURCE_KINDS = {
     "podgroups.scheduling.sigs.k8s.io": EventResource.POD_GROUP,
     "podgroups.scheduling.k8s.io": EventResource.POD_GROUP,
     "elasticquotas": EventResource.ELASTIC_QUOTA,
+    "resourceclaims": EventResource.RESOURCE_CLAIM,
+    "resourceslices": EventResource.RESOURCE_SLICE,
+    "deviceclasses": EventResource.DEVICE_CLASS,
 }
 
 

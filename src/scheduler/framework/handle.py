@@ -15,7 +15,12 @@ from scheduler.objects.pod import Pod
 
 
 class ClusterAPI(Protocol):
-    """The writes plugins may make. Failures raise `scheduler.framework.errors.APIError`."""
+    """The writes plugins may make, and a direct read for a retry after a conflict. Failures
+    raise `scheduler.framework.errors.APIError`."""
+
+    async def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
+        """The object as the API server has it now, or NotFoundError."""
+        ...
 
     async def bind(self, pod: Pod, node_name: str) -> None:
         """Create the pod's Binding; ConflictError if already bound, NotFoundError if gone."""

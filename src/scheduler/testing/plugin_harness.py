@@ -11,6 +11,7 @@ import numpy as np
 from scheduler.framework.batch import FilterBatch
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.errors import NotFoundError
 from scheduler.framework.handle import ClusterAPI, IndexFunc, Lister, WaitingPod
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
@@ -88,6 +89,9 @@ class RecordingAPI:
 
     async def patch_pod_status(self, namespace: str, name: str, patch: Mapping[str, Any]) -> None:
         self.status_patches.append((f"{namespace}/{name}", patch))
+
+    async def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
+        raise NotFoundError(f'{resource} "{name}" not found')
 
     async def patch_object(
         self,

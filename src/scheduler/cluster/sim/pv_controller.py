@@ -18,11 +18,11 @@ bindings the scheduler starts. This controller does the part of that work scenar
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any
 
 from scheduler.cluster.sim.cluster import SimCluster
+from scheduler.cluster.sim.controller_loop import sync_on_changes
 from scheduler.objects.labels import SelectorError, parse_label_selector
 from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL
 from scheduler.objects.quantity import QuantityError, int_value
@@ -115,28 +115,7 @@ class PVBinderController:
 
     async def run(self) -> None:
         """Sync after every PV or PVC change until cancelled or the cluster closes."""
-        changed = asyncio.Event()
-
-        async def watch(resource: str) -> None:
-            async for _ in self._sim.watch(resource, resource_version="0"):
-                changed.set()
-
-        watchers = [
-            asyncio.create_task(watch(resource), name=f"pv-controller:{resource}")
-            for resource in (PVS, PVCS)
-        ]
-        try:
-            while not all(w.done() for w in watchers):
-                waiter = asyncio.create_task(changed.wait())
-                await asyncio.wait([waiter, *watchers], return_when=asyncio.FIRST_COMPLETED)
-                waiter.cancel()
-                if changed.is_set():
-                    changed.clear()
-                    await self.sync()
-        finally:
-            for watcher in watchers:
-                watcher.cancel()
-            await asyncio.gather(*watchers, return_exceptions=True)
+        await sync_on_changes(self._sim, (PVS, PVCS), self.sync, "pv-controller")
 
     async def sync(self) -> int:
         """One pass over all PVs and PVCs; returns how many writes it made."""

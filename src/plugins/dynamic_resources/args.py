@@ -1,0 +1,38 @@
+"""DynamicResourcesArgs (kubescheduler.config.k8s.io/v1)."""
+
+from __future__ import annotations
+
+from typing import Final, Self
+
+from pydantic import model_validator
+
+from plugins.node_resources_fit.field_errors import FieldErrors
+from scheduler.framework import PluginArgs
+from scheduler.framework.durations import Duration
+
+DEFAULT_FILTER_TIMEOUT_SECONDS: Final = 10.0
+DEFAULT_BINDING_TIMEOUT_SECONDS: Final = 600.0
+
+
+class DynamicResourcesArgs(PluginArgs):
+    """`filterTimeout`: how long Filter may search for devices on one node before it gives
+    that node up ("timed out trying to allocate devices"); 0 means no limit.
+
+    `bindingTimeout`: how long PreBind would wait for the binding conditions of devices that
+    declare them. Such devices are not offered by this scheduler (see docs/architecture.md),
+    so nothing ever waits; the field is accepted and validated as upstream does, so the same
+    configuration file works for both schedulers.
+    """
+
+    filter_timeout: Duration = DEFAULT_FILTER_TIMEOUT_SECONDS
+    binding_timeout: Duration = DEFAULT_BINDING_TIMEOUT_SECONDS
+
+    @model_validator(mode="after")
+    def _validate(self) -> Self:
+        errors = FieldErrors()
+        if self.filter_timeout < 0:
+            errors.invalid(("filterTimeout",), self.filter_timeout, "must be zero or positive")
+        if self.binding_timeout < 1:
+            errors.invalid(("bindingTimeout",), self.binding_timeout, "must be at least 1s")
+        errors.raise_if_any(type(self).__name__)
+        return self

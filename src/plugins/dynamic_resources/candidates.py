@@ -1,0 +1,52 @@
+"""The devices on a node that one request alternative may get, remembered per (selectors,
+node) until the ResourceSlices change: replicas of a workload ask the same question of every
+node, cycle after cycle."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from plugins.dynamic_resources.inventory import Device, Inventory, InventoryView
+from plugins.dynamic_resources.requests import Alternative
+from plugins.dynamic_resources.selectors import DeviceMatcher
+from scheduler.framework import Node
+
+
+class CandidateCache:
+    def __init__(self, inventory: InventoryView, matcher: DeviceMatcher) -> None:
+        self._inventory = inventory
+        self._matcher = matcher
+        self._version = -1
+        self._found: dict[tuple[Any, str], tuple[Device, ...]] = {}
+
+    @property
+    def matcher(self) -> DeviceMatcher:
+        return self._matcher
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    def refresh(self) -> Inventory:
+        """The current inventory; forgets remembered answers when the slices changed."""
+        inventory = self._inventory.current()
+        if self._inventory.version != self._version:
+            self._version = self._inventory.version
+            self._found.clear()
+            self._matcher.forget_devices()
+        return inventory
+
+    def for_node(
+        self, inventory: Inventory, alternative: Alternative, node: Node
+    ) -> tuple[Device, ...]:
+        """AllocationError if a selector fails on one of the node's devices."""
+        key = (alternative.cache_key, node.name)
+        found = self._found.get(key)
+        if found is None:
+            found = tuple(
+                d
+                for d in inventory.devices_for(node)
+                if self._matcher.matches(d, alternative.selector_sets)
+            )
+            self._found[key] = found
+        return found

@@ -1,0 +1,57 @@
+"""The texts DynamicResources reports, worded as kube-scheduler v1.36 words them so pod
+conditions, Events and `explain` read the same."""
+
+from __future__ import annotations
+
+CANNOT_ALLOCATE = "cannot allocate all claims"
+NOT_AVAILABLE_ON_NODE = "resourceclaim not available on the node"
+CLAIM_IN_USE = "resourceclaim in use"
+FILTER_TIMED_OUT = "timed out trying to allocate devices"
+ALLOCATION_NOT_FOUND = "claim allocation not found for node"
+# PostFilter outcomes.
+NO_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
+DEALLOCATED = "deallocation of ResourceClaim completed"
+STILL_NOT_SCHEDULABLE = "still not schedulable"
+
+
+def claim_not_created(namespace: str, pod: str) -> str:
+    return f'pod "{namespace}/{pod}": ResourceClaim not created yet'
+
+
+def unsupported_pod_claim(namespace: str, pod: str, entry: str) -> str:
+    return (
+        f'pod "{namespace}/{pod}", spec.resourceClaim "{entry}": '
+        "none of the supported fields are set"
+    )
+
+
+def claim_not_found(name: str) -> str:
+    """The API's NotFound text for a claim, which upstream passes on as it is."""
+    return f'resourceclaim.resource.k8s.io "{name}" not found'
+
+
+def claim_being_deleted(name: str) -> str:
+    return f'resourceclaim "{name}" is being deleted'
+
+
+def not_owner(claim_namespace: str, claim: str, namespace: str, pod: str) -> str:
+    return (
+        f"ResourceClaim {claim_namespace}/{claim} was not created for pod "
+        f"{namespace}/{pod} (pod is not owner)"
+    )
+
+
+def pending_allocation(namespace: str, claim: str) -> str:
+    return f"resource claim {namespace}/{claim} is in the process of being allocated"
+
+
+def class_missing(request: str, device_class: str) -> str:
+    return f"request {request}: device class {device_class} does not exist"
+
+
+def unsupported_request(request: str) -> str:
+    return f"request {request}: unsupported request type"
+
+
+def unknown_request_type(namespace: str, claim: str, request: str) -> str:
+    return f"resource claim {namespace}/{claim}, request {request}: unknown request type"

@@ -1,0 +1,18 @@
+"""The API resources DynamicResources reads, and the fixed names of the resource.k8s.io/v1 API
+it relies on."""
+
+from __future__ import annotations
+
+from typing import Final
+
+RESOURCE_CLAIMS: Final = "resourceclaims"
+RESOURCE_CLAIM_TEMPLATES: Final = "resourceclaimtemplates"
+RESOURCE_SLICES: Final = "resourceslices"
+DEVICE_CLASSES: Final = "deviceclasses"
+
+# The finalizer that keeps an allocated claim until its devices are released.
+CLAIM_FINALIZER: Final = "resource.kubernetes.io/delete-protection"
+# A claim may be reserved for at most this many consumers at once.
+RESERVED_FOR_MAX_SIZE: Final = 256
+# The longest firstAvailable list; Score gives (this - index) for the alternative chosen.
+FIRST_AVAILABLE_MAX_SIZE: Final = 8

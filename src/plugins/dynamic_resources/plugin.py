@@ -1,0 +1,394 @@
+"""DynamicResources: pods get the devices their ResourceClaims ask for. Claims must exist
+(PreEnqueue), their classes too (PreFilter); a node fits if the devices its ResourceSlices
+publish can satisfy every pending claim and every allocated claim may be used there (Filter);
+the devices are held in memory at Reserve and written to the claims at PreBind."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from plugins.dynamic_resources import messages
+from plugins.dynamic_resources.allocated_devices import AllocatedDevices
+from plugins.dynamic_resources.allocator import (
+    Chosen,
+    FilterTimeoutError,
+    allocate,
+    allocation_result,
+    first_available_score,
+)
+from plugins.dynamic_resources.args import DynamicResourcesArgs
+from plugins.dynamic_resources.candidates import CandidateCache
+from plugins.dynamic_resources.claims import (
+    ClaimProblemError,
+    PodClaim,
+    has_claims,
+    resolve_pod_claims,
+)
+from plugins.dynamic_resources.free_devices import FreeDeviceColumns
+from plugins.dynamic_resources.hints import after_claim_change, after_pod_change
+from plugins.dynamic_resources.inventory import Inventory, InventoryView
+from plugins.dynamic_resources.names import DEVICE_CLASSES, RESOURCE_CLAIMS, RESOURCE_SLICES
+from plugins.dynamic_resources.prebind import (
+    ClaimWriteError,
+    deallocate_claim,
+    reserve_claim,
+    unreserve_claim,
+)
+from plugins.dynamic_resources.requests import ClaimPlan, plan_claim
+from plugins.dynamic_resources.selectors import AllocationError, DeviceMatcher
+from plugins.dynamic_resources.state import STATE_KEY, StateData
+from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers.normalize import DefaultNormalizer
+from plugins.helpers.status_batch import batch_from_statuses
+from scheduler.framework import (
+    SUCCESS,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    FilterBatch,
+    Handle,
+    Lister,
+    Node,
+    NodeInfo,
+    NodeStatusReader,
+    NodeTable,
+    Pod,
+    PostFilterResult,
+    PreFilterResult,
+    Rows,
+    Scores,
+    Status,
+)
+from scheduler.framework.errors import APIError
+from scheduler.objects.labels import SelectorError
+from scheduler.objects.node_selector import parse_node_selector
+
+
+class DynamicResources:
+    name = "DynamicResources"
+
+    def __init__(self, args: DynamicResourcesArgs | None, handle: Handle) -> None:
+        self._handle = handle
+        self._filter_timeout = float((args or DynamicResourcesArgs()).filter_timeout)
+        self._allocated = AllocatedDevices(self._claims)
+        self._candidates = CandidateCache(
+            InventoryView(lambda: handle.lister(RESOURCE_SLICES)), DeviceMatcher()
+        )
+        self._normalizer = DefaultNormalizer()
+        self._free_columns = FreeDeviceColumns()
+
+    def _claims(self) -> Lister:
+        return self._handle.lister(RESOURCE_CLAIMS)
+
+    # ---- PreEnqueue -------------------------------------------------------------------
+
+    def pre_enqueue(self, pod: Pod) -> Status:
+        if not has_claims(pod):
+            return SUCCESS
+        try:
+            resolve_pod_claims(pod, self._claims())
+        except ClaimProblemError as problem:
+            return Status.unresolvable(str(problem))
+        return SUCCESS
+
+    # ---- PreFilter ---------------------------------------------------------------------
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, table: NodeTable
+    ) -> tuple[PreFilterResult | None, Status]:
+        data = StateData()
+        state.write(STATE_KEY, data)
+        if not has_claims(pod):
+            return None, Status.skip()
+        try:
+            claims = resolve_pod_claims(pod, self._claims())
+        except ClaimProblemError as problem:
+            return None, Status.unresolvable(str(problem))
+        if not claims:
+            return None, Status.skip()
+        self._allocated.sync()
+        classes = self._handle.lister(DEVICE_CLASSES)
+        for index, claim in enumerate(claims):
+            status = self._prepare_claim(data, pod, index, claim, classes)
+            if not status.is_success:
+                return None, status
+        if data.plans:
+            data.inventory = self._candidates.refresh()
+            plans = data.plans
+            data.counted = len(plans) == 1 and len(plans[0].requests) == 1 and plans[0].simple
+        data.claims = claims
+        return None, SUCCESS
+
+    def _prepare_claim(
+        self, data: StateData, pod: Pod, index: int, claim: PodClaim, classes: Lister
+    ) -> Status:
+        allocation = claim.allocation
+        if allocation is not None:
+            if not claim.can_be_reserved() and not claim.is_reserved_for(pod):
+                return Status.unresolvable(messages.CLAIM_IN_USE)
+            if allocation.get("nodeSelector"):
+                try:
+                    selector = parse_node_selector(allocation["nodeSelector"])
+                except (SelectorError, ValueError, TypeError, KeyError) as exc:
+                    return Status.from_error(str(exc))
+                if selector is not None:
+                    data.available_on[index] = selector
+            return SUCCESS
+        if self._allocated.has_pending_allocation(claim.uid):
+            return Status.unresolvable(messages.pending_allocation(claim.namespace, claim.name))
+        try:
+            plan = plan_claim(claim, classes)
+            for request in plan.requests:
+                for alternative in request.alternatives:
+                    self._candidates.matcher.check(alternative.selector_sets)
+        except ClaimProblemError as problem:
+            return Status.unresolvable(str(problem))
+        except AllocationError as exc:
+            return Status.from_error(str(exc))
+        data.plans.append(plan)
+        data.plan_claims.append(index)
+        return SUCCESS
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+    # ---- Filter ------------------------------------------------------------------------
+
+    def _state(self, state: CycleState) -> StateData | Status:
+        found = state.get(STATE_KEY, StateData)
+        if found is None:
+            return Status.from_error(f"reading {STATE_KEY!r} from cycleState: not found")
+        return found
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        data = self._state(state)
+        if isinstance(data, Status):
+            return data
+        if not data.claims:
+            return SUCCESS
+        return self._filter_node(data, data.inventory or Inventory(()), node_info.node)
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
+    ) -> FilterBatch:
+        data = self._state(state)
+        if not isinstance(data, Status) and not data.claims:
+            return FilterBatch.all_pass(len(rows))
+        infos = table.node_infos
+        if isinstance(data, Status):
+            return batch_from_statuses([data] * len(rows))
+        inventory = data.inventory or Inventory(())
+        if data.counted and not data.available_on:
+            return self._count_rows(data, inventory, table, rows)
+        return batch_from_statuses(
+            [self._filter_node(data, inventory, infos[r].node) for r in rows.tolist()]
+        )
+
+    def _count_rows(
+        self, data: StateData, inventory: Inventory, table: NodeTable, rows: Rows
+    ) -> FilterBatch:
+        """The common case in bulk: one plain request, decided by counting free devices."""
+        alternative = data.plans[0].requests[0].alternatives[0]
+        try:
+            counts = self._free_columns.counts(
+                table,
+                (alternative.cache_key, self._candidates.version),
+                partial(self._candidates.for_node, inventory, alternative),
+                self._allocated,
+            )
+        except AllocationError:
+            # A selector failed on some node: the per-node form reports which error where.
+            infos = table.node_infos
+            return batch_from_statuses(
+                [self._filter_node(data, inventory, infos[r].node) for r in rows.tolist()]
+            )
+        rejected = counts[rows] < alternative.count
+        return FilterBatch.reject_where(
+            rejected, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, messages.CANNOT_ALLOCATE
+        )
+
+    def _filter_node(self, data: StateData, inventory: Inventory, node: Node | None) -> Status:
+        if node is None:
+            return Status.from_error(NODE_NOT_FOUND_MESSAGE)
+        chosen: list[list[Chosen]] | None = None
+        if data.plans:
+            try:
+                if data.counted:
+                    if not self._enough_free(data.plans[0], inventory, node):
+                        return Status.unresolvable(messages.CANNOT_ALLOCATE)
+                else:
+                    chosen = self._allocate(data.plans, inventory, node, self._deadline())
+                    if chosen is None:
+                        return Status.unresolvable(messages.CANNOT_ALLOCATE)
+            except FilterTimeoutError:
+                return Status.unresolvable(messages.FILTER_TIMED_OUT)
+            except AllocationError as exc:
+                return Status.from_error(str(exc))
+        unavailable = [
+            i for i, where in data.available_on.items() if not where.matches(node.labels, node.name)
+        ]
+        if unavailable:
+            data.unavailable.update(unavailable)
+            return Status.unresolvable(messages.NOT_AVAILABLE_ON_NODE)
+        if chosen is not None:
+            data.chosen[node.name] = chosen
+        return SUCCESS
+
+    def _enough_free(self, plan: ClaimPlan, inventory: Inventory, node: Node) -> bool:
+        alternative = plan.requests[0].alternatives[0]
+        found = self._candidates.for_node(inventory, alternative, node)
+        is_taken = self._allocated.is_taken
+        return sum(1 for d in found if not is_taken(d.id)) >= alternative.count
+
+    def _deadline(self) -> float | None:
+        if self._filter_timeout <= 0:
+            return None
+        return self._handle.clock.now() + self._filter_timeout
+
+    def _allocate(
+        self,
+        plans: list[ClaimPlan],
+        inventory: Inventory,
+        node: Node,
+        deadline: float | None,
+    ) -> list[list[Chosen]] | None:
+        clock = self._handle.clock
+
+        def expired() -> bool:
+            return deadline is not None and clock.now() > deadline
+
+        return allocate(
+            plans,
+            partial(self._candidates.for_node, inventory, node=node),
+            self._allocated.is_taken,
+            expired,
+        )
+
+    # ---- PostFilter --------------------------------------------------------------------
+
+    def post_filter(
+        self, state: CycleState, pod: Pod, statuses: NodeStatusReader
+    ) -> tuple[PostFilterResult | None, Status]:
+        # No state: an earlier PreFilter plugin rejected the pod before this one ran, so no
+        # claim of it was looked at (upstream reports its state-read error here; an error text
+        # about the scheduler's own bookkeeping would tell the user nothing).
+        data = state.get(STATE_KEY, StateData) or StateData()
+        if not data.claims:
+            return None, Status.unschedulable(messages.NO_CLAIMS_TO_DEALLOCATE)
+        for index in sorted(data.unavailable, key=lambda _: self._handle.rng.random()):
+            claim = data.claims[index]
+            holders = claim.reserved_for
+            if not holders or (len(holders) == 1 and holders[0].get("uid") == pod.uid):
+                target = claim.claim
+                self._handle.start_background(
+                    f"deallocate:{claim.namespace}/{claim.name}",
+                    partial(deallocate_claim, self._handle, target),
+                )
+                return None, Status.unschedulable(messages.DEALLOCATED)
+        return None, Status.unschedulable(messages.STILL_NOT_SCHEDULABLE)
+
+    # ---- Score -------------------------------------------------------------------------
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        data = state.get(STATE_KEY, StateData)
+        if data is None or not data.plans:
+            return 0, SUCCESS
+        chosen = data.chosen.get(node_info.name)
+        if chosen is None:
+            return 0, SUCCESS
+        return first_available_score(data.plans, chosen), SUCCESS
+
+    def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
+        data = state.get(STATE_KEY, StateData)
+        scores = np.zeros(len(rows), dtype=np.int64)
+        if data is None or not data.chosen:
+            return scores
+        infos = table.node_infos
+        for i, row in enumerate(rows.tolist()):
+            chosen = data.chosen.get(infos[row].name)
+            if chosen is not None:
+                scores[i] = first_available_score(data.plans, chosen)
+        return scores
+
+    def score_extensions(self) -> DefaultNormalizer:
+        return self._normalizer
+
+    # ---- Reserve / Unreserve -----------------------------------------------------------
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        data = state.get(STATE_KEY, StateData)
+        if data is None or not data.plans:
+            return SUCCESS
+        chosen = data.chosen.get(node_name)
+        if chosen is None and data.counted:
+            info = self._handle.node_info(node_name)
+            node = info.node if info is not None else None
+            if node is not None:
+                try:
+                    chosen = self._allocate(data.plans, self._candidates.refresh(), node, None)
+                except AllocationError as exc:
+                    return Status.from_error(str(exc))
+        if chosen is None:
+            return Status.from_error(messages.ALLOCATION_NOT_FOUND)
+        for plan, per_claim in zip(data.plans, chosen, strict=True):
+            allocation = allocation_result(plan, per_claim, node_name)
+            data.allocations[plan.claim.uid] = allocation
+            self._allocated.signal_pending(plan.claim.uid, allocation)
+        return SUCCESS
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        data = state.get(STATE_KEY, StateData)
+        if data is None or not data.claims:
+            return
+        for uid in data.allocations:
+            self._allocated.remove_pending(uid)
+        data.allocations.clear()
+        for claim in data.claims:
+            if not claim.is_reserved_for(pod) and claim.uid not in data.written:
+                continue
+            self._handle.start_background(
+                f"unreserve:{claim.namespace}/{claim.name}",
+                partial(unreserve_claim, self._handle, claim.namespace, claim.name, pod),
+            )
+
+    # ---- PreBind -----------------------------------------------------------------------
+
+    async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        data = state.get(STATE_KEY, StateData)
+        if data is None or not data.claims:
+            return SUCCESS
+        for claim in data.claims:
+            if claim.is_reserved_for(pod):
+                continue
+            try:
+                await reserve_claim(self._handle, claim.claim, pod, data.allocations.get(claim.uid))
+            except (APIError, ClaimWriteError) as exc:
+                return Status.from_error(str(exc))
+            data.written.add(claim.uid)
+        return SUCCESS
+
+    # ---- QueueingHints -----------------------------------------------------------------
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        add_or_update = ActionType.ADD | ActionType.UPDATE
+        claims = self._claims
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.RESOURCE_CLAIM, add_or_update),
+                lambda pod, old, new: after_claim_change(claims(), pod, old, new),
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM),
+                lambda pod, old, new: after_pod_change(claims(), pod, old, new),
+            ),
+            ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_CLASS, add_or_update)),
+            ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_SLICE, add_or_update)),
+        ]

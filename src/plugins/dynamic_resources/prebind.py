@@ -1,0 +1,136 @@
+"""PreBind's writes to a ResourceClaim: the finalizer (a normal update), then the allocation
+Reserve chose and the pod in `status.reservedFor` (the status subresource), each guarded by
+the claim's resourceVersion. On a conflict the claim is read again and the write retried, as
+upstream's RetryOnConflict does; a claim allocated by someone else meanwhile is an error."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from plugins.dynamic_resources.names import CLAIM_FINALIZER, RESOURCE_CLAIMS
+from scheduler.framework import Handle, Pod
+from scheduler.framework.errors import ConflictError
+
+RawObject = Mapping[str, Any]
+# upstream's retry.DefaultRetry: five attempts.
+ATTEMPTS = 5
+
+
+class ClaimWriteError(Exception):
+    """The claim cannot take the pod (deleted, allocated elsewhere, or writes kept failing)."""
+
+
+def _meta(claim: RawObject) -> Mapping[str, Any]:
+    meta: Mapping[str, Any] = claim.get("metadata") or {}
+    return meta
+
+
+def _key(claim: RawObject) -> str:
+    meta = _meta(claim)
+    return f"{meta.get('namespace')}/{meta.get('name')}"
+
+
+def consumer(pod: Pod) -> dict[str, str]:
+    return {"resource": "pods", "name": pod.name, "uid": pod.uid}
+
+
+async def reserve_claim(
+    handle: Handle, claim: RawObject, pod: Pod, allocation: Mapping[str, Any] | None
+) -> None:
+    """Record `allocation` (if the scheduler allocated the claim) and the pod as a consumer."""
+    current = claim
+    last: ConflictError | None = None
+    for attempt in range(ATTEMPTS):
+        if attempt:
+            meta = _meta(current)
+            current = await handle.api.get(
+                RESOURCE_CLAIMS, str(meta.get("namespace")), str(meta.get("name"))
+            )
+        try:
+            await _write(handle, current, pod, allocation)
+            return
+        except ConflictError as exc:
+            last = exc
+    what = "allocation and reservation" if allocation is not None else "reservation"
+    raise ClaimWriteError(f"add {what} to claim {_key(claim)}: {last}")
+
+
+async def _write(
+    handle: Handle, claim: RawObject, pod: Pod, allocation: Mapping[str, Any] | None
+) -> None:
+    meta = _meta(claim)
+    namespace, name = str(meta.get("namespace")), str(meta.get("name"))
+    if meta.get("deletionTimestamp"):
+        raise ClaimWriteError(f"claim {_key(claim)} got deleted in the meantime")
+    status = claim.get("status") or {}
+    version = str(meta.get("resourceVersion") or "")
+    if allocation is not None:
+        if status.get("allocation") is not None:
+            raise ClaimWriteError(f"claim {_key(claim)} got allocated elsewhere in the meantime")
+        finalizers = list(meta.get("finalizers") or ())
+        if CLAIM_FINALIZER not in finalizers:
+            await handle.api.patch_object(
+                RESOURCE_CLAIMS,
+                namespace,
+                name,
+                {
+                    "metadata": {
+                        "resourceVersion": version,
+                        "finalizers": [*finalizers, CLAIM_FINALIZER],
+                    }
+                },
+            )
+            # The status write must be based on the claim as it is now.
+            claim = await handle.api.get(RESOURCE_CLAIMS, namespace, name)
+            meta, status = _meta(claim), claim.get("status") or {}
+            version = str(meta.get("resourceVersion") or "")
+    reserved = [dict(r) for r in status.get("reservedFor") or ()]
+    if not any(r.get("uid") == pod.uid for r in reserved):
+        reserved.append(consumer(pod))
+    body: dict[str, Any] = {"reservedFor": reserved}
+    if allocation is not None:
+        body["allocation"] = dict(allocation)
+    await handle.api.patch_object(
+        RESOURCE_CLAIMS,
+        namespace,
+        name,
+        {"metadata": {"resourceVersion": version}, "status": body},
+        subresource="status",
+    )
+
+
+async def unreserve_claim(handle: Handle, namespace: str, name: str, pod: Pod) -> None:
+    """Take the pod out of `status.reservedFor` of the claim as it is now (best effort: a
+    failure is retried when the pod is scheduled again)."""
+    claim = await handle.api.get(RESOURCE_CLAIMS, namespace, name)
+    meta = _meta(claim)
+    status = claim.get("status") or {}
+    if not any(r.get("uid") == pod.uid for r in status.get("reservedFor") or ()):
+        return
+    reserved = [dict(r) for r in status.get("reservedFor") or () if r.get("uid") != pod.uid]
+    await handle.api.patch_object(
+        RESOURCE_CLAIMS,
+        str(meta.get("namespace")),
+        str(meta.get("name")),
+        {
+            "metadata": {"resourceVersion": meta.get("resourceVersion")},
+            "status": {"reservedFor": reserved},
+        },
+        subresource="status",
+    )
+
+
+async def deallocate_claim(handle: Handle, claim: RawObject) -> None:
+    """PostFilter: free an allocated claim that no other pod holds, so it can go elsewhere."""
+    meta = _meta(claim)
+    await handle.api.patch_object(
+        RESOURCE_CLAIMS,
+        str(meta.get("namespace")),
+        str(meta.get("name")),
+        {
+            "metadata": {"resourceVersion": meta.get("resourceVersion")},
+            "status": {"allocation": None, "reservedFor": None},
+        },
+        subresource="status",
+    )

@@ -1,0 +1,42 @@
+"""What DynamicResources learns about a pod in PreFilter and Filter, kept in the CycleState
+for the later extension points of the same attempt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from plugins.dynamic_resources.allocator import Chosen
+from plugins.dynamic_resources.claims import PodClaim
+from plugins.dynamic_resources.inventory import Inventory
+from plugins.dynamic_resources.requests import ClaimPlan
+from scheduler.objects.node_selector import NodeSelector
+
+STATE_KEY = "PreFilterDynamicResources"
+
+
+@dataclass(slots=True)
+class StateData:
+    # Every claim of the pod, in spec order.
+    claims: list[PodClaim] = field(default_factory=list)
+    # The claims the scheduler must allocate (not allocated yet), and their positions.
+    plans: list[ClaimPlan] = field(default_factory=list)
+    plan_claims: list[int] = field(default_factory=list)
+    # Allocated claims usable only on some nodes: claim position -> where.
+    available_on: dict[int, NodeSelector] = field(default_factory=dict)
+    # Positions of allocated claims that some node could not use (for PostFilter).
+    unavailable: set[int] = field(default_factory=set)
+    # The devices the slices offered when PreFilter ran (the cycle's view of them).
+    inventory: Inventory | None = None
+    # Devices chosen per node name, per plan; filled by Filter (or at Reserve for simple pods).
+    chosen: dict[str, list[list[Chosen]]] = field(default_factory=dict)
+    # Counting free devices decides a node (see ClaimPlan.simple); devices are picked later.
+    counted: bool = False
+    # Set at Reserve: claim uid -> the allocation to write at PreBind.
+    allocations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Uids of claims PreBind reserved for the pod (Unreserve takes the pod out again).
+    written: set[str] = field(default_factory=set)
+
+    def clone(self) -> StateData:
+        # Shared on purpose, as upstream does: preemption's dry run only reads it.
+        return self

@@ -1,0 +1,102 @@
+"""DynamicResources in the whole scheduler against the in-memory cluster: GPUs published by
+ResourceSlices, claims made from a template by the cluster's claim controller."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from scheduler.app.dra_scenario import claim_gpus, gpu_slices
+from scheduler.app.scenario import generate_nodes, generate_pods
+from scheduler.app.simulation import SimulationResult, simulate
+from scheduler.config import default_config
+from scheduler.runtime.discovery import PluginRegistry
+from scheduler.testing import make_node, make_pod
+from scheduler.testing.dra_builders import (
+    device,
+    make_claim,
+    make_claim_template,
+    make_device_class,
+    make_slice,
+    with_claims,
+)
+
+NODE_SHAPE = {"cpu": "8", "memory": "32Gi", "pods": "110"}
+
+
+async def run(objects: list[dict[str, Any]]) -> SimulationResult:
+    registry = PluginRegistry.discover()
+    config, profiles = default_config(registry)
+    return await simulate(objects, config, profiles, registry, seed=7)
+
+
+def allocated_devices(result: SimulationResult) -> list[tuple[str, str, str]]:
+    return [
+        device
+        for claim in result.resource_claims
+        if (claim.get("status") or {}).get("allocation")
+        for device in allocated_devices_of(claim)
+    ]
+
+
+async def test_forty_one_gpu_pods_on_eight_four_gpu_nodes() -> None:
+    nodes = generate_nodes(8, NODE_SHAPE, 0)
+    pods = generate_pods(40, {"cpu": "10m"}, "default-scheduler")
+    result = await run([*nodes, *gpu_slices(nodes, 4), *pods, *claim_gpus(pods, 1)])
+    assert result.count("Scheduled") == 32
+    pending = [p for p in result.pods if p.status != "Scheduled"]
+    assert len(pending) == 8
+    assert {p.message for p in pending} == {
+        "0/8 nodes are available: 8 cannot allocate all claims. still not schedulable, "
+        "preemption: 0/8 nodes are available: 8 Preemption is not helpful for scheduling."
+    }
+    devices = allocated_devices(result)
+    assert len(devices) == 32 and len(set(devices)) == 32  # no device twice
+    assert Counter(p.node for p in result.pods if p.node).most_common(1)[0][1] == 4
+    # Every placed pod's claim is reserved for it and allocated on its node.
+    by_uid = {p["metadata"]["uid"]: p for p in result.raw_pods}
+    for claim in result.resource_claims:
+        status = claim.get("status") or {}
+        if not status.get("allocation"):
+            continue
+        [consumer] = status["reservedFor"]
+        node = by_uid[consumer["uid"]]["spec"]["nodeName"]
+        assert {r["pool"] for r in status["allocation"]["devices"]["results"]} == {node}
+
+
+def allocated_devices_of(claim: dict[str, Any]) -> list[tuple[str, str, str]]:
+    results = claim["status"]["allocation"]["devices"]["results"]
+    return [(r["driver"], r["pool"], r["device"]) for r in results]
+
+
+async def test_two_gpus_on_one_pcie_root_only_where_such_a_pair_exists() -> None:
+    driver = "gpu.example.com"
+
+    def gpus(node: str, *roots: str) -> dict[str, Any]:
+        return make_slice(
+            f"{node}-gpus",
+            driver,
+            [device(f"gpu-{i}", pcieRoot=root) for i, root in enumerate(roots)],
+            node=node,
+        )
+
+    pair = make_claim("pair").request("gpus", "gpu", 2).match_attribute(f"{driver}/pcieRoot")
+    trainer = with_claims(make_pod("trainer").dict(), templates={"gpus": "pair"})
+    result = await run(
+        [
+            *(make_node(n).capacity(**NODE_SHAPE).dict() for n in ("split-a", "split-b", "paired")),
+            make_device_class("gpu", f'device.driver == "{driver}"'),
+            gpus("split-a", "pci-0", "pci-1"),
+            gpus("split-b", "pci-0", "pci-1", "pci-2"),
+            gpus("paired", "pci-0", "pci-1", "pci-1"),
+            make_claim_template("pair", pair),
+            trainer,
+        ]
+    )
+    [placed] = result.pods
+    assert placed.node == "paired"
+    [claim] = result.resource_claims
+    assert [r["device"] for r in claim["status"]["allocation"]["devices"]["results"]] == [
+        "gpu-1",
+        "gpu-2",
+    ]

@@ -1,0 +1,108 @@
+"""DynamicResources PreBind and Unreserve against the in-memory cluster: the allocation, the
+finalizer and the reservation written to the claim, conflicts retried, losers told why."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from plugins.dynamic_resources import DynamicResources
+from scheduler.framework import Code, Pod
+from scheduler.framework.errors import ConflictError
+from scheduler.testing import make_pod
+from scheduler.testing.dra_builders import (
+    device,
+    make_claim,
+    make_device_class,
+    make_slice,
+    with_claims,
+)
+from tests.plugins.dra_world import CLASS, DRIVER, World
+
+GPU_CLASS = make_device_class(CLASS, f'device.driver == "{DRIVER}"')
+ONE_GPU = make_slice("worker-gpus", DRIVER, [device("gpu-0")], node="worker")
+FINALIZER = "resource.kubernetes.io/delete-protection"
+
+
+def pod(name: str = "p") -> Pod:
+    raw = with_claims(make_pod(name).uid(f"{name}-uid").dict(), claims={"gpu": "c"})
+    return Pod.from_dict(raw)
+
+
+def world_with(*objects: dict[str, Any]) -> World:
+    return World([GPU_CLASS, ONE_GPU, *objects])
+
+
+async def test_pre_bind_writes_allocation_reservation_and_finalizer() -> None:
+    world = world_with(make_claim("c").request("gpu", CLASS).dict())
+    state = world.reserve(pod(), "worker")
+    status = await world.plugin.pre_bind(state, pod(), "worker")
+    assert status.is_success, status
+    claim = world.claim("c")
+    assert claim["metadata"]["finalizers"] == [FINALIZER]
+    assert claim["status"]["reservedFor"] == [{"resource": "pods", "name": "p", "uid": "p-uid"}]
+    results = claim["status"]["allocation"]["devices"]["results"]
+    assert results == [{"request": "gpu", "driver": DRIVER, "pool": "worker", "device": "gpu-0"}]
+
+
+async def test_pre_bind_only_reserves_an_allocated_shared_claim() -> None:
+    holder = make_pod("holder").uid("holder-uid").obj()
+    shared = (
+        make_claim("c")
+        .request("gpu", CLASS)
+        .allocated("worker", ("gpu", DRIVER, "worker", "gpu-0"))
+        .reserved_for(holder)
+    )
+    world = world_with(shared.dict())
+    state = world.reserve(pod(), "worker")
+    assert (await world.plugin.pre_bind(state, pod(), "worker")).is_success
+    claim = world.claim("c")
+    assert [r["uid"] for r in claim["status"]["reservedFor"]] == ["holder-uid", "p-uid"]
+    assert "finalizers" not in claim["metadata"]
+
+
+async def test_pre_bind_retries_after_a_conflict() -> None:
+    world = world_with(make_claim("c").request("gpu", CLASS).dict())
+    state = world.reserve(pod(), "worker")
+    world.sim.fail_next("patch", "resourceclaims", ConflictError("the object has been modified"))
+    assert (await world.plugin.pre_bind(state, pod(), "worker")).is_success
+    assert world.claim("c")["status"]["reservedFor"][0]["uid"] == "p-uid"
+
+
+async def test_pre_bind_fails_when_someone_else_allocated_the_claim() -> None:
+    world = world_with(make_claim("c").request("gpu", CLASS).dict())
+    state = world.reserve(pod(), "worker")
+    await world.sim.patch_object(
+        "resourceclaims",
+        "default",
+        "c",
+        {"status": {"allocation": {"devices": {"results": []}}}},
+    )
+    status = await world.plugin.pre_bind(state, pod(), "worker")
+    assert status.code is Code.ERROR
+    assert status.message() == "claim default/c got allocated elsewhere in the meantime"
+
+
+async def test_unreserve_after_pre_bind_takes_the_pod_out_again() -> None:
+    world = world_with(make_claim("c").request("gpu", CLASS).dict())
+    started: list[Callable[[], Awaitable[None]]] = []
+    world.handle.start_background = lambda name, work: started.append(work)  # type: ignore[method-assign]
+    state = world.reserve(pod(), "worker")
+    assert (await world.plugin.pre_bind(state, pod(), "worker")).is_success
+    world.plugin.unreserve(state, pod(), "worker")
+    await asyncio.gather(*(work() for work in started))
+    assert world.claim("c")["status"]["reservedFor"] == []
+
+
+async def test_devices_in_a_restarted_plugin_come_from_the_claims() -> None:
+    world = world_with(
+        make_claim("c").request("gpu", CLASS).dict(), make_claim("d").request("gpu", CLASS).dict()
+    )
+    state = world.reserve(pod(), "worker")
+    assert (await world.plugin.pre_bind(state, pod(), "worker")).is_success
+    # A new plugin instance knows nothing in memory: the written allocation keeps gpu-0 taken.
+    world.plugin = DynamicResources(None, world.handle)
+    other = Pod.from_dict(with_claims(make_pod("q").uid("q").dict(), claims={"gpu": "d"}))
+    _, statuses = world.filter(other)
+    assert statuses["worker"].message() == "cannot allocate all claims"
