@@ -14,7 +14,8 @@ from scheduler.testing import make_node, make_pod
 from tests.integration.harness import Harness
 
 FIT_ERROR = (
-    "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
+    "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
+    "preemption: 0/1 nodes are available: "
     "1 No preemption victims found for incoming pod."
 )
 

@@ -75,7 +75,8 @@ async def test_pod_naming_a_missing_group_waits_and_says_so() -> None:
         await h.schedule_active()
         assert h.event_notes("default", "m-0", "FailedScheduling") == [
             '0/1 nodes are available: PodGroup "default/later" does not exist; waiting for it to '
-            "be created. preemption: 0/1 nodes are available: 1 Preemption is not helpful for "
+            "be created. no new claims to deallocate, "
+            "preemption: 0/1 nodes are available: 1 Preemption is not helpful for "
             "scheduling."
         ]
         assert h.scheduler.queue.locate("default/m-0") == "unschedulable"
@@ -96,7 +97,8 @@ async def test_quorum_gap_and_gated_members_are_reported() -> None:
         await h.schedule_active()
         assert h.event_notes("default", "q-0", "FailedScheduling") == [
             '0/1 nodes are available: PodGroup "default/q" has 2 of its 3 required pods; waiting '
-            "for 1 more. preemption: 0/1 nodes are available: 1 Preemption is not helpful for "
+            "for 1 more. no new claims to deallocate, "
+            "preemption: 0/1 nodes are available: 1 Preemption is not helpful for "
             "scheduling."
         ]
         h.create([make_pod("q-2").label("scheduling.x-k8s.io/pod-group", "q").dict()])

@@ -132,7 +132,8 @@ async def test_min_resources_above_the_free_cluster_rejects_in_prefilter() -> No
             notes = h.event_notes("default", name, "FailedScheduling")
             assert notes == [
                 '0/4 nodes are available: PodGroup "default/big" needs more than the cluster has '
-                "free (minResources with 2 pods); short by cpu: 92000m. preemption: 0/4 nodes are "
+                "free (minResources with 2 pods); short by cpu: 92000m. no new claims to "
+                "deallocate, preemption: 0/4 nodes are "
                 "available: 4 Preemption is not helpful for scheduling."
             ], notes
 

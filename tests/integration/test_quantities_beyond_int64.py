@@ -7,12 +7,11 @@ the rest of the cluster schedules on.
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 import pytest
 
 from scheduler.testing import make_node, make_pod
+from tests.conftest import CapturedLogs
 from tests.integration.harness import Harness
 
 INT64_MAX = 2**63 - 1
@@ -23,32 +22,31 @@ INT64_MAX = 2**63 - 1
     [("cpu", "5Ei"), ("cpu", "1e300"), ("memory", "16Ei"), ("cpu", "1e999999999")],
 )
 async def test_a_node_beyond_int64_is_reported_and_skipped(
-    resource: str, quantity: str, caplog: pytest.LogCaptureFixture
+    resource: str, quantity: str, captured_logs: CapturedLogs
 ) -> None:
     shape = {"cpu": "4", "memory": "8Gi", "pods": "10", resource: quantity}
     async with Harness() as h:
-        with caplog.at_level(logging.WARNING):
-            h.create(
-                [
-                    make_node("good").capacity(cpu="4", memory="8Gi", pods="10").dict(),
-                    make_node("huge").capacity(**shape).dict(),
-                    make_pod("p").req(cpu="1").dict(),
-                ]
-            )
-            await h.schedule_active()
+        h.create(
+            [
+                make_node("good").capacity(cpu="4", memory="8Gi", pods="10").dict(),
+                make_node("huge").capacity(**shape).dict(),
+                make_pod("p").req(cpu="1").dict(),
+            ]
+        )
+        await h.schedule_active()
         table = h.scheduler.cache.table
         assert table.names == ["good"]
         assert table.row_of("huge") is None
         assert h.scheduler.cache.node_info("huge") is None
         assert h.node_of("default", "p") == "good"
-        messages = [r.getMessage() for r in caplog.records]
+        messages = [r["err"] for r in captured_logs.records("warning")]
         assert any(
             f"Node huge: status.allocatable.{resource}" in m and quantity[:8] in m for m in messages
         ), messages
 
 
 async def test_a_node_updated_beyond_int64_keeps_its_last_readable_row(
-    caplog: pytest.LogCaptureFixture,
+    captured_logs: CapturedLogs,
 ) -> None:
     async with Harness() as h:
         h.create([make_node("n1").capacity(cpu="4", memory="8Gi", pods="10").dict()])
@@ -60,16 +58,17 @@ async def test_a_node_updated_beyond_int64_keeps_its_last_readable_row(
         current = await h.sim.get("nodes", "", "n1")
         bad["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
         bad["metadata"]["uid"] = current["metadata"]["uid"]
-        with caplog.at_level(logging.WARNING):
-            await h.sim.update("nodes", bad)
-            await h.quiesce()
+        await h.sim.update("nodes", bad)
+        await h.quiesce()
         assert h.scheduler.cache.table.names == ["n1"]
         np.testing.assert_array_equal(h.scheduler.cache.table.allocatable[row], before)
-        assert any("Node n1: status.allocatable.cpu" in r.getMessage() for r in caplog.records)
+        assert any(
+            "Node n1: status.allocatable.cpu" in r["err"] for r in captured_logs.records("warning")
+        )
 
 
 async def test_a_pod_whose_requests_add_up_beyond_int64_is_skipped(
-    caplog: pytest.LogCaptureFixture,
+    captured_logs: CapturedLogs,
 ) -> None:
     # Each container's request fits in an int64; their sum does not.
     containers = [
@@ -79,18 +78,17 @@ async def test_a_pod_whose_requests_add_up_beyond_int64_is_skipped(
     pod = make_pod("sum").dict()
     pod["spec"]["containers"] = containers
     async with Harness() as h:
-        with caplog.at_level(logging.WARNING):
-            h.create(
-                [
-                    make_node("n1").capacity(cpu="4", memory="7Ei", pods="10").dict(),
-                    pod,
-                    make_pod("ok").req(cpu="1").dict(),
-                ]
-            )
-            await h.schedule_active()
+        h.create(
+            [
+                make_node("n1").capacity(cpu="4", memory="7Ei", pods="10").dict(),
+                pod,
+                make_pod("ok").req(cpu="1").dict(),
+            ]
+        )
+        await h.schedule_active()
         assert h.node_of("default", "ok") == "n1"
         assert h.node_of("default", "sum") is None
-        messages = [r.getMessage() for r in caplog.records]
+        messages = [r["err"] for r in captured_logs.records("warning")]
         assert any("Pod default/sum: spec: the pod's memory request" in m for m in messages)
 
 
