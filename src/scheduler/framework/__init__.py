@@ -13,6 +13,7 @@ from scheduler.framework.events import (
     QueueingHintFn,
 )
 from scheduler.framework.handle import ClusterAPI, Handle, Lister, WaitingPod
+from scheduler.framework.metrics import PLUGIN_METRICS
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import (
@@ -49,6 +50,7 @@ from scheduler.objects.pod import Pod
 __all__ = [
     "MAX_NODE_SCORE",
     "MIN_NODE_SCORE",
+    "PLUGIN_METRICS",
     "SUCCESS",
     "ActionType",
     "BatchFilterPlugin",

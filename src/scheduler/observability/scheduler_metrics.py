@@ -14,6 +14,7 @@ from typing import ClassVar, Generic, TypeVar
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.metrics import MetricWrapperBase
 
+from scheduler.framework.metrics import PLUGIN_METRICS
 from scheduler.observability import catalog
 from scheduler.observability.catalog import Kind, MetricSpec
 from scheduler.observability.exposition import CONTENT_TYPE, render_text
@@ -114,6 +115,8 @@ class SchedulerMetrics:
 
         self._scraped = ScrapedGauges(spec for spec in catalog.ALL if spec.scraped)
         r.register(self._scraped)
+        # Families plugins declared for themselves (see scheduler.framework.metrics).
+        r.register(PLUGIN_METRICS)
 
     # -- scheduling cycle ----------------------------------------------------------------
 
