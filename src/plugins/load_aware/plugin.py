@@ -62,6 +62,7 @@ class LoadAware:
             queries[MEMORY_UTIL] = self._args.queries.memory_utilization
             queries[MEMORY_STD] = self._args.queries.memory_std_dev
         self.source = PrometheusSource(self._args.prometheus, queries, handle, self.name)
+        self._default_cpu_millis = self._args.default_requests.cpu_millis
         keep_for = (
             self._args.prometheus.max_staleness_seconds + self._args.reporting_interval_seconds
         )
@@ -73,9 +74,7 @@ class LoadAware:
     def _demand(self, pod: Pod) -> PodDemand:
         if self._args.mode is Mode.TARGET_LOAD_PACKING:
             cpu = predicted_cpu_millis(
-                pod,
-                self._args.default_requests.cpu_millis,
-                self._args.default_requests_multiplier,
+                pod, self._default_cpu_millis, self._args.default_requests_multiplier
             )
             return PodDemand(float(cpu), 0.0)
         cpu_request, memory_request = requested(pod)
