@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import socket
@@ -90,7 +91,9 @@ class Exporter:
                 self.send_header("Content-Type", "text/plain; version=0.0.4")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                # The scraper may go away mid-answer (a test stopped Prometheus).
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(body)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -164,11 +167,19 @@ class PrometheusServer:
             time.sleep(0.1)
         raise TimeoutError(f"prometheus never returned {count} series for {promql}: {last}")
 
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
     def stop(self) -> None:
+        """Stop the process (again: a no-op)."""
+        if self._process.poll() is not None:
+            return
         self._process.terminate()
         try:
             self._process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
-        self._log.close()
+        if not self._log.closed:
+            self._log.close()
