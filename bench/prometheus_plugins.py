@@ -1,8 +1,8 @@
 """What the Prometheus-fed score plugins cost a scheduling cycle, and whether a slow or dead
 Prometheus changes that.
 
-    python bench/prometheus_plugins.py                 # 5,000 nodes
-    python bench/prometheus_plugins.py --nodes 500 --cycles 500
+    python -m bench.prometheus_plugins                 # 5,000 nodes
+    python -m bench.prometheus_plugins --nodes 500 --cycles 500
 
 Part 1, per plugin (LoadAware in both modes, GPUAware): microseconds of PreScore + Score
 (batch form) over every node, with a measurement for every node fed in directly.
@@ -26,7 +26,7 @@ import signal
 import statistics
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,31 +38,11 @@ from plugins.gpu_aware.plugin import FREE_MEMORY, GPU_UTIL
 from plugins.load_aware import LoadAware, LoadAwareArgs
 from plugins.load_aware.plugin import CPU_STD, CPU_UTIL, MEMORY_STD, MEMORY_UTIL
 from scheduler.framework import CycleState, NodeTable, Pod, SystemClock
-from scheduler.testing import FakeHandle, make_pod
+from scheduler.testing import make_pod
+from tests.plugins.background_handles import RecordingHandle, RunningHandle
 from tests.prometheus.server import Exporter, PrometheusServer
 
 QUICK_CPU = '100 * (1 - avg by (instance) (rate(node_cpu_seconds_total{mode="idle"}[2s])))'
-
-
-class BackgroundHandle(FakeHandle):
-    """Runs plugins' background work as tasks on the running loop."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.tasks: list[asyncio.Task[None]] = []
-
-    def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
-        async def run() -> None:
-            await work()
-
-        self.tasks.append(asyncio.get_running_loop().create_task(run(), name=name))
-
-
-class InertHandle(FakeHandle):
-    """Keeps background work from starting: part 1 feeds the plugins itself."""
-
-    def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
-        del name, work
 
 
 def node_names(table: NodeTable) -> list[str]:
@@ -84,16 +64,16 @@ def plugin_costs(table: NodeTable, repeat: int) -> None:
     print(f"Part 1: {table.size} nodes, PreScore + Score (batch), microseconds per call")
     print(f"  {'':<44} {'best':>9} {'median':>9}")
     cases: list[tuple[str, Any, Pod]] = []
-    packing = LoadAware(LoadAwareArgs(), InertHandle(table, clock=clock))
+    packing = LoadAware(LoadAwareArgs(), RecordingHandle(table, clock=clock))
     feed(packing.source, [CPU_UTIL])
     cases.append(("LoadAware TargetLoadPacking", packing, pod))
     risk = LoadAware(
         LoadAwareArgs.model_validate({"mode": "LoadVariationRiskBalancing"}),
-        InertHandle(table, clock=clock),
+        RecordingHandle(table, clock=clock),
     )
     feed(risk.source, [CPU_UTIL, CPU_STD, MEMORY_UTIL, MEMORY_STD])
     cases.append(("LoadAware LoadVariationRiskBalancing", risk, pod))
-    gpu = GPUAware(GPUAwareArgs(), InertHandle(table, clock=clock))
+    gpu = GPUAware(GPUAwareArgs(), RecordingHandle(table, clock=clock))
     feed(gpu.source, [GPU_UTIL, FREE_MEMORY])
     cases.append(("GPUAware Spread (GPU pod)", gpu, gpu_pod))
     cases.append(("GPUAware (pod without GPUs: skipped)", gpu, pod))
@@ -151,7 +131,7 @@ async def cycle_with_prometheus(table: NodeTable, count: int) -> None:
     exporter.set_cpu(**{name: float(i % 90) for i, name in enumerate(names)})
     exporter.start()
     server = PrometheusServer(Path(tempfile.mkdtemp(prefix="bench-prometheus-")), exporter.port)
-    handle = BackgroundHandle(table, clock=SystemClock())
+    handle = RunningHandle(table, clock=SystemClock())
     try:
         server.wait_for('rate(node_cpu_seconds_total{mode="idle"}[2s])', len(names), 60)
         args = LoadAwareArgs.model_validate(
@@ -184,9 +164,7 @@ async def cycle_with_prometheus(table: NodeTable, count: int) -> None:
         dead = summary("dead", await cycles(plugin, table, pod, count))
         print(f"  p99 hung / up = {hung / up:.2f}, dead / up = {dead / up:.2f}")
     finally:
-        for task in handle.tasks:
-            task.cancel()
-        await asyncio.gather(*handle.tasks, return_exceptions=True)
+        await handle.stop()
         server.stop()
         exporter.stop()
 
