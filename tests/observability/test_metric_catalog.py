@@ -13,6 +13,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
+from scheduler.framework import PLUGIN_METRICS
 from scheduler.observability import SchedulerMetrics
 
 
@@ -209,9 +210,20 @@ def test_own_family_has_its_labels(exposition: Exposition, row: Row) -> None:
         assert set(sample.labels) == row.labels
 
 
+def plugin_families() -> set[str]:
+    """Families plugins registered for themselves (scheduler.framework.PLUGIN_METRICS): which
+    ones depends on the plugins imported, so they are checked apart, by their prefix."""
+    names = set()
+    for family in PLUGIN_METRICS.collect():
+        names.add(family.name + "_total" if family.type == "counter" else family.name)
+    return names
+
+
 def test_exposes_exactly_the_reference_families(exposition: Exposition) -> None:
     # The scheduler's own; the component-wide families are held to upstream's in
-    # test_upstream_families.
+    # test_upstream_families, and plugins' own families carry a prefix of their own.
+    plugins = plugin_families()
+    assert all(name.startswith("kube_pyscheduler_plugin_") for name in plugins)
     own = {name for name in exposition.types if name.startswith(("scheduler_", "leader_"))}
     assert own == {row.name for row in [*REFERENCE, *OURS]}
 

@@ -15,6 +15,7 @@ from scheduler.framework.events import (
 )
 from scheduler.framework.handle import ClusterAPI, Handle, IndexFunc, Lister, WaitingPod
 from scheduler.framework.log import get_logger
+from scheduler.framework.metrics import PLUGIN_METRICS
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import (
@@ -53,6 +54,7 @@ from scheduler.objects.pod import Pod
 __all__ = [
     "MAX_NODE_SCORE",
     "MIN_NODE_SCORE",
+    "PLUGIN_METRICS",
     "SUCCESS",
     "ActionType",
     "ArgsModel",

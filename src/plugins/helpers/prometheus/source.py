@@ -1,0 +1,201 @@
+"""Values from Prometheus, refreshed in the background, read by Score without any IO.
+
+A `PrometheusSource` owns a set of named PromQL queries. A task started through
+`Handle.start_background` evaluates them every `intervalSeconds`, each attempt bounded by
+`timeoutSeconds` and retried `retries` times, and merges each answer into a per-node store:
+a node's value is replaced when an answer carries it and kept (ageing) when one does not, so a
+single failed refresh changes nothing. Scoring reads the store synchronously; a value older than
+`maxStalenessSeconds` is not used at all. When no value of any query is fresh the source is
+stale: plugins then score every node neutrally, the stale gauge reads 1 and one log line says so
+(and another when data returns).
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import aiohttp
+import numpy as np
+import numpy.typing as npt
+
+from plugins.helpers.prometheus import metrics
+from plugins.helpers.prometheus.query import QueryError, instant_query
+from plugins.helpers.prometheus.settings import PrometheusSourceArgs
+from scheduler.framework import Handle, NodeTable, Rows
+
+logger = logging.getLogger(__name__)
+
+Floats = npt.NDArray[np.float64]
+Mask = npt.NDArray[np.bool_]
+
+# Waits between attempts of one query: short, doubling, never past the refresh interval.
+_FIRST_BACKOFF_SECONDS = 0.25
+
+# What a node without a value aligns to: no value, never observed.
+_MISSING = (float("nan"), float("-inf"))
+
+
+@dataclass(frozen=True, slots=True)
+class RowValues:
+    """One query's values aligned with a node table's rows: NaN where a node has none."""
+
+    values: Floats
+    observed_at: Floats
+
+
+class PrometheusSource:
+    """Named PromQL queries kept fresh for one plugin instance."""
+
+    def __init__(
+        self,
+        settings: PrometheusSourceArgs,
+        queries: Mapping[str, str],
+        handle: Handle,
+        plugin: str,
+    ) -> None:
+        self.settings = settings
+        self.queries = dict(queries)
+        self._handle = handle
+        self._clock = handle.clock
+        self._plugin = plugin
+        self._labels = (handle.profile_name, plugin)
+        # query name -> node -> (value, clock time of the answer that carried it)
+        self._store: dict[str, dict[str, tuple[float, float]]] = {q: {} for q in self.queries}
+        self._newest: float | None = None
+        self._version = 0
+        self._stale_reported: bool | None = None  # None: not checked yet
+        self._rows_memo: dict[str, tuple[tuple[object, ...], RowValues]] = {}
+        self._memo_table: weakref.ref[NodeTable] | None = None
+        metrics.STALE.labels(*self._labels).set(1)
+        metrics.DATA_AGE.labels(*self._labels).set_function(self._age)
+
+    # -- the background side --------------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin refreshing; the scheduler owns the task and cancels it at shutdown."""
+        self._handle.start_background(f"{self._plugin}-prometheus", self.run)
+
+    async def run(self) -> None:
+        async with aiohttp.ClientSession() as session:
+            while True:
+                await self.refresh(session)
+                await self._clock.sleep(self.settings.interval_seconds)
+
+    async def refresh(self, session: aiohttp.ClientSession) -> None:
+        """Evaluate every query once (with retries) and merge what came back."""
+        for name, promql in self.queries.items():
+            answer = await self._query_with_retries(session, promql)
+            if answer is not None:
+                self.merge(name, answer, self._clock.now())
+        self.check_staleness()
+
+    async def _query_with_retries(
+        self, session: aiohttp.ClientSession, promql: str
+    ) -> dict[str, float] | None:
+        settings = self.settings
+        backoff = _FIRST_BACKOFF_SECONDS
+        for attempt in range(settings.retries + 1):
+            try:
+                answer = await instant_query(
+                    session, settings.address, promql, settings.timeout_seconds, settings.node_label
+                )
+            except QueryError as exc:
+                metrics.QUERIES.labels(*self._labels, "error").inc()
+                if attempt == settings.retries:
+                    logger.warning(
+                        "%s: query failed after %d attempts, keeping older values: %s",
+                        self._plugin,
+                        attempt + 1,
+                        exc,
+                        extra={"plugin": self._plugin, "profile": self._handle.profile_name},
+                    )
+                    return None
+                await self._clock.sleep(min(backoff, settings.interval_seconds))
+                backoff *= 2
+            else:
+                metrics.QUERIES.labels(*self._labels, "success").inc()
+                return answer
+        return None
+
+    def merge(self, query: str, answer: Mapping[str, float], now: float) -> None:
+        """Take in one successful answer observed at `now`; forget values too old to use."""
+        store = self._store[query]
+        for node, value in answer.items():
+            store[node] = (value, now)
+        oldest_usable = now - self.settings.max_staleness_seconds
+        for node in [n for n, (_, at) in store.items() if at < oldest_usable]:
+            del store[node]
+        if answer:
+            # An empty answer (Prometheus up, the series gone) is no fresh data.
+            self._newest = now
+        self._version += 1
+
+    # -- the scoring side (never awaits) ------------------------------------------------------
+
+    def _age(self) -> float:
+        return -1.0 if self._newest is None else self._clock.now() - self._newest
+
+    def check_staleness(self) -> bool:
+        """True if nothing is fresh; reports each change between fresh and stale once."""
+        age = self._age()
+        stale = age < 0 or age > self.settings.max_staleness_seconds
+        previous = self._stale_reported
+        if stale != previous:
+            self._stale_reported = stale
+            metrics.STALE.labels(*self._labels).set(1 if stale else 0)
+            fields = {"plugin": self._plugin, "profile": self._handle.profile_name}
+            if stale:
+                logger.warning(
+                    "%s: no Prometheus data fresher than maxStalenessSeconds=%g; scoring every "
+                    "node neutrally until it returns",
+                    self._plugin,
+                    self.settings.max_staleness_seconds,
+                    extra=fields,
+                )
+            elif previous is not None:
+                logger.info("%s: fresh Prometheus data again", self._plugin, extra=fields)
+        return stale
+
+    def note_neutral(self) -> None:
+        metrics.NEUTRAL_SCORES.labels(*self._labels).inc()
+
+    def value(self, query: str, node: str, now: float) -> tuple[float, float] | None:
+        """The node's fresh value of `query` and when it was fetched, or None."""
+        found = self._store[query].get(node)
+        if found is None or now - found[1] > self.settings.max_staleness_seconds:
+            return None
+        return found
+
+    def row_values(
+        self, query: str, table: NodeTable, rows: Rows, now: float
+    ) -> tuple[Floats, Floats]:
+        """`value` for each of `rows`: the values (NaN where none is fresh) and when each was
+        fetched (-inf where there is none)."""
+        aligned = self._aligned(query, table)
+        values = table.gather(aligned.values, rows)
+        observed = table.gather(aligned.observed_at, rows)
+        fresh: Mask = (now - observed) <= self.settings.max_staleness_seconds
+        result: Floats = np.where(fresh, values, np.nan)
+        return result, observed
+
+    def _aligned(self, query: str, table: NodeTable) -> RowValues:
+        # Rebuilt only when an answer arrived or the table's nodes changed.
+        if self._memo_table is None or self._memo_table() is not table:
+            self._rows_memo.clear()
+            self._memo_table = weakref.ref(table)
+        key = (self._version, table.label_version, table.size)
+        cached = self._rows_memo.get(query)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        store = self._store[query]
+        names = [table.node_infos[row].name for row in range(table.size)]
+        # Built from lists in one go: per-row numpy assignment costs ten times more.
+        found = [store.get(name, _MISSING) for name in names]
+        values = np.fromiter((f[0] for f in found), dtype=np.float64, count=len(found))
+        observed = np.fromiter((f[1] for f in found), dtype=np.float64, count=len(found))
+        aligned = RowValues(values, observed)
+        self._rows_memo[query] = (key, aligned)
+        return aligned

@@ -1,0 +1,135 @@
+"""The Prometheus source: parsing answers, merging them, ageing values out, saying so."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from plugins.helpers.prometheus import (
+    PrometheusSource,
+    PrometheusSourceArgs,
+    QueryError,
+    node_of,
+    per_node_values,
+)
+from scheduler.framework import PLUGIN_METRICS
+from scheduler.observability import SchedulerMetrics
+from scheduler.testing import FakeClock, build_table, make_node
+from tests.plugins.background_handles import RecordingHandle
+
+
+def vector(*samples: tuple[dict[str, str], str]) -> dict[str, object]:
+    return {
+        "status": "success",
+        "data": {
+            "resultType": "vector",
+            "result": [{"metric": m, "value": [1700000000.0, v]} for m, v in samples],
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("value", "node"),
+    [
+        ("node-a", "node-a"),
+        ("node-a:9100", "node-a"),
+        ("10.0.0.7:9100", "10.0.0.7"),
+        ("[fd00::7]:9100", "fd00::7"),
+        ("fd00::7", "fd00::7"),
+    ],
+)
+def test_node_of_drops_the_port(value: str, node: str) -> None:
+    assert node_of({"instance": value}, "instance") == node
+
+
+def test_answers_by_node_keep_the_largest_duplicate_and_skip_non_finite() -> None:
+    payload = vector(
+        ({"Hostname": "g1", "gpu": "0"}, "20"),
+        ({"Hostname": "g1", "gpu": "1"}, "80"),
+        ({"Hostname": "g2"}, "NaN"),
+        ({"other": "x"}, "5"),
+        ({"Hostname": "g3"}, "7.5"),
+    )
+    assert per_node_values(payload, "Hostname") == {"g1": 80.0, "g3": 7.5}
+
+
+def test_error_answers_and_other_result_types_raise() -> None:
+    with pytest.raises(QueryError, match="bad_data: parse error"):
+        per_node_values({"status": "error", "errorType": "bad_data", "error": "parse error"}, "i")
+    with pytest.raises(QueryError, match="instant vector"):
+        per_node_values({"status": "success", "data": {"resultType": "matrix"}}, "i")
+
+
+def test_settings_are_checked_against_each_other() -> None:
+    with pytest.raises(ValidationError, match="maxStalenessSeconds \\(5\\) must be at least"):
+        PrometheusSourceArgs.model_validate({"intervalSeconds": 10, "maxStalenessSeconds": 5})
+    with pytest.raises(ValidationError, match="timeoutSeconds \\(20\\) must not exceed"):
+        PrometheusSourceArgs.model_validate({"intervalSeconds": 10, "timeoutSeconds": 20})
+    with pytest.raises(ValidationError, match="retrys"):
+        PrometheusSourceArgs.model_validate({"retrys": 1})
+    with pytest.raises(ValidationError, match="address"):
+        PrometheusSourceArgs.model_validate({"address": "prometheus:9090"})
+
+
+def stale_gauge(plugin: str) -> float | None:
+    return PLUGIN_METRICS.get_sample_value(
+        "kube_pyscheduler_plugin_prometheus_stale",
+        {"profile": "default-scheduler", "plugin": plugin},
+    )
+
+
+def test_values_age_out_and_staleness_is_reported_once_each_way(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    clock = FakeClock()
+    handle = RecordingHandle(clock=clock)
+    settings = PrometheusSourceArgs(interval_seconds=5, max_staleness_seconds=20)
+    source = PrometheusSource(settings, {"q": "up"}, handle, "SourceUnderTest")
+    source.start()
+    assert [name for name, _ in handle.background] == ["SourceUnderTest-prometheus"]
+    caplog.set_level(logging.INFO, logger="plugins.helpers.prometheus.source")
+
+    assert source.check_staleness()  # nothing fetched yet
+    assert stale_gauge("SourceUnderTest") == 1
+    source.merge("q", {"a": 10.0, "b": 20.0}, clock.now())
+    assert not source.check_staleness()
+    assert stale_gauge("SourceUnderTest") == 0
+    clock.advance(15)
+    source.merge("q", {"a": 11.0}, clock.now())  # b missing from this answer: kept, ageing
+    clock.advance(10)
+    now = clock.now()
+    assert source.value("q", "a", now) == (11.0, now - 10)
+    assert source.value("q", "b", now) is None  # 25 s old
+    table = build_table([make_node("a").obj(), make_node("b").obj(), make_node("c").obj()])
+    values, observed = source.row_values("q", table, np.asarray([2, 0, 1]), now)
+    assert math.isnan(values[0]) and values[1] == 11.0 and math.isnan(values[2])
+    assert observed[1] == now - 10 and observed[0] == -math.inf
+    clock.advance(11)
+    assert source.check_staleness()
+    assert source.check_staleness()
+    assert stale_gauge("SourceUnderTest") == 1
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages == [
+        "SourceUnderTest: no Prometheus data fresher than maxStalenessSeconds=20; scoring "
+        "every node neutrally until it returns",
+        "SourceUnderTest: fresh Prometheus data again",
+        "SourceUnderTest: no Prometheus data fresher than maxStalenessSeconds=20; scoring "
+        "every node neutrally until it returns",
+    ]
+
+
+def test_the_families_are_served_on_the_schedulers_metrics() -> None:
+    source = PrometheusSource(
+        PrometheusSourceArgs(), {"q": "up"}, RecordingHandle(clock=FakeClock()), "Served"
+    )
+    source.check_staleness()
+    body = SchedulerMetrics().render().decode()
+    assert (
+        'kube_pyscheduler_plugin_prometheus_stale{plugin="Served",profile="default-scheduler"} 1.0'
+        in body
+    )
+    assert "# TYPE kube_pyscheduler_plugin_prometheus_queries_total counter" in body
