@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import tempfile
 import threading
@@ -58,7 +59,7 @@ LEADER_TIMEOUT_S = 90.0
 EVENTS_TIMEOUT_S = 30.0
 APISERVER_RESTART_GRACE_S = 5.0
 # A replica that keeps dying is a broken set-up, not chaos: stop instead of restarting forever.
-MAX_INCARNATIONS = 12
+MAX_INCARNATIONS = 30
 
 
 @dataclass(frozen=True)
@@ -88,8 +89,10 @@ class ChaosReport:
     pods_bound: int = 0
     overcommitted_nodes: int = 0
     bindings: int = 0
-    bindings_outside_tenure: int = 0
+    bindings_unanswered: int = 0
     bindings_refused: int = 0
+    bound_without_binding: int = 0
+    bindings_outside_tenure: int = 0
     tenures: int = 0
     early_takeovers: int = 0
     kills: int = 0
@@ -111,9 +114,11 @@ class ChaosReport:
             ("nodes / pods", f"{self.nodes} / {self.pods}"),
             ("pods bound", self.pods_bound),
             ("over-capacity nodes", self.overcommitted_nodes),
-            ("bindings (ok)", self.bindings),
+            ("bindings (2xx)", self.bindings),
+            ("bindings answered 5xx / not at all", self.bindings_unanswered),
+            ("bindings refused (4xx)", self.bindings_refused),
+            ("bound pods with no binding logged", self.bound_without_binding),
             ("bindings outside tenure", self.bindings_outside_tenure),
-            ("bindings refused", self.bindings_refused),
             ("lease tenures", self.tenures),
             ("early takeovers", self.early_takeovers),
             ("holder SIGKILLs", self.kills),
@@ -136,6 +141,8 @@ def violations(plan: ChaosPlan, report: ChaosReport) -> list[str]:
         found.append(f"only {report.pods_bound} of {report.pods} pods bound")
     if report.overcommitted_nodes:
         found.append(f"{report.overcommitted_nodes} nodes over capacity")
+    if report.bound_without_binding:
+        found.append(f"{report.bound_without_binding} bound pods have no binding in the audit log")
     if report.bindings_outside_tenure:
         found.append(f"{report.bindings_outside_tenure} bindings outside their author's tenure")
     if report.early_takeovers:
@@ -270,12 +277,15 @@ class _Run:
         self.report.apiserver_restarts += 1
 
     def excepted_candidates(self, bindings: list[AuditRecord]) -> set[str]:
-        """Pods bound by a killed replica in the last second before its SIGKILL."""
+        """Pods bound by a killed replica in the last second before its SIGKILL (or by a
+        request it sent before and the server completed after)."""
         return {
             b.name
             for kill in self.kills
             for b in bindings
-            if b.user == kill.user and kill.at - EVENT_GRACE_S <= b.completed_at <= kill.at
+            if b.user == kill.user
+            and b.received_at <= kill.at
+            and b.completed_at >= kill.at - EVENT_GRACE_S
         }
 
     def wait_for_events(self, bound: set[str], excused: set[str]) -> None:
@@ -306,10 +316,18 @@ class _Run:
         report.offenders += [f"over capacity: {o}" for o in over[:5]]
         records = self.audit.records()
         bindings = [r for r in records if r.is_binding and r.namespace == NAMESPACE]
-        report.bindings = sum(1 for b in bindings if b.succeeded)
-        report.bindings_refused = sum(1 for b in bindings if not b.succeeded)
+        accepted = [b for b in bindings if b.succeeded]
+        # A server error or a client gone mid-request (a SIGKILL) may still have bound the
+        # pod: such an attempt is judged too when the pod has no accepted binding.
+        unanswered = [b for b in bindings if b.code >= 500 or b.code == 0]
+        accepted_pods = {b.name for b in accepted}
+        effective = accepted + [b for b in unanswered if b.name in bound - accepted_pods]
+        report.bindings = len(accepted)
+        report.bindings_unanswered = len(unanswered)
+        report.bindings_refused = len(bindings) - len(accepted) - len(unanswered)
+        report.bound_without_binding = len(bound - {b.name for b in effective})
         timeline = lease_timeline(records, NAMESPACE, LEASE_NAME)
-        outside = timeline.outside(bindings)
+        outside = timeline.outside(effective)
         report.bindings_outside_tenure = len(outside)
         report.offenders += [f"outside tenure: {b.user} bound {b.name}" for b in outside[:5]]
         report.tenures = len(timeline.tenures)
@@ -347,6 +365,8 @@ def run_chaos(plan: ChaosPlan, binaries: ControlPlaneBinaries, log_dir: Path) ->
             # SIGTERM: each replica may finish its work and release the Lease.
             run.replicas.stop_all()
         run.judge()
+        # Kept for a closer look: the plane's own directory goes with it.
+        shutil.copy(plane.audit_log_path, log_dir / "audit.log")
         return run.report
 
 

@@ -5,7 +5,8 @@ election on one Lease, one profile. Every process started (an "incarnation") get
 certificate user of its own, `<prefix>-<slot>-<generation>`, so the apiserver's audit log says
 which process wrote each Lease version and made each Binding. When an incarnation has exited
 (killed, or ended by itself on losing the Lease) `ensure_running` starts the next one in its
-slot, so a standby always exists.
+slot, so a standby always exists. A replica that exits by itself soon after starting (the
+apiserver being away, say) is started again only after a pause, as a kubelet's back-off does.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ OURS = "ours"
 UPSTREAM = "upstream"
 FLAVOURS = (OURS, UPSTREAM)
 STOP_GRACE_S = 20.0
+# The earliest a slot is restarted after its previous start, unless the test killed it.
+RESTART_SPACING_S = 3.0
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,8 @@ class Replicas:
         log_dir.mkdir(parents=True, exist_ok=True)
         self._slots: list[ManagedProcess | None] = [None] * spec.replicas
         self._generations = [0] * spec.replicas
+        self._not_before = [0.0] * spec.replicas
+        self._slot_of: dict[str, int] = {}
         # Every incarnation ever started, by user, in start order.
         self.incarnations: dict[str, ManagedProcess] = {}
         self.exits: dict[str, int] = {}
@@ -118,6 +123,8 @@ class Replicas:
         started = []
         for slot, process in enumerate(self._slots):
             if process is not None and process.running():
+                continue
+            if time.monotonic() < self._not_before[slot]:
                 continue
             if process is not None and (code := process.exit_code()) is not None:
                 self.exits.setdefault(process.name, code)
@@ -130,6 +137,7 @@ class Replicas:
         killed_at = time.time()
         process.kill()
         self.exits[user] = -9
+        self._not_before[self._slot_of[user]] = 0.0
         return killed_at
 
     def stop_all(self) -> None:
@@ -156,5 +164,7 @@ class Replicas:
         process = ManagedProcess(user, argv, self._log_dir / f"{user}.log")
         process.start()
         self._slots[slot] = process
+        self._slot_of[user] = slot
+        self._not_before[slot] = time.monotonic() + RESTART_SPACING_S
         self.incarnations[user] = process
         return user

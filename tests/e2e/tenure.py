@@ -74,12 +74,8 @@ class LeaseTimeline:
         return [tenure.user for tenure in self.tenures]
 
     def outside(self, bindings: Iterable[AuditRecord]) -> list[AuditRecord]:
-        """The successful bindings no tenure of their author covers."""
-        return [
-            b
-            for b in bindings
-            if b.succeeded and not any(tenure.covers(b) for tenure in self.tenures)
-        ]
+        """The bindings no tenure of their author covers."""
+        return [b for b in bindings if not any(tenure.covers(b) for tenure in self.tenures)]
 
 
 def _commit_order(record: AuditRecord) -> tuple[int, float]:

@@ -40,11 +40,11 @@ def test_a_tenure_runs_from_the_acquiring_write_to_the_last_renewal_plus_the_lea
     assert timeline.outside([inside, before, late]) == [before, late]
 
 
-def test_a_binding_by_another_user_or_a_refused_one_is_judged_accordingly() -> None:
+def test_a_binding_by_another_user_is_outside() -> None:
     timeline = lease_timeline([_lease_write("a", "A", 100.0)], NS, LEASE)
 
-    stranger, refused = _binding("b", "p1", 105.0), _binding("b", "p2", 105.0, code=409)
-    assert timeline.outside([stranger, refused]) == [stranger]
+    stranger = _binding("b", "p1", 105.0)
+    assert timeline.outside([stranger]) == [stranger]
 
 
 def test_a_takeover_after_expiry_is_clean_and_one_before_it_is_early() -> None:
