@@ -10,7 +10,9 @@ nothing has been bound for `quiet_s` after the last strike.
 
 Everything judged is read from the apiserver: the final pod list (capacity), its audit log
 (bindings and Lease tenures, see tenure.py) and the Events. A pod bound by a replica in the last
-second before that replica was SIGKILLed may lack its Scheduled Event; those are counted apart.
+second before that replica was SIGKILLed may lack its Scheduled Event; so may one bound in the
+last second before the apiserver stopped, by a replica that then lost the Lease during the
+outage and exited (nothing can reach a stopped server). Both are counted apart.
 
     python -m tests.e2e.chaos --scheduler ours|upstream [--nodes 200] [--repeat 3]
 """
@@ -93,6 +95,7 @@ class ChaosReport:
     bindings_refused: int = 0
     bound_without_binding: int = 0
     bindings_outside_tenure: int = 0
+    bindings_received_outside_tenure: int = 0
     tenures: int = 0
     early_takeovers: int = 0
     kills: int = 0
@@ -102,6 +105,7 @@ class ChaosReport:
     scheduled_missing: int = 0
     scheduled_duplicate: int = 0
     scheduled_excepted: int = 0
+    scheduled_excepted_outage: int = 0
     wall_s: float = 0.0
     exits: dict[str, int] = field(default_factory=dict)
     offenders: list[str] = field(default_factory=list)
@@ -119,6 +123,7 @@ class ChaosReport:
             ("bindings refused (4xx)", self.bindings_refused),
             ("bound pods with no binding logged", self.bound_without_binding),
             ("bindings outside tenure", self.bindings_outside_tenure),
+            ("  of which sent outside tenure", self.bindings_received_outside_tenure),
             ("lease tenures", self.tenures),
             ("early takeovers", self.early_takeovers),
             ("holder SIGKILLs", self.kills),
@@ -127,6 +132,7 @@ class ChaosReport:
             ("Scheduled events missing", self.scheduled_missing),
             ("Scheduled events duplicate", self.scheduled_duplicate),
             ("excepted (bound <1 s before a kill)", self.scheduled_excepted),
+            ("excepted (<1 s before the outage)", self.scheduled_excepted_outage),
             ("wall time (burst -> last bind)", f"{self.wall_s:.1f} s"),
             ("replica exits", " ".join(f"{u}={c}" for u, c in self.exits.items()) or "-"),
         ]
@@ -186,6 +192,7 @@ class _Run:
         self.report = ChaosReport(plan.flavour, plan.shape.nodes, plan.shape.pods)
         self.kills: list[_Kill] = []
         self.burst_error: BaseException | None = None
+        self.outage_at: float | None = None
 
     def timeline(self) -> LeaseTimeline:
         return lease_timeline(self.audit.records(), NAMESPACE, LEASE_NAME)
@@ -272,21 +279,24 @@ class _Run:
 
     def restart_apiserver(self) -> None:
         began = time.monotonic()
+        self.outage_at = time.time()
         self.plane.restart_apiserver(grace_s=APISERVER_RESTART_GRACE_S)
         self.report.apiserver_restart_s = time.monotonic() - began
         self.report.apiserver_restarts += 1
 
-    def excepted_candidates(self, bindings: list[AuditRecord]) -> set[str]:
+    def killed_candidates(self, bindings: list[AuditRecord]) -> set[str]:
         """Pods bound by a killed replica in the last second before its SIGKILL (or by a
         request it sent before and the server completed after)."""
-        return {
-            b.name
-            for kill in self.kills
-            for b in bindings
-            if b.user == kill.user
-            and b.received_at <= kill.at
-            and b.completed_at >= kill.at - EVENT_GRACE_S
-        }
+        return {b.name for kill in self.kills for b in _cut_off(bindings, kill.user, kill.at)}
+
+    def outage_candidates(self, bindings: list[AuditRecord]) -> set[str]:
+        """Pods bound in the last second before the apiserver stopped by a replica that then
+        exited on its own (it lost the Lease while the server was away): like a SIGKILL, the
+        outage cut it off between the Binding and its Event."""
+        if self.outage_at is None:
+            return set()
+        gave_up = {user for user, code in self.replicas.exits.items() if code != -9}
+        return {b.name for user in gave_up for b in _cut_off(bindings, user, self.outage_at)}
 
     def wait_for_events(self, bound: set[str], excused: set[str]) -> None:
         """Polls until every bound pod not excused has its Scheduled Event, or the deadline."""
@@ -329,6 +339,7 @@ class _Run:
         timeline = lease_timeline(records, NAMESPACE, LEASE_NAME)
         outside = timeline.outside(effective)
         report.bindings_outside_tenure = len(outside)
+        report.bindings_received_outside_tenure = len(timeline.received_outside(effective))
         report.offenders += [f"outside tenure: {b.user} bound {b.name}" for b in outside[:5]]
         report.tenures = len(timeline.tenures)
         early = [a for a in timeline.acquisitions if a.early]
@@ -341,13 +352,24 @@ class _Run:
             after = [a for a in timeline.acquisitions if a.at > kill.at and a.user != kill.user]
             report.failover_s.append(after[0].at - kill.at if after else None)
         scheduled = occurrences(self.list_items(EVENTS), "Scheduled")
-        candidates = self.excepted_candidates(bindings)
+        killed, outage = self.killed_candidates(bindings), self.outage_candidates(bindings)
+        candidates = killed | outage
         missing = bound - scheduled.keys()
-        report.scheduled_excepted = len(missing & candidates)
+        report.scheduled_excepted = len(missing & killed)
+        report.scheduled_excepted_outage = len(missing & outage - killed)
         report.scheduled_missing = len(missing - candidates)
         report.scheduled_duplicate = sum(1 for pod in bound if scheduled.get(pod, 0) > 1)
         report.offenders += [f"no Scheduled event: {p}" for p in sorted(missing - candidates)[:5]]
         report.exits = dict(self.replicas.exits)
+
+
+def _cut_off(bindings: list[AuditRecord], user: str, at: float) -> list[AuditRecord]:
+    """The bindings by `user` sent before `at` and completed no more than a second before it."""
+    return [
+        b
+        for b in bindings
+        if b.user == user and b.received_at <= at and b.completed_at >= at - EVENT_GRACE_S
+    ]
 
 
 def run_chaos(plan: ChaosPlan, binaries: ControlPlaneBinaries, log_dir: Path) -> ChaosReport:
@@ -360,7 +382,8 @@ def run_chaos(plan: ChaosPlan, binaries: ControlPlaneBinaries, log_dir: Path) ->
                 run.drive(bound)
             pods = run.list_items(PODS)
             bindings = [r for r in run.audit.records() if r.is_binding]
-            run.wait_for_events(bound_names(pods), run.excepted_candidates(bindings))
+            excused = run.killed_candidates(bindings) | run.outage_candidates(bindings)
+            run.wait_for_events(bound_names(pods), excused)
         finally:
             # SIGTERM: each replica may finish its work and release the Lease.
             run.replicas.stop_all()

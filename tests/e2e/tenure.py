@@ -4,7 +4,10 @@ A tenure starts when a write that names a new holder completes (the holder learn
 from the answer) and ends at the earliest of: the write that releases it (received), the write
 by which another holder takes it (received), and the holder's last successful write (received)
 plus the leaseDuration that write set. A Binding proves its author held the Lease only if the
-server received it inside one of the author's tenures and completed it before that tenure ended.
+server received it inside one of the author's tenures and completed it before that tenure ended:
+the server commits it somewhere in between, so anything less strict could let a Binding be
+committed while nobody held the Lease. The looser count, Bindings received outside any tenure,
+is kept too: those were sent by a process that had no claim to the Lease at all.
 
 A takeover is early when the new holder's write reached the server less than leaseDuration after
 the previous holder's last write completed, without a release in between: the standby cannot
@@ -28,11 +31,12 @@ class Tenure:
     released: bool
 
     def covers(self, record: AuditRecord) -> bool:
-        return (
-            record.user == self.user
-            and self.start <= record.received_at
-            and record.completed_at <= self.end
-        )
+        """The request arrived and completed within the tenure."""
+        return self.admits(record) and record.completed_at <= self.end
+
+    def admits(self, record: AuditRecord) -> bool:
+        """The request arrived within the tenure."""
+        return record.user == self.user and self.start <= record.received_at <= self.end
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,10 @@ class LeaseTimeline:
     def outside(self, bindings: Iterable[AuditRecord]) -> list[AuditRecord]:
         """The bindings no tenure of their author covers."""
         return [b for b in bindings if not any(tenure.covers(b) for tenure in self.tenures)]
+
+    def received_outside(self, bindings: Iterable[AuditRecord]) -> list[AuditRecord]:
+        """The bindings that arrived outside every tenure of their author."""
+        return [b for b in bindings if not any(tenure.admits(b) for tenure in self.tenures)]
 
 
 def _commit_order(record: AuditRecord) -> tuple[int, float]:

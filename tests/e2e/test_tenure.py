@@ -38,6 +38,7 @@ def test_a_tenure_runs_from_the_acquiring_write_to_the_last_renewal_plus_the_lea
         _binding("a", "p3", 117.0),
     )
     assert timeline.outside([inside, before, late]) == [before, late]
+    assert timeline.received_outside([inside, before, late]) == [before]
 
 
 def test_a_binding_by_another_user_is_outside() -> None:
