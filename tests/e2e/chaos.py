@@ -298,6 +298,22 @@ class _Run:
         gave_up = {user for user, code in self.replicas.exits.items() if code != -9}
         return {b.name for user in gave_up for b in _cut_off(bindings, user, self.outage_at)}
 
+    def missing_by_binder(self, missing: set[str], bindings: list[AuditRecord]) -> list[str]:
+        """One line per replica whose pods lack their Events, with how long before its SIGKILL
+        (if it was killed) it bound them."""
+        binder = {b.name: b for b in bindings}
+        completed: dict[str, list[float]] = {}
+        for pod in missing:
+            record = binder[pod]
+            completed.setdefault(record.user, []).append(record.completed_at)
+        killed_at = {kill.user: kill.at for kill in self.kills}
+        lines = []
+        for user, times in sorted(completed.items()):
+            at = killed_at.get(user)
+            ages = None if at is None else [at - t for t in times]
+            lines.append(_describe_missing(len(times), user, ages))
+        return lines
+
     def wait_for_events(self, bound: set[str], excused: set[str]) -> None:
         """Polls until every bound pod not excused has its Scheduled Event, or the deadline."""
         deadline = time.monotonic() + EVENTS_TIMEOUT_S
@@ -359,8 +375,15 @@ class _Run:
         report.scheduled_excepted_outage = len(missing & outage - killed)
         report.scheduled_missing = len(missing - candidates)
         report.scheduled_duplicate = sum(1 for pod in bound if scheduled.get(pod, 0) > 1)
-        report.offenders += [f"no Scheduled event: {p}" for p in sorted(missing - candidates)[:5]]
+        report.offenders += self.missing_by_binder(missing - candidates, effective)
         report.exits = dict(self.replicas.exits)
+
+
+def _describe_missing(pods: int, user: str, ages: list[float] | None) -> str:
+    where = f"{pods} pods bound by {user} have no Scheduled event"
+    if ages is None:
+        return where
+    return f"{where}; bound {min(ages):.1f} to {max(ages):.1f} s before its SIGKILL"
 
 
 def _cut_off(bindings: list[AuditRecord], user: str, at: float) -> list[AuditRecord]:
