@@ -11,8 +11,8 @@ nothing has been bound for `quiet_s` after the last strike.
 Everything judged is read from the apiserver: the final pod list (capacity), its audit log
 (bindings and Lease tenures, see tenure.py) and the Events. A pod bound by a replica in the last
 second before that replica was SIGKILLed may lack its Scheduled Event; so may one bound in the
-last second before the apiserver stopped, by a replica that then lost the Lease during the
-outage and exited (nothing can reach a stopped server). Both are counted apart.
+last second before the apiserver stopped (the stop cuts its binder off the same way). Both are
+counted and printed apart.
 
     python -m tests.e2e.chaos --scheduler ours|upstream [--nodes 200] [--repeat 3]
 """
@@ -290,13 +290,19 @@ class _Run:
         return {b.name for kill in self.kills for b in _cut_off(bindings, kill.user, kill.at)}
 
     def outage_candidates(self, bindings: list[AuditRecord]) -> set[str]:
-        """Pods bound in the last second before the apiserver stopped by a replica that then
-        exited on its own (it lost the Lease while the server was away): like a SIGKILL, the
-        outage cut it off between the Binding and its Event."""
+        """Pods bound in the last second before the apiserver stopped, or while it was
+        stopping: like a SIGKILL, the stop can cut the binder off between the Binding and its
+        Event (an answer lost to the stop leaves it believing the Binding failed; a binder that
+        loses the Lease during the outage exits with its Events unsent)."""
         if self.outage_at is None:
             return set()
-        gave_up = {user for user, code in self.replicas.exits.items() if code != -9}
-        return {b.name for user in gave_up for b in _cut_off(bindings, user, self.outage_at)}
+        # The stopping server serves what it has in hand for the grace period at most.
+        began, ended = self.outage_at, self.outage_at + APISERVER_RESTART_GRACE_S
+        return {
+            b.name
+            for b in bindings
+            if b.received_at <= ended and b.completed_at >= began - EVENT_GRACE_S
+        }
 
     def missing_by_binder(self, missing: set[str], bindings: list[AuditRecord]) -> list[str]:
         """One line per replica whose pods lack their Events, with how long before its SIGKILL
