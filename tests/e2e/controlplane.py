@@ -4,6 +4,10 @@ No kube-controller-manager runs, so the apiserver is configured the way upstream
 integration tests configure theirs: no ServiceAccount admission (nothing creates the default
 ServiceAccount), no TaintNodesByCondition (nothing would ever remove the not-ready taint it adds
 to new Nodes), no Priority admission (tests set spec.priority directly).
+
+With `audit=True` the apiserver also writes an audit log (see tests/e2e/audit.py) that outlives
+restarts of the server; `client_kubeconfig` issues each client a user of its own, so the log
+says which process made each request.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from tests.e2e.api_client import ApiClient
+from tests.e2e.audit import AuditLog, write_policy
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.certs import CertificateAuthority, KeyPair, service_account_key_pair
 from tests.e2e.kubeconfig import write_kubeconfig
@@ -56,11 +61,16 @@ class ControlPlane:
     """Starts etcd and kube-apiserver, hands out credentials, and tears everything down."""
 
     def __init__(
-        self, binaries: ControlPlaneBinaries, extra_apiserver_args: Sequence[str] = ()
+        self,
+        binaries: ControlPlaneBinaries,
+        extra_apiserver_args: Sequence[str] = (),
+        *,
+        audit: bool = False,
     ) -> None:
         self.binaries = binaries
         # For tests of alpha APIs (runtime-config, feature gates).
         self.extra_apiserver_args = list(extra_apiserver_args)
+        self.audit = audit
         self._work_dir: Path | None = None
         self._etcd_data_dir: Path | None = None
         self._ports: _Ports | None = None
@@ -149,6 +159,15 @@ class ControlPlane:
         return self.work_dir / "pki" / "ca.crt"
 
     @property
+    def audit_log_path(self) -> Path:
+        if not self.audit:
+            raise RuntimeError("the control plane was started without an audit log")
+        return self.work_dir / "audit.log"
+
+    def audit_log(self) -> AuditLog:
+        return AuditLog(self.audit_log_path)
+
+    @property
     def kubeconfig_path(self) -> Path:
         """An admin (system:masters) kubeconfig with the certificates embedded."""
         return self.work_dir / "admin.kubeconfig"
@@ -195,6 +214,22 @@ class ControlPlane:
             raise RuntimeError(f"TokenRequest for {namespace}/{name}: {issued}")
         token: str = issued.body["status"]["token"]
         return token
+
+    def client_kubeconfig(
+        self, user: str, groups: list[str], *, server_url: str | None = None
+    ) -> Path:
+        """A kubeconfig with a fresh client certificate for `user` in `groups`, for the
+        apiserver or for `server_url` (a proxy in front of it, say)."""
+        ca = self._require(self._ca)
+        pair = ca.issue_client(user, groups)
+        return write_kubeconfig(
+            self.work_dir / f"{user}.kubeconfig",
+            server_url=server_url or self.server_url,
+            ca_pem=ca.cert_pem,
+            user=user,
+            client_cert_pem=pair.cert_pem,
+            client_key_pem=pair.key_pem,
+        )
 
     def make_user_kubeconfig(self, token: str, *, user: str = "user") -> Path:
         """A kubeconfig that authenticates with a bearer token (e.g. a ServiceAccount's)."""
@@ -287,12 +322,27 @@ class ControlPlane:
             "--profiling=false",
             "-v=1",
             *self.extra_apiserver_args,
+            *self._audit_flags(),
         ]
         self._apiserver = ManagedProcess(
             "kube-apiserver", argv, self.work_dir / "kube-apiserver.log"
         )
         self._apiserver.start()
         self._wait_for_apiserver(self._apiserver)
+
+    def _audit_flags(self) -> list[str]:
+        if not self.audit:
+            return []
+        policy = write_policy(self.work_dir / "audit-policy.yaml")
+        return [
+            f"--audit-policy-file={policy}",
+            f"--audit-log-path={self.audit_log_path}",
+            # Rotation would split the record of one run across files; a run writes a few MB.
+            "--audit-log-maxsize=1024",
+            # Records are written as each request completes, not batched in memory: a server
+            # stopped mid-run loses none of them.
+            "--audit-log-mode=blocking",
+        ]
 
     def _wait_for_apiserver(self, apiserver: ManagedProcess) -> None:
         admin = self.admin_client()

@@ -67,6 +67,16 @@ class ManagedProcess:
             popen.kill()
             popen.wait()
 
+    def kill(self) -> None:
+        """SIGKILL at once: no shutdown of any kind, as when a node dies."""
+        popen, self._popen = self._popen, None
+        if popen is not None and popen.poll() is None:
+            popen.kill()
+            popen.wait()
+
+    def exit_code(self) -> int | None:
+        return self._popen.poll() if self._popen is not None else None
+
     def log_tail(self, lines: int = 40) -> str:
         try:
             content = self.log_path.read_text(errors="replace").splitlines()
