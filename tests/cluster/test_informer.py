@@ -11,7 +11,7 @@ import pytest
 from scheduler.cluster.informer import Backoff, Informer, InformerStore
 from scheduler.cluster.port import WatchEvent
 from scheduler.cluster.sim import SimCluster
-from scheduler.framework.errors import APIError, GoneError
+from scheduler.framework.errors import APIError, GoneError, NotFoundError
 from scheduler.framework.handle import Lister
 from scheduler.objects.pod import Pod
 from scheduler.testing import FakeClock, make_node, make_pod
@@ -427,3 +427,41 @@ def test_store_index_follows_puts_and_pops() -> None:
     assert [o["metadata"]["name"] for o in store.by_index("team", "y")] == ["a"]
     store.pop(("ns", "b"))
     assert store.by_index("team", "x") == []
+
+
+class _NotFoundAfterFirstList(_CountingLists):
+    """A server that, restarting, answers 404 for a resource it served a moment ago."""
+
+    async def list(self, resource: str, **kwargs: Any) -> Any:
+        if self.lists:
+            self.lists += 1
+            raise NotFoundError("the server could not find the requested resource")
+        return await super().list(resource, **kwargs)
+
+    def watch(self, resource: str, **kwargs: Any) -> AsyncIterator[WatchEvent]:
+        return self._gone()
+
+    async def _gone(self) -> AsyncIterator[WatchEvent]:
+        raise GoneError("restarting")
+        yield  # pragma: no cover - makes this an async generator
+
+
+async def test_a_404_after_a_successful_list_keeps_the_store(
+    sim: SimCluster, clock: FakeClock
+) -> None:
+    await sim.create("pods", make_pod("bound").node("n1").dict())
+    client = _NotFoundAfterFirstList(sim)
+    recorder = Recorder()
+    informer = Informer(
+        client,  # type: ignore[arg-type]
+        "pods",
+        clock=clock,
+        on_add=recorder.add,
+        on_update=recorder.update,
+        on_delete=recorder.delete,
+    )
+    async with Running(informer):
+        await settle()
+        assert client.lists >= 2  # listed, then asked again and got a 404
+        assert informer.store.get("default", "bound") is not None
+        assert recorder.take() == [("add", "bound")]  # no delete

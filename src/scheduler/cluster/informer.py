@@ -257,11 +257,16 @@ class Informer:
         """List; False (after a wait) if the server does not serve the resource at all.
 
         An optional API group or a custom resource whose CRD is not installed holds nothing:
-        the informer counts as synced and empty, and keeps asking in case it appears.
+        the informer counts as synced and empty, and keeps asking in case it appears. Once a
+        list has succeeded, a 404 is an ordinary failure: an API server that is starting
+        answers 404 for resources whose handlers it has not installed yet, and emptying the
+        store then would drop every object it holds (for pods: the capacity they take).
         """
         try:
             await self.list_and_replace()
         except NotFoundError as error:
+            if self._lists_done:
+                raise
             self.replace([], "")
             self.synced.set()
             delay = self._backoff.next()
