@@ -10,7 +10,7 @@ import pytest
 from scheduler.cluster.kube import KubeClusterClient
 from scheduler.framework.errors import APIError, ConflictError, NotFoundError
 from scheduler.objects.pod import Pod
-from scheduler.testing import make_pod
+from scheduler.testing import FakeClock, make_pod
 
 if TYPE_CHECKING:
     from tests.cluster.kube.conftest import ClientFactory, FakeApiServer
@@ -95,6 +95,30 @@ async def test_a_binding_answered_with_a_server_error_counts_if_the_pod_is_bound
             await client.bind(pending_pod(), "n1")
         assert raised.value.status == 504
     assert [r.method for r in api.requests] == ["POST", "GET"]
+
+
+async def test_an_uncertain_binding_is_settled_once_the_server_answers_again(
+    api: FakeApiServer, client: KubeClusterClient, clock: FakeClock
+) -> None:
+    # The server went away mid-binding and answers nothing for a while after.
+    api.fail("POST", binding_path(), 503, "ServiceUnavailable", "shutting down")
+    api.fail("GET", "/api/v1/namespaces/team-a/pods/web", 503, "ServiceUnavailable", "down")
+    api.fail("GET", "/api/v1/namespaces/team-a/pods/web", 503, "ServiceUnavailable", "down")
+    bound = make_pod("web").dict()
+    bound["metadata"].update({"namespace": "team-a", "uid": "uid-1"})
+    bound["spec"]["nodeName"] = "n1"
+    api.reply("GET", "/api/v1/namespaces/team-a/pods/web", body=bound)
+    binding = asyncio.create_task(client.bind(pending_pod(), "n1"))
+    for delay in (0.5, 1.0):
+        # The client waits (on the clock) before asking again.
+        for _ in range(10_000):
+            if clock.pending_timers:
+                break
+            await asyncio.sleep(0)
+        assert not binding.done()  # still asking; the pod keeps its place meanwhile
+        clock.advance(delay)
+    await asyncio.wait_for(binding, 5)
+    assert [r.method for r in api.requests] == ["POST", "GET", "GET", "GET"]
 
 
 async def test_many_concurrent_binds_share_one_client(

@@ -56,6 +56,8 @@ LIST_PAGE_SIZE = 500
 # Re-watching from a resourceVersion is cheap for the server (its watch cache serves it).
 DEFAULT_WATCH_TIMEOUT = 30
 WATCH_SILENCE_MARGIN = 15.0
+# Waits between asking whether a Binding answered with an error was made after all.
+UNCERTAIN_BINDING_RETRIES = (0.5, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0)
 
 
 class KubeClusterClient:
@@ -190,21 +192,31 @@ class KubeClusterClient:
                 raise NotFoundError(error.text) from error
             raise
         except APIError as error:
-            # No answer, or a 5xx (a timeout on the server's side, say): the Binding may have
-            # been made all the same. If the pod now sits on our node, it was, and the caller
-            # must treat it as bound (record its Event) rather than retry a bound pod.
-            if not error.retriable or not await self._bound_to(pod, node_name):
+            # No answer, or a 5xx (an API server timing out or shutting down, say): the
+            # Binding may have been made all the same. Until the server says which, the pod
+            # keeps its place in the cache (its binding cycle is still running), so nothing
+            # else is placed in its room; if it now sits on our node, it is bound.
+            if not error.retriable or not await self._made_anyway(pod, node_name):
                 raise
-            logger.info("binding answered with an error but was made", pod=pod.key, err=str(error))
+            logger.info(
+                "Binding answered with an error but was made", pod=pod.key, err=str(error)
+            )
 
-    async def _bound_to(self, pod: Pod, node_name: str) -> bool:
-        try:
-            current = await self.get("pods", pod.namespace, pod.name)
-        except APIError:
-            return False
-        meta = current.get("metadata") or {}
-        spec = current.get("spec") or {}
-        return meta.get("uid") == pod.uid and spec.get("nodeName") == node_name
+    async def _made_anyway(self, pod: Pod, node_name: str) -> bool:
+        """Whether `pod` is bound to `node_name`, asking until the server answers (for up to
+        about half a minute, which outlasts an API server restart)."""
+        for delay in UNCERTAIN_BINDING_RETRIES:
+            try:
+                current = await self.get("pods", pod.namespace, pod.name)
+            except NotFoundError:
+                return False
+            except APIError:
+                await self._clock.sleep(delay)
+                continue
+            meta = current.get("metadata") or {}
+            spec = current.get("spec") or {}
+            return meta.get("uid") == pod.uid and spec.get("nodeName") == node_name
+        return False
 
     async def delete_pod(
         self,
