@@ -26,21 +26,48 @@ TAINT_KEY = "dedicated"
 Object = dict[str, Any]
 
 
+WFFC_CLASS = "differential-wait-for-consumer"
+CLAIM = "data"
+BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+
+
 @dataclass
 class Case:
-    """Nodes, bound pods and the pending pod, all without namespace or scheduler name."""
+    """Volumes (PersistentVolumes and claims), nodes, bound pods and the pending pod, all
+    without namespace or scheduler name."""
 
     nodes: list[Object]
     bound: list[Object]
     pending: Object
-    extra: list[Object] = field(default_factory=list)
+    volumes: list[Object] = field(default_factory=list)
 
     def to_json(self) -> Object:
-        return {"nodes": self.nodes, "bound": self.bound, "pending": self.pending}
+        return {
+            "volumes": self.volumes,
+            "nodes": self.nodes,
+            "bound": self.bound,
+            "pending": self.pending,
+        }
 
     @classmethod
     def from_json(cls, data: Object) -> Case:
-        return cls(nodes=data["nodes"], bound=data["bound"], pending=data["pending"])
+        return cls(
+            nodes=data["nodes"],
+            bound=data["bound"],
+            pending=data["pending"],
+            volumes=data.get("volumes") or [],
+        )
+
+
+def storage_class() -> Object:
+    """The one StorageClass cases use: volumes bound when a pod needs them, never provisioned."""
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": WFFC_CLASS},
+        "provisioner": "kubernetes.io/no-provisioner",
+        "volumeBindingMode": "WaitForFirstConsumer",
+    }
 
 
 def _node(rng: random.Random, name: str) -> Object:
@@ -50,6 +77,8 @@ def _node(rng: random.Random, name: str) -> Object:
     spec: Object = {}
     if rng.random() < 0.2:
         spec["taints"] = [{"key": TAINT_KEY, "value": "batch", "effect": "NoSchedule"}]
+    elif rng.random() < 0.2:
+        spec["taints"] = [{"key": TAINT_KEY, "value": "batch", "effect": "PreferNoSchedule"}]
     if rng.random() < 0.1:
         spec["unschedulable"] = True
     images = [
@@ -167,11 +196,88 @@ def _pending_pod(rng: random.Random, node_names: list[str]) -> Object:
                 "labelSelector": {"matchLabels": {"app": app}},
             }
         ]
-    if rng.random() < 0.08:
-        spec["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": "missing"}}]
+    if rng.random() < 0.2:
+        zone = rng.choice(ZONES)
+        preference = {"matchExpressions": [{"key": ZONE, "operator": "In", "values": [zone]}]}
+        spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})[
+            "preferredDuringSchedulingIgnoredDuringExecution"
+        ] = [{"weight": rng.randint(1, 100), "preference": preference}]
+    if rng.random() < 0.15:
+        reference = rng.choice([image for image, _ in IMAGES])
+        spec["volumes"] = [{"name": "image", "image": {"reference": reference}}]
+    if rng.random() < 0.15:
+        # Pod-level requests at least the containers' sum, as the API requires.
+        requests = container["resources"]["requests"]
+        cpu = int(requests["cpu"].removesuffix("m")) + rng.choice((0, 500, 1000))
+        memory = int(requests["memory"].removesuffix("Mi")) + rng.choice((0, 512))
+        spec["resources"] = {"requests": {"cpu": f"{cpu}m", "memory": f"{memory}Mi"}}
     if rng.random() < 0.1:
         spec["preemptionPolicy"] = "Never"
     return pod
+
+
+def _persistent_volume(
+    name: str, *, node: str | None, access: str = "ReadWriteOnce", storage_class: str = ""
+) -> Object:
+    spec: Object = {
+        "capacity": {"storage": "1Gi"},
+        "accessModes": [access],
+        "hostPath": {"path": f"/tmp/{name}"},
+        "storageClassName": storage_class,
+    }
+    if node is not None:
+        term = {"matchExpressions": [{"key": HOSTNAME, "operator": "In", "values": [node]}]}
+        spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [term]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": name},
+        "spec": spec,
+    }
+
+
+def _claim(*, volume: str = "", access: str = "ReadWriteOnce", storage_class: str = "") -> Object:
+    metadata: Object = {"name": CLAIM}
+    spec: Object = {
+        "accessModes": [access],
+        "resources": {"requests": {"storage": "1Gi"}},
+        "storageClassName": storage_class,
+    }
+    if volume:
+        spec["volumeName"] = volume
+        metadata["annotations"] = {BIND_COMPLETED: "yes"}
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": metadata, "spec": spec}
+
+
+def _with_volumes(rng: random.Random, case: Case, node_names: list[str]) -> None:
+    """Gives the pending pod a claim of one of four shapes (or none)."""
+    kind = rng.choice(("none", "none", "missing", "bound-local", "read-write-once-pod", "wait"))
+    if kind == "none":
+        return
+    pending_volumes = case.pending["spec"].setdefault("volumes", [])
+    pending_volumes.append({"name": "data", "persistentVolumeClaim": {"claimName": CLAIM}})
+    if kind == "missing":
+        return
+    if kind == "bound-local":
+        # A claim bound to a volume only one node can reach.
+        case.volumes += [
+            _persistent_volume("pv", node=rng.choice(node_names)),
+            _claim(volume="pv"),
+        ]
+    elif kind == "read-write-once-pod":
+        # A bound pod already uses the claim: no other pod may, wherever it goes.
+        case.volumes += [
+            _persistent_volume("pv", node=None, access="ReadWriteOncePod"),
+            _claim(volume="pv", access="ReadWriteOncePod"),
+        ]
+        if case.bound:
+            user = rng.choice(case.bound)
+            user["spec"]["volumes"] = [
+                {"name": "data", "persistentVolumeClaim": {"claimName": CLAIM}}
+            ]
+    else:
+        # Waits for its consumer, with no volume to take: every node fails to find one.
+        case.volumes.append(_claim(storage_class=WFFC_CLASS))
 
 
 def generate(seed: int, index: int) -> Case:
@@ -182,4 +288,6 @@ def generate(seed: int, index: int) -> Case:
     bound = [
         _bound_pod(rng, i, rng.choice(node_names)) for i in range(rng.randint(0, 2 * len(nodes)))
     ]
-    return Case(nodes=nodes, bound=bound, pending=_pending_pod(rng, node_names))
+    case = Case(nodes=nodes, bound=bound, pending=_pending_pod(rng, node_names))
+    _with_volumes(rng, case, node_names)
+    return case

@@ -57,6 +57,17 @@ def localize(case: Case, prefix: str) -> Case:
     for node in copied.nodes:
         node["metadata"]["name"] = named(node["metadata"]["name"])
         node["metadata"]["labels"][HOSTNAME] = node["metadata"]["name"]
+    for volume in copied.volumes:
+        spec = volume["spec"]
+        if volume["kind"] == "PersistentVolume":
+            volume["metadata"]["name"] = named(volume["metadata"]["name"])
+            for term in ((spec.get("nodeAffinity") or {}).get("required") or {}).get(
+                "nodeSelectorTerms"
+            ) or ():
+                for requirement in term.get("matchExpressions") or ():
+                    requirement["values"] = [named(v) for v in requirement["values"]]
+        elif spec.get("volumeName"):
+            spec["volumeName"] = named(spec["volumeName"])
     for pod in copied.bound:
         pod["spec"]["nodeName"] = named(pod["spec"]["nodeName"])
     required = ((copied.pending["spec"].get("affinity") or {}).get("nodeAffinity") or {}).get(
@@ -89,6 +100,12 @@ class CaseRun:
     def run(self) -> Observation:
         self._create("/api/v1/namespaces", _namespace(self.namespace))
         try:
+            for volume in self.case.volumes:
+                if volume["kind"] == "PersistentVolume":
+                    self._create("/api/v1/persistentvolumes", volume)
+                else:
+                    claims = f"/api/v1/namespaces/{self.namespace}/persistentvolumeclaims"
+                    self._create(claims, volume)
             for node in self.case.nodes:
                 self._create("/api/v1/nodes", node)
             for pod in self.case.bound:
@@ -202,6 +219,10 @@ class CaseRun:
             self._delete_pod(pod["metadata"]["name"])
         for node in self.case.nodes:
             self.client.delete(f"/api/v1/nodes/{node['metadata']['name']}")
+        for volume in self.case.volumes:
+            # Protection finalizers keep them (no controller removes them); names never recur.
+            if volume["kind"] == "PersistentVolume":
+                self.client.delete(f"/api/v1/persistentvolumes/{volume['metadata']['name']}")
 
 
 def _namespace(name: str) -> Object:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.compare_schedulers import KINDS, OURS, UPSTREAM, SchedulerProcess
-from tests.differential.cases import Case, generate
+from tests.differential.cases import Case, generate, storage_class
 from tests.differential.placement import CaseRun, Observation
 from tests.differential.upstream_log import upstream_top_is_unique
 from tests.differential.verdicts import differences
@@ -127,10 +127,14 @@ def running(
     binaries: ControlPlaneBinaries, log_dir: Path
 ) -> Iterator[tuple[ApiClient, Schedulers]]:
     with ControlPlane(binaries) as plane:
+        client = plane.admin_client()
+        created = client.post("/apis/storage.k8s.io/v1/storageclasses", storage_class())
+        if created.status != 201:
+            raise RuntimeError(f"creating the cases' StorageClass: {created}")
         schedulers = Schedulers(binaries, plane, log_dir)
         schedulers.start()
         try:
-            yield plane.admin_client(), schedulers
+            yield client, schedulers
         finally:
             schedulers.stop()
 
