@@ -22,6 +22,7 @@ IMAGES = (
     ("registry.example/tools@sha256:" + "ab" * 32, 900 * 1024 * 1024),
 )
 TAINT_KEY = "dedicated"
+GPU = "example.com/gpu"
 
 Object = dict[str, Any]
 
@@ -72,13 +73,22 @@ def storage_class() -> Object:
 
 def _node(rng: random.Random, name: str) -> Object:
     cpu = rng.choice(("1", "2", "4"))
-    capacity = {"cpu": cpu, "memory": rng.choice(("2Gi", "4Gi", "8Gi")), "pods": "10"}
+    capacity = {
+        "cpu": cpu,
+        "memory": rng.choice(("2Gi", "4Gi", "8Gi")),
+        "pods": rng.choice(("3", "10", "10")),
+        "ephemeral-storage": rng.choice(("10Gi", "50Gi")),
+    }
+    if rng.random() < 0.3:
+        capacity[GPU] = rng.choice(("1", "2"))
     labels = {HOSTNAME: name, ZONE: rng.choice(ZONES), "disk": rng.choice(DISKS)}
     spec: Object = {}
     if rng.random() < 0.2:
         spec["taints"] = [{"key": TAINT_KEY, "value": "batch", "effect": "NoSchedule"}]
     elif rng.random() < 0.2:
         spec["taints"] = [{"key": TAINT_KEY, "value": "batch", "effect": "PreferNoSchedule"}]
+    elif rng.random() < 0.1:
+        spec["taints"] = [{"key": "maintenance", "effect": "NoExecute"}]
     if rng.random() < 0.1:
         spec["unschedulable"] = True
     images = [
@@ -127,7 +137,42 @@ def _bound_pod(rng: random.Random, index: int, node: str) -> Object:
     )
     pod = _pod(f"bound-{index}", {"app": rng.choice(APPS)}, rng.choice((0, 5, 10)), container)
     pod["spec"]["nodeName"] = node
+    if rng.random() < 0.15:
+        term = {
+            "labelSelector": {"matchLabels": {"app": rng.choice(APPS)}},
+            "topologyKey": rng.choice((HOSTNAME, ZONE)),
+        }
+        pod["spec"]["affinity"] = {
+            "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+        }
+    if rng.random() < 0.15:
+        container["resources"]["requests"][GPU] = "1"
+        container["resources"]["limits"] = {GPU: "1"}
+    _maybe_init_containers(rng, pod)
     return pod
+
+
+def _maybe_init_containers(rng: random.Random, pod: Object) -> None:
+    """An init container and sometimes a sidecar (restartPolicy Always), each with requests."""
+    if rng.random() >= 0.15:
+        return
+    init: list[Object] = [
+        {
+            "name": "init",
+            "image": "registry.example/init",
+            "resources": {"requests": {"cpu": f"{rng.choice((200, 2000))}m"}},
+        }
+    ]
+    if rng.random() < 0.5:
+        init.append(
+            {
+                "name": "sidecar",
+                "image": "registry.example/sidecar",
+                "restartPolicy": "Always",
+                "resources": {"requests": {"cpu": "300m", "memory": "64Mi"}},
+            }
+        )
+    pod["spec"]["initContainers"] = init
 
 
 def _node_affinity(rng: random.Random, node_names: list[str]) -> Object:
@@ -187,15 +232,26 @@ def _pending_pod(rng: random.Random, node_names: list[str]) -> Object:
         spec["affinity"] = affinity
     if rng.random() < 0.3:
         spec["tolerations"] = [{"key": TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}]
+    elif rng.random() < 0.1:
+        spec["tolerations"] = [{"key": "maintenance", "operator": "Exists"}]
+    if rng.random() < 0.15:
+        container["resources"]["requests"][GPU] = "1"
+        container["resources"]["limits"] = {GPU: "1"}
+    if rng.random() < 0.1:
+        container["resources"]["requests"]["ephemeral-storage"] = rng.choice(("5Gi", "20Gi"))
+    _maybe_init_containers(rng, pod)
     if rng.random() < 0.25:
-        spec["topologySpreadConstraints"] = [
-            {
-                "maxSkew": 1,
-                "topologyKey": ZONE,
-                "whenUnsatisfiable": rng.choice(("DoNotSchedule", "ScheduleAnyway")),
-                "labelSelector": {"matchLabels": {"app": app}},
-            }
-        ]
+        constraint: Object = {
+            "maxSkew": rng.choice((1, 1, 2)),
+            "topologyKey": rng.choice((ZONE, ZONE, HOSTNAME)),
+            "whenUnsatisfiable": rng.choice(("DoNotSchedule", "ScheduleAnyway")),
+            "labelSelector": {"matchLabels": {"app": app}},
+        }
+        if constraint["whenUnsatisfiable"] == "DoNotSchedule" and rng.random() < 0.3:
+            constraint["minDomains"] = rng.choice((2, 3))
+        if rng.random() < 0.2:
+            constraint["nodeTaintsPolicy"] = "Honor"
+        spec["topologySpreadConstraints"] = [constraint]
     if rng.random() < 0.2:
         zone = rng.choice(ZONES)
         preference = {"matchExpressions": [{"key": ZONE, "operator": "In", "values": [zone]}]}
@@ -205,7 +261,7 @@ def _pending_pod(rng: random.Random, node_names: list[str]) -> Object:
     if rng.random() < 0.15:
         reference = rng.choice([image for image, _ in IMAGES])
         spec["volumes"] = [{"name": "image", "image": {"reference": reference}}]
-    if rng.random() < 0.15:
+    if rng.random() < 0.15 and not spec.get("initContainers"):
         # Pod-level requests at least the containers' sum, as the API requires.
         requests = container["resources"]["requests"]
         cpu = int(requests["cpu"].removesuffix("m")) + rng.choice((0, 500, 1000))
@@ -286,8 +342,12 @@ def generate(seed: int, index: int) -> Case:
     node_names = [f"n{i}" for i in range(rng.randint(1, 5))]
     nodes = [_node(rng, name) for name in node_names]
     bound = [
-        _bound_pod(rng, i, rng.choice(node_names)) for i in range(rng.randint(0, 2 * len(nodes)))
+        _bound_pod(rng, i, rng.choice(node_names)) for i in range(rng.randint(0, 3 * len(nodes)))
     ]
+    # Distinct start times: kube-scheduler gives a pod without one the time of each look at it,
+    # which makes its choice between otherwise equal preemption candidates a matter of chance.
+    for pod, minute in zip(bound, rng.sample(range(60), len(bound)), strict=True):
+        pod["status"] = {"phase": "Running", "startTime": f"2026-01-01T10:{minute:02d}:00Z"}
     case = Case(nodes=nodes, bound=bound, pending=_pending_pod(rng, node_names))
     _with_volumes(rng, case, node_names)
     return case

@@ -22,7 +22,7 @@ POLL_S = 0.05
 ANSWER_TIMEOUT_S = 20.0
 BARRIER_TIMEOUT_S = 60.0
 # After a successful preemption the nomination and the victims' deletion follow the event.
-PREEMPTION_TIMEOUT_S = 5.0
+PREEMPTION_TIMEOUT_S = 15.0
 PROBE_LABEL = "differential.kube-pyscheduler.io/probe"
 _NODE_COUNTS = re.compile(
     r"^0/(\d+) nodes are available: (?:(\d+) node\(s\) didn't match Pod's node affinity/selector)?"
@@ -110,6 +110,8 @@ class CaseRun:
                 self._create("/api/v1/nodes", node)
             for pod in self.case.bound:
                 self._create_pod(pod)
+                if pod.get("status"):
+                    self._set_status(pod["metadata"]["name"], pod["status"])
             self._wait_for_cache_of_this_run()
             self._create_pod(self.case.pending)
             return self._observe("pending")
@@ -150,11 +152,13 @@ class CaseRun:
     def _unschedulable(self, name: str, message: str) -> Observation:
         observation = Observation("unschedulable", message=message)
         if "preemption:" not in message and self.case.pending["spec"].get("priority"):
-            # Preemption found a candidate: wait for the nomination and the victims.
+            # Preemption found a candidate: the nomination follows the event, and the victims'
+            # deletions run in the background. The pod's next attempt (the victims' updates
+            # requeue it) fails again while they terminate; by then every deletion was sent.
             deadline = time.monotonic() + PREEMPTION_TIMEOUT_S
             while time.monotonic() < deadline:
                 status = self._get_pod(name).get("status") or {}
-                if status.get("nominatedNodeName"):
+                if status.get("nominatedNodeName") and len(self._events(name)) >= 2:
                     observation.nominated = local_name(self.prefix, status["nominatedNodeName"])
                     break
                 time.sleep(POLL_S)
@@ -178,6 +182,17 @@ class CaseRun:
         pod["spec"]["schedulerName"] = self.scheduler_name
         self._create(f"/api/v1/namespaces/{self.namespace}/pods", pod)
 
+    def _set_status(self, name: str, status: Object) -> None:
+        """The API drops a new pod's status; the status subresource takes it."""
+        answer = self.client.request(
+            "PATCH",
+            f"/api/v1/namespaces/{self.namespace}/pods/{name}/status",
+            {"status": status},
+            content_type="application/merge-patch+json",
+        )
+        if answer.status != 200:
+            raise RunError(f"setting the status of pod {name}: {answer}")
+
     def _get_pod(self, name: str) -> Object:
         answer = self.client.get(f"/api/v1/namespaces/{self.namespace}/pods/{name}")
         if answer.status != 200:
@@ -190,14 +205,18 @@ class CaseRun:
         items: list[Object] = answer.body["items"]
         return items
 
-    def _first_event(self, name: str) -> str | None:
+    def _events(self, name: str) -> list[tuple[str, str]]:
+        """(creation time, note) of the pod's FailedScheduling events, oldest first."""
         answer = self.client.get(f"{EVENTS}/namespaces/{self.namespace}/events")
-        notes = [
-            (e["metadata"].get("creationTimestamp") or "", str(e.get("note") or ""))
+        return sorted(
+            (str(e.get("eventTime") or ""), str(e.get("note") or ""))
             for e in answer.body["items"]
             if e.get("reason") == "FailedScheduling" and e["regarding"]["name"] == name
-        ]
-        return min(notes)[1] if notes else None
+        )
+
+    def _first_event(self, name: str) -> str | None:
+        events = self._events(name)
+        return events[0][1] if events else None
 
     def _wait_event(self, name: str, deadline: float) -> str:
         while time.monotonic() < deadline:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import tempfile
 import time
@@ -219,6 +220,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    # SIGTERM (e.g. from `timeout`) unwinds like Ctrl-C, so the schedulers and the control
+    # plane are stopped on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     binaries = ensure_binaries()
     log_dir = Path(tempfile.mkdtemp(prefix="sched-differential-"))
     print(f"scheduler logs in {log_dir}", flush=True)
