@@ -59,7 +59,7 @@ def informer_for(
 
 
 async def settle() -> None:
-    for _ in range(10):
+    for _ in range(30):
         await asyncio.sleep(0)
 
 
@@ -328,3 +328,80 @@ async def test_repeated_gone_without_progress_backs_off(sim: SimCluster, clock: 
         clock.advance(0.5)
         await settle()
         assert client.lists == 3
+
+
+class _CountingLists:
+    """The in-memory cluster, counting lists and able to hold the next one back."""
+
+    def __init__(self, sim: SimCluster) -> None:
+        self.sim = sim
+        self.lists = 0
+        self.hold: asyncio.Event | None = None
+
+    async def list(self, resource: str, **kwargs: Any) -> Any:
+        self.lists += 1
+        if self.hold is not None:
+            await self.hold.wait()
+        return await self.sim.list(resource, **kwargs)
+
+    def watch(self, resource: str, **kwargs: Any) -> AsyncIterator[WatchEvent]:
+        return self.sim.watch(resource, **kwargs)
+
+
+async def test_relist_returns_once_a_fresh_list_is_in_the_store(
+    sim: SimCluster, clock: FakeClock
+) -> None:
+    client = _CountingLists(sim)
+    recorder = Recorder()
+    informer = Informer(
+        client,  # type: ignore[arg-type]
+        "pods",
+        clock=clock,
+        on_add=recorder.add,
+        on_update=recorder.update,
+        on_delete=recorder.delete,
+    )
+    async with Running(informer):
+        assert client.lists == 1
+        client.hold = asyncio.Event()
+        relisted = asyncio.create_task(informer.relist())
+        await settle()
+        assert client.lists == 2 and not relisted.done()
+        await sim.create("pods", make_pod("late").dict())  # while the relist is held back
+        client.hold.set()
+        await asyncio.wait_for(relisted, 5)
+        assert informer.store.get("default", "late") is not None
+        assert ("add", "late") in recorder.take()
+        await settle()
+        assert informer.has_synced
+
+
+async def test_a_relist_asked_for_during_a_list_waits_for_the_next_one(
+    sim: SimCluster, clock: FakeClock
+) -> None:
+    client = _CountingLists(sim)
+    client.hold = asyncio.Event()
+    informer = Informer(client, "pods", clock=clock)  # type: ignore[arg-type]
+    async with Running(informer):
+        assert client.lists == 1  # the first list, held back
+        relisted = asyncio.create_task(informer.relist())
+        await settle()
+        client.hold.set()
+        await settle()
+        # The list under way began before the request: it does not count.
+        assert client.lists == 2
+        await asyncio.wait_for(relisted, 5)
+
+
+async def test_a_watch_the_server_ends_on_time_is_reopened_at_once(
+    sim: SimCluster, clock: FakeClock
+) -> None:
+    recorder = Recorder()
+    informer = informer_for(sim, clock, recorder)
+    async with Running(informer):
+        clock.advance(30)  # the server-side timeout of a quiet watch
+        sim.end_watches("pods")
+        await settle()
+        await sim.create("pods", make_pod("after").dict())
+        await settle()
+        assert recorder.take() == [("add", "after")]  # no backoff wait in between

@@ -178,17 +178,52 @@ async def test_holder_stops_leading_when_renewals_fail_past_the_renew_deadline(
     a = replica("a")
     assert await a.elector.try_acquire_or_renew()
     fail_renewals(sim, 10)
-    for _ in range(4):  # failures at 2, 4, 6, 8 s: still within the 10 s deadline
+    # As client-go counts it: a retry period after the last renewal, the next round of attempts
+    # begins, and it has the renew deadline (10 s) to succeed.
+    for _ in range(5):  # failures at 2, 4, 6, 8, 10 s: still within 2 + 10 s
         clock.advance(2)
         assert not await a.elector.try_acquire_or_renew()
         assert a.elector.is_leader
     clock.advance(1.99)
     assert a.elector.is_leader
     assert a.calls == ["started"]
-    clock.advance(0.01)  # 10 s since the last renewal: lost at once, without another attempt
+    clock.advance(0.01)  # 12 s since the last renewal: lost at once, without another attempt
     assert not a.elector.is_leader
     assert a.calls == ["started", "stopped"]
     assert a.status_metric == 0
+
+
+async def test_tenure_ends_at_the_renew_deadline_before_leadership_does(
+    sim: SimCluster, clock: FakeClock, replica: Callable[[str], Candidate]
+) -> None:
+    a, b = replica("a"), replica("b")
+    assert a.elector.tenure_remaining(clock.now()) == 0  # not leading yet
+    assert await a.elector.try_acquire_or_renew()
+    assert not await b.elector.try_acquire_or_renew()
+    assert a.elector.tenure_remaining(clock.now()) == 10
+    clock.advance(6)  # a renews no more (its process hangs, say)
+    assert a.elector.tenure_remaining(clock.now()) == 4
+    clock.advance(4)
+    # Still leading (until 12 s), but no longer allowed to act as the leader...
+    assert a.elector.is_leader
+    assert a.elector.tenure_remaining(clock.now()) == 0
+    # ...and the standby, which last saw the record change at 0 s, may take over only at 15 s:
+    # five seconds after the tenure ended, three after leadership did.
+    clock.advance(4.99)
+    assert not await b.elector.try_acquire_or_renew()
+    clock.advance(0.01)
+    assert await b.elector.try_acquire_or_renew()
+    assert not a.elector.is_leader
+
+
+async def test_a_renewal_restores_the_tenure(
+    sim: SimCluster, clock: FakeClock, replica: Callable[[str], Candidate]
+) -> None:
+    a = replica("a")
+    assert await a.elector.try_acquire_or_renew()
+    clock.advance(2)
+    assert await a.elector.try_acquire_or_renew()
+    assert a.elector.tenure_remaining(clock.now()) == 10
 
 
 async def test_a_successful_renewal_pushes_the_deadline_back(
@@ -202,7 +237,7 @@ async def test_a_successful_renewal_pushes_the_deadline_back(
         assert not await a.elector.try_acquire_or_renew()
     clock.advance(1)
     assert await a.elector.try_acquire_or_renew()  # at 9 s
-    clock.advance(9.9)
+    clock.advance(11.9)
     assert a.elector.is_leader
     clock.advance(0.1)
     assert a.calls == ["started", "stopped"]
@@ -401,8 +436,8 @@ async def test_run_returns_when_leadership_is_lost(
     a = replica("a")
     running = asyncio.create_task(a.elector.run())
     await until_sleeping(clock, 1)
-    fail_renewals(sim, 4)
-    for round_ in range(4):  # failures at 2, 4, 6 and 8 s
+    fail_renewals(sim, 5)
+    for round_ in range(5):  # failures at 2, 4, 6, 8 and 10 s
         clock.advance(2)
         await until_sleeping(clock, round_ + 2)
     assert a.calls == ["started"]
@@ -410,8 +445,9 @@ async def test_run_returns_when_leadership_is_lost(
     await settle(running.done)
     await running
     assert a.calls == ["started", "stopped"]
-    # On the way out it released the lease it still held on record.
-    assert lease_spec(sim)["holderIdentity"] == ""
+    # A lost lease is not released: requests sent while leading may still be in flight, so the
+    # others wait out the lease duration.
+    assert lease_spec(sim)["holderIdentity"] == "a"
 
 
 async def test_a_hung_renewal_does_not_keep_a_lost_leader_running(
@@ -432,10 +468,8 @@ async def test_a_hung_renewal_does_not_keep_a_lost_leader_running(
     monkeypatch.setattr(sim, "update", hang)
     clock.advance(2)  # the renewal starts and hangs
     await settle(lambda: clock.pending_timers >= 2)  # the deadline and the attempt's limit
-    clock.advance(8)
-    assert a.calls == ["started", "stopped"]
-    await settle(lambda: clock.pending_timers == 1)  # the release, bounded too
     clock.advance(10)
+    assert a.calls == ["started", "stopped"]
     await settle(running.done)
     await running
-    assert lease_spec(sim)["holderIdentity"] == "a"  # the release never reached the server
+    assert lease_spec(sim)["holderIdentity"] == "a"  # lost, so never released

@@ -81,3 +81,27 @@ def test_nomination(current: str, nominated: str, clear: bool, expected: str | N
     else:
         assert patch is not None
         assert patch["status"]["nominatedNodeName"] == expected
+
+
+def test_the_condition_carries_the_generation_it_judged() -> None:
+    raw = make_pod("p").dict()
+    raw["metadata"]["generation"] = 3
+    patch = _patch(Pod.from_dict(raw))
+    assert patch is not None
+    assert patch["status"]["conditions"][0]["observedGeneration"] == 3
+
+
+def test_a_new_reason_keeps_the_time_the_condition_turned_false() -> None:
+    raw = make_pod("p").dict()
+    raw["status"]["conditions"] = [
+        {
+            "type": "PodScheduled",
+            "status": "False",
+            "reason": "SchedulerError",
+            "message": "boom",
+            "lastTransitionTime": "2026-04-30T08:00:00Z",
+        }
+    ]
+    patch = _patch(Pod.from_dict(raw))
+    assert patch is not None
+    assert patch["status"]["conditions"][0]["lastTransitionTime"] == "2026-04-30T08:00:00Z"

@@ -62,6 +62,9 @@ REQUIRED = [
     Grant("", "namespaces", "watch"),
     Grant("events.k8s.io", "events", "create"),
     Grant("events.k8s.io", "events", "patch"),
+    # The secure port's delegated authentication and authorization.
+    Grant("authentication.k8s.io", "tokenreviews", "create"),
+    Grant("authorization.k8s.io", "subjectaccessreviews", "create"),
     *(
         Grant(group, resource, verb)
         for group, resource in [
@@ -89,6 +92,9 @@ ALLOWED_WRITES = {
     # VolumeBinding's PreBind: a volume's claimRef, a claim's selected-node annotation.
     Grant("", "persistentvolumes", "patch"),
     Grant("", "persistentvolumeclaims", "patch"),
+    # Reviews create nothing that is stored: the server answers them and forgets them.
+    Grant("authentication.k8s.io", "tokenreviews", "create"),
+    Grant("authorization.k8s.io", "subjectaccessreviews", "create"),
 }
 
 

@@ -69,7 +69,11 @@ def workload(admin: ApiClient, namespace: str) -> Iterator[Workload]:
 @pytest.fixture
 def daemons(control_plane: ControlPlane, tmp_path: Path) -> Iterator[DaemonLauncher]:
     """Starts scheduler daemons with the admin kubeconfig; stops them all at the end."""
-    launcher = DaemonLauncher(control_plane.kubeconfig_path, tmp_path / "daemons")
+    launcher = DaemonLauncher(
+        control_plane.kubeconfig_path,
+        tmp_path / "daemons",
+        client_cert=control_plane.admin_cert_paths,
+    )
     try:
         yield launcher
     finally:

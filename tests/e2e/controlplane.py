@@ -148,11 +148,19 @@ class ControlPlane:
         """An admin (system:masters) kubeconfig with the certificates embedded."""
         return self.work_dir / "admin.kubeconfig"
 
-    def admin_client(self) -> ApiClient:
+    @property
+    def certificate_authority(self) -> CertificateAuthority:
+        """The CA that signs the plane's certificates; kube-apiserver's client CA too."""
+        return self._require(self._ca)
+
+    @property
+    def admin_cert_paths(self) -> tuple[Path, Path]:
+        """The admin's client certificate and key (user admin, group system:masters)."""
         pki = self.work_dir / "pki"
-        return ApiClient(
-            self.server_url, self.ca_path, client_cert=(pki / "admin.crt", pki / "admin.key")
-        )
+        return pki / "admin.crt", pki / "admin.key"
+
+    def admin_client(self) -> ApiClient:
+        return ApiClient(self.server_url, self.ca_path, client_cert=self.admin_cert_paths)
 
     def token_client(self, token: str) -> ApiClient:
         return ApiClient(self.server_url, self.ca_path, token=token)

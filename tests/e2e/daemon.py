@@ -3,7 +3,10 @@
 `DaemonLauncher` starts `python -m scheduler.app.cli run --kubeconfig ... --secure-port ...`
 with its stdout and stderr in files, and stops whatever it started. `SchedulerDaemon` is one
 such process: signals, its HTTPS endpoints (self-signed, so unverified), its metrics and its
-JSON log records. Waiting on a daemon always polls something observable with a deadline.
+JSON log records. The secure port checks its callers as kube-scheduler's does, so the daemons
+get the kubeconfig for their reviews too, and the harness calls them with a client
+certificate (the admin's, in system:masters, unless a test gives another). Waiting on a
+daemon always polls something observable with a deadline.
 """
 
 from __future__ import annotations
@@ -107,7 +110,15 @@ class Metrics:
 class SchedulerDaemon:
     """One `kube-pyscheduler run` process."""
 
-    def __init__(self, label: str, argv: Sequence[str], log_dir: Path, port: int) -> None:
+    def __init__(
+        self,
+        label: str,
+        argv: Sequence[str],
+        log_dir: Path,
+        port: int,
+        *,
+        client_cert: tuple[Path, Path] | None = None,
+    ) -> None:
         self.label = label
         self.argv = list(argv)
         self.port = port
@@ -118,6 +129,8 @@ class SchedulerDaemon:
         self._tls = ssl.create_default_context()
         self._tls.check_hostname = False
         self._tls.verify_mode = ssl.CERT_NONE
+        if client_cert is not None:
+            self._tls.load_cert_chain(*client_cert)
 
     # ---- process ----------------------------------------------------------------------
 
@@ -244,8 +257,11 @@ class SchedulerDaemon:
 class DaemonLauncher:
     """Starts daemons against one cluster and stops every one of them at the end."""
 
-    def __init__(self, kubeconfig: Path, log_dir: Path) -> None:
+    def __init__(
+        self, kubeconfig: Path, log_dir: Path, *, client_cert: tuple[Path, Path] | None = None
+    ) -> None:
         self.kubeconfig = kubeconfig
+        self.client_cert = client_cert
         self.log_dir = log_dir
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.started: list[SchedulerDaemon] = []
@@ -258,14 +274,20 @@ class DaemonLauncher:
         kubeconfig: Path | None = None,
         leader_election: LeaderElection | None = None,
         extra_args: Iterable[str] = (),
+        review_kubeconfig: Path | None = None,
     ) -> list[str]:
+        """`review_kubeconfig` is for the secure port's reviews; by default `kubeconfig`."""
         election = leader_election.flags() if leader_election else ["--leader-elect=false"]
+        credentials = kubeconfig or self.kubeconfig
+        reviewer = review_kubeconfig or credentials
         return [
             sys.executable,
             "-m",
             "scheduler.app.cli",
             "run",
-            f"--kubeconfig={kubeconfig or self.kubeconfig}",
+            f"--kubeconfig={credentials}",
+            f"--authentication-kubeconfig={reviewer}",
+            f"--authorization-kubeconfig={reviewer}",
             f"--secure-port={port}",
             "--bind-address=127.0.0.1",
             f"--scheduler-name={scheduler_name}",
@@ -283,6 +305,7 @@ class DaemonLauncher:
         kubeconfig: Path | None = None,
         leader_election: LeaderElection | None = None,
         extra_args: Iterable[str] = (),
+        review_kubeconfig: Path | None = None,
     ) -> SchedulerDaemon:
         """Starts a daemon and waits until its secure port answers (retrying on a new port if
         another process took the chosen one first)."""
@@ -296,8 +319,9 @@ class DaemonLauncher:
                 kubeconfig=kubeconfig,
                 leader_election=leader_election,
                 extra_args=extra,
+                review_kubeconfig=review_kubeconfig,
             )
-            daemon = SchedulerDaemon(name, argv, self.log_dir, port)
+            daemon = SchedulerDaemon(name, argv, self.log_dir, port, client_cert=self.client_cert)
             self.started.append(daemon)
             daemon.start()
             try:

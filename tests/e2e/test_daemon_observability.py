@@ -66,7 +66,7 @@ def test_metrics_use_upstream_names_and_count_the_run(
     assert metrics.total("scheduler_pending_pods", queue="active") == 0
     assert metrics.total("scheduler_pending_pods", queue="gated") == 0
     incoming = "scheduler_queue_incoming_pods_total"
-    assert metrics.total(incoming, queue="active", event="UnscheduledPodAdd") == len(pods) + 1
+    assert metrics.total(incoming, queue="active", event="UnschedulablePodAdd") == len(pods) + 1
     assert metrics.total(incoming, queue="unschedulable", event="ScheduleAttemptFailure") == (
         failed_attempts
     )
@@ -79,6 +79,25 @@ def test_metrics_use_upstream_names_and_count_the_run(
         assert metrics.total(
             extension_points, extension_point=point, profile=ours, status="Success"
         ) == len(pods), point
+    # One Filter observation per attempt (the whole pass); PreEnqueue each time a pod is queued.
+    assert metrics.total(extension_points, extension_point="Filter", profile=ours) == (
+        len(pods) + failed_attempts
+    )
+    assert metrics.total(extension_points, extension_point="PreEnqueue", profile=ours) >= (
+        len(pods) + 1
+    )
+    evaluations = "scheduler_plugin_evaluation_total"
+    # NodeResourcesFit filters every node in every attempt: three nodes each time.
+    assert metrics.total(
+        evaluations, plugin="NodeResourcesFit", extension_point="Filter", profile=ours
+    ) == 3 * (len(pods) + failed_attempts)
+    # The API client's requests, and the harness's own calls to the secure port.
+    assert metrics.total("rest_client_requests_total", method="POST", code="201") >= len(pods)
+    assert metrics.total("rest_client_rate_limiter_duration_seconds_count", verb="GET") > 0
+    assert metrics.total("authentication_attempts_total", result="success") > 0
+    assert metrics.total("authorization_attempts_total", result="allowed") > 0
+    assert metrics.total("kubernetes_build_info", minor="36") == 1
+    assert "process_cpu_seconds_total" in metrics.names()
     sli = "scheduler_pod_scheduling_sli_duration_seconds_count"
     assert metrics.total(sli) == len(pods)
     assert metrics.total(sli, attempts="1") == len(pods)
@@ -108,7 +127,10 @@ def test_readyz_fails_until_the_informers_have_synced(
     kubeconfig = _kubeconfig_with_server(
         control_plane.kubeconfig_path, f"https://127.0.0.1:{proxy_port}", tmp_path / "kubeconfig"
     )
-    daemon = daemons.start(ours, kubeconfig=kubeconfig)
+    # The secure port's reviews go straight to the apiserver, so the harness can ask it.
+    daemon = daemons.start(
+        ours, kubeconfig=kubeconfig, review_kubeconfig=control_plane.kubeconfig_path
+    )
 
     unsynced = daemon.get("/readyz")
     unsynced_check = daemon.get("/readyz/sched-handler-sync")

@@ -54,17 +54,22 @@ def _service_account() -> tuple[str, str]:
     return account["metadata"]["namespace"], account["metadata"]["name"]
 
 
-@pytest.fixture(scope="module")
-def deployed(
-    control_plane: ControlPlane, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Deployed]:
+def apply_deployed_rbac(control_plane: ControlPlane) -> str:
+    """Applies the RBAC objects and ServiceAccount of deploy/; returns a token of the latter."""
     admin = control_plane.admin_client()
     for name in RBAC_FILES:
         for manifest in read_manifests(DEPLOY_DIR / name):
             applied = apply(admin, manifest)
             assert applied.status in (200, 201), (name, applied)
     namespace, account = _service_account()
-    token = control_plane.service_account_token(namespace, account)
+    return control_plane.service_account_token(namespace, account)
+
+
+@pytest.fixture(scope="module")
+def deployed(
+    control_plane: ControlPlane, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Deployed]:
+    token = apply_deployed_rbac(control_plane)
     kubeconfig = control_plane.make_user_kubeconfig(token, user=f"deployed-{uuid.uuid4().hex[:6]}")
     [config_map] = read_manifests(DEPLOY_DIR / "configmap.yaml")
     config_path = tmp_path_factory.mktemp("deployed") / "config.yaml"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import socket
 import time
 from collections import Counter
 
@@ -73,7 +74,9 @@ def test_200_pods_are_bound_with_scheduled_events_and_foreign_pods_are_untouched
     for name in pods:
         [event] = scheduled[name]
         assert event["reportingController"] == ours
-        assert event["reportingInstance"].startswith(f"{ours}-")
+        # Upstream's recorder: `<profile>-<hostname>`, and no deprecatedSource.
+        assert event["reportingInstance"] == f"{ours}-{socket.gethostname()}"
+        assert not event.get("deprecatedSource"), event["deprecatedSource"]
         assert (event["type"], event["action"]) == ("Normal", "Binding")
         note = f"Successfully assigned {workload.namespace}/{name} to {placed[name]}"
         assert event["note"] == note
@@ -111,6 +114,7 @@ def test_unschedulable_pod_gets_condition_and_event_then_a_new_node_takes_it(
 
     assert condition["reason"] == "Unschedulable"
     assert condition["message"] == event["note"]
+    assert condition["observedGeneration"] == workload.pods()[name]["metadata"]["generation"]
     assert (event["type"], event["action"]) == ("Warning", "Scheduling")
     assert event["reportingController"] == ours
     match = FIT_ERROR.match(event["note"])

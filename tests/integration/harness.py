@@ -53,7 +53,7 @@ class Harness:
         for informer in self.scheduler.build_informers():
             self._tasks.append(asyncio.create_task(informer.run()))
         await asyncio.gather(*(i.synced.wait() for i in self.scheduler.informers.values()))
-        self.scheduler.dispatcher.start()
+        self.scheduler.start_api_writers()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -78,7 +78,7 @@ class Harness:
             )
             scheduler = self.scheduler
             waiting = len(scheduler.binding_tasks) == len(scheduler.waiting_pods)
-            if caught_up and waiting and scheduler.dispatcher.pending == 0:
+            if caught_up and waiting and scheduler.api_writes_pending == 0:
                 return
         raise AssertionError("the scheduler did not settle")
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from scheduler.app import report
-from scheduler.app.configuration import load_effective, plugin_registry
+from scheduler.app.configuration import load_effective, plugin_registry, refuse_extenders
 from scheduler.app.run_options import RunOptions, add_run_flags, apply_flags
 from scheduler.app.scenario import (
     Scenario,
@@ -20,11 +21,13 @@ from scheduler.app.scenario import (
     parse_shape,
 )
 from scheduler.app.simulation import simulate
+from scheduler.app.version import version_text
 from scheduler.config import dump_config
 from scheduler.framework.errors import ConfigError, PluginLoadError, SchedulerError
 from scheduler.observability import configure_logging
 
 EXIT_BAD_INPUT = 2
+_log = logging.getLogger("scheduler.cli")
 
 
 def _add_plugin_flags(parser: argparse.ArgumentParser) -> None:
@@ -83,8 +86,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the scheduler against a cluster (the default command)",
         description=(
             "Watch the cluster and schedule the pods that name one of the configured profiles. "
-            "Flags follow kube-scheduler's."
+            "Flags follow kube-scheduler's. `run` is the default command; the others are "
+            "`simulate` and `validate-config` (see `kube-pyscheduler <command> --help`)."
         ),
+    )
+    run.add_argument(
+        "--version",
+        nargs="?",
+        const="true",
+        default="false",
+        choices=("true", "false", "raw"),
+        metavar="true|raw",
+        help="print the version and the Kubernetes release followed, and exit",
     )
     add_run_flags(run)
     _add_plugin_flags(run)
@@ -127,6 +140,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     if not args.files and not args.nodes and not args.pods:
         scenario = load_bundled()
     config, profiles = load_effective(registry, path=args.config, embedded=scenario.config)
+    refuse_extenders(config)
     progress = report.ProgressBar() if not args.no_progress else None
     result = asyncio.run(
         simulate(scenario.objects, config, profiles, registry, seed=args.seed, progress=progress)
@@ -148,6 +162,9 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_daemon(args: argparse.Namespace) -> int:
+    if args.version != "false":
+        print(version_text(args.version))
+        return 0
     options = RunOptions.from_args(args)
     registry = plugin_registry(options.plugins, autoload=options.autoload)
     config, profiles = load_effective(
@@ -157,7 +174,10 @@ def run_daemon(args: argparse.Namespace) -> int:
     if options.write_config_to is not None:
         options.write_config_to.write_text(dump_config(config, profiles))
         return 0
+    refuse_extenders(config)
     configure_logging("json" if options.logging_format == "json" else "text", options.verbosity)
+    for warning in options.compat.warnings:
+        _log.warning(warning)
     # Imported here: the real-cluster client takes about half a second to import, and only
     # `run` needs it (simulate and validate-config start faster without it).
     from scheduler.app.serve import serve  # noqa: PLC0415
@@ -166,9 +186,10 @@ def run_daemon(args: argparse.Namespace) -> int:
 
 
 def _with_default_command(argv: Sequence[str]) -> list[str]:
-    """`kube-pyscheduler --config x` means `kube-pyscheduler run --config x`, as upstream."""
+    """`kube-pyscheduler --config x` means `kube-pyscheduler run --config x`, as upstream; and
+    `kube-pyscheduler --help` shows the flags of `run`, the default command."""
     args = list(argv)
-    if not args or (args[0].startswith("-") and args[0] not in ("-h", "--help")):
+    if not args or args[0].startswith("-"):
         return ["run", *args]
     return args
 

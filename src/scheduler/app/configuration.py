@@ -24,6 +24,18 @@ def plugin_registry(plugins: Sequence[str], *, autoload: bool = True) -> PluginR
     return PluginRegistry.discover(plugins, autoload=autoload)
 
 
+def refuse_extenders(config: KubeSchedulerConfiguration) -> None:
+    """HTTP extenders are validated (validate-config checks them) but not called yet: a
+    scheduler that ran without the extenders a configuration names would place pods they
+    reject, so `run` and `simulate` refuse such a configuration instead."""
+    if config.extenders:
+        prefixes = ", ".join(e.url_prefix or "(no urlPrefix)" for e in config.extenders)
+        raise ConfigError(
+            f"extenders: HTTP extenders are not supported yet ({prefixes}); remove them from "
+            "the configuration, or schedule these pods with kube-scheduler"
+        )
+
+
 def load_effective(
     registry: Mapping[str, PluginSpec],
     *,

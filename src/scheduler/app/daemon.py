@@ -1,10 +1,15 @@
 """The daemon: informers, the health/metrics port, leader election and the scheduling loop.
 
-Informers and the HTTPS port run on every replica. Only the Lease holder pops and binds; losing
-the Lease stops scheduling at once and the process exits non-zero (as kube-scheduler does), so
-its Deployment restarts it as a follower. SIGTERM stops popping, lets in-flight binding cycles
-finish (or unreserve) within a deadline, releases the Lease and exits 0; a second signal exits
-at once.
+Informers and the HTTPS port run on every replica. Only the Lease holder pops and binds, and
+only after its pod informer has listed again since it took the Lease, so its cache holds every
+Binding the API server had accepted from the previous holder. Losing the Lease cancels
+scheduling and every binding cycle at once (they unreserve), flushes queued Events briefly, and
+exits non-zero (as kube-scheduler does), so the Deployment restarts the replica as a follower.
+SIGTERM stops popping, lets in-flight binding cycles finish (or unreserve) within a deadline,
+drains the Events, releases the Lease and exits 0; a second signal exits at once.
+
+Leader election and Events each have a client of their own (connections and rate budget), as
+kube-scheduler builds them: a burst of Bindings must not delay a renewal, nor starve Events.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from collections.abc import Mapping, Sequence
 
 import yaml
 
+from scheduler.app.access.delegation import SecurePortAccess
 from scheduler.app.health_checks import leader_election_check, scheduler_checks
 from scheduler.app.http_server import HealthServer
 from scheduler.app.run_options import RunOptions
@@ -33,6 +39,9 @@ from scheduler.observability import SchedulerMetrics
 _log = logging.getLogger("scheduler.daemon")
 
 EXIT_LEADERSHIP_LOST = 1
+# How long a replica that lost the Lease keeps writing queued Events before it exits. They
+# decide nothing, so this is only about not losing them; kube-scheduler exits at once.
+LOST_LEADERSHIP_EVENT_FLUSH_S = 2.0
 
 
 class Daemon:
@@ -46,33 +55,29 @@ class Daemon:
         clock: Clock,
         options: RunOptions,
         identity: str | None = None,
+        lease_client: ClusterClient | None = None,
+        events_client: ClusterClient | None = None,
+        access: SecurePortAccess | None = None,
     ) -> None:
         self.config = config
         self.options = options
         self.client = client
+        self._extra_clients = [c for c in (lease_client, events_client) if c is not None]
         self.clock = clock
         self.identity = identity or new_identity()
         self.metrics = SchedulerMetrics()
-        self.scheduler = Scheduler(
-            config=config,
-            profiles=profiles,
-            registry=registry,
-            client=client,
-            clock=clock,
-            metrics=self.metrics,
-            instance=self.identity.rsplit("_", 1)[-1][:8],
-        )
         self._configz = yaml.safe_load(dump_config(config, list(profiles)))
         self._stopping = asyncio.Event()
         self._shutting_down = False
         self._lost_leadership = False
+        self._leading_since: float | None = None
         self._scheduling: list[asyncio.Task[None]] = []
         self._informer_tasks: list[asyncio.Task[None]] = []
         self.elector: LeaderElector | None = None
         election = config.leader_election
         if election.leader_elect:
             self.elector = LeaderElector(
-                client,
+                lease_client or client,
                 namespace=election.resource_namespace,
                 name=election.resource_name,
                 identity=self.identity,
@@ -84,6 +89,19 @@ class Daemon:
                 on_stopped_leading=self._on_stopped_leading,
                 metrics=self.metrics,
             )
+        self.scheduler = Scheduler(
+            config=config,
+            profiles=profiles,
+            registry=registry,
+            client=client,
+            clock=clock,
+            metrics=self.metrics,
+            # The host name part of the identity: events report `<profile>-<hostname>`.
+            instance=self.identity.rsplit("_", 1)[0],
+            max_in_unschedulable=options.compat.max_in_unschedulable,
+            events_client=events_client,
+            tenure=self.elector,
+        )
         liveness, readiness = scheduler_checks(
             handlers_synced=self._informers_synced,
             shutting_down=lambda: self._shutting_down,
@@ -95,11 +113,18 @@ class Daemon:
             self.metrics,
             liveness=liveness,
             readiness=readiness,
-            configz=lambda: {"componentconfig": self._configz},
+            configz=lambda: self._configz,
             tls_cert_file=options.tls_cert_file,
             tls_private_key_file=options.tls_private_key_file,
             clock=clock,
+            guard=access.guard if access is not None else None,
+            client_ca_pem=access.client_ca_pem if access is not None else b"",
+            tls_options=access.tls if access is not None else None,
+            cert_dir=options.secure_port_access.cert_dir,
+            reuse_address=options.secure_port_access.permit_address_sharing,
+            reuse_port=options.secure_port_access.permit_port_sharing,
         )
+        self._access = access
         self.port = 0
 
     def _informers_synced(self) -> bool:
@@ -110,6 +135,7 @@ class Daemon:
 
     def _on_started_leading(self) -> None:
         _log.info("became the leader; starting to schedule", extra={"identity": self.identity})
+        self._leading_since = self.clock.now()
         self._start_scheduling()
 
     def _on_stopped_leading(self) -> None:
@@ -118,6 +144,9 @@ class Daemon:
         _log.error("leader election lost; stopping scheduling", extra={"identity": self.identity})
         self._lost_leadership = True
         self._stop_scheduling()
+        # Binding cycles end now, not at shutdown: the next leader may already be binding.
+        for task in list(self.scheduler.binding_tasks):
+            task.cancel()
         self._stopping.set()
 
     def _start_scheduling(self) -> None:
@@ -131,7 +160,15 @@ class Daemon:
         ]
 
     async def _schedule_when_synced(self) -> None:
-        await asyncio.gather(*(i.synced.wait() for i in self.scheduler.informers.values()))
+        informers = self.scheduler.informers
+        await asyncio.gather(*(i.synced.wait() for i in informers.values()))
+        pods = informers.get("pods")
+        listed = pods.last_list_started if pods is not None else None
+        since = self._leading_since
+        if pods is not None and since is not None and (listed is None or listed < since):
+            # The watch may lag behind Bindings the previous leader made just before it went;
+            # a list sent after taking the Lease cannot.
+            await pods.relist()
         await self.scheduler.run()
 
     def _stop_scheduling(self) -> None:
@@ -149,7 +186,7 @@ class Daemon:
 
     async def start(self) -> None:
         """Informers, the secure port, and (with leader election) the elector."""
-        self.scheduler.dispatcher.start()
+        self.scheduler.start_api_writers()
         for informer in self.scheduler.build_informers():
             self._informer_tasks.append(
                 asyncio.create_task(informer.run(), name=f"informer:{informer.name}")
@@ -173,22 +210,28 @@ class Daemon:
         self._shutting_down = True
         self._stop_scheduling()
         await asyncio.gather(*self._scheduling, return_exceptions=True)
+        lost = self._lost_leadership
+        deadline = LOST_LEADERSHIP_EVENT_FLUSH_S if lost else self.options.shutdown_timeout
         bindings = list(self.scheduler.binding_tasks)
-        if bindings:
+        if bindings and not lost:
             _log.info("waiting for %d binding cycle(s)", len(bindings))
             _done, pending = await asyncio.wait(bindings, timeout=self.options.shutdown_timeout)
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.scheduler.dispatcher.drain(), self.options.shutdown_timeout)
-        # Cancelling the elector releases the Lease, so a standby takes over at once.
+            await asyncio.wait_for(self.scheduler.drain_api_writes(), deadline)
+        # Cancelling the elector releases the Lease (unless it was lost), so a standby takes
+        # over at once.
         for task in self._informer_tasks:
             task.cancel()
         await asyncio.gather(*self._informer_tasks, return_exceptions=True)
         await self.scheduler.stop()
         await self.server.stop()
-        await self.client.close()
+        if self._access is not None:
+            await self._access.close()
+        for client in (self.client, *self._extra_clients):
+            await client.close()
 
 
 def install_signal_handlers(daemon: Daemon) -> None:

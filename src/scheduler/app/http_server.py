@@ -5,6 +5,11 @@ Serves `/healthz`, `/livez` and `/readyz` (each also per check, `/readyz/<name>`
 `{"componentconfig": ...}`. As kube-scheduler, it serves HTTPS only: with the given certificate
 files, or else a self-signed certificate generated at start-up (see `serving_cert`).
 Non-leader replicas serve it too.
+
+With an `AccessGuard`, every request is authenticated and authorized first (see
+`scheduler.app.access`); the handshake then asks for a client certificate from the trusted CAs.
+Python's ssl module cannot request a certificate without verifying it, so a certificate from
+an untrusted CA fails the handshake, where kube-scheduler completes it and answers 401.
 """
 
 from __future__ import annotations
@@ -16,12 +21,15 @@ from typing import Any
 
 from aiohttp import web
 
+from scheduler.app.access.guard import AccessGuard
 from scheduler.app.healthz import PING, Answer, HealthCheck, check_answer, endpoint_answer
 from scheduler.app.serving_cert import (
+    cert_dir_pair,
     generate_self_signed,
     server_context_from_files,
     server_context_from_pem,
 )
+from scheduler.app.tls_options import TLSOptions
 from scheduler.framework.clock import Clock, SystemClock
 from scheduler.observability import SchedulerMetrics
 
@@ -34,7 +42,8 @@ class HealthServer:
 
     `liveness` serves `/healthz` and `/livez`, `readiness` `/readyz`; an empty set serves the
     `ping` check. Checks run on every request, so they must be cheap and must not block.
-    `configz` returns the effective configuration as JSON-ready data.
+    `configz` returns the effective configuration as JSON-ready data; it is served wrapped
+    in `{"componentconfig": ...}`, the name kube-scheduler registers it under.
     """
 
     def __init__(
@@ -47,6 +56,12 @@ class HealthServer:
         tls_cert_file: str | None = None,
         tls_private_key_file: str | None = None,
         clock: Clock | None = None,
+        guard: AccessGuard | None = None,
+        client_ca_pem: bytes = b"",
+        tls_options: TLSOptions | None = None,
+        cert_dir: str = "",
+        reuse_address: bool = False,
+        reuse_port: bool = False,
     ) -> None:
         if (tls_cert_file is None) != (tls_private_key_file is None):
             raise ValueError("tls_cert_file and tls_private_key_file must be given together")
@@ -65,6 +80,14 @@ class HealthServer:
         self._clock = clock if clock is not None else SystemClock()
         self._runner: web.AppRunner | None = None
         self._ca_pem: bytes | None = None
+        self._guard = guard
+        if guard is not None:
+            guard.observe(metrics.secure_port, self._clock)
+        self._client_ca_pem = client_ca_pem
+        self._tls_options = tls_options if tls_options is not None else TLSOptions()
+        self._cert_dir = cert_dir
+        # --permit-address-sharing / --permit-port-sharing; None leaves the OS default.
+        self._reuse = (reuse_address or None, reuse_port or None)
 
     @property
     def self_signed_ca_pem(self) -> bytes | None:
@@ -80,7 +103,14 @@ class HealthServer:
         runner = web.AppRunner(self._application(), access_log=None)
         await runner.setup()
         try:
-            site = web.TCPSite(runner, host, port, ssl_context=context)
+            site = web.TCPSite(
+                runner,
+                host,
+                port,
+                ssl_context=context,
+                reuse_address=self._reuse[0],
+                reuse_port=self._reuse[1],
+            )
             await site.start()
         except BaseException:
             await runner.cleanup()
@@ -98,14 +128,26 @@ class HealthServer:
     # -- wiring --------------------------------------------------------------------------------
 
     def _ssl_context(self, host: str) -> ssl.SSLContext:
+        context = self._serving_context(host)
+        self._tls_options.apply(context)
+        if self._client_ca_pem:
+            context.verify_mode = ssl.CERT_OPTIONAL
+            context.load_verify_locations(cadata=self._client_ca_pem.decode())
+        return context
+
+    def _serving_context(self, host: str) -> ssl.SSLContext:
         if self._tls_files is not None:
             return server_context_from_files(*self._tls_files)
+        if self._cert_dir:
+            return server_context_from_files(
+                *cert_dir_pair(self._cert_dir, host, self._clock.wall())
+            )
         generated = generate_self_signed(host, self._clock.wall())
         self._ca_pem = generated.ca_pem
         return server_context_from_pem(generated.cert_chain_pem, generated.key_pem)
 
     def _application(self) -> web.Application:
-        app = web.Application()
+        app = web.Application(middlewares=[self._guard.middleware] if self._guard else [])
         for endpoint in self._endpoints:
             app.router.add_get(f"/{endpoint}", self._endpoint_handler(endpoint))
             app.router.add_get(f"/{endpoint}/{{check}}", self._check_handler(endpoint))

@@ -6,6 +6,8 @@ import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scheduler.app.compat_flags import CompatOptions, add_compat_flags
+from scheduler.app.secure_port_options import SecurePortOptions, add_secure_port_flags, flag_bool
 from scheduler.config import KubeSchedulerConfiguration, parse_duration
 from scheduler.framework.errors import ConfigError
 
@@ -34,6 +36,8 @@ class RunOptions:
     plugins: list[str] = field(default_factory=list)
     autoload: bool = True
     shutdown_timeout: float = 20.0
+    secure_port_access: SecurePortOptions = field(default_factory=SecurePortOptions)
+    compat: CompatOptions = field(default_factory=CompatOptions)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RunOptions:
@@ -58,16 +62,9 @@ class RunOptions:
             plugins=list(args.plugin),
             autoload=not args.no_plugin_autoload,
             shutdown_timeout=args.shutdown_timeout,
+            secure_port_access=SecurePortOptions.from_args(args),
+            compat=CompatOptions.from_args(args),
         )
-
-
-def _bool(text: str) -> bool:
-    lowered = text.lower()
-    if lowered in ("true", "1", "yes"):
-        return True
-    if lowered in ("false", "0", "no"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
 
 def add_run_flags(parser: argparse.ArgumentParser) -> None:
@@ -76,7 +73,7 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--master", help="API server URL; overrides the kubeconfig's server")
     parser.add_argument(
         "--leader-elect",
-        type=_bool,
+        type=flag_bool,
         nargs="?",
         const=True,
         default=None,
@@ -118,6 +115,8 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how long in-flight bindings may take after SIGTERM",
     )
+    add_secure_port_flags(parser)
+    add_compat_flags(parser)
 
 
 def apply_flags(
@@ -149,6 +148,7 @@ def apply_flags(
             update={"kubeconfig": options.kubeconfig}
         )
     updated = config.model_copy(update=update) if update else config
+    updated = options.compat.apply(updated, with_config_file=options.config is not None)
     le = updated.leader_election
     if le.leader_elect and not le.lease_duration > le.renew_deadline > 1.2 * le.retry_period:
         raise ConfigError(

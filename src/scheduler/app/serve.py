@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from scheduler.app.access.delegation import build_access
 from scheduler.app.daemon import Daemon, install_signal_handlers
 from scheduler.app.run_options import RunOptions
-from scheduler.cluster.kube import connect, default_user_agent
+from scheduler.cluster.kube import connect_daemon, default_user_agent
 from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
 from scheduler.framework.clock import SystemClock
 from scheduler.framework.spec import PluginSpec
@@ -19,21 +20,34 @@ async def serve(
     options: RunOptions,
 ) -> int:
     connection = config.client_connection
-    client = await connect(
-        kubeconfig=connection.kubeconfig or None,
-        master=options.master,
-        qps=connection.qps,
-        burst=connection.burst,
-        user_agent=default_user_agent(),
+    clock = SystemClock()
+    access = await build_access(
+        options.secure_port_access, clock=clock, user_agent=default_user_agent()
     )
+    try:
+        clients = await connect_daemon(
+            kubeconfig=connection.kubeconfig or None,
+            master=options.master,
+            qps=connection.qps,
+            burst=connection.burst,
+            user_agent=default_user_agent(),
+        )
+    except BaseException:
+        await access.close()
+        raise
     daemon = Daemon(
         config=config,
         profiles=profiles,
         registry=registry,
-        client=client,
-        clock=SystemClock(),
+        client=clients.main,
+        lease_client=clients.leader_election,
+        events_client=clients.events,
+        clock=clock,
         options=options,
+        access=access,
     )
+    for api in (clients.main, clients.events, clients.leader_election, *access.clients):
+        api.observe_requests(daemon.metrics.rest_client)
     install_signal_handlers(daemon)
     try:
         await daemon.start()

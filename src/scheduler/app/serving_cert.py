@@ -150,3 +150,22 @@ def _key_usage(*, cert_sign: bool) -> x509.KeyUsage:
         encipher_only=False,
         decipher_only=False,
     )
+
+
+# kube-scheduler's name for the pair it keeps in --cert-dir; a drop-in reuses the same files.
+CERT_DIR_PAIR_NAME = "kube-scheduler"
+
+
+def cert_dir_pair(cert_dir: str, bind_host: str, now: datetime) -> tuple[str, str]:
+    """The serving pair kept in `cert_dir`: reused when both files exist, else generated
+    (self-signed, as above) and written there first, as kube-scheduler does with --cert-dir."""
+    directory = Path(cert_dir)
+    cert_file = directory / f"{CERT_DIR_PAIR_NAME}.crt"
+    key_file = directory / f"{CERT_DIR_PAIR_NAME}.key"
+    if not (cert_file.is_file() and key_file.is_file()):
+        generated = generate_self_signed(bind_host, now)
+        directory.mkdir(parents=True, exist_ok=True)
+        cert_file.write_bytes(generated.cert_chain_pem)
+        key_file.touch(mode=0o600)
+        key_file.write_bytes(generated.key_pem)
+    return str(cert_file), str(key_file)

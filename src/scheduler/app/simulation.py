@@ -139,7 +139,7 @@ async def simulate(
         total = sum(1 for o in objects if o.get("kind") == "Pod")
         await _wait_idle(scheduler, sim, total, progress)
         scheduling_seconds = time.perf_counter() - scheduling_started
-        await scheduler.dispatcher.drain()
+        await scheduler.drain_api_writes()
     finally:
         for task in tasks:
             task.cancel()

@@ -2,8 +2,12 @@
 
 List, store, mark synced, then watch from the list's version. A 410 Gone means the history we
 were following is gone: relist and report the difference to the store as adds, updates and
-deletes. Any other failure, or the server ending the stream, is followed by a reconnect after a
-capped exponential backoff. The loop in `run` is thin; each step is a finite method.
+deletes. Any other failure is followed by a reconnect after a capped exponential backoff. The
+server ending a stream on its timeout is routine (watches are kept short so a dead connection
+shows), so the informer re-watches at once, unless the stream ended at once without an event,
+which would spin. `relist` makes the informer list again and waits until that list is in the
+store: a new leader uses it to see every Binding the API server had accepted when it took over.
+The loop in `run` is thin; each step is a finite method.
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ ObjectKey = tuple[str, str]
 
 INITIAL_BACKOFF = 0.5
 MAX_BACKOFF = 30.0
+# A stream the server ends sooner than this after it opened, with no event on it, counts as a
+# failure for the backoff (a server that closes every watch at once must not be hammered).
+MIN_HEALTHY_WATCH = 1.0
 
 
 def object_key(obj: Mapping[str, Any]) -> ObjectKey:
@@ -118,6 +125,14 @@ class Informer:
         self._resource_version = ""
         self._must_list = True
         self._gone_in_a_row = 0
+        # Lists started and finished, for `relist` to wait on one that began after its call.
+        self._lists_started = 0
+        self._lists_done = 0
+        # When the latest list was sent (Clock time), None before the first.
+        self.last_list_started: float | None = None
+        self._listed = asyncio.Condition()
+        self._relist_requested = asyncio.Event()
+        self._stream_events = 0
 
     @property
     def resource_version(self) -> str:
@@ -139,7 +154,9 @@ class Informer:
         try:
             if self._must_list:
                 await self.list_and_replace()
-            await self.watch_until_closed()
+            opened = self._clock.now()
+            if not await self._watch_unless_relist_requested():
+                return
         except GoneError as error:
             self._must_list = True
             self._gone_in_a_row += 1
@@ -161,17 +178,54 @@ class Informer:
             )
             await self._clock.sleep(delay)
         else:
+            if self._stream_events or self._clock.now() - opened >= MIN_HEALTHY_WATCH:
+                logger.debug("%s: watch stream ended; watching again", self.name)
+                return
             delay = self._backoff.next()
-            logger.debug("%s: watch stream ended; reconnecting in %.1fs", self.name, delay)
+            logger.debug("%s: watch stream ended at once; reconnecting in %.1fs", self.name, delay)
             await self._clock.sleep(delay)
+
+    async def relist(self) -> None:
+        """Return once a list that started after this call has replaced the store (an open
+        watch is ended for it)."""
+        wanted = self._lists_started + 1
+        self._must_list = True
+        self._relist_requested.set()
+        async with self._listed:
+            await self._listed.wait_for(lambda: self._lists_done >= wanted)
+
+    async def _watch_unless_relist_requested(self) -> bool:
+        """Watch until the stream ends (True) or a relist is requested (False)."""
+        if self._relist_requested.is_set():
+            return False
+        watch = asyncio.ensure_future(self.watch_until_closed())
+        requested = asyncio.ensure_future(self._relist_requested.wait())
+        try:
+            await asyncio.wait((watch, requested), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            requested.cancel()
+            if not watch.done():
+                watch.cancel()
+            await asyncio.gather(watch, requested, return_exceptions=True)
+        if watch.done() and not watch.cancelled() and not self._relist_requested.is_set():
+            watch.result()  # re-raise what ended the stream, if anything did
+            return True
+        return False
 
     async def list_and_replace(self) -> None:
         """List, reconcile the store with the result, and mark the informer synced."""
+        self._lists_started += 1
+        started = self._lists_started
+        self.last_list_started = self._clock.now()
+        self._relist_requested.clear()
         listed = await self._client.list(self.resource, field_selector=self._field_selector)
         self.replace(listed.items, listed.resource_version)
-        self._must_list = False
+        self._must_list = self._relist_requested.is_set()
         self._backoff.reset()
         self.synced.set()
+        async with self._listed:
+            self._lists_done = max(self._lists_done, started)
+            self._listed.notify_all()
 
     async def watch_until_closed(self) -> None:
         """Apply watch events until the stream ends; errors (GoneError included) propagate."""
@@ -181,8 +235,10 @@ class Informer:
             field_selector=self._field_selector,
             allow_bookmarks=True,
         )
+        self._stream_events = 0
         try:
             async for event in stream:
+                self._stream_events += 1
                 self._backoff.reset()
                 self._gone_in_a_row = 0
                 self.apply(event)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import itertools
-from typing import Any
+from typing import Any, NotRequired, TypedDict, Unpack
 
-from scheduler.core.api_dispatcher import ApiDispatcher
+from scheduler.core.event_sink import EventSink
 from scheduler.framework.clock import Clock
 from scheduler.objects.pod import Pod
 
@@ -19,15 +18,43 @@ def truncate_note(note: str) -> str:
     return note[: MAX_NOTE_LENGTH - 4] + " ..."
 
 
-class EventRecorder:
-    def __init__(self, client: Any, clock: Clock, dispatcher: ApiDispatcher, instance: str) -> None:
-        self._client = client
-        self._clock = clock
-        self._dispatcher = dispatcher
-        self._instance = instance
-        self._sequence = itertools.count()
+class EventFields(TypedDict):
+    event_type: str
+    reason: str
+    action: str
+    note: str
+    controller: str
+    related: NotRequired[Pod | None]
 
-    def pod_event(
+
+class EventRecorder:
+    """Builds Events about pods and hands them to the sink: `pod_event` from synchronous code
+    (the scheduling cycle), `pod_event_waiting` from binding cycles, which wait for room in the
+    sink's queue rather than have an Event dropped. `instance` is the host name, as upstream's
+    recorder uses: events report `<profile>-<instance>`, so an event can be traced to the
+    replica that wrote it."""
+
+    def __init__(self, sink: EventSink, clock: Clock, instance: str) -> None:
+        self._sink = sink
+        self._clock = clock
+        self._instance = instance
+        self._last_stamp = 0
+
+    def _name(self, pod: Pod) -> str:
+        """`<pod>.<wall-clock nanoseconds in hex>`, upstream's name; a stamp is never reused
+        in this process, so two events in one clock tick (or under a test clock) differ."""
+        wall = self._clock.wall()
+        stamp = int(wall.timestamp()) * 1_000_000_000 + wall.microsecond * 1000
+        self._last_stamp = max(stamp, self._last_stamp + 1)
+        return f"{pod.name}.{self._last_stamp:x}"
+
+    def pod_event(self, pod: Pod, **fields: Unpack[EventFields]) -> None:
+        self._sink.submit(self._body(pod, **fields))
+
+    async def pod_event_waiting(self, pod: Pod, **fields: Unpack[EventFields]) -> None:
+        await self._sink.put(self._body(pod, **fields))
+
+    def _body(
         self,
         pod: Pod,
         *,
@@ -37,13 +64,13 @@ class EventRecorder:
         note: str,
         controller: str,
         related: Pod | None = None,
-    ) -> None:
+    ) -> dict[str, Any]:
         now = self._clock.wall().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         body: dict[str, Any] = {
             "apiVersion": "events.k8s.io/v1",
             "kind": "Event",
             "metadata": {
-                "name": f"{pod.name}.{self._instance}{next(self._sequence):x}",
+                "name": self._name(pod),
                 "namespace": pod.namespace,
             },
             "eventTime": now,
@@ -69,9 +96,4 @@ class EventRecorder:
                 "name": related.name,
                 "uid": related.uid,
             }
-        client = self._client
-
-        async def send() -> None:
-            await client.create_event(body)
-
-        self._dispatcher.submit(f"event {reason} for {pod.key}", send)
+        return body

@@ -48,6 +48,7 @@ class SchedulerHandle:
         listers: Mapping[str, Lister],
         waiting_pods: WaitingPods,
         tasks: set[asyncio.Task[None]],
+        api: ClusterAPI | None = None,
     ) -> None:
         self._profile_name = profile_name
         self._clock = clock
@@ -55,6 +56,8 @@ class SchedulerHandle:
         self._parallelism = parallelism
         self._cache = cache
         self._client = client
+        # What plugins write through: the client itself, or the leader-fenced view of it.
+        self._api: ClusterAPI = api if api is not None else client
         self._listers = listers
         self._waiting_pods = waiting_pods
         self._tasks = tasks
@@ -88,7 +91,7 @@ class SchedulerHandle:
 
     @property
     def api(self) -> ClusterAPI:
-        return self._client
+        return self._api
 
     def lister(self, resource: str) -> Lister:
         return self._listers.get(resource) or _EmptyLister()

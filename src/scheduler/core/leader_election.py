@@ -7,9 +7,19 @@ change), never by comparing its clock with the holder's renewTime, so clock skew
 replicas cannot hand the lease out early. Writes carry the resourceVersion that was read: of two
 candidates updating at once, one gets a 409 and tries again later.
 
-A leader that has not renewed within the renew deadline stops leading at once, well before the
-others may take over (they wait the full lease duration from their last observation). Stopping
-releases the lease (holder cleared) so another replica can take over without waiting.
+The renew deadline is counted as client-go counts it: after a successful renewal the leader
+waits a retry period, then has the renew deadline to succeed again, or it stops leading.
+
+Tenure, for callers that must not act without the lease (Bindings): a write the leader made at
+time t (its clock, taken before sending) reached the server after t, so no standby can take the
+lease before t + leaseDuration by the standby's clock. `tenure_remaining` counts down to
+t + renewDeadline only, which leaves leaseDuration - renewDeadline (5 s by default) for a
+request sent just before the end of tenure to be processed, and for clock rates to differ.
+
+A leader that lost the lease (renewals failed, or another holder was seen) does not release
+it: requests it sent may still be in flight, so the others wait out the lease duration. Only a
+graceful stop (after binding cycles have ended) releases it, clearing the holder so another
+replica can take over at once.
 """
 
 from __future__ import annotations
@@ -91,6 +101,7 @@ class LeaderElector:
         self._observed: LeaseRecord | None = None
         self._observed_time = 0.0
         self._leading = False
+        self._lost = False
         self._last_renew = 0.0
         self._deadline: Timer | None = None
         if metrics is not None:
@@ -109,6 +120,13 @@ class LeaderElector:
     @property
     def lease_name(self) -> str:
         return self._name
+
+    def tenure_remaining(self, now: float) -> float:
+        """Seconds during which this process may still act as the leader (0 if not leading):
+        until the renew deadline counted from the start of the last successful renewal."""
+        if not self._leading:
+            return 0.0
+        return max(0.0, self._last_renew + self._renew_deadline - now)
 
     def healthy(self, now: float) -> bool:
         """The /healthz watchdog: False only for a leader whose last renewal is older than the
@@ -130,7 +148,7 @@ class LeaderElector:
                 await self._clock.sleep(self._retry_period)
                 # Give up on an attempt when the renew deadline passes (the deadline timer ends
                 # leadership at that same moment).
-                remaining = self._last_renew + self._renew_deadline - self._clock.now()
+                remaining = self._leadership_deadline() - self._clock.now()
                 if self._leading:
                     await self._within(self.try_acquire_or_renew(), remaining)
         finally:
@@ -175,11 +193,12 @@ class LeaderElector:
 
     async def release(self) -> None:
         """Give the lease up (holder cleared, 1 s duration) so another replica can take it at
-        once. A no-op unless the last record we saw names us; a failed write is only logged."""
+        once. A no-op unless the last record we saw names us, or once leadership was lost (see
+        the module doc); a failed write is only logged."""
         self._cancel_deadline()
         observed = self._observed
         try:
-            if self._lease is None or observed is None:
+            if self._lease is None or observed is None or self._lost:
                 return
             if observed.holder_identity != self._identity:
                 return
@@ -244,13 +263,19 @@ class LeaderElector:
         self._remember(lease, now)
         self._last_renew = now
         self._cancel_deadline()
-        self._deadline = self._clock.call_later(self._renew_deadline, self._deadline_passed)
+        delay = self._leadership_deadline() - self._clock.now()
+        self._deadline = self._clock.call_later(max(0.0, delay), self._deadline_passed)
         if not self._leading:
             self._leading = True
             log.info("successfully acquired lease", lease=self._key, identity=self._identity)
             if self._metrics is not None:
                 self._metrics.leader_status(self._name, True)
             self._on_started()
+
+    def _leadership_deadline(self) -> float:
+        """When leadership ends without another successful renewal: a retry period after the
+        last one, plus the renew deadline (client-go's renew loop)."""
+        return self._last_renew + self._retry_period + self._renew_deadline
 
     def _deadline_passed(self) -> None:
         self._deadline = None
@@ -259,6 +284,7 @@ class LeaderElector:
 
     def _lose(self, reason: str) -> None:
         log.error("leader election lost", lease=self._key, reason=reason)
+        self._lost = True
         self._cancel_deadline()
         self._stop_leading()
 

@@ -94,7 +94,7 @@ class PodEventHandlers:
             self._timed("AssignedPodAdd", started)
         elif s.responsible_for(pod):
             s.queue.add(pod)
-            self._timed("UnscheduledPodAdd", started)
+            self._timed("UnschedulablePodAdd", started)
 
     def pod_updated(self, old_raw: RawObject, new_raw: RawObject) -> None:
         started = time.perf_counter()
@@ -126,7 +126,7 @@ class PodEventHandlers:
             return
         if s.responsible_for(new) and not s.cache.is_assumed(new.key):
             s.queue.update(old, new)
-            self._timed("UnscheduledPodUpdate", started)
+            self._timed("UnschedulablePodUpdate", started)
 
     def pod_deleted(self, raw: RawObject) -> None:
         started = time.perf_counter()
@@ -143,7 +143,7 @@ class PodEventHandlers:
             s.queue.delete(pod)
             # A pod deleted while held at Permit must not wait for its timeout.
             s.handle_reject_waiting(pod.uid)
-            self._timed("UnscheduledPodDelete", started)
+            self._timed("UnschedulablePodDelete", started)
 
     # ---- nodes -------------------------------------------------------------------------
 

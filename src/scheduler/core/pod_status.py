@@ -46,14 +46,22 @@ def failure_status_patch(
         and not nomination_changes
     ):
         return None
-    condition = {
+    # The condition's status stays False, so its transition time stays (upstream's
+    # UpdatePodCondition keeps it when only the reason or message change).
+    transition = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if existing is not None and existing.get("status") == "False":
+        transition = existing.get("lastTransitionTime") or transition
+    condition: dict[str, Any] = {
         "type": "PodScheduled",
         "status": "False",
         "reason": reason,
         "message": message,
-        "lastTransitionTime": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "lastTransitionTime": transition,
         "lastProbeTime": None,
     }
+    # The generation of the pod this verdict is about (PodObservedGenerationTracking, GA).
+    if pod.generation:
+        condition["observedGeneration"] = pod.generation
     status: dict[str, Any] = {"conditions": [condition]}
     if nomination_changes:
         status["nominatedNodeName"] = nominated or None

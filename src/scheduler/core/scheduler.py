@@ -16,6 +16,8 @@ from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
 from scheduler.core.algorithm import find_placement
 from scheduler.core.api_dispatcher import ApiDispatcher
 from scheduler.core.event_recorder import EventRecorder
+from scheduler.core.event_sink import EventSink
+from scheduler.core.fencing import FencedClusterAPI, Tenure
 from scheduler.core.handle_impl import SchedulerHandle
 from scheduler.core.outcome import Failure, Placement
 from scheduler.core.pod_events import PodEventHandlers
@@ -73,7 +75,12 @@ class Scheduler:
         metrics: SchedulerMetrics | None = None,
         instance: str = "0",
         vectorize: bool = True,
+        max_in_unschedulable: float = 300.0,
+        events_client: ClusterClient | None = None,
+        tenure: Tenure | None = None,
     ) -> None:
+        """`events_client` writes Events (its own rate budget; `client` by default); with a
+        `tenure` (the leader elector), Bindings and other placement writes are fenced by it."""
         self.config = config
         self.client = client
         self.clock = clock
@@ -82,6 +89,8 @@ class Scheduler:
         self.cache = SchedulerCache()
         self.waiting_pods = WaitingPods()
         self.dispatcher = ApiDispatcher()
+        self.events = EventSink(events_client or client, clock, metrics=self.metrics)
+        writes = FencedClusterAPI(client, tenure, clock) if tenure is not None else None
         self.background: set[asyncio.Task[None]] = set()
         self.binding_tasks: set[asyncio.Task[None]] = set()
         self.filter_run = FilterRun()
@@ -104,6 +113,7 @@ class Scheduler:
                 listers=listers,
                 waiting_pods=self.waiting_pods,
                 tasks=self.background,
+                api=writes,
             )
             handles.append(handle)
             self.profiles[effective.scheduler_name] = Profile(
@@ -120,8 +130,9 @@ class Scheduler:
             initial_backoff=float(config.pod_initial_backoff_seconds),
             max_backoff=float(config.pod_max_backoff_seconds),
             observer=self.metrics,
+            max_in_unschedulable=max_in_unschedulable,
         )
-        self.recorder = EventRecorder(client, clock, self.dispatcher, instance)
+        self.recorder = EventRecorder(self.events, clock, instance)
         for handle in handles:
             handle.queue = self.queue
             handle.recorder = self.recorder
@@ -185,7 +196,7 @@ class Scheduler:
 
     async def run(self) -> None:
         """Pop and schedule until cancelled (only the leader calls this)."""
-        self.dispatcher.start()
+        self.start_api_writers()
         while True:
             info = await self.queue.pop_wait()
             self.schedule_one(info)
@@ -250,9 +261,12 @@ class Scheduler:
         task.add_done_callback(self.binding_tasks.discard)
 
     def _undo(self, attempt: Attempt, assumed: Pod, node: str) -> None:
-        """Unreserve every Reserve plugin (in reverse) and forget the assumed pod."""
+        """Unreserve every Reserve plugin (in reverse) and forget the assumed pod, unless the
+        informer has meanwhile seen the pod bound (by this or another replica): then the cache
+        already holds it as it really is."""
         run_unreserve(attempt.profile, attempt.state, assumed, node)
-        self.cache.forget_pod(assumed)
+        if self.cache.is_assumed(assumed.key):
+            self.cache.forget_pod(assumed)
 
     async def _binding_cycle(self, attempt: Attempt, assumed: Pod, node: str) -> None:
         try:
@@ -284,7 +298,7 @@ class Scheduler:
             return
         attempt.bound = True
         self.cache.finish_binding(assumed)
-        self.recorder.pod_event(
+        await self.recorder.pod_event_waiting(
             assumed,
             event_type="Normal",
             reason="Scheduled",
@@ -367,15 +381,33 @@ class Scheduler:
             counts.get("active", 0) == 0
             and counts.get("backoff", 0) == 0
             and not self.binding_tasks
-            and self.dispatcher.pending == 0
+            and self.api_writes_pending == 0
         )
 
-    async def stop(self) -> None:
+    @property
+    def api_writes_pending(self) -> int:
+        """Events and status patches queued or in progress."""
+        return self.dispatcher.pending + self.events.pending
+
+    def start_api_writers(self) -> None:
+        """Start the workers that write Events and pod status (idempotent)."""
+        self.dispatcher.start()
+        self.events.start()
+
+    async def drain_api_writes(self) -> None:
+        """Until every queued Event and status patch has been written or given up."""
+        await self.dispatcher.drain()
+        await self.events.drain()
+
+    async def stop(self, *, event_deadline: float = 0.0) -> None:
+        """Cancel binding cycles and background tasks; Events still queued get up to
+        `event_deadline` seconds to be written."""
         self.queue.close()
         for task in [*self.binding_tasks, *self.background]:
             task.cancel()
         await asyncio.gather(*self.binding_tasks, *self.background, return_exceptions=True)
         await self.dispatcher.stop()
+        await self.events.stop(event_deadline)
 
 
 def _names(profile: EffectiveProfile) -> set[str]:

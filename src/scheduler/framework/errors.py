@@ -16,12 +16,22 @@ class PluginLoadError(SchedulerError):
 
 
 class APIError(SchedulerError):
-    """The cluster API answered with an error status."""
+    """The cluster API answered with an error status (0: no answer at all).
 
-    def __init__(self, status: int, message: str) -> None:
+    `retry_after` is the server's Retry-After, in seconds, when it sent one (429 and 503
+    answers carry it while the API server sheds load)."""
+
+    def __init__(self, status: int, message: str, *, retry_after: float | None = None) -> None:
         super().__init__(f"{status}: {message}")
         self.status = status
         self.text = message
+        self.retry_after = retry_after
+
+    @property
+    def retriable(self) -> bool:
+        """Whether the same request may succeed later: no answer, too many requests, or a
+        server-side failure."""
+        return self.status in (0, 429) or self.status >= 500
 
 
 class NotFoundError(APIError):

@@ -115,12 +115,12 @@ ASSIGNED_POD_UPDATE = _event(EventResource.ASSIGNED_POD, ActionType.UPDATE, "Ass
 ASSIGNED_POD_DELETE = _event(EventResource.ASSIGNED_POD, ActionType.DELETE, "AssignedPodDelete")
 NODE_ADD = _event(EventResource.NODE, ActionType.ADD, "NodeAdd")
 NODE_DELETE = _event(EventResource.NODE, ActionType.DELETE, "NodeDelete")
-UNSCHEDULED_POD_ADD = _event(EventResource.UNSCHEDULED_POD, ActionType.ADD, "UnscheduledPodAdd")
+UNSCHEDULED_POD_ADD = _event(EventResource.UNSCHEDULED_POD, ActionType.ADD, "UnschedulablePodAdd")
 UNSCHEDULED_POD_UPDATE = _event(
-    EventResource.UNSCHEDULED_POD, ActionType.UPDATE, "UnscheduledPodUpdate"
+    EventResource.UNSCHEDULED_POD, ActionType.UPDATE, "UnschedulablePodUpdate"
 )
 UNSCHEDULED_POD_DELETE = _event(
-    EventResource.UNSCHEDULED_POD, ActionType.DELETE, "UnscheduledPodDelete"
+    EventResource.UNSCHEDULED_POD, ActionType.DELETE, "UnschedulablePodDelete"
 )
 WILDCARD_EVENT = _event(EventResource.WILDCARD, ActionType.ALL, "*")
 # Labels used by queue moves that are not caused by an object change.

@@ -166,6 +166,7 @@ PLUGIN_EVALUATION = _counter(
     "plugin",
     "extension_point",
     "profile",
+    stability=Stability.BETA,
 )
 UNSCHEDULABLE_PODS = _gauge(
     "scheduler_unschedulable_pods",
@@ -174,11 +175,13 @@ UNSCHEDULABLE_PODS = _gauge(
     "plugin",
     "profile",
     scraped=True,
+    stability=Stability.BETA,
 )
 GOROUTINES = _gauge(
     "scheduler_goroutines",
     "Concurrent tasks running, by the work they do (for example binding).",
     "operation",
+    stability=Stability.BETA,
 )
 PERMIT_WAIT_DURATION = _histogram(
     "scheduler_permit_wait_duration_seconds",
@@ -258,6 +261,13 @@ LEADER_ELECTION_MASTER_STATUS = _gauge(
     "1 while this process holds the named lease, 0 otherwise.",
     "name",
 )
+# Ours: upstream's event broadcaster drops silently; an operator should see it happen.
+EVENTS_DROPPED = _counter(
+    "scheduler_events_dropped_total",
+    "Events given up without being written, by reason (queue_full, retries_exhausted, "
+    "rejected, shutdown).",
+    "reason",
+)
 
 ALL: tuple[MetricSpec, ...] = (
     SCHEDULE_ATTEMPTS,
@@ -287,5 +297,6 @@ ALL: tuple[MetricSpec, ...] = (
     VOLUME_BINDER_CACHE_REQUESTS,
     VOLUME_SCHEDULING_STAGE_ERROR,
     LEADER_ELECTION_MASTER_STATUS,
+    EVENTS_DROPPED,
 )
 """Every family the scheduler registers."""

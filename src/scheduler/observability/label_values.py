@@ -21,8 +21,8 @@ EVENT_SCHEDULE_ATTEMPT_FAILURE: Final = "ScheduleAttemptFailure"
 EVENT_BACKOFF_COMPLETE: Final = "BackoffComplete"
 EVENT_FORCE_ACTIVATE: Final = "ForceActivate"
 EVENT_UNSCHEDULABLE_TIMEOUT: Final = "UnschedulableTimeout"
-EVENT_UNSCHEDULED_POD_ADD: Final = "UnscheduledPodAdd"
-EVENT_UNSCHEDULED_POD_UPDATE: Final = "UnscheduledPodUpdate"
+EVENT_UNSCHEDULED_POD_ADD: Final = "UnschedulablePodAdd"
+EVENT_UNSCHEDULED_POD_UPDATE: Final = "UnschedulablePodUpdate"
 # scheduler_inflight_events {event}: the pseudo-event recorded when a pod is popped.
 EVENT_POD_POPPED: Final = "PodPopped"
 

@@ -11,12 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import ClassVar, Generic, TypeVar
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry
 from prometheus_client.metrics import MetricWrapperBase
 
 from scheduler.observability import catalog
-from scheduler.observability.catalog import Kind, MetricSpec
+from scheduler.observability.component_metrics import (
+    RestClientMetrics,
+    SecurePortMetrics,
+    register_process_and_build,
+)
 from scheduler.observability.exposition import CONTENT_TYPE, render_text
+from scheduler.observability.families import new_counter as _counter
+from scheduler.observability.families import new_gauge as _gauge
+from scheduler.observability.families import new_histogram as _histogram
 from scheduler.observability.label_values import attempts_label
 from scheduler.observability.scraped_gauges import GaugeSource, LabelledValues, ScrapedGauges
 
@@ -41,21 +48,6 @@ class _Children(Generic[_M]):
         if child is None:
             child = self._children[label_values] = self._family.labels(*label_values)
         return child
-
-
-def _counter(spec: MetricSpec, registry: CollectorRegistry) -> Counter:
-    assert spec.kind is Kind.COUNTER, spec.name
-    return Counter(spec.name, spec.help, spec.labels, registry=registry)
-
-
-def _gauge(spec: MetricSpec, registry: CollectorRegistry) -> Gauge:
-    assert spec.kind is Kind.GAUGE and not spec.scraped, spec.name
-    return Gauge(spec.name, spec.help, spec.labels, registry=registry)
-
-
-def _histogram(spec: MetricSpec, registry: CollectorRegistry) -> Histogram:
-    assert spec.kind is Kind.HISTOGRAM, spec.name
-    return Histogram(spec.name, spec.help, spec.labels, registry=registry, buckets=spec.buckets)
 
 
 def _by_one_label(source: Callable[[], Mapping[str, int]]) -> GaugeSource:
@@ -110,9 +102,15 @@ class SchedulerMetrics:
         self._volume_cache_requests = _Children(_counter(catalog.VOLUME_BINDER_CACHE_REQUESTS, r))
         self._volume_stage_errors = _Children(_counter(catalog.VOLUME_SCHEDULING_STAGE_ERROR, r))
         self._leader = _Children(_gauge(catalog.LEADER_ELECTION_MASTER_STATUS, r))
+        self._events_dropped = _Children(_counter(catalog.EVENTS_DROPPED, r))
 
         self._scraped = ScrapedGauges(spec for spec in catalog.ALL if spec.scraped)
         r.register(self._scraped)
+        self.rest_client = RestClientMetrics(r)
+        """What the API clients report each request to."""
+        self.secure_port = SecurePortMetrics(r)
+        """What the secure port reports each caller's authentication and authorization to."""
+        register_process_and_build(r)
 
     # -- scheduling cycle ----------------------------------------------------------------
 
@@ -192,6 +190,9 @@ class SchedulerMetrics:
     def leader_status(self, name: str, is_leader: bool) -> None:
         """Whether this process holds the lease `name` (the lease's name, e.g. kube-scheduler)."""
         self._leader(name).set(1 if is_leader else 0)
+
+    def event_dropped(self, reason: str) -> None:
+        self._events_dropped(reason).inc()
 
     def volume_binder_cache_request(self, operation: str) -> None:
         self._volume_cache_requests(operation).inc()

@@ -78,6 +78,7 @@ def _filter_chunk(
         if plugin.name in state.skip_filter_plugins:
             continue
         started = time.perf_counter()
+        evaluated = len(candidates)
         if entry.batch is not None:
             batch = entry.batch.filter_nodes(state, pod, table, candidates)
             failed = batch.codes != 0
@@ -112,7 +113,7 @@ def _filter_chunk(
                 diagnosis.reject_row(row, status.with_plugin(plugin.name))
                 keep[i] = False
             candidates = candidates[keep]
-        profile.observe_plugin(state, plugin.name, "Filter", Status(), started)
+        profile.observe_plugin(state, plugin.name, "Filter", Status(), started, evaluated=evaluated)
     return candidates
 
 
@@ -150,6 +151,30 @@ class FilterRun:
             chosen = np.roll(rows, -start)[:wanted]
             self.next_start = (self.next_start + len(chosen)) % max(total, 1)
             return chosen
+        # The whole Filter pass is one observation of the Filter point, as upstream's.
+        started = time.perf_counter()
+        try:
+            feasible = self._search(
+                profile, state, pod, table, rows, wanted, diagnosis, nominated_by_row
+            )
+        except FilterError as error:
+            profile.observe("Filter", error.status, started)
+            raise
+        profile.observe("Filter", Status(), started)
+        return feasible
+
+    def _search(
+        self,
+        profile: Profile,
+        state: CycleState,
+        pod: Pod,
+        table: NodeTable,
+        rows: Rows,
+        wanted: int,
+        diagnosis: Diagnosis,
+        nominated_by_row: dict[int, Sequence[Pod]],
+    ) -> Rows:
+        total = table.size
         if wanted < len(rows):
             rows = np.roll(rows, -(self.next_start % len(rows)))
         found: list[Rows] = []

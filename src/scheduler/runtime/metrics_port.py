@@ -16,6 +16,10 @@ class RuntimeMetrics(Protocol):
 
     def permit_wait(self, result: str, seconds: float) -> None: ...
 
+    def plugin_evaluation(
+        self, plugin: str, extension_point: str, profile: str, count: int = 1
+    ) -> None: ...
+
 
 class NoMetrics:
     """Used where nothing is scraped (tests, `simulate` without a registry)."""
@@ -31,4 +35,9 @@ class NoMetrics:
         return None
 
     def permit_wait(self, result: str, seconds: float) -> None:
+        return None
+
+    def plugin_evaluation(
+        self, plugin: str, extension_point: str, profile: str, count: int = 1
+    ) -> None:
         return None

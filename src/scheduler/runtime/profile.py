@@ -134,11 +134,18 @@ class Profile:
         return registrations
 
     def run_pre_enqueue(self, pod: Pod) -> Status:
-        for plugin in self.pre_enqueue:
-            status = plugin.pre_enqueue(pod)
-            if not status.is_success:
-                return status.with_plugin(plugin.name)
-        return Status()
+        started = time.perf_counter()
+        try:
+            for plugin in self.pre_enqueue:
+                status = plugin.pre_enqueue(pod)
+                if not status.is_success:
+                    return status.with_plugin(plugin.name)
+            return Status()
+        finally:
+            # Upstream labels every PreEnqueue observation Success, whatever the plugins said
+            # (its deferred recorder reads a status that is never assigned); so do we, so
+            # that the series are the same.
+            self.observe("PreEnqueue", Status(), started)
 
     def observe(self, point: str, status: Status, started: float) -> None:
         self.metrics.extension_point_duration(
@@ -146,8 +153,18 @@ class Profile:
         )
 
     def observe_plugin(
-        self, state: CycleState, plugin: str, point: str, status: Status, started: float
+        self,
+        state: CycleState,
+        plugin: str,
+        point: str,
+        status: Status,
+        started: float,
+        *,
+        evaluated: int = 1,
     ) -> None:
+        """One plugin's run at `point`; `evaluated` counts the nodes a Filter or Score run
+        covered, as upstream counts one evaluation per node."""
+        self.metrics.plugin_evaluation(plugin, point, self.name, evaluated)
         if state.record_plugin_metrics:
             self.metrics.plugin_execution_duration(
                 plugin, point, status.code.label, time.perf_counter() - started

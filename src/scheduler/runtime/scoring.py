@@ -99,7 +99,7 @@ def run_score(
             totals += scores
         else:
             totals += scores * entry.weight
-        profile.observe_plugin(state, name, "Score", Status(), plugin_started)
+        profile.observe_plugin(state, name, "Score", Status(), plugin_started, evaluated=len(rows))
     profile.observe("Score", Status(), started)
     return totals
 

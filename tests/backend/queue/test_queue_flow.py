@@ -159,12 +159,12 @@ def test_pending_counts_and_observer_labels_follow_every_move(
     clock.advance(2.0)
     queue.flush_backoff_completed()
     assert incoming == [
-        ("gated", "UnscheduledPodAdd"),
-        ("active", "UnscheduledPodAdd"),
-        ("active", "UnscheduledPodAdd"),
+        ("gated", "UnschedulablePodAdd"),
+        ("active", "UnschedulablePodAdd"),
+        ("active", "UnschedulablePodAdd"),
         ("unschedulable", "ScheduleAttemptFailure"),
         ("backoff", "ScheduleAttemptFailure"),
-        ("active", "UnscheduledPodAdd"),
+        ("active", "UnschedulablePodAdd"),
         ("active", "BackoffComplete"),
     ]
     assert len(queue.pending_pods()) == 4

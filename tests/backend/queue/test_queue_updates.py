@@ -121,7 +121,7 @@ def test_update_of_an_unknown_pod_adds_it_to_active(
     old = make_pod("p").obj()
     queue.update(old, make_pod("p").uid(old.uid).label("a", "b").obj())
     assert queue.locate(old.key) == "active"
-    assert incoming == [("active", "UnscheduledPodUpdate")]
+    assert incoming == [("active", "UnschedulablePodUpdate")]
 
 
 def test_adding_a_known_pod_again_updates_it(queue: SchedulingQueue) -> None:

@@ -106,7 +106,7 @@ async def test_watch_streams_raw_events_with_the_right_query(
         "resourceVersion": "40",
         "allowWatchBookmarks": "true",
         "fieldSelector": "spec.schedulerName=mine",
-        "timeoutSeconds": "300",
+        "timeoutSeconds": "30",
     }
 
 
@@ -116,7 +116,7 @@ async def test_watch_from_any_version_sends_no_resource_version(
     api.stream(PODS, api.lines(event("ADDED", pod("a", "41"))))
     stream = client.watch("pods", resource_version="", allow_bookmarks=False)
     assert [e.type async for e in stream] == ["ADDED"]
-    assert api.only().query == {"watch": "1", "timeoutSeconds": "300"}
+    assert api.only().query == {"watch": "1", "timeoutSeconds": "30"}
 
 
 async def test_an_expired_watch_event_raises_gone_after_earlier_events(

@@ -98,17 +98,48 @@ async def test_nothing_to_connect_to_names_the_flag() -> None:
         await load_configuration(kubeconfig=None, master=None, environ={})
 
 
-@pytest.mark.parametrize("problem", ["missing-file", "unknown-context", "not-yaml"])
-async def test_a_bad_kubeconfig_names_the_flag_and_file(tmp_path: Path, problem: str) -> None:
+@pytest.mark.parametrize(
+    ("problem", "says"),
+    [
+        ("missing-file", "no such file"),
+        ("directory", "is a directory, not a kubeconfig file"),
+        ("empty", "is empty"),
+        ("not-a-mapping", "is not a kubeconfig (expected a YAML mapping)"),
+        ("not-yaml", "not valid YAML at line 1, column 20"),
+        ("no-current-context", "sets no current-context"),
+        ("unknown-context", 'context "nope" is not in the file\'s contexts'),
+        ("dangling-cluster", 'cluster "gone" is not in the file\'s clusters'),
+        ("no-server", 'cluster "one" has no server'),
+    ],
+)
+async def test_a_bad_kubeconfig_names_the_flag_the_file_and_the_problem(
+    tmp_path: Path, problem: str, says: str
+) -> None:
     path = tmp_path / "config"
     context = None
-    if problem == "unknown-context":
-        kubeconfig(path, {"one": "https://10.0.0.1:6443"}, "one")
-        context = "nope"
+    if problem == "directory":
+        path.mkdir()
+    elif problem == "empty":
+        path.write_text("")
+    elif problem == "not-a-mapping":
+        path.write_text("- a\n- b\n")
     elif problem == "not-yaml":
         path.write_text("clusters: [unclosed")
-    with pytest.raises(ConfigError, match=f"--kubeconfig: cannot load {re.escape(str(path))}"):
+    elif problem != "missing-file":
+        kubeconfig(path, {"one": "https://10.0.0.1:6443"}, "one")
+        config = yaml.safe_load(path.read_text())
+        if problem == "no-current-context":
+            del config["current-context"]
+        elif problem == "unknown-context":
+            context = "nope"
+        elif problem == "dangling-cluster":
+            config["contexts"][0]["context"]["cluster"] = "gone"
+        elif problem == "no-server":
+            del config["clusters"][0]["cluster"]["server"]
+        path.write_text(yaml.safe_dump(config))
+    with pytest.raises(ConfigError) as raised:
         await load_configuration(kubeconfig=str(path), master=None, context=context, environ={})
+    assert str(raised.value).startswith(f"--kubeconfig: {path}: {says}")
 
 
 def test_default_user_agent_names_the_program_and_version() -> None:

@@ -93,5 +93,60 @@ async def test_the_connection_pool_fits_a_full_burst(
 ) -> None:
     configuration = Configuration(host="http://127.0.0.1:1")
     client = new_client(configuration, qps=50, burst=burst, user_agent="t", clock=clock)
-    await client.close()
-    assert configuration.connection_pool_maxsize == pool
+    try:
+        assert client.connection_limit == pool
+    finally:
+        await client.close()
+
+
+async def test_each_client_gets_its_own_pool_and_leaves_the_configuration_alone(
+    clock: FakeClock,
+) -> None:
+    configuration = Configuration(host="http://127.0.0.1:1")
+    before = configuration.connection_pool_maxsize
+    small = new_client(configuration, qps=50, burst=100, user_agent="t", clock=clock, pool_size=2)
+    large = new_client(configuration, qps=50, burst=100, user_agent="t", clock=clock)
+    try:
+        assert (small.connection_limit, large.connection_limit) == (2, 100)
+        assert configuration.connection_pool_maxsize == before
+    finally:
+        await small.close()
+        await large.close()
+
+
+async def test_an_observer_hears_each_wait_request_and_answer_size(
+    api: FakeApiServer, make_client: ClientFactory, clock: FakeClock
+) -> None:
+    heard: list[tuple[object, ...]] = []
+
+    class Observer:
+        def rate_limited(self, method: str, host: str, seconds: float) -> None:
+            heard.append(("waited", method, host, seconds))
+
+        def request(self, method: str, host: str, code: int, seconds: float, *, sent: int) -> None:
+            heard.append(("request", method, host, code, sent))
+
+        def response_size(self, method: str, host: str, received: int) -> None:
+            heard.append(("received", method, host, received))
+
+    client = make_client(qps=1, burst=1)
+    client.observe_requests(Observer())
+    host = api.url.removeprefix("http://")
+    api.reply("GET", NODE, body={"kind": "Node"})
+    api.fail("POST", "/api/v1/nodes", 409, "AlreadyExists", "exists")
+    await client.get("nodes", "", "n1")
+    creating = asyncio.create_task(client.create("nodes", {"metadata": {"name": "n1"}}))
+    for _ in range(20):
+        await asyncio.sleep(0)
+    clock.advance(1.0)
+    with pytest.raises(APIError):
+        await creating
+
+    body = len(b'{"metadata": {"name": "n1"}, "apiVersion": "v1", "kind": "Node"}')
+    assert heard[:3] == [
+        ("waited", "GET", host, 0.0),
+        ("request", "GET", host, 200, 0),
+        ("received", "GET", host, len(b'{"kind": "Node"}')),
+    ]
+    assert heard[3] == ("waited", "POST", host, 1.0)
+    assert heard[4] == ("request", "POST", host, 409, body)

@@ -6,7 +6,9 @@ service account. Objects travel as raw JSON dicts on every path (no client model
 
 from scheduler.cluster.kube.client import KubeClusterClient
 from scheduler.cluster.kube.config import (
+    DaemonClients,
     connect,
+    connect_daemon,
     default_user_agent,
     load_configuration,
     new_client,
@@ -16,10 +18,12 @@ from scheduler.cluster.kube.resources import ApiResource, ResourceTable
 
 __all__ = [
     "ApiResource",
+    "DaemonClients",
     "KubeClusterClient",
     "ResourceTable",
     "TokenBucket",
     "connect",
+    "connect_daemon",
     "default_user_agent",
     "load_configuration",
     "new_client",

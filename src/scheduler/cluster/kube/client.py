@@ -32,7 +32,12 @@ from scheduler.cluster.kube.bodies import (
 )
 from scheduler.cluster.kube.errors import is_uid_mismatch
 from scheduler.cluster.kube.resources import ResourceTable
-from scheduler.cluster.kube.transport import MERGE_PATCH, STRATEGIC_MERGE_PATCH, Transport
+from scheduler.cluster.kube.transport import (
+    MERGE_PATCH,
+    STRATEGIC_MERGE_PATCH,
+    RequestObserver,
+    Transport,
+)
 from scheduler.cluster.kube.watch_events import decode_watch_event
 from scheduler.cluster.port import ObjectList, WatchEvent
 from scheduler.framework.clock import Clock, SystemClock
@@ -42,14 +47,15 @@ from scheduler.objects.pod import Pod
 logger = logging.getLogger(__name__)
 
 LIST_PAGE_SIZE = 500
-# The server ends each watch after this long (client-go picks 5-10 minutes); the informer then
-# resumes from its last version. Ending watches regularly spreads reconnects and lets a server
-# restart or a load balancer change be noticed.
-DEFAULT_WATCH_TIMEOUT = 300
-# How long a watch may stay silent before the connection is presumed dead. The server sends a
-# bookmark about once a minute and closes the stream at the timeout, so silence beyond the
-# timeout plus this margin means nobody is on the other end.
-WATCH_SILENCE_MARGIN = 60.0
+# The server ends each watch after this long; the informer then resumes from its last version
+# at once. client-go asks for 5-10 minutes and relies on HTTP/2 health pings to notice a dead
+# connection within about 45 s. Over HTTP/1.1 there is no ping, and a quiet watch may carry no
+# byte for a minute (bookmarks come about once a minute), so silence alone cannot tell a dead
+# connection from a quiet one. A short server-side timeout can: a live server always ends the
+# stream on time, so silence past the timeout plus a margin means nobody is on the other end.
+# Re-watching from a resourceVersion is cheap for the server (its watch cache serves it).
+DEFAULT_WATCH_TIMEOUT = 30
+WATCH_SILENCE_MARGIN = 15.0
 
 
 class KubeClusterClient:
@@ -70,6 +76,15 @@ class KubeClusterClient:
         self._resources = resources if resources is not None else ResourceTable()
         self._watch_timeout = watch_timeout
         self._page_size = page_size
+
+    def observe_requests(self, observer: RequestObserver) -> None:
+        """Report every request's rate-limiter wait and outcome to `observer` from now on."""
+        self._transport.observer = observer
+
+    @property
+    def connection_limit(self) -> int:
+        """How many connections this client's pool may hold open at once."""
+        return self._transport.connection_limit
 
     @property
     def resources(self) -> ResourceTable:

@@ -11,8 +11,10 @@ configured `application/vnd.kubernetes.protobuf` still talks JSON.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -21,8 +23,9 @@ from kubernetes_asyncio.config import ConfigException, load_incluster_config, lo
 from yaml import YAMLError
 
 from scheduler.cluster.kube.client import KubeClusterClient
+from scheduler.cluster.kube.kubeconfig_check import check_kubeconfig
 from scheduler.cluster.kube.rate_limit import TokenBucket
-from scheduler.cluster.kube.transport import Transport
+from scheduler.cluster.kube.transport import DEFAULT_REQUEST_TIMEOUT, Transport
 from scheduler.framework.clock import Clock, SystemClock
 from scheduler.framework.errors import ConfigError
 
@@ -47,11 +50,13 @@ async def load_configuration(
     context: str | None = None,
     environ: Mapping[str, str] | None = None,
     service_account_dir: Path = SERVICE_ACCOUNT_DIR,
+    flag: str = "--kubeconfig",
 ) -> Configuration:
     """The server URL and credentials, from the first source that applies (see module doc)."""
     environ = os.environ if environ is None else environ
     configuration = Configuration()
     if kubeconfig:
+        check_kubeconfig(kubeconfig, context=context, flag=flag)
         try:
             await load_kube_config(
                 config_file=kubeconfig,
@@ -61,7 +66,7 @@ async def load_configuration(
             )
         # The loader reports a malformed file with whatever its parser raised.
         except (ConfigException, OSError, ValueError, KeyError, TypeError, YAMLError) as error:
-            raise ConfigError(f"--kubeconfig: cannot load {kubeconfig}: {error}") from error
+            raise ConfigError(f"{flag}: cannot load {kubeconfig}: {error}") from error
     elif master:
         pass
     elif environ.get("KUBERNETES_SERVICE_HOST"):
@@ -91,16 +96,67 @@ def new_client(
     burst: int,
     user_agent: str,
     clock: Clock | None = None,
+    pool_size: int | None = None,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
 ) -> KubeClusterClient:
-    """A client over `configuration`, rate-limited to `qps`/`burst`. Call inside the event loop
-    that will use it (the connection pool belongs to that loop)."""
+    """A client over `configuration` with its own connections and its own rate limiter
+    (`qps`/`burst`). Call inside the event loop that will use it (the connection pool belongs
+    to that loop). `pool_size` defaults to enough connections for the watches and a full
+    burst."""
     clock = clock if clock is not None else SystemClock()
     limiter = TokenBucket(qps, burst, clock)
+    configuration = copy.copy(configuration)
     # Every request the limiter lets through at once should find a free connection.
-    configuration.connection_pool_maxsize = max(MIN_POOL_SIZE, burst)
+    configuration.connection_pool_maxsize = pool_size or max(MIN_POOL_SIZE, burst)
     api_client = ApiClient(configuration)
     api_client.user_agent = user_agent
-    return KubeClusterClient(Transport(api_client, limiter), clock=clock)
+    transport = Transport(api_client, limiter, request_timeout=request_timeout, clock=clock)
+    return KubeClusterClient(transport, clock=clock)
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonClients:
+    """The daemon's clients, each with its own connections and rate budget, as kube-scheduler
+    builds them: scheduling (watches, Bindings, status), Events, and leader election."""
+
+    main: KubeClusterClient
+    events: KubeClusterClient
+    leader_election: KubeClusterClient
+
+    async def close(self) -> None:
+        for client in (self.main, self.events, self.leader_election):
+            await client.close()
+
+
+# Leader election sends one request every retry period; a couple of connections suffice, and
+# its limiter never has a backlog to make a renewal wait.
+LEADER_ELECTION_POOL = 2
+
+
+async def connect_daemon(
+    *,
+    kubeconfig: str | None,
+    master: str | None,
+    qps: float,
+    burst: int,
+    user_agent: str,
+    context: str | None = None,
+    clock: Clock | None = None,
+    event_workers: int = 64,
+) -> DaemonClients:
+    """The three clients the daemon runs on, for the cluster the flags point at."""
+    configuration = await load_configuration(kubeconfig=kubeconfig, master=master, context=context)
+
+    def client(agent: str, pool: int | None = None) -> KubeClusterClient:
+        return new_client(
+            configuration, qps=qps, burst=burst, user_agent=agent, clock=clock, pool_size=pool
+        )
+
+    return DaemonClients(
+        main=client(user_agent),
+        events=client(f"{user_agent}/events", event_workers),
+        leader_election=client(f"{user_agent}/leader-election", LEADER_ELECTION_POOL),
+    )
 
 
 async def connect(
@@ -112,7 +168,19 @@ async def connect(
     user_agent: str,
     context: str | None = None,
     clock: Clock | None = None,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    flag: str = "--kubeconfig",
 ) -> KubeClusterClient:
-    """A client for the cluster the flags and environment point at; close it when done."""
-    configuration = await load_configuration(kubeconfig=kubeconfig, master=master, context=context)
-    return new_client(configuration, qps=qps, burst=burst, user_agent=user_agent, clock=clock)
+    """A client for the cluster the flags and environment point at; close it when done.
+    `flag` names the option the kubeconfig came from, in errors."""
+    configuration = await load_configuration(
+        kubeconfig=kubeconfig, master=master, context=context, flag=flag
+    )
+    return new_client(
+        configuration,
+        qps=qps,
+        burst=burst,
+        user_agent=user_agent,
+        clock=clock,
+        request_timeout=request_timeout,
+    )

@@ -9,6 +9,7 @@ ConflictError, 410 GoneError, anything else APIError with the code.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -54,17 +55,35 @@ def error_from_status(status: Mapping[str, Any], fallback_code: int = 500) -> AP
     return error_for(code, message, reason)
 
 
-def error_from_response(code: int, body: bytes, http_reason: str = "") -> APIError:
+def error_from_response(
+    code: int, body: bytes, http_reason: str = "", retry_after: str | None = None
+) -> APIError:
     """The exception for a failed HTTP response. The body is a `Status` from the API server;
-    anything else (a proxy's HTML page, say) is quoted, shortened, as the message."""
+    anything else (a proxy's HTML page, say) is quoted, shortened, as the message. A
+    Retry-After header (in seconds, as the API server writes it) is kept on the error."""
     status = _parse_status(body)
     if status is not None:
         # The HTTP code is authoritative; the Status body's own code only fills in its absence.
-        return error_from_status({**status, "code": code})
-    text = body.decode("utf-8", errors="replace").strip()
-    if len(text) > _MAX_RAW_MESSAGE:
-        text = text[:_MAX_RAW_MESSAGE] + "..."
-    return error_for(code, text or http_reason or f"HTTP {code}")
+        error = error_from_status({**status, "code": code})
+    else:
+        text = body.decode("utf-8", errors="replace").strip()
+        if len(text) > _MAX_RAW_MESSAGE:
+            text = text[:_MAX_RAW_MESSAGE] + "..."
+        error = error_for(code, text or http_reason or f"HTTP {code}")
+    error.retry_after = parse_retry_after(retry_after)
+    return error
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header; None when absent or not a non-negative number (the
+    HTTP-date form is never sent by the API server)."""
+    if not value:
+        return None
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
 def _parse_status(body: bytes) -> dict[str, Any] | None:

@@ -7,7 +7,9 @@ through `call_api(..., _preload_content=False)` and bodies are parsed with `json
 building the client's model objects costs about twenty times more than parsing (and its Binding
 model cannot even decode the server's answer to a successful binding).
 
-Every request first takes a token from the client-side rate limiter, like client-go's.
+Every request first takes a token from the client-side rate limiter, like client-go's. A
+`RequestObserver`, once set, hears of each wait and each request, as client-go's rest_client_*
+metrics do.
 """
 
 from __future__ import annotations
@@ -15,13 +17,15 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import aiohttp
 from kubernetes_asyncio.client import ApiClient
 
 from scheduler.cluster.kube.errors import NO_RESPONSE, error_from_response
 from scheduler.cluster.kube.rate_limit import TokenBucket
+from scheduler.framework.clock import Clock, SystemClock
 from scheduler.framework.errors import APIError
 
 logger = logging.getLogger(__name__)
@@ -34,8 +38,26 @@ STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 
 DEFAULT_REQUEST_TIMEOUT = 60.0
 CONNECT_TIMEOUT = 30.0
+# A request whose connection delivers no byte for this long is presumed dead. client-go notices
+# a dead HTTP/2 connection by a health ping after 30 s of silence (then 15 s for the answer);
+# HTTP/1.1 has no ping, so a read-idle limit plays that part. The API server answers ordinary
+# requests in far less, and a failed request closes its connection instead of pooling it, so
+# every dead connection is gone from the pool within this time.
+READ_IDLE_TIMEOUT = 30.0
 # Transport failures a request can end in; they become APIError(NO_RESPONSE, ...).
 _TRANSPORT_ERRORS = (aiohttp.ClientError, TimeoutError)
+
+
+class RequestObserver(Protocol):
+    """Hears how long requests waited for the rate limiter and how they went."""
+
+    def rate_limited(self, method: str, host: str, seconds: float) -> None: ...
+
+    def request(self, method: str, host: str, code: int, seconds: float, *, sent: int) -> None:
+        """One request answered with `code` (0: no answer) after `seconds`."""
+
+    def response_size(self, method: str, host: str, received: int) -> None:
+        """The body of an answer read whole (not a stream) was `received` bytes."""
 
 
 class Transport:
@@ -45,12 +67,22 @@ class Transport:
         limiter: TokenBucket,
         *,
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+        clock: Clock | None = None,
     ) -> None:
         self._api = api_client
         self._limiter = limiter
         self._request_timeout = request_timeout
         self._streams: set[aiohttp.ClientResponse] = set()
         self._closed = False
+        self._clock: Clock = clock if clock is not None else SystemClock()
+        self._host = str(urlsplit(str(api_client.configuration.host)).netloc)
+        self.observer: RequestObserver | None = None
+
+    @property
+    def connection_limit(self) -> int:
+        """How many connections the pool may hold open at once."""
+        connector = self._api.rest_client.pool_manager.connector
+        return int(connector.limit) if connector is not None else 0
 
     async def request(
         self,
@@ -62,7 +94,9 @@ class Transport:
         content_type: str = JSON,
     ) -> dict[str, Any]:
         """Send one request and return the parsed JSON answer ({} if it had no body)."""
-        limits = aiohttp.ClientTimeout(total=self._request_timeout, sock_connect=CONNECT_TIMEOUT)
+        limits = aiohttp.ClientTimeout(
+            total=self._request_timeout, sock_connect=CONNECT_TIMEOUT, sock_read=READ_IDLE_TIMEOUT
+        )
         response = await self._send(
             method, path, query=query, body=body, content_type=content_type, time_limits=limits
         )
@@ -72,8 +106,9 @@ class Transport:
             raise _no_response(method, path, error) from error
         finally:
             response.release()
+        self._observe_size(method, len(data))
         if response.status >= 400:
-            raise error_from_response(response.status, data, response.reason or "")
+            raise _error(response, data)
         parsed = json.loads(data) if data else {}
         return parsed if isinstance(parsed, dict) else {}
 
@@ -93,7 +128,7 @@ class Transport:
         try:
             if response.status >= 400:
                 data = await response.read()
-                raise error_from_response(response.status, data, response.reason or "")
+                raise _error(response, data)
             async for line in split_lines(response.content.iter_any()):
                 yield line
         except _TRANSPORT_ERRORS as error:
@@ -123,7 +158,11 @@ class Transport:
     ) -> aiohttp.ClientResponse:
         if self._closed:
             raise APIError(NO_RESPONSE, f"{method} {path}: the client is closed")
+        queued = self._clock.now()
         await self._limiter.acquire()
+        started = self._clock.now()
+        if self.observer is not None:
+            self.observer.rate_limited(method, self._host, started - queued)
         try:
             response: aiohttp.ClientResponse = await self._api.call_api(
                 path,
@@ -138,9 +177,26 @@ class Transport:
                 _request_timeout=time_limits,
             )
         except _TRANSPORT_ERRORS as error:
+            self._observe(method, NO_RESPONSE, started, body)
             raise _no_response(method, path, error) from error
         logger.debug("%s %s -> %s", method, path, response.status)
+        self._observe(method, response.status, started, body)
         return response
+
+    def _observe(
+        self, method: str, code: int, started: float, body: Mapping[str, Any] | None
+    ) -> None:
+        if self.observer is None:
+            return
+        # Bodies are small (bindings, patches, events); measuring one costs a second dump only
+        # when someone listens.
+        sent = len(json.dumps(_plain(body))) if body is not None else 0
+        seconds = self._clock.now() - started
+        self.observer.request(method, self._host, code, seconds, sent=sent)
+
+    def _observe_size(self, method: str, received: int) -> None:
+        if self.observer is not None:
+            self.observer.response_size(method, self._host, received)
 
 
 async def split_lines(chunks: AsyncIterable[bytes]) -> AsyncGenerator[bytes, None]:
@@ -169,6 +225,11 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     return value
+
+
+def _error(response: aiohttp.ClientResponse, data: bytes) -> APIError:
+    retry_after = response.headers.get("Retry-After")
+    return error_from_response(response.status, data, response.reason or "", retry_after)
 
 
 def _no_response(method: str, path: str, error: BaseException) -> APIError:

@@ -1,0 +1,89 @@
+"""`--feature-gates`, `--emulated-version` and `--min-compatibility-version`, as kube-scheduler
+v1.36 parses them, checked against what this scheduler implements.
+
+kube-pyscheduler implements v1.36's default behaviour, so a gate set to its v1.36 default is
+accepted (it changes nothing, as upstream), and a gate set the other way fails start-up naming
+the gate: silently scheduling as if it were off would be worse. A name kube-scheduler does not
+know fails as upstream fails it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import yaml
+
+from scheduler.framework.errors import ConfigError
+
+FOLLOWED_RELEASE = "1.36"
+_COMPONENT = "kube"
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    stage: str
+    default: bool
+
+
+@cache
+def known_gates() -> dict[str, Gate]:
+    text = resources.files("scheduler.app.data").joinpath("feature_gates_v1_36.yaml").read_text()
+    data = yaml.safe_load(text)
+    return {name: Gate(str(v["stage"]), bool(v["default"])) for name, v in data["gates"].items()}
+
+
+def parse_feature_gates(values: list[str]) -> dict[str, bool]:
+    """`[component:]Name=bool` pairs, comma-separated, the flag repeatable; only the `kube`
+    component exists for kube-scheduler."""
+    gates: dict[str, bool] = {}
+    for value in values:
+        for item in (part.strip() for part in value.split(",")):
+            if not item:
+                continue
+            key, sep, setting = item.partition("=")
+            component, colon, name = key.strip().rpartition(":")
+            if not colon:
+                component, name = _COMPONENT, key.strip()
+            if not sep or not name:
+                raise ConfigError(f"--feature-gates: missing bool value for {item!r}")
+            if component != _COMPONENT:
+                raise ConfigError(f"--feature-gates: unknown component {component!r} in {item!r}")
+            lowered = setting.strip().lower()
+            if lowered not in ("true", "false"):
+                raise ConfigError(f"--feature-gates: invalid value of {name}={setting}")
+            gates[name] = lowered == "true"
+    return gates
+
+
+def check_feature_gates(gates: dict[str, bool]) -> None:
+    known = known_gates()
+    for name, enabled in sorted(gates.items()):
+        gate = known.get(name)
+        if gate is None:
+            raise ConfigError(f"--feature-gates: unrecognized feature gate: {name}")
+        if enabled != gate.default:
+            raise ConfigError(
+                f"--feature-gates: {name}={str(enabled).lower()} cannot apply: kube-pyscheduler "
+                f"implements kube-scheduler {FOLLOWED_RELEASE} with every gate at its default "
+                f"({name}={str(gate.default).lower()})"
+            )
+
+
+def check_version_flag(flag: str, values: list[str]) -> None:
+    """`--emulated-version` / `--min-compatibility-version`: only the release we follow."""
+    for value in values:
+        for item in (part.strip() for part in value.split(",")):
+            if not item:
+                continue
+            component, colon, version = item.rpartition("=")
+            if not colon:
+                component, version = _COMPONENT, item
+            if component != _COMPONENT:
+                raise ConfigError(f"{flag}: unknown component {component!r} in {item!r}")
+            if version.removeprefix("v") != FOLLOWED_RELEASE:
+                raise ConfigError(
+                    f"{flag}: {item} cannot apply: kube-pyscheduler behaves as kube-scheduler "
+                    f"{FOLLOWED_RELEASE} only"
+                )

@@ -1,0 +1,187 @@
+"""Every flag of kube-scheduler v1.36 is accepted, applied, deprecated or refused by name."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+import pytest
+
+from scheduler.app.cli import build_parser, main
+from scheduler.app.run_options import RunOptions, apply_flags
+from scheduler.app.tls_options import TLSOptions
+from scheduler.config import KubeSchedulerConfiguration
+from scheduler.framework.errors import ConfigError
+
+# `kube-scheduler --help` of v1.36.3, every flag it lists.
+UPSTREAM_FLAGS_TEXT = """
+--config --master --write-config-to --bind-address --cert-dir --disable-http2-serving
+--http2-max-streams-per-connection --permit-address-sharing --permit-port-sharing --secure-port
+--tls-cert-file --tls-cipher-suites --tls-curve-preferences --tls-min-version
+--tls-private-key-file --tls-sni-cert-key --authentication-kubeconfig --authentication-skip-lookup
+--authentication-token-webhook-cache-ttl --authentication-tolerate-lookup-failure --client-ca-file
+--requestheader-allowed-names --requestheader-client-ca-file --requestheader-extra-headers-prefix
+--requestheader-group-headers --requestheader-uid-headers --requestheader-username-headers
+--authorization-always-allow-paths --authorization-kubeconfig
+--authorization-webhook-cache-authorized-ttl --authorization-webhook-cache-unauthorized-ttl
+--contention-profiling --kube-api-burst --kube-api-content-type --kube-api-qps --kubeconfig
+--pod-max-in-unschedulable-pods-duration --profiling --leader-elect --leader-elect-lease-duration
+--leader-elect-renew-deadline --leader-elect-resource-lock --leader-elect-resource-name
+--leader-elect-resource-namespace --leader-elect-retry-period --emulated-version --feature-gates
+--min-compatibility-version --allow-metric-labels --allow-metric-labels-manifest
+--disabled-metrics --show-hidden-metrics-for-version --log-flush-frequency
+--log-json-info-buffer-size --log-json-split-stream --log-text-info-buffer-size
+--log-text-split-stream --logging-format --v --vmodule --help --version
+"""
+UPSTREAM_FLAGS = UPSTREAM_FLAGS_TEXT.split()
+
+
+def run_parser() -> argparse.ArgumentParser:
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    run: argparse.ArgumentParser = subparsers.choices["run"]
+    return run
+
+
+def options(*argv: str) -> RunOptions:
+    return RunOptions.from_args(run_parser().parse_args(list(argv)))
+
+
+def test_every_upstream_flag_is_known_to_run() -> None:
+    ours = {flag for action in run_parser()._actions for flag in action.option_strings}
+    assert len(UPSTREAM_FLAGS) == 62  # 61 and --help
+    assert sorted(set(UPSTREAM_FLAGS) - ours) == []
+
+
+def test_the_kubeadm_command_line_parses(tmp_path: Path) -> None:
+    kubeconfig = "/etc/kubernetes/scheduler.conf"
+    parsed = options(
+        "--bind-address=127.0.0.1",
+        "--leader-elect=true",
+        f"--kubeconfig={kubeconfig}",
+        f"--authentication-kubeconfig={kubeconfig}",
+        f"--authorization-kubeconfig={kubeconfig}",
+    )
+    assert parsed.bind_address == "127.0.0.1"
+    assert parsed.leader_elect is True
+    assert parsed.secure_port_access.authentication_kubeconfig == kubeconfig
+    assert parsed.secure_port_access.authorization_kubeconfig == kubeconfig
+
+
+def test_deprecated_client_flags_apply_without_config_and_warn() -> None:
+    parsed = options("--kube-api-qps=30", "--kube-api-burst=60", "--profiling=false")
+    config = apply_flags(KubeSchedulerConfiguration(), parsed)
+    assert (config.client_connection.qps, config.client_connection.burst) == (30.0, 60)
+    assert config.enable_profiling is False
+    assert parsed.compat.warnings == [
+        "Flag --kube-api-qps has been deprecated",
+        "Flag --kube-api-burst has been deprecated",
+        "Flag --profiling has been deprecated",
+    ]
+
+
+def test_deprecated_client_flags_are_ignored_with_a_config_file(tmp_path: Path) -> None:
+    parsed = options(f"--config={tmp_path / 'c.yaml'}", "--kube-api-qps=30")
+    config = apply_flags(KubeSchedulerConfiguration(), parsed)
+    assert config.client_connection.qps == 50.0
+    assert parsed.compat.warnings == [
+        "Flag --kube-api-qps has been deprecated and is ignored because --config is given"
+    ]
+
+
+def test_unschedulable_pool_limit_and_lock_apply() -> None:
+    parsed = options(
+        "--pod-max-in-unschedulable-pods-duration=90s", "--leader-elect-resource-lock=leases"
+    )
+    assert parsed.compat.max_in_unschedulable == 90.0
+    assert (
+        apply_flags(KubeSchedulerConfiguration(), parsed).leader_election.resource_lock == "leases"
+    )
+    assert parsed.compat.warnings == [
+        "Flag --pod-max-in-unschedulable-pods-duration has been deprecated"
+    ]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--feature-gates=SchedulerAsyncPreemption=true,kube:AllAlpha=false"],
+        ["--emulated-version=1.36", "--min-compatibility-version=kube=1.36"],
+        ["--disable-http2-serving", "--http2-max-streams-per-connection=100"],
+        ["--log-flush-frequency=10s", "--vmodule=", "--log-text-split-stream=false"],
+        ["--permit-address-sharing", "--permit-port-sharing=true"],
+        ["--tls-curve-preferences=23"],
+    ],
+)
+def test_flags_that_ask_for_what_we_do_are_accepted(argv: list[str]) -> None:
+    options(*argv)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["--feature-gates=NoSuchGate=true"],
+            "--feature-gates: unrecognized feature gate: NoSuchGate",
+        ),
+        (["--feature-gates=AllAlpha=true"], "--feature-gates: AllAlpha=true cannot apply"),
+        (["--feature-gates=AllAlpha"], "--feature-gates: missing bool value"),
+        (["--emulated-version=1.35"], "--emulated-version: 1.35 cannot apply"),
+        (["--leader-elect-resource-lock=endpoints"], "--leader-elect-resource-lock: 'endpoints'"),
+        (["--vmodule=sched*=4"], "--vmodule: cannot apply"),
+        (["--tls-sni-cert-key=a.crt,a.key"], "--tls-sni-cert-key: cannot apply"),
+        (["--disabled-metrics=x"], "--disabled-metrics: cannot apply"),
+        (["--show-hidden-metrics-for-version=1.35"], "--show-hidden-metrics-for-version: cannot"),
+        (["--log-json-split-stream"], "--log-json-split-stream: cannot apply"),
+    ],
+)
+def test_flags_that_cannot_apply_fail_naming_themselves(argv: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        options(*argv)
+
+
+def test_tls_curves_beyond_one_are_refused() -> None:
+    with pytest.raises(ConfigError, match="--tls-curve-preferences: only one curve"):
+        TLSOptions.from_flags("", [], [23, 29])
+    assert TLSOptions.from_flags("", [], [29]).curve == "X25519"
+
+
+def test_version_prints_ours_and_the_kubernetes_release(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("kube-pyscheduler v")
+    assert lines[1] == "Kubernetes v1.36.3"
+
+
+def test_help_shows_the_flags_of_run(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--help"])
+    assert exited.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith("usage: kube-pyscheduler run")
+    assert "--authorization-always-allow-paths" in text and "validate-config" in text
+
+
+def test_a_refused_flag_exits_2_with_its_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--vmodule=x=1"]) == 2
+    assert capsys.readouterr().err.startswith("error: --vmodule: cannot apply")
+
+
+def test_configured_extenders_are_refused_not_ignored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
+        "kind: KubeSchedulerConfiguration\n"
+        "extenders:\n"
+        "- urlPrefix: http://127.0.0.1:8888/\n"
+        "  filterVerb: filter\n"
+    )
+    assert main([f"--config={config}"]) == 2
+    assert capsys.readouterr().err == (
+        "error: extenders: HTTP extenders are not supported yet (http://127.0.0.1:8888/); "
+        "remove them from the configuration, or schedule these pods with kube-scheduler\n"
+    )
+    assert main(["simulate", f"--config={config}", "--no-progress"]) == 2

@@ -1,0 +1,350 @@
+"""The event sink: nothing lost under load, repeats as series, retries as the server asks."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
+
+import pytest
+
+from scheduler.core.event_sink import (
+    MAX_ATTEMPTS,
+    SERIES_FINISH,
+    SERIES_REFRESH,
+    EventSink,
+    isomorphic_key,
+)
+from scheduler.framework.errors import APIError, ConflictError
+from scheduler.observability import SchedulerMetrics
+from scheduler.testing import FakeClock
+
+
+class Writer:
+    """An API that records what reached it and fails the next calls when told to."""
+
+    def __init__(self) -> None:
+        self.created: list[dict[str, Any]] = []
+        self.patches: list[tuple[str, str, dict[str, Any]]] = []
+        self.failures: list[APIError] = []
+        self.gate: asyncio.Event | None = None
+
+    async def create_event(self, event: Mapping[str, Any]) -> None:
+        if self.gate is not None:
+            await self.gate.wait()
+        if self.failures:
+            raise self.failures.pop(0)
+        self.created.append(dict(event))
+
+    async def patch_object(
+        self, resource: str, namespace: str, name: str, patch: Mapping[str, Any]
+    ) -> None:
+        assert resource == "events"
+        if self.failures:
+            raise self.failures.pop(0)
+        self.patches.append((namespace, name, dict(patch)))
+
+
+def event(pod: str, reason: str = "FailedScheduling", note: str = "0/1 nodes") -> dict[str, Any]:
+    return {
+        "metadata": {"namespace": "ns", "name": f"{pod}.{reason}"},
+        "type": "Warning" if reason == "FailedScheduling" else "Normal",
+        "reason": reason,
+        "action": "Scheduling",
+        "note": note,
+        "reportingController": "default-scheduler",
+        "reportingInstance": "default-scheduler-a",
+        "regarding": {"kind": "Pod", "namespace": "ns", "name": pod, "uid": f"uid-{pod}"},
+    }
+
+
+async def settle(done: Callable[[], bool] = lambda: False, rounds: int = 200) -> None:
+    for _ in range(rounds):
+        if done():
+            return
+        await asyncio.sleep(0)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def writer() -> Writer:
+    return Writer()
+
+
+@pytest.fixture
+def metrics() -> SchedulerMetrics:
+    return SchedulerMetrics()
+
+
+@pytest.fixture
+async def sink(
+    writer: Writer, clock: FakeClock, metrics: SchedulerMetrics
+) -> AsyncIterator[EventSink]:
+    sink = EventSink(writer, clock, metrics=metrics, capacity=4, workers=2)
+    sink.start()
+    yield sink
+    await sink.stop()
+
+
+def dropped(metrics: SchedulerMetrics, reason: str) -> float:
+    value = metrics.registry.get_sample_value("scheduler_events_dropped_total", {"reason": reason})
+    return value or 0.0
+
+
+async def test_events_are_written_in_order(sink: EventSink, writer: Writer) -> None:
+    for pod in ("a", "b", "c"):
+        sink.submit(event(pod))
+    await sink.drain()
+    assert [e["regarding"]["name"] for e in writer.created] == ["a", "b", "c"]
+    assert sink.pending == 0
+
+
+def test_the_key_ignores_the_note_as_client_go_does() -> None:
+    assert isomorphic_key(event("a", note="x")) == isomorphic_key(event("a", note="y"))
+    assert isomorphic_key(event("a")) != isomorphic_key(event("b"))
+    assert isomorphic_key(event("a")) != isomorphic_key(event("a", reason="Scheduled"))
+
+
+async def test_a_repeat_while_queued_is_written_once_as_a_series(
+    writer: Writer, clock: FakeClock
+) -> None:
+    sink = EventSink(writer, clock, capacity=4, workers=1)
+    sink.submit(event("a"))
+    sink.submit(event("a", note="later"))
+    sink.submit(event("a"))
+    sink.start()
+    await sink.drain()
+    await sink.stop()
+    [created] = writer.created
+    assert created["series"]["count"] == 3
+    assert created["note"] == "0/1 nodes"  # the first occurrence's words, as upstream keeps
+
+
+async def test_the_second_occurrence_patches_the_series_and_later_ones_wait_for_the_refresh(
+    sink: EventSink, writer: Writer, clock: FakeClock
+) -> None:
+    sink.submit(event("a"))
+    await sink.drain()
+    clock.advance(1)
+    sink.submit(event("a"))
+    await sink.drain()
+    assert writer.patches == [
+        ("ns", "a.FailedScheduling", {"series": {"count": 2, "lastObservedTime": _micro(clock)}})
+    ]
+    for _ in range(3):
+        sink.submit(event("a"))
+    await sink.drain()
+    assert len(writer.patches) == 1  # counted, not yet written
+    assert len(writer.created) == 1
+    clock.advance(SERIES_REFRESH)
+    sink.tend_series()
+    await sink.drain()
+    assert writer.patches[-1][2]["series"]["count"] == 5
+
+
+async def test_an_ended_series_is_written_a_last_time_and_forgotten(
+    sink: EventSink, writer: Writer, clock: FakeClock
+) -> None:
+    for _ in range(3):
+        sink.submit(event("a"))
+        await sink.drain()
+    clock.advance(SERIES_FINISH)
+    sink.tend_series()
+    await sink.drain()
+    assert writer.patches[-1][2]["series"]["count"] == 3
+    sink.submit(event("a"))  # after the series ended: a new Event
+    await sink.drain()
+    assert len(writer.created) == 2
+
+
+@pytest.mark.parametrize("status", [0, 429, 500, 503])
+async def test_retriable_failures_are_retried_with_backoff(
+    sink: EventSink, writer: Writer, clock: FakeClock, status: int
+) -> None:
+    writer.failures = [APIError(status, "busy"), APIError(status, "busy")]
+    sink.submit(event("a"))
+    await settle(lambda: clock.pending_timers > 1)
+    assert writer.created == []
+    clock.advance(0.5)  # first retry after 0.5 s
+    await settle(lambda: clock.pending_timers > 1 and not writer.failures[1:])
+    clock.advance(0.99)
+    await settle()
+    assert writer.created == []
+    clock.advance(0.01)  # second retry 1 s later
+    await sink.drain()
+    assert len(writer.created) == 1
+
+
+async def test_the_server_s_retry_after_is_obeyed(
+    sink: EventSink, writer: Writer, clock: FakeClock
+) -> None:
+    writer.failures = [APIError(429, "slow down", retry_after=7)]
+    sink.submit(event("a"))
+    await settle(lambda: not writer.failures)
+    await settle()
+    clock.advance(6.9)
+    await settle()
+    assert writer.created == []
+    clock.advance(0.1)
+    await sink.drain()
+    assert len(writer.created) == 1
+
+
+async def test_a_rejected_event_is_dropped_and_counted(
+    sink: EventSink, writer: Writer, metrics: SchedulerMetrics
+) -> None:
+    writer.failures = [APIError(422, "invalid")]
+    sink.submit(event("a"))
+    sink.submit(event("b"))
+    await sink.drain()
+    assert [e["regarding"]["name"] for e in writer.created] == ["b"]
+    assert dropped(metrics, "rejected") == 1
+
+
+async def test_retries_end_after_client_go_s_twelve_attempts(
+    sink: EventSink, writer: Writer, clock: FakeClock, metrics: SchedulerMetrics
+) -> None:
+    writer.failures = [APIError(500, "down")] * MAX_ATTEMPTS
+    sink.submit(event("a"))
+    for _ in range(MAX_ATTEMPTS):
+        await settle()
+        clock.advance(10)
+    await sink.drain()
+    assert writer.created == []
+    assert dropped(metrics, "retries_exhausted") == 1
+
+
+async def test_already_exists_means_an_earlier_attempt_got_through(
+    sink: EventSink, writer: Writer, metrics: SchedulerMetrics, clock: FakeClock
+) -> None:
+    writer.failures = [ConflictError("already exists")]
+    sink.submit(event("a"))
+    await sink.drain()
+    assert dropped(metrics, "rejected") == 0
+    sink.submit(event("a"))  # a repeat: a series on the Event that exists
+    await sink.drain()
+    assert [p[2]["series"]["count"] for p in writer.patches] == [2]
+
+
+async def test_waiting_producers_get_back_pressure_instead_of_drops(
+    sink: EventSink, writer: Writer, metrics: SchedulerMetrics
+) -> None:
+    writer.gate = asyncio.Event()
+    putters = [asyncio.create_task(sink.put(event(f"p{i}", reason="Scheduled"))) for i in range(8)]
+    await settle()
+    # Two in the workers' hands, four queued: the rest wait for room.
+    assert sum(t.done() for t in putters) == 6
+    writer.gate.set()
+    await asyncio.gather(*putters)
+    await sink.drain()
+    assert len(writer.created) == 8
+    assert dropped(metrics, "queue_full") == 0
+
+
+async def test_a_full_queue_drops_what_cannot_wait_and_counts_it(
+    sink: EventSink, writer: Writer, metrics: SchedulerMetrics
+) -> None:
+    writer.gate = asyncio.Event()
+    for i in range(2):
+        sink.submit(event(f"busy{i}"))
+    await settle(lambda: sink.pending == 2 and not sink._queue)
+    for i in range(4):
+        sink.submit(event(f"q{i}"))
+    sink.submit(event("q0"))  # a repeat still fits: it joins the queued one
+    sink.submit(event("overflow"))
+    assert dropped(metrics, "queue_full") == 1
+    writer.gate.set()
+    await sink.drain()
+    assert len(writer.created) == 6
+
+
+async def test_stop_drains_within_its_deadline_and_counts_the_rest(
+    writer: Writer, clock: FakeClock, metrics: SchedulerMetrics
+) -> None:
+    sink = EventSink(writer, clock, metrics=metrics, capacity=10, workers=1)
+    writer.gate = asyncio.Event()
+    sink.start()
+    for i in range(3):
+        sink.submit(event(f"p{i}"))
+    await settle()
+    stopping = asyncio.create_task(sink.stop(deadline=2))
+    await settle()
+    assert not stopping.done()  # draining, for up to 2 s of the clock
+    clock.advance(2)
+    await stopping
+    assert writer.created == []
+    assert dropped(metrics, "shutdown") == 3  # one of them was in a worker's hands
+
+
+async def test_stop_returns_as_soon_as_the_queue_is_drained(
+    writer: Writer, clock: FakeClock, metrics: SchedulerMetrics
+) -> None:
+    sink = EventSink(writer, clock, metrics=metrics, capacity=10, workers=1)
+    sink.start()
+    for i in range(3):
+        sink.submit(event(f"p{i}"))
+    await sink.stop(deadline=60)
+    assert len(writer.created) == 3
+    assert dropped(metrics, "shutdown") == 0
+
+
+async def test_a_write_waiting_to_retry_holds_no_writer(writer: Writer, clock: FakeClock) -> None:
+    sink = EventSink(writer, clock, capacity=4, workers=1)
+    sink.start()
+    writer.failures = [APIError(503, "restarting")]
+    sink.submit(event("a"))
+    await settle(lambda: not writer.failures)
+    sink.submit(event("b"))
+    await settle(lambda: bool(writer.created))
+    assert [e["regarding"]["name"] for e in writer.created] == ["b"]
+    assert sink.pending == 1  # a, waiting out its delay
+    clock.advance(0.5)
+    await sink.drain()
+    assert [e["regarding"]["name"] for e in writer.created] == ["b", "a"]
+    await sink.stop()
+
+
+async def test_a_retry_absorbs_repeats_of_its_event(writer: Writer, clock: FakeClock) -> None:
+    sink = EventSink(writer, clock, capacity=4, workers=1)
+    sink.start()
+    writer.failures = [APIError(503, "restarting")]
+    sink.submit(event("a"))
+    await settle(lambda: not writer.failures)
+    sink.submit(event("a"))
+    clock.advance(0.5)
+    await sink.drain()
+    [created] = writer.created
+    assert created["series"]["count"] == 2
+    await sink.stop()
+
+
+async def test_placements_are_written_ahead_of_failures(writer: Writer, clock: FakeClock) -> None:
+    sink = EventSink(writer, clock, capacity=10, workers=1)
+    for i in range(3):
+        sink.submit(event(f"f{i}"))
+    await sink.put(event("s", reason="Scheduled"))
+    sink.start()
+    await sink.drain()
+    assert [e["regarding"]["name"] for e in writer.created] == ["s", "f0", "f1", "f2"]
+    await sink.stop()
+
+
+async def test_stop_counts_writes_waiting_to_retry_as_dropped(
+    writer: Writer, clock: FakeClock, metrics: SchedulerMetrics
+) -> None:
+    sink = EventSink(writer, clock, metrics=metrics, capacity=4, workers=1)
+    sink.start()
+    writer.failures = [APIError(503, "restarting")]
+    sink.submit(event("a"))
+    await settle(lambda: not writer.failures)
+    await sink.stop()
+    assert dropped(metrics, "shutdown") == 1
+    assert clock.pending_timers == 0
+
+
+def _micro(clock: FakeClock) -> str:
+    return clock.wall().strftime("%Y-%m-%dT%H:%M:%S.%fZ")

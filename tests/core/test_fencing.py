@@ -1,0 +1,104 @@
+"""Placement writes only within the leader's tenure."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from scheduler.core.fencing import FencedClusterAPI, NotLeadingError
+from scheduler.objects.pod import Pod
+from scheduler.testing import FakeClock, make_pod
+
+
+class Tenure:
+    def __init__(self, clock: FakeClock, until: float) -> None:
+        self.clock, self.until = clock, until
+
+    def tenure_remaining(self, now: float) -> float:
+        return max(0.0, self.until - now)
+
+
+class Api:
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.hold: asyncio.Event | None = None
+
+    async def _call(self, what: str) -> None:
+        if self.hold is not None:
+            await self.hold.wait()
+        self.calls.append(what)
+
+    async def bind(self, pod: Pod, node_name: str) -> None:
+        await self._call(f"bind {pod.name} {node_name}")
+
+    async def delete_pod(self, namespace: str, name: str, uid: str = "") -> None:
+        await self._call(f"delete {name}")
+
+    async def patch_pod_status(self, namespace: str, name: str, patch: Mapping[str, Any]) -> None:
+        await self._call(f"status {name}")
+
+    async def patch_object(
+        self, resource: str, namespace: str, name: str, patch: Mapping[str, Any]
+    ) -> None:
+        await self._call(f"patch {resource} {name}")
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+async def test_writes_pass_while_the_tenure_lasts(clock: FakeClock) -> None:
+    api = Api()
+    fenced = FencedClusterAPI(api, Tenure(clock, clock.now() + 5), clock)
+    pod = Pod.from_dict(make_pod("p").dict())
+    await fenced.bind(pod, "n1")
+    await fenced.delete_pod("default", "victim")
+    await fenced.patch_object("persistentvolumeclaims", "default", "c", {})
+    assert api.calls == ["bind p n1", "delete victim", "patch persistentvolumeclaims c"]
+    assert clock.pending_timers == 0  # the tenure timers were cancelled
+
+
+async def test_nothing_is_sent_once_the_tenure_is_over(clock: FakeClock) -> None:
+    api = Api()
+    fenced = FencedClusterAPI(api, Tenure(clock, clock.now()), clock)
+    pod = Pod.from_dict(make_pod("p").dict())
+    with pytest.raises(NotLeadingError, match="binding of default/p: not sent"):
+        await fenced.bind(pod, "n1")
+    with pytest.raises(NotLeadingError):
+        await fenced.delete_pod("default", "victim")
+    # A status patch decides no placement and is not fenced.
+    await fenced.patch_pod_status("default", "p", {})
+    assert api.calls == ["status p"]
+
+
+async def test_a_write_still_waiting_when_the_tenure_ends_is_abandoned(clock: FakeClock) -> None:
+    api = Api()
+    api.hold = asyncio.Event()  # e.g. waiting for the client's rate limiter
+    fenced = FencedClusterAPI(api, Tenure(clock, clock.now() + 3), clock)
+    pod = Pod.from_dict(make_pod("p").dict())
+    binding = asyncio.create_task(fenced.bind(pod, "n1"))
+    await asyncio.sleep(0)
+    clock.advance(3)
+    with pytest.raises(NotLeadingError):
+        await binding
+    api.hold.set()
+    await asyncio.sleep(0)
+    assert api.calls == []
+
+
+async def test_cancelling_the_caller_is_not_mistaken_for_the_end_of_tenure(
+    clock: FakeClock,
+) -> None:
+    api = Api()
+    api.hold = asyncio.Event()
+    fenced = FencedClusterAPI(api, Tenure(clock, clock.now() + 3), clock)
+    pod = Pod.from_dict(make_pod("p").dict())
+    binding = asyncio.create_task(fenced.bind(pod, "n1"))
+    await asyncio.sleep(0)
+    binding.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await binding

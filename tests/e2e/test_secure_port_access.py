@@ -1,0 +1,147 @@
+"""Who may read /metrics: the same answers from our secure port as from kube-scheduler's.
+
+Both schedulers run against the same apiserver with the RBAC of deploy/ (the scheduler's
+ServiceAccount does their TokenReviews and SubjectAccessReviews and reads the client CA from
+kube-system/extension-apiserver-authentication). Each caller then asks both for the same paths.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.deploy.manifests import DEPLOY_DIR
+from tests.e2e.binaries import ControlPlaneBinaries
+from tests.e2e.controlplane import ControlPlane
+from tests.e2e.daemon import DaemonLauncher, poll_until
+from tests.e2e.manifests import apply, read_manifests
+from tests.e2e.processes import ManagedProcess, free_loopback_port
+from tests.e2e.secure_port_client import secure_port_status
+from tests.e2e.test_daemon_rbac import RBAC_PROPAGATION_S, apply_deployed_rbac
+
+pytestmark = pytest.mark.e2e
+
+METRICS_READER = DEPLOY_DIR / "monitoring" / "clusterrole-metrics-reader.yaml"
+STARTUP_S = 60.0
+
+
+def _bind_metrics_reader(control_plane: ControlPlane, subject: dict[str, str]) -> None:
+    [role] = read_manifests(METRICS_READER)
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRoleBinding",
+        "metadata": {"name": f"metrics-reader-{uuid.uuid4().hex[:6]}"},
+        "roleRef": {
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "ClusterRole",
+            "name": role["metadata"]["name"],
+        },
+        "subjects": [subject],
+    }
+    admin = control_plane.admin_client()
+    for manifest in (role, binding):
+        applied = apply(admin, manifest)
+        assert applied.status in (200, 201), applied
+
+
+def _kube_scheduler(
+    binaries: ControlPlaneBinaries, control_plane: ControlPlane, reviewer: Path, log: Path
+) -> tuple[ManagedProcess, int]:
+    port = free_loopback_port()
+    argv = [
+        str(binaries.kube_scheduler),
+        f"--kubeconfig={control_plane.kubeconfig_path}",
+        f"--authentication-kubeconfig={reviewer}",
+        f"--authorization-kubeconfig={reviewer}",
+        "--leader-elect=false",
+        "--bind-address=127.0.0.1",
+        f"--secure-port={port}",
+    ]
+    process = ManagedProcess("kube-scheduler", argv, log)
+    process.start()
+    return process, port
+
+
+def test_metrics_callers_get_the_same_answers_from_both_schedulers(
+    e2e_binaries: ControlPlaneBinaries,
+    control_plane: ControlPlane,
+    daemons: DaemonLauncher,
+    tmp_path: Path,
+) -> None:
+    admin = control_plane.admin_client()
+    scheduler_token = apply_deployed_rbac(control_plane)
+    reviewer = control_plane.make_user_kubeconfig(scheduler_token, user="secure-port-reviewer")
+
+    scraper_ns = f"scrape-{uuid.uuid4().hex[:6]}"
+    admin.post(
+        "/api/v1/namespaces",
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": scraper_ns}},
+    )
+    _bind_metrics_reader(
+        control_plane, {"kind": "ServiceAccount", "name": "prometheus", "namespace": scraper_ns}
+    )
+    cert_user = f"cert-scraper-{uuid.uuid4().hex[:6]}"
+    _bind_metrics_reader(
+        control_plane, {"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": cert_user}
+    )
+    reader_token = control_plane.service_account_token(scraper_ns, "prometheus")
+    stranger_token = control_plane.service_account_token(scraper_ns, "stranger")
+    # The test plane's CA is the cluster's client CA: kube-apiserver publishes it.
+    ca = control_plane.certificate_authority
+    ca.issue_client(cert_user, []).write(tmp_path / "scraper.crt", tmp_path / "scraper.key")
+    scraper_cert = (tmp_path / "scraper.crt", tmp_path / "scraper.key")
+    reader = control_plane.token_client(reader_token)
+    poll_until(
+        lambda: reader.get("/metrics").status == 200,
+        "the metrics-reader binding taking effect",
+        timeout_s=RBAC_PROPAGATION_S,
+    )
+
+    # The harness gives our daemon its kubeconfig for the reviews as well.
+    ours = daemons.start(f"sched-{uuid.uuid4().hex[:6]}", kubeconfig=reviewer)
+    ours.wait_ready()
+    upstream, upstream_port = _kube_scheduler(
+        e2e_binaries, control_plane, reviewer, tmp_path / "kube-scheduler.log"
+    )
+    try:
+        upstream.wait_until(
+            lambda: secure_port_status(upstream_port, "/readyz") == 200, STARTUP_S, "/readyz"
+        )
+        admin_cert = control_plane.admin_cert_paths
+        callers: dict[str, tuple[str, str | None, tuple[Path, Path] | None]] = {
+            "anonymous /metrics": ("/metrics", None, None),
+            "anonymous /healthz": ("/healthz", None, None),
+            "anonymous /readyz": ("/readyz", None, None),
+            "invalid token": ("/metrics", "not-a-token", None),
+            "token without the right": ("/metrics", stranger_token, None),
+            "metrics-reader token": ("/metrics", reader_token, None),
+            "metrics-reader token, /configz": ("/configz", reader_token, None),
+            "client certificate": ("/metrics", None, scraper_cert),
+            "admin certificate": ("/configz", None, admin_cert),
+        }
+        seen = {
+            caller: tuple(
+                secure_port_status(port, path, token=token, client_cert=cert)
+                for port in (ours.port, upstream_port)
+            )
+            for caller, (path, token, cert) in callers.items()
+        }
+    finally:
+        upstream.stop()
+
+    ours_codes = {caller: codes[0] for caller, codes in seen.items()}
+    upstream_codes = {caller: codes[1] for caller, codes in seen.items()}
+    assert ours_codes == upstream_codes
+    assert upstream_codes == {
+        "anonymous /metrics": 403,
+        "anonymous /healthz": 200,
+        "anonymous /readyz": 200,
+        "invalid token": 401,
+        "token without the right": 403,
+        "metrics-reader token": 200,
+        "metrics-reader token, /configz": 403,
+        "client certificate": 200,
+        "admin certificate": 200,
+    }
