@@ -58,6 +58,7 @@ class Tally:
     preemptions: int = 0
     preemptions_agree: int = 0
     disagreements: list[Path] = field(default_factory=list)
+    interrupted_at: int | None = None
 
     def add(self, outcome: Outcome) -> None:
         up, ours = outcome.upstream, outcome.ours
@@ -76,9 +77,10 @@ class Tally:
         def share(part: int, whole: int) -> str:
             return f"{part}/{whole} ({100.0 * part / whole:.1f}%)" if whole else "0/0"
 
+        stopped = "" if self.interrupted_at is None else f" (stopped at {self.interrupted_at})"
         return "\n".join(
             [
-                f"cases: {self.cases}",
+                f"cases: {self.cases}{stopped}",
                 f"verdicts agree: {share(self.verdicts_agree, self.cases)}",
                 f"FailedScheduling texts agree: {share(self.messages_agree, self.cases)}",
                 f"chosen node agrees where upstream's top is unique: "
@@ -191,7 +193,12 @@ def run_cases(
     log_dir.mkdir(parents=True, exist_ok=True)
     with running(binaries, log_dir) as (client, schedulers):
         for index, case in cases:
-            outcome = run_case(client, schedulers, case, tag=f"s{seed}", index=index)
+            try:
+                outcome = run_case(client, schedulers, case, tag=f"s{seed}", index=index)
+            except KeyboardInterrupt:
+                # Stopped by hand: the figures so far still count.
+                tally.interrupted_at = index
+                break
             tally.add(outcome)
             if outcome.differences:
                 path = save_scenario(out_dir, seed, case, outcome)
