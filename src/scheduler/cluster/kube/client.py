@@ -198,9 +198,7 @@ class KubeClusterClient:
             # else is placed in its room; if it now sits on our node, it is bound.
             if not error.retriable or not await self._made_anyway(pod, node_name):
                 raise
-            logger.info(
-                "Binding answered with an error but was made", pod=pod.key, err=str(error)
-            )
+            logger.info("Binding answered with an error but was made", pod=pod.key, err=str(error))
 
     async def _made_anyway(self, pod: Pod, node_name: str) -> bool:
         """Whether `pod` is bound to `node_name`, asking until the server answers (for up to
