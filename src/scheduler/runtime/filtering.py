@@ -122,6 +122,10 @@ class FilterRun:
         nominated_by_row: dict[int, Sequence[Pod]],
     ) -> Rows:
         rows = table.all_rows() if allowed is None else allowed
+        if not len(rows):
+            # A PreFilter result naming only nodes that do not exist leaves nothing to filter;
+            # the rows it excluded already carry their reason in the diagnosis.
+            return rows
         total = table.size
         wanted = num_feasible_nodes_to_find(
             len(rows),
