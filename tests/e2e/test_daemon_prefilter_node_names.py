@@ -42,7 +42,7 @@ def test_pod_pinned_to_a_missing_node_fails_at_once_and_the_daemon_keeps_schedul
     total = len(admin.get("/api/v1/nodes").body["items"])
     assert event["note"] == (
         f"0/{total} nodes are available: {total} node(s) didn't satisfy plugin(s) "
-        f"[NodeAffinity]. preemption: 0/{total} nodes are available: "
+        f"[NodeAffinity]. no new claims to deallocate, preemption: 0/{total} nodes are available: "
         f"{total} Preemption is not helpful for scheduling."
     )
     # Pods created after the failure are scheduled too: the loop is still running.

@@ -42,7 +42,7 @@ async def test_only_missing_nodes_named_fails_at_once_and_scheduling_goes_on() -
         assert h.node_of("default", "pinned") is None
         assert h.event_notes("default", "pinned", "FailedScheduling") == [
             "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
-            f"preemption: 0/3 nodes are available: 3 {NOT_HELPFUL}."
+            f"no new claims to deallocate, preemption: 0/3 nodes are available: 3 {NOT_HELPFUL}."
         ]
         assert h.node_of("default", "plain") is not None
         # Later pods are scheduled too: the failed attempt left the loop running.
@@ -60,7 +60,7 @@ async def test_named_node_failing_the_rest_of_the_term_is_rejected_by_filter() -
         assert h.event_notes("default", "p", "FailedScheduling") == [
             "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
             "2 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
-            f"preemption: 0/3 nodes are available: 3 {NOT_HELPFUL}."
+            f"no new claims to deallocate, preemption: 0/3 nodes are available: 3 {NOT_HELPFUL}."
         ]
 
 
