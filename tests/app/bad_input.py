@@ -36,7 +36,8 @@ WALL_SECONDS = 30.0
 
 # A field path such as profiles[0].pluginConfig[1].args.x; a key may be any text without
 # spaces or colons (an unknown key is reported as written).
-_FIELD_PATH = r"[^\s:.\[\]]+(?:\[\d+\])*(?:\.[^\s:.\[\]]+(?:\[\d+\])*)*"
+_INDEX = r'(?:\[\d+\]|\["[^"]*"\])*'
+_FIELD_PATH = rf"[^\s:.\[\]]+{_INDEX}(?:\.[^\s:.\[\]]+{_INDEX})*"
 
 
 class HungError(Exception):

@@ -7,6 +7,7 @@ and raises a single ConfigError whose message has one "<field.path>: <what is wr
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from scheduler.framework.errors import ConfigError
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_./-]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +37,12 @@ class FieldPath:
         for part in self.parts:
             if isinstance(part, int):
                 text += f"[{part}]"
-            else:
+            elif _PLAIN_KEY.fullmatch(part):
                 text += f".{part}" if text else part
+            else:
+                # A key with spaces, dots, brackets or invisible characters (a stray byte-order
+                # mark, say) is quoted, so the path stays readable and unambiguous.
+                text += f"[{json.dumps(part)}]"
         return text
 
 

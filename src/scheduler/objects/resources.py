@@ -67,11 +67,14 @@ def parse_resource_list(raw: Mapping[str, Any] | None, path: str = "") -> dict[s
         raise InvalidObjectError(f"{path or 'resources'}: must be a map of quantities")
     parsed: dict[str, int] = {}
     for name, value in raw.items():
+        where = f"{path}.{name}" if path else name
         try:
             parsed[name] = quantity_in_units(name, value)
         except (QuantityError, TypeError) as exc:
-            where = f"{path}.{name}" if path else name
             raise InvalidObjectError(f"{where}: {exc}") from exc
+        if parsed[name] < 0:
+            # The API server refuses negative requests, limits and capacities.
+            raise InvalidObjectError(f"{where}: {value!r} must not be negative")
     return parsed
 
 
