@@ -16,7 +16,6 @@ from pydantic import BaseModel, ValidationError
 
 from scheduler.framework.errors import ConfigError
 
-
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_./-]+")
 
 
