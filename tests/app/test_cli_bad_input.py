@@ -1,5 +1,5 @@
 """Each kind of bad input, through the command line: one clear error naming the file and
-position or the field, exit 2, within a second of CPU and bounded memory."""
+position or the field, exit 2, within a CPU-time budget and bounded memory."""
 
 from __future__ import annotations
 
@@ -106,6 +106,10 @@ CONFIGS = {
             HEADER + _args("InterPodAffinity", '{ignorePreferredTermsOfExistingPods: "yes"}')
         ).encode(),
         "args.ignorePreferredTermsOfExistingPods: Input should be a valid boolean",
+    ),
+    "byte-order-mark-inside-the-file": (
+        (HEADER + "\ufeffpercentageOfNodesToScore: 0\n").encode(),
+        '["\\ufeffpercentageOfNodesToScore"]: Extra inputs are not permitted',
     ),
     "int32-bound": (
         (HEADER + _args("DefaultPreemption", f"{{minCandidateNodesAbsolute: {2**31}}}")).encode(),
