@@ -6,7 +6,12 @@ import asyncio
 import time
 from collections.abc import Callable
 
+from scheduler.app.daemon import Daemon
 from scheduler.app.run_options import RunOptions
+from scheduler.cluster.sim import SimCluster
+from scheduler.config import load_config_dict
+from scheduler.framework.clock import SystemClock
+from scheduler.runtime.discovery import PluginRegistry
 
 DEADLINE_S = 10.0
 OPTIONS = RunOptions(bind_address="127.0.0.1", secure_port=0, shutdown_timeout=1.0)
@@ -28,3 +33,18 @@ async def until(condition: Callable[[], bool]) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"not within {DEADLINE_S} s")
         await asyncio.sleep(0.01)
+
+
+def scheduling_daemon(scheduler_name: str, cluster: SimCluster) -> Daemon:
+    """A scheduling daemon with one default profile and no leader election, on `cluster`."""
+    registry = PluginRegistry.discover()
+    document = config_with_profile(scheduler_name, leader_elect=False)
+    config, profiles = load_config_dict(document, registry)
+    return Daemon(
+        config=config,
+        profiles=profiles,
+        registry=registry,
+        client=cluster,
+        clock=SystemClock(),
+        options=OPTIONS,
+    )

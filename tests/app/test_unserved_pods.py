@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from scheduler.app.daemon import Daemon
 from scheduler.cluster.sim import SimCluster
-from scheduler.config import load_config_dict
 from scheduler.framework.clock import SystemClock
-from scheduler.runtime.discovery import PluginRegistry
 from scheduler.testing import make_pod
-from tests.app.daemon_on_sim import OPTIONS, config_with_profile, until
+from tests.app.daemon_on_sim import scheduling_daemon, until
 
 
 async def test_the_daemon_counts_pending_pods_no_scheduler_serves() -> None:
-    registry = PluginRegistry.discover()
-    document = config_with_profile("production", leader_elect=False)
-    config, profiles = load_config_dict(document, registry)
-    clock = SystemClock()
-    cluster = SimCluster(clock=clock)
+    cluster = SimCluster(clock=SystemClock())
     cluster.load(
         [
             make_pod("ours", "ns").scheduler("production").dict(),
@@ -27,14 +20,7 @@ async def test_the_daemon_counts_pending_pods_no_scheduler_serves() -> None:
             make_pod("bound", "ns").scheduler("retired").node("n").dict(),
         ]
     )
-    daemon = Daemon(
-        config=config,
-        profiles=profiles,
-        registry=registry,
-        client=cluster,
-        clock=clock,
-        options=OPTIONS,
-    )
+    daemon = scheduling_daemon("production", cluster)
     await daemon.start()
     try:
         await until(daemon._informers_synced)

@@ -18,12 +18,9 @@ import aiohttp
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from scheduler.app.daemon import Daemon
 from scheduler.cluster.sim import SimCluster
-from scheduler.config import load_config_dict
 from scheduler.framework.clock import SystemClock
-from scheduler.runtime.discovery import PluginRegistry
-from tests.app.daemon_on_sim import OPTIONS, config_with_profile, until
+from tests.app.daemon_on_sim import scheduling_daemon, until
 from tests.deploy.manifests import DEPLOY_DIR
 from tests.deploy.promql_names import metric_names, template_query_names
 
@@ -72,18 +69,7 @@ def _queries(dashboard: dict[str, Any]) -> list[tuple[str, set[str]]]:
 
 
 async def _scrape_daemon() -> str:
-    registry = PluginRegistry.discover()
-    document = config_with_profile("kube-pyscheduler", leader_elect=False)
-    config, profiles = load_config_dict(document, registry)
-    clock = SystemClock()
-    daemon = Daemon(
-        config=config,
-        profiles=profiles,
-        registry=registry,
-        client=SimCluster(clock=clock),
-        clock=clock,
-        options=OPTIONS,
-    )
+    daemon = scheduling_daemon("kube-pyscheduler", SimCluster(clock=SystemClock()))
     await daemon.start()
     try:
         await until(daemon._informers_synced)
