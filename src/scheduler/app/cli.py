@@ -13,6 +13,7 @@ from scheduler.app import report
 from scheduler.app.configuration import load_effective, plugin_registry, refuse_extenders
 from scheduler.app.dra_scenario import claim_gpus, gpu_slices
 from scheduler.app.gangs import GANG_CONFIG, generate_gangs, require_coscheduling
+from scheduler.app.retire_check import check_scheduler_name, pods_naming, report_pods_naming
 from scheduler.app.run_options import RunOptions, add_run_flags, apply_flags
 from scheduler.app.scenario import (
     Scenario,
@@ -22,6 +23,7 @@ from scheduler.app.scenario import (
     load_scenario_file,
     parse_shape,
 )
+from scheduler.app.shadow.options import ShadowOptions, add_shadow_flags
 from scheduler.app.simulation import DEFAULT_TIMEOUT_SECONDS, simulate
 from scheduler.app.version import version_text
 from scheduler.config import dump_config
@@ -119,7 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Watch the cluster and schedule the pods that name one of the configured profiles. "
             "Flags follow kube-scheduler's. `run` is the default command; the others are "
-            "`simulate` and `validate-config` (see `kube-pyscheduler <command> --help`)."
+            "`simulate`, `validate-config` and `retire-check` "
+            "(see `kube-pyscheduler <command> --help`)."
         ),
     )
     run.add_argument(
@@ -132,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the version and the Kubernetes release followed, and exit",
     )
     add_run_flags(run)
+    add_shadow_flags(run)
     _add_plugin_flags(run)
 
     validate = commands.add_parser(
@@ -144,6 +148,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--write-config-to", type=Path, help="also write the effective, defaulted config"
     )
     _add_plugin_flags(validate)
+
+    retire = commands.add_parser(
+        "retire-check",
+        help="list the pods that still name a scheduler; fail while there is one",
+        description=(
+            "Before removing a scheduler: list every pod (all namespaces, any phase) whose "
+            "spec.schedulerName is the given name. Exits 0 when there is none, 1 while some "
+            "remain (they would stay Pending for ever once the scheduler is gone)."
+        ),
+    )
+    retire.add_argument(
+        "--scheduler-name", required=True, help="the schedulerName about to be retired"
+    )
+    retire.add_argument("--kubeconfig", help="kubeconfig of the cluster (else in-cluster config)")
+    retire.add_argument("--master", help="API server URL; overrides the kubeconfig's server")
     return parser
 
 
@@ -239,6 +258,7 @@ def run_daemon(args: argparse.Namespace) -> int:
         print(version_text(args.version))
         return 0
     options = RunOptions.from_args(args)
+    shadow = ShadowOptions.from_args(args)
     registry = plugin_registry(options.plugins, autoload=options.autoload)
     config, profiles = load_effective(
         registry, path=options.config, scheduler_name=options.scheduler_name
@@ -255,7 +275,28 @@ def run_daemon(args: argparse.Namespace) -> int:
     # `run` needs it (simulate and validate-config start faster without it).
     from scheduler.app.serve import serve  # noqa: PLC0415
 
-    return asyncio.run(serve(config, profiles, registry, options))
+    return asyncio.run(serve(config, profiles, registry, options, shadow))
+
+
+def run_retire_check(args: argparse.Namespace) -> int:
+    name = check_scheduler_name(args.scheduler_name)
+    # Imported here for the same reason as in run_daemon.
+    from scheduler.cluster.kube import connect, default_user_agent  # noqa: PLC0415
+
+    async def listed() -> list[dict[str, object]]:
+        client = await connect(
+            kubeconfig=args.kubeconfig,
+            master=args.master,
+            qps=50.0,
+            burst=100,
+            user_agent=default_user_agent(),
+        )
+        try:
+            return await pods_naming(client, name)
+        finally:
+            await client.close()
+
+    return report_pods_naming(asyncio.run(listed()), name, sys.stdout)
 
 
 def _with_default_command(argv: Sequence[str]) -> list[str]:
@@ -277,6 +318,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_simulate(args)
         if args.command == "validate-config":
             return run_validate(args)
+        if args.command == "retire-check":
+            return run_retire_check(args)
     except (ConfigError, PluginLoadError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

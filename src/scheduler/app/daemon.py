@@ -32,6 +32,7 @@ from scheduler.app.health_checks import (
 )
 from scheduler.app.http_server import HealthServer
 from scheduler.app.run_options import RunOptions
+from scheduler.app.unserved_pods import served_scheduler_names, unserved_pods_source
 from scheduler.backend.queue import run_queue_flushes
 from scheduler.cluster.port import ClusterClient
 from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration, dump_config
@@ -108,6 +109,9 @@ class Daemon:
             max_in_unschedulable=options.compat.max_in_unschedulable,
             events_client=events_client,
             tenure=self.elector,
+        )
+        self.metrics.set_unserved_pods_source(
+            unserved_pods_source(lambda: self.scheduler.informers, served_scheduler_names(profiles))
         )
         liveness, readiness = scheduler_checks(
             handlers_synced=self._informers_synced,
