@@ -13,6 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from scheduler.app.workloads import WORKLOAD_KINDS
+from scheduler.cluster.resource_kinds import BUILTIN_KINDS
 from scheduler.cluster.sim.kinds import KindRegistry
 from scheduler.config import load_yaml_documents, read_text
 from scheduler.framework.errors import ConfigError
@@ -102,7 +104,7 @@ def _check_object(item: Any, where: str) -> None:
 
 
 # The kinds the simulated cluster can hold, so an unknown one is reported with its document.
-_KINDS = KindRegistry()
+_KINDS = KindRegistry((*BUILTIN_KINDS, *WORKLOAD_KINDS))
 
 _PARSERS: dict[str, Callable[[Mapping[str, Any]], object]] = {
     "Pod": Pod.from_dict,

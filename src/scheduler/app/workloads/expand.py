@@ -1,0 +1,67 @@
+"""Run each workload controller once over a scenario: Deployments first (they make ReplicaSets),
+then every controller that makes pods, each seeing what the scenario already holds."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from scheduler.app.workloads.daemonset import daemon_pods
+from scheduler.app.workloads.job import job_pods
+from scheduler.app.workloads.owners import Owner, with_uid
+from scheduler.app.workloads.replicas import deployment_replica_set, replica_pods
+from scheduler.app.workloads.statefulset import statefulset_objects
+from scheduler.cluster.resource_kinds import ResourceKind, kind
+
+# The workload kinds the scheduler itself never reads, served only so a simulation holds them.
+WORKLOAD_KINDS: tuple[ResourceKind, ...] = (
+    kind("jobs", "batch/v1", "Job", namespaced=True),
+    kind("daemonsets", "apps/v1", "DaemonSet", namespaced=True),
+)
+
+_CONTROLLED = {
+    ("apps", "Deployment"),
+    ("apps", "ReplicaSet"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("batch", "Job"),
+    ("", "ReplicationController"),
+}
+
+
+def _group_kind(obj: Mapping[str, Any]) -> tuple[str, str]:
+    return str(obj.get("apiVersion") or "").rpartition("/")[0], str(obj.get("kind") or "")
+
+
+def expand_workloads(
+    objects: Iterable[Mapping[str, Any]], rng: random.Random
+) -> list[dict[str, Any]]:
+    """`objects` with every workload given a uid, followed by what its controller creates."""
+    result: list[dict[str, Any]] = []
+    owners: list[Owner] = []
+    for obj in objects:
+        if _group_kind(obj) in _CONTROLLED:
+            owner = with_uid(obj, rng)
+            owners.append(owner)
+            result.append(owner.raw)
+        else:
+            result.append(dict(obj))
+    replica_sets = [o for o in owners if o.kind == "ReplicaSet"]
+    for deployment in [o for o in owners if o.kind == "Deployment"]:
+        if not any(deployment.owns(rs.raw) for rs in replica_sets):
+            replica_set = Owner(deployment_replica_set(deployment, rng))
+            owners.append(replica_set)
+            result.append(replica_set.raw)
+    nodes = [o for o in result if o.get("kind") == "Node"]
+    for owner in owners:
+        pods = [o for o in result if o.get("kind") == "Pod"]
+        if owner.kind in ("ReplicaSet", "ReplicationController"):
+            result.extend(replica_pods(owner, pods, rng))
+        elif owner.kind == "StatefulSet":
+            result.extend(statefulset_objects(owner, result))
+        elif owner.kind == "Job":
+            result.extend(job_pods(owner, pods, rng))
+        elif owner.kind == "DaemonSet":
+            result.extend(daemon_pods(owner, nodes, pods, rng))
+    return result
