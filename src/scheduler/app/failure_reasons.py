@@ -1,7 +1,8 @@
 """Upstream's FailedScheduling message, read back into (reason, node count) pairs.
 
 `0/5 nodes are available: 3 Insufficient cpu, 2 node(s) had untolerated taint {a: b}.
-preemption: ...` gives [("Insufficient cpu", 3), ("node(s) had untolerated taint {a: b}", 2)].
+no new claims to deallocate, preemption: ...` gives
+[("Insufficient cpu", 3), ("node(s) had untolerated taint {a: b}", 2)].
 A PreFilter verdict rules out every node at once; a message of another shape (a plugin error,
 a gate) is one reason, counted once.
 """
@@ -15,7 +16,7 @@ from collections.abc import Iterable
 _HEAD = re.compile(r"^\d+/(\d+) nodes are available: ")
 # "3 Insufficient cpu" up to the next ", <count> " or the end.
 _PART = re.compile(r"(\d+) (.+?)(?=, \d+ |$)")
-_PREEMPTION = re.compile(r"[.,] preemption: ")
+_END_OF_FILTERS = re.compile(r"\. |, preemption: ")
 
 
 def reasons(message: str) -> list[tuple[str, int]]:
@@ -24,7 +25,9 @@ def reasons(message: str) -> list[tuple[str, int]]:
     head = _HEAD.match(text)
     if head is None:
         return [(text, 1)] if text else []
-    body = _PREEMPTION.split(text[head.end() :], maxsplit=1)[0].rstrip(".")
+    # The Filter verdicts end at the first full stop; PostFilter's words (preemption, claims
+    # to deallocate) follow it.
+    body = _END_OF_FILTERS.split(text[head.end() :], maxsplit=1)[0].rstrip(".")
     if not body[:1].isdigit():
         # A PreFilter verdict: one reason for every node.
         return [(body, int(head.group(1)))]

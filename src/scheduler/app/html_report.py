@@ -21,6 +21,8 @@ from scheduler.framework.errors import ConfigError
 from scheduler.objects.pod import Pod
 
 NOT_PLACED = ("Unschedulable", "Error", "Pending", "Waiting", "Gated", "NotHandled")
+# The pod table lists pods not placed first, then victims, then the placed ones.
+_ROW_ORDER = {PREEMPTED: 1, "Scheduled": 2}
 _BAR_WIDTH = 320
 _ROW = 22
 # Nothing may be fetched: no scripts, styles, images, fonts or connections from anywhere.
@@ -139,7 +141,7 @@ def _reasons_section(result: SimulationResult) -> str:
                 f'<g class="reason"><rect class="fail" x="0" y="{y + 4}" '
                 f'width="{max(_BAR_WIDTH * pods / most, 2):.1f}" height="14"/>'
                 f'<text x="{_BAR_WIDTH + 6}" y="{y + 15}">{pods}</text>'
-                f'<text x="{label_x}" y="{y + 15}">{escape(reason)}</text></g>'
+                f'<text class="label" x="{label_x}" y="{y + 15}">{escape(reason)}</text></g>'
             )
         width = label_x + max(len(r) for r, _ in counts) * 8
         height = len(counts) * _ROW + 4
@@ -185,7 +187,7 @@ def _pods_section(result: SimulationResult) -> str:
         f'<tr class="pod {escape(p.status.lower())}" data-key="{escape(p.key)}">'
         f"<td>{escape(p.key)}</td><td>{escape(p.scheduler_name)}</td>"
         f"<td>{escape(p.status)}</td><td>{escape(p.node or '')}</td></tr>"
-        for p in sorted(result.pods, key=lambda p: (p.status == "Scheduled", p.key))
+        for p in sorted(result.pods, key=lambda p: (_ROW_ORDER.get(p.status, 0), p.key))
     )
     return (
         '<section id="pods"><h2>Pods</h2>'

@@ -27,7 +27,8 @@ def node_utilisation(result: SimulationResult) -> list[dict[str, Any]]:
     requested: dict[str, Counter[str]] = {}
     pods_on: Counter[str] = Counter()
     for outcome in result.pods:
-        if outcome.node is not None:
+        # A victim names the node it lost; it is no longer there.
+        if outcome.node is not None and outcome.status != PREEMPTED:
             pods_on[outcome.node] += 1
     for raw in _bound_pods(result):
         pod = Pod.from_dict(raw)
@@ -148,6 +149,7 @@ def _text_parts(result: SimulationResult) -> list[str | Table]:
         f"Nodes: {s['nodes']}   Pods: {s['pods']}   Seed: {s['seed']} "
         f"(repeat with --seed {s['seed']})",
         _table(["OUTCOME", "PODS"], outcomes),
+        "",
         f"Throughput: {s['podsPerSecond']} pods/s ({s['scheduled']} pods bound in "
         f"{s['schedulingSeconds']} s)",
     ]

@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from scheduler.app.workloads import WORKLOAD_KINDS
+from scheduler.app.workloads import WORKLOAD_KINDS, refuse_unexpanded
 from scheduler.cluster.resource_kinds import BUILTIN_KINDS
 from scheduler.cluster.sim.kinds import KindRegistry
 from scheduler.config import load_yaml_documents, read_text
@@ -90,8 +90,9 @@ def _check_object(item: Any, where: str) -> None:
         if meta.get(key) is not None and not isinstance(meta[key], str):
             raise ConfigError(f"{where}: {item.get('kind')}: metadata.{key}: must be a string")
     try:
+        refuse_unexpanded(item)
         _KINDS.for_object(item)
-    except ValueError as exc:
+    except (ValueError, ConfigError) as exc:
         raise ConfigError(f"{where}: {exc}") from exc
     # Pods and nodes are read the way the scheduler will read them, so that a bad quantity or
     # selector is reported here, naming the file, rather than skipped during the run.

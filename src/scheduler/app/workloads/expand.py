@@ -13,6 +13,7 @@ from scheduler.app.workloads.owners import Owner, with_uid
 from scheduler.app.workloads.replicas import deployment_replica_set, replica_pods
 from scheduler.app.workloads.statefulset import statefulset_objects
 from scheduler.cluster.resource_kinds import ResourceKind, kind
+from scheduler.framework.errors import ConfigError
 
 # The workload kinds the scheduler itself never reads, served only so a simulation holds them.
 WORKLOAD_KINDS: tuple[ResourceKind, ...] = (
@@ -30,6 +31,21 @@ _CONTROLLED = {
 }
 
 
+# Workloads known but not expanded, with what to give instead.
+_NOT_EXPANDED = {
+    ("batch", "CronJob"): "it creates Jobs on a schedule; give the Job it would create instead",
+}
+
+
+def refuse_unexpanded(obj: Mapping[str, Any]) -> None:
+    """Raise, naming the object, for a workload kind the simulation does not expand."""
+    why = _NOT_EXPANDED.get(_group_kind(obj))
+    if why is not None:
+        meta = obj.get("metadata") or {}
+        where = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+        raise ConfigError(f"{obj.get('kind')} {where}: not simulated: {why}")
+
+
 def _group_kind(obj: Mapping[str, Any]) -> tuple[str, str]:
     return str(obj.get("apiVersion") or "").rpartition("/")[0], str(obj.get("kind") or "")
 
@@ -41,6 +57,7 @@ def expand_workloads(
     result: list[dict[str, Any]] = []
     owners: list[Owner] = []
     for obj in objects:
+        refuse_unexpanded(obj)
         if _group_kind(obj) in _CONTROLLED:
             owner = with_uid(obj, rng)
             owners.append(owner)
