@@ -32,6 +32,18 @@ def _workload(api_version: str, kind: str, name: str, **spec: Any) -> dict[str, 
     return {"apiVersion": api_version, "kind": kind, "metadata": {"name": name}, "spec": spec}
 
 
+def _replicated(kind: str, app: str, replicas: int) -> dict[str, Any]:
+    """A Deployment or ReplicaSet named after its app, selecting the pods of its template."""
+    return _workload(
+        "apps/v1",
+        kind,
+        app,
+        replicas=replicas,
+        selector={"matchLabels": {"app": app}},
+        template=_template(app),
+    )
+
+
 def _nodes(count: int = 5) -> list[dict[str, Any]]:
     return [
         make_node(f"node-{i}").capacity(cpu="4", memory="16Gi", pods=110).dict()
@@ -66,14 +78,7 @@ def _controller(obj: dict[str, Any]) -> dict[str, Any]:
 def test_deployment_of_six_makes_one_replica_set_and_six_pods(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    deployment = _workload(
-        "apps/v1",
-        "Deployment",
-        "web",
-        replicas=6,
-        selector={"matchLabels": {"app": "web"}},
-        template=_template("web"),
-    )
+    deployment = _replicated("Deployment", "web", 6)
     report, cluster = _simulate(tmp_path, capsys, [*_nodes(), deployment])
     (replica_set,) = _of_kind(cluster, "ReplicaSet")
     (stored_deployment,) = _of_kind(cluster, "Deployment")
@@ -243,14 +248,7 @@ def test_daemonset_puts_one_pod_on_each_eligible_node(
 def test_pods_a_scenario_already_has_count_toward_the_controller(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    replica_set = _workload(
-        "apps/v1",
-        "ReplicaSet",
-        "cache",
-        replicas=3,
-        selector={"matchLabels": {"app": "cache"}},
-        template=_template("cache"),
-    )
+    replica_set = _replicated("ReplicaSet", "cache", 3)
     replica_set["metadata"]["uid"] = "rs-uid"
     existing = {
         "apiVersion": "v1",
