@@ -152,3 +152,9 @@ def test_progress_is_silent_off_a_terminal() -> None:
     progress(3, 10)
     progress.finish()
     assert stream.getvalue() == ""
+
+
+def test_table_text_is_printed_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    """Brackets in a reason are text, not terminal markup."""
+    assert main(["simulate", "--no-progress", "--seed", "1"]) == 0
+    assert "waiting for scheduling gates: [example.com/quota]" in capsys.readouterr().out

@@ -10,9 +10,9 @@ from collections import Counter
 from typing import Any, TextIO
 
 import yaml
-from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from scheduler.app.outcomes import PREEMPTED
 from scheduler.app.simulation import SimulationResult
@@ -115,11 +115,12 @@ def summary(result: SimulationResult) -> dict[str, Any]:
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+    table = Table(box=None, show_edge=False, pad_edge=False, header_style="bold")
     for header in headers:
         table.add_column(header, overflow="fold")
     for row in rows:
-        table.add_row(*row)
+        # As Text, so that a reason such as "gates: [example.com/quota]" is not read as markup.
+        table.add_row(*(Text(cell) for cell in row))
     return table
 
 
@@ -128,7 +129,7 @@ def render_text(result: SimulationResult, width: int | None = None) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, width=width or 10_000, color_system=None, highlight=False)
     for part in _text_parts(result):
-        console.print(part)
+        console.print(part, markup=False)
     return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
 
 
