@@ -106,6 +106,7 @@ async def test_the_page_renders_its_charts_tables_and_drill_down(
                 statuses: Object.fromEntries([...document.querySelectorAll('#pod-table tr.pod')]
                     .map(r => [r.dataset.key, r.children[2].textContent])),
                 detail: document.getElementById('pod-detail-name')?.textContent,
+                detailPlugins: document.getElementById('pod-detail-plugins')?.textContent,
                 detailReasons: [...document.querySelectorAll('#pod-detail-reasons li')]
                     .map(li => li.textContent),
             })""",
@@ -126,6 +127,7 @@ async def test_the_page_renders_its_charts_tables_and_drill_down(
     # The script ran under the page's own policy: it chose the first pod not placed.
     assert found["detail"] == "default/huge"
     assert any("Insufficient cpu" in r for r in found["detailReasons"])
+    assert found["detailPlugins"] == "Rejected by plugins: NodeResourcesFit"
     assert "Status: Scheduled" in chosen and "Node: small" in chosen
     assert loaded.requests == [page.as_uri()]
 

@@ -72,19 +72,21 @@ def test_help_documents_the_seed(capsys: pytest.CaptureFixture[str]) -> None:
     assert "prints the seed used so the run can be repeated exactly with --seed N" in text
 
 
-def test_victims_of_preemption_are_reported(
+def test_victims_of_preemption_and_rejecting_plugins_are_reported(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     objects = [
         make_node("only").capacity(cpu="1", memory="8Gi", pods=110).dict(),
         make_pod("low").req(cpu="1").node("only").dict(),
         make_pod("high").req(cpu="1").priority(100).dict(),
+        make_pod("huge").req(cpu="8").priority(100).dict(),
     ]
     argv = ["simulate", str(_write(tmp_path, objects)), "--no-progress", "--seed", "1"]
     assert main([*argv, "--output", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     pods = {p["name"]: p for p in report["pods"]}
-    assert report["summary"]["pods"] == 2 and report["summary"]["preempted"] == 1
+    assert report["summary"]["pods"] == 3 and report["summary"]["preempted"] == 1
+    assert pods["huge"]["rejectedBy"] == ["NodeResourcesFit"]
     assert pods["high"]["status"] == "Scheduled" and pods["high"]["node"] == "only"
     assert pods["low"]["status"] == "Preempted"
     assert pods["low"]["node"] == "only"

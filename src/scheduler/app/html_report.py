@@ -204,11 +204,17 @@ def _pod_details(result: SimulationResult) -> dict[str, Any]:
         f"{p['metadata'].get('namespace', 'default')}/{p['metadata']['name']}": p
         for p in result.raw_pods
     }
-    return {p.key: _detail(p, raw_by_key.get(p.key)) for p in result.pods}
+    return {
+        p.key: _detail(p, raw_by_key.get(p.key), result.rejected_by.get(p.key, []))
+        for p in result.pods
+    }
 
 
-def _detail(outcome: PodOutcome, raw: dict[str, Any] | None) -> dict[str, Any]:
+def _detail(
+    outcome: PodOutcome, raw: dict[str, Any] | None, rejected_by: list[str]
+) -> dict[str, Any]:
     detail: dict[str, Any] = {
+        "rejectedBy": rejected_by,
         "key": outcome.key,
         "status": outcome.status,
         "node": outcome.node,
@@ -288,6 +294,11 @@ _SCRIPT = """
       detail.appendChild(line("Requests (milli-cpu, bytes)", text || "none"));
     }
     if (pod.message) detail.appendChild(line("Message", pod.message));
+    if (pod.rejectedBy.length) {
+      const plugins = line("Rejected by plugins", pod.rejectedBy.join(", "));
+      plugins.id = "pod-detail-plugins";
+      detail.appendChild(plugins);
+    }
     if (pod.reasons.length) {
       const list = document.createElement("ul");
       list.id = "pod-detail-reasons";

@@ -74,6 +74,7 @@ def to_json(result: SimulationResult) -> dict[str, Any]:
                 "status": p.status,
                 "node": p.node,
                 "message": p.message,
+                "rejectedBy": result.rejected_by.get(p.key, []),
             }
             for p in result.pods
         ],

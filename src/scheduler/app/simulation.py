@@ -49,6 +49,8 @@ class SimulationResult:
     seed: int = 0
     # Every object the simulated cluster holds at the end, Events aside, by resource.
     cluster: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # The plugins that turned each pod still queued away in its last attempt, by pod key.
+    rejected_by: dict[str, list[str]] = field(default_factory=dict)
 
     def count(self, status: str) -> int:
         return sum(1 for p in self.pods if p.status == status)
@@ -160,6 +162,7 @@ async def simulate(
     )
     tasks: list[asyncio.Task[None]] = []
     waiting: set[str] = set()
+    rejected_by: dict[str, list[str]] = {}
     timed_out = False
     deadline = time.perf_counter() + timeout
     try:
@@ -204,6 +207,11 @@ async def simulate(
         if not timed_out:
             await scheduler.drain_api_writes()
         waiting = {w.pod.key for w in scheduler.waiting_pods}
+        rejected_by = {
+            info.key: sorted(info.unschedulable_plugins | info.pending_plugins)
+            for info in scheduler.queue.pending_pods()
+            if info.unschedulable_plugins or info.pending_plugins
+        }
     finally:
         for task in tasks:
             task.cancel()
@@ -232,6 +240,7 @@ async def simulate(
         resource_claims=[dict(c) for c in sim.objects("resourceclaims")],
         seed=seed,
         cluster=final_cluster(sim),
+        rejected_by=rejected_by,
     )
 
 
