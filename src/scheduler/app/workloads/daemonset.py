@@ -10,11 +10,10 @@ the rest.
 from __future__ import annotations
 
 import copy
-import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scheduler.app.workloads.naming import random_suffix, template_hash
+from scheduler.app.workloads.naming import GeneratedNames, template_hash
 from scheduler.app.workloads.owners import Owner, stamp_pod
 from scheduler.objects.node import Node
 from scheduler.objects.node_selector import parse_node_selector
@@ -46,7 +45,7 @@ def daemon_pods(
     owner: Owner,
     nodes: Sequence[Mapping[str, Any]],
     existing: Sequence[dict[str, Any]],
-    rng: random.Random,
+    names: GeneratedNames,
 ) -> list[dict[str, Any]]:
     template = copy.deepcopy(dict(owner.template()))
     spec = template["spec"]
@@ -58,7 +57,7 @@ def daemon_pods(
         node = Node.from_dict(raw)
         if node.name in served or not _should_run(owner, spec, node):
             continue
-        pod = stamp_pod(owner, template, f"{owner.name}-{random_suffix(rng)}", labels=labels)
+        pod = stamp_pod(owner, template, names.generate(f"{owner.name}-"), labels=labels)
         _pin(pod["spec"], node.name)
         pods.append(pod)
     return pods

@@ -9,6 +9,7 @@ from typing import Any
 
 from scheduler.app.workloads.daemonset import daemon_pods
 from scheduler.app.workloads.job import job_pods
+from scheduler.app.workloads.naming import GeneratedNames
 from scheduler.app.workloads.owners import Owner, with_uid
 from scheduler.app.workloads.replicas import deployment_replica_set, replica_pods
 from scheduler.app.workloads.statefulset import statefulset_objects
@@ -71,14 +72,18 @@ def expand_workloads(
             owners.append(replica_set)
             result.append(replica_set.raw)
     nodes = [o for o in result if o.get("kind") == "Node"]
+    names = GeneratedNames(rng)
+    for obj in result:
+        if obj.get("kind") == "Pod":
+            names.take(str((obj.get("metadata") or {}).get("name")))
     for owner in owners:
         pods = [o for o in result if o.get("kind") == "Pod"]
         if owner.kind in ("ReplicaSet", "ReplicationController"):
-            result.extend(replica_pods(owner, pods, rng))
+            result.extend(replica_pods(owner, pods, names))
         elif owner.kind == "StatefulSet":
             result.extend(statefulset_objects(owner, result))
         elif owner.kind == "Job":
-            result.extend(job_pods(owner, pods, rng))
+            result.extend(job_pods(owner, pods, names))
         elif owner.kind == "DaemonSet":
-            result.extend(daemon_pods(owner, nodes, pods, rng))
+            result.extend(daemon_pods(owner, nodes, pods, names))
     return result

@@ -9,11 +9,10 @@ template, and the finalizer the controller tracks them with.
 from __future__ import annotations
 
 import copy
-import random
 from collections.abc import Sequence
 from typing import Any
 
-from scheduler.app.workloads.naming import random_suffix
+from scheduler.app.workloads.naming import GeneratedNames
 from scheduler.app.workloads.owners import Owner, stamp_pod
 
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
@@ -26,7 +25,7 @@ _MODES = ("NonIndexed", "Indexed")
 
 
 def job_pods(
-    owner: Owner, existing: Sequence[dict[str, Any]], rng: random.Random
+    owner: Owner, existing: Sequence[dict[str, Any]], names: GeneratedNames
 ) -> list[dict[str, Any]]:
     """The pods the Job controller starts in its first sync, beside those it already has."""
     mode = str(owner.spec.get("completionMode") or "NonIndexed")
@@ -45,7 +44,7 @@ def job_pods(
     mine = [pod for pod in existing if owner.owns(pod)]
     if mode == "NonIndexed":
         return [
-            _pod(owner, template, f"{owner.name}-{random_suffix(rng)}")
+            _pod(owner, template, names.generate(f"{owner.name}-"))
             for _ in range(wanted - len(mine))
         ]
     held = {str((p["metadata"].get("annotations") or {}).get(COMPLETION_INDEX)) for p in mine}
@@ -56,7 +55,7 @@ def job_pods(
         pod = _pod(
             owner,
             template,
-            f"{owner.name}-{index}-{random_suffix(rng)}",
+            names.generate(f"{owner.name}-{index}-"),
             labels={COMPLETION_INDEX: str(index)},
             annotations={COMPLETION_INDEX: str(index)},
         )

@@ -15,9 +15,23 @@ _FNV_OFFSET = 0x811C9DC5
 _FNV_PRIME = 0x01000193
 
 
-def random_suffix(rng: random.Random) -> str:
-    """The five characters the API server appends to a generateName prefix."""
-    return "".join(rng.choice(SAFE_ALPHABET) for _ in range(_SUFFIX_LENGTH))
+class GeneratedNames:
+    """Names from a generateName prefix: the prefix and five random characters, drawn again
+    when taken (the API server refuses a taken name and the controller retries)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self._taken: set[str] = set()
+
+    def take(self, name: str) -> None:
+        self._taken.add(name)
+
+    def generate(self, prefix: str) -> str:
+        while True:
+            name = prefix + "".join(self.rng.choice(SAFE_ALPHABET) for _ in range(_SUFFIX_LENGTH))
+            if name not in self._taken:
+                self._taken.add(name)
+                return name
 
 
 def template_hash(template: Mapping[str, Any]) -> str:

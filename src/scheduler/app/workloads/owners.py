@@ -114,9 +114,8 @@ def stamp_pod(
         metadata["labels"] = pod_labels
     if pod_annotations:
         metadata["annotations"] = pod_annotations
-    for key in ("finalizers",):
-        if meta.get(key):
-            metadata[key] = list(meta[key])
+    if meta.get("finalizers"):
+        metadata["finalizers"] = list(meta["finalizers"])
     return {
         "apiVersion": "v1",
         "kind": "Pod",

@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from scheduler.app.workloads.naming import random_suffix, template_hash
+from scheduler.app.workloads.naming import GeneratedNames, template_hash
 from scheduler.app.workloads.owners import Owner, stamp_pod, with_uid
 
 POD_TEMPLATE_HASH = "pod-template-hash"
@@ -70,11 +70,9 @@ def _max_surge(deployment: Owner, replicas: int) -> int:
 
 
 def replica_pods(
-    owner: Owner, existing: Sequence[dict[str, Any]], rng: random.Random
+    owner: Owner, existing: Sequence[dict[str, Any]], names: GeneratedNames
 ) -> list[dict[str, Any]]:
     """The pods a ReplicaSet or ReplicationController adds to reach spec.replicas."""
     template = owner.template()
     missing = owner.count("replicas", 1) - sum(1 for pod in existing if owner.owns(pod))
-    return [
-        stamp_pod(owner, template, f"{owner.name}-{random_suffix(rng)}") for _ in range(missing)
-    ]
+    return [stamp_pod(owner, template, names.generate(f"{owner.name}-")) for _ in range(missing)]
