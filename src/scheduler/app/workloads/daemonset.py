@@ -44,13 +44,13 @@ HOST_NETWORK_TOLERATION = _toleration("node.kubernetes.io/network-unavailable", 
 def daemon_pods(
     owner: Owner,
     nodes: Sequence[Mapping[str, Any]],
-    existing: Sequence[dict[str, Any]],
+    mine: Sequence[dict[str, Any]],
     names: GeneratedNames,
 ) -> list[dict[str, Any]]:
     template = copy.deepcopy(dict(owner.template()))
     spec = template["spec"]
     spec["tolerations"] = _with_daemon_tolerations(spec)
-    served = {_pinned_node(pod) for pod in existing if owner.owns(pod)}
+    served = {_pinned_node(pod) for pod in mine}
     labels = {REVISION_LABEL: template_hash(owner.template()), TEMPLATE_GENERATION_LABEL: "1"}
     pods = []
     for raw in nodes:

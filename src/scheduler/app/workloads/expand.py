@@ -4,13 +4,14 @@ then every controller that makes pods, each seeing what the scenario already hol
 from __future__ import annotations
 
 import random
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from scheduler.app.workloads.daemonset import daemon_pods
 from scheduler.app.workloads.job import job_pods
 from scheduler.app.workloads.naming import GeneratedNames
-from scheduler.app.workloads.owners import Owner, with_uid
+from scheduler.app.workloads.owners import Owner, controller_of, object_key, with_uid
 from scheduler.app.workloads.replicas import deployment_replica_set, replica_pods
 from scheduler.app.workloads.statefulset import statefulset_objects
 from scheduler.cluster.resource_kinds import ResourceKind, kind
@@ -65,25 +66,30 @@ def expand_workloads(
             result.append(owner.raw)
         else:
             result.append(dict(obj))
-    replica_sets = [o for o in owners if o.kind == "ReplicaSet"]
+    # What the scenario already holds for each controller, so the controller only adds to it.
+    controlled: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for obj in result:
+        if (controller := controller_of(obj)) is not None:
+            controlled[controller].append(obj)
+    taken = {object_key(o) for o in result}
     for deployment in [o for o in owners if o.kind == "Deployment"]:
-        if not any(deployment.owns(rs.raw) for rs in replica_sets):
+        if not any(c.get("kind") == "ReplicaSet" for c in controlled[deployment.key]):
             replica_set = Owner(deployment_replica_set(deployment, rng))
             owners.append(replica_set)
             result.append(replica_set.raw)
     nodes = [o for o in result if o.get("kind") == "Node"]
     names = GeneratedNames(rng)
-    for obj in result:
-        if obj.get("kind") == "Pod":
-            names.take(str((obj.get("metadata") or {}).get("name")))
+    for taken_kind, _, name in taken:
+        if taken_kind == "Pod":
+            names.take(name)
     for owner in owners:
-        pods = [o for o in result if o.get("kind") == "Pod"]
+        mine = [o for o in controlled[owner.key] if o.get("kind") == "Pod"]
         if owner.kind in ("ReplicaSet", "ReplicationController"):
-            result.extend(replica_pods(owner, pods, names))
+            result.extend(replica_pods(owner, mine, names))
         elif owner.kind == "StatefulSet":
-            result.extend(statefulset_objects(owner, result))
+            result.extend(statefulset_objects(owner, taken))
         elif owner.kind == "Job":
-            result.extend(job_pods(owner, pods, names))
+            result.extend(job_pods(owner, mine, names))
         elif owner.kind == "DaemonSet":
-            result.extend(daemon_pods(owner, nodes, pods, names))
+            result.extend(daemon_pods(owner, nodes, mine, names))
     return result

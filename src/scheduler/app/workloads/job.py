@@ -25,9 +25,9 @@ _MODES = ("NonIndexed", "Indexed")
 
 
 def job_pods(
-    owner: Owner, existing: Sequence[dict[str, Any]], names: GeneratedNames
+    owner: Owner, mine: Sequence[dict[str, Any]], names: GeneratedNames
 ) -> list[dict[str, Any]]:
-    """The pods the Job controller starts in its first sync, beside those it already has."""
+    """The pods the Job controller starts in its first sync, beside `mine`, those it has."""
     mode = str(owner.spec.get("completionMode") or "NonIndexed")
     if mode not in _MODES:
         raise owner.error(
@@ -41,7 +41,6 @@ def job_pods(
     if owner.spec.get("suspend"):
         wanted = 0
     template = _labelled_template(owner)
-    mine = [pod for pod in existing if owner.owns(pod)]
     if mode == "NonIndexed":
         return [
             _pod(owner, template, names.generate(f"{owner.name}-"))

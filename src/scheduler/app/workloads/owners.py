@@ -73,15 +73,27 @@ class Owner:
             "blockOwnerDeletion": True,
         }
 
-    def owns(self, child: Mapping[str, Any]) -> bool:
-        """Whether `child` (a pod or a ReplicaSet) names this object as its controller."""
-        meta = child.get("metadata") or {}
-        if str(meta.get("namespace") or "default") != self.namespace:
-            return False
-        return any(
-            ref.get("controller") and ref.get("kind") == self.kind and ref.get("name") == self.name
-            for ref in meta.get("ownerReferences") or ()
-        )
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.kind, self.namespace, self.name)
+
+
+def controller_of(child: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    """The (kind, namespace, name) of the object controlling `child`, if one does."""
+    meta = child.get("metadata") or {}
+    for ref in meta.get("ownerReferences") or ():
+        if ref.get("controller"):
+            return (
+                str(ref.get("kind")),
+                str(meta.get("namespace") or "default"),
+                str(ref.get("name")),
+            )
+    return None
+
+
+def object_key(obj: Mapping[str, Any]) -> tuple[str, str, str]:
+    meta = obj.get("metadata") or {}
+    return (str(obj.get("kind")), str(meta.get("namespace") or "default"), str(meta.get("name")))
 
 
 def with_uid(raw: Mapping[str, Any], rng: random.Random) -> Owner:

@@ -70,9 +70,9 @@ def _max_surge(deployment: Owner, replicas: int) -> int:
 
 
 def replica_pods(
-    owner: Owner, existing: Sequence[dict[str, Any]], names: GeneratedNames
+    owner: Owner, mine: Sequence[dict[str, Any]], names: GeneratedNames
 ) -> list[dict[str, Any]]:
-    """The pods a ReplicaSet or ReplicationController adds to reach spec.replicas."""
+    """The pods a ReplicaSet or ReplicationController adds to `mine` to reach spec.replicas."""
     template = owner.template()
-    missing = owner.count("replicas", 1) - sum(1 for pod in existing if owner.owns(pod))
+    missing = owner.count("replicas", 1) - len(mine)
     return [stamp_pod(owner, template, names.generate(f"{owner.name}-")) for _ in range(missing)]

@@ -9,29 +9,29 @@ Parallel one does.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from typing import Any
 
 from scheduler.app.workloads.naming import template_hash
-from scheduler.app.workloads.owners import Owner, stamp_pod
+from scheduler.app.workloads.owners import Owner, object_key, stamp_pod
 
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
 REVISION_LABEL = "controller-revision-hash"
 
 
-def statefulset_objects(owner: Owner, existing: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The claims and pods of `owner` not in `existing`, each pod after its claims."""
+def statefulset_objects(owner: Owner, taken: Set[tuple[str, str, str]]) -> list[dict[str, Any]]:
+    """The claims and pods of `owner` whose (kind, namespace, name) is not `taken`, each pod
+    after its claims."""
     template = owner.template()
     start = _ordinal_start(owner)
     revision = f"{owner.name}-{template_hash(template)}"
-    taken = {_key(o) for o in existing}
     claims = _claim_templates(owner)
     created: list[dict[str, Any]] = []
     for ordinal in range(start, start + owner.count("replicas", 1)):
         name = f"{owner.name}-{ordinal}"
         for claim in (_claim(owner, t, ordinal) for t in claims):
-            if _key(claim) not in taken:
+            if object_key(claim) not in taken:
                 created.append(claim)
         if ("Pod", owner.namespace, name) in taken:
             continue
@@ -48,11 +48,6 @@ def statefulset_objects(owner: Owner, existing: Sequence[dict[str, Any]]) -> lis
         _mount_claims(spec, claims, owner, ordinal)
         created.append(pod)
     return created
-
-
-def _key(obj: Mapping[str, Any]) -> tuple[str, str, str]:
-    meta = obj.get("metadata") or {}
-    return (str(obj.get("kind")), str(meta.get("namespace") or "default"), str(meta.get("name")))
 
 
 def _ordinal_start(owner: Owner) -> int:
