@@ -101,7 +101,7 @@ async def test_the_page_renders_its_charts_tables_and_drill_down(
                 reasons: [...document.querySelectorAll('#reason-histogram g.reason text.label')]
                     .map(t => t.textContent),
                 profiles: [...document.querySelectorAll('#profile-table tbody tr')]
-                    .map(r => r.dataset.profile),
+                    .map(r => [r.dataset.profile, r.lastElementChild.textContent]),
                 pods: [...document.querySelectorAll('#pod-table tr.pod')].map(r => r.dataset.key),
                 statuses: Object.fromEntries([...document.querySelectorAll('#pod-table tr.pod')]
                     .map(r => [r.dataset.key, r.children[2].textContent])),
@@ -120,7 +120,7 @@ async def test_the_page_renders_its_charts_tables_and_drill_down(
     assert _distinct_pixel_bytes(loaded.screenshot) > 40, "the screenshot is blank"
     assert found["nodeBars"] == ["node-a", "node-b", "small"]
     assert "Insufficient cpu" in found["reasons"]
-    assert found["profiles"] == ["default-scheduler"]
+    assert found["profiles"] == [["default-scheduler", "node-a, node-b, small"]]
     assert len(found["pods"]) == 6, "3 from the Deployment, filler (a victim), urgent, huge"
     assert found["statuses"]["default/filler"] == "Preempted"
     assert found["statuses"]["default/huge"] == "Unschedulable"

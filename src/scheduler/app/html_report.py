@@ -23,6 +23,8 @@ from scheduler.objects.pod import Pod
 NOT_PLACED = ("Unschedulable", "Error", "Pending", "Waiting", "Gated", "NotHandled")
 # The pod table lists pods not placed first, then victims, then the placed ones.
 _ROW_ORDER = {PREEMPTED: 1, "Scheduled": 2}
+# Up to this many nodes a profile used are named in its row.
+_NAMED_NODES = 8
 _BAR_WIDTH = 320
 _ROW = 22
 # Nothing may be fetched: no scripts, styles, images, fonts or connections from anywhere.
@@ -172,14 +174,21 @@ def _profiles_section(result: SimulationResult) -> str:
             f'<tr data-profile="{escape(name)}"><td>{escape(name)}{note}</td>'
             f"<td>{sum(counts.values())}</td><td>{counts['Scheduled']}</td>"
             f"<td>{sum(counts[s] for s in NOT_PLACED)}</td><td>{counts[PREEMPTED]}</td>"
-            f"<td>{len(nodes_used.get(name, ()))}</td></tr>"
+            f"<td>{escape(_node_list(nodes_used.get(name, set())))}</td></tr>"
         )
     return (
         '<section id="profiles"><h2>Placement per profile</h2><table id="profile-table">'
         "<thead><tr><th>Profile</th><th>Pods</th><th>Scheduled</th><th>Not placed</th>"
-        "<th>Preempted</th><th>Nodes used</th></tr></thead>"
+        "<th>Preempted</th><th>Placed on</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table></section>"
     )
+
+
+def _node_list(nodes: set[str]) -> str:
+    """A few nodes by name, many by count."""
+    if len(nodes) > _NAMED_NODES:
+        return f"{len(nodes)} nodes"
+    return ", ".join(sorted(nodes)) or "none"
 
 
 def _pods_section(result: SimulationResult) -> str:
