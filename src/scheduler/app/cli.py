@@ -9,10 +9,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from scheduler.app import report
+from scheduler.app import html_report, report
 from scheduler.app.configuration import load_effective, plugin_registry, refuse_extenders
 from scheduler.app.dra_scenario import claim_gpus, gpu_slices
 from scheduler.app.gangs import GANG_CONFIG, generate_gangs, require_coscheduling
+from scheduler.app.output_format import OutputChoice, OutputFormat
+from scheduler.app.progress import BindingProgress
 from scheduler.app.retire_check import check_scheduler_name, pods_naming, report_pods_naming
 from scheduler.app.run_options import RunOptions, add_run_flags, apply_flags
 from scheduler.app.scenario import (
@@ -102,8 +104,25 @@ def build_parser() -> argparse.ArgumentParser:
         default="default-scheduler",
         help="schedulerName of generated pods",
     )
-    sim.add_argument("--seed", type=int, default=None, help="seed of the tie-break randomness")
-    sim.add_argument("--output", choices=("table", "json"), default="table")
+    sim.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seed of every random choice of the run (ties between equally good nodes, names "
+        "and uids the controllers generate); without it a fresh seed is drawn, and the report "
+        "prints the seed used so the run can be repeated exactly with --seed N",
+    )
+    sim.add_argument(
+        "--output",
+        nargs="+",
+        action=OutputFormat,
+        default=OutputChoice(),
+        metavar=("FORMAT", "FILE"),
+        help="table (the default), json (every pod's outcome), yaml (the final cluster "
+        "objects), or html FILE: one self-contained page with per-node utilisation, failure "
+        "reasons, per-profile placement and every pod, written to FILE",
+    )
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
     sim.add_argument(
         "--timeout",
@@ -183,8 +202,10 @@ def run_simulate(args: argparse.Namespace) -> int:
     # keeps `simulate` callable many times in one process, as tests and notebooks do).
     configure_logging("text", 0, cache_loggers=False)
     registry = plugin_registry(args.plugin, autoload=not args.no_plugin_autoload)
+    output: OutputChoice = args.output
+    files = [*args.files, *output.inputs]
     scenario = Scenario()
-    for file in args.files:
+    for file in files:
         scenario.extend(load_scenario_file(file))
     if args.nodes:
         nodes = generate_nodes(args.nodes, parse_shape(args.node_shape, "--node-shape"), args.zones)
@@ -209,13 +230,13 @@ def run_simulate(args: argparse.Namespace) -> int:
         )
         if args.config is None and scenario.config is None:
             scenario.config = GANG_CONFIG
-    if not args.files and not args.nodes and not args.pods and not args.gangs:
+    if not files and not args.nodes and not args.pods and not args.gangs:
         scenario = load_bundled()
     config, profiles = load_effective(registry, path=args.config, embedded=scenario.config)
     refuse_extenders(config)
     if args.gangs:
         require_coscheduling(profiles, args.pod_scheduler_name)
-    progress = report.ProgressBar() if not args.no_progress else None
+    progress = BindingProgress() if not args.no_progress else None
     try:
         result = asyncio.run(
             simulate(
@@ -232,7 +253,12 @@ def run_simulate(args: argparse.Namespace) -> int:
         raise ConfigError(f"{', '.join(scenario.sources) or 'generated objects'}: {exc}") from exc
     if progress is not None:
         progress.finish()
-    report.write(result, args.output)
+    if output.file is not None:
+        html_report.write_page(result, output.file)
+        report.write(result, "table")
+        print(f"HTML report written to {output.file}", file=sys.stderr)
+    else:
+        report.write(result, output.format)
     if result.timed_out:
         print(f"error: the run did not finish within --timeout {args.timeout:g}s", file=sys.stderr)
         return EXIT_TIMED_OUT
