@@ -12,6 +12,7 @@ from pathlib import Path
 from scheduler.app import report
 from scheduler.app.configuration import load_effective, plugin_registry, refuse_extenders
 from scheduler.app.dra_scenario import claim_gpus, gpu_slices
+from scheduler.app.explain.command import add_explain_parser, run_explain
 from scheduler.app.gangs import GANG_CONFIG, generate_gangs, require_coscheduling
 from scheduler.app.run_options import RunOptions, add_run_flags, apply_flags
 from scheduler.app.scenario import (
@@ -144,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--write-config-to", type=Path, help="also write the effective, defaulted config"
     )
     _add_plugin_flags(validate)
+    add_explain_parser(commands, _add_plugin_flags)
     return parser
 
 
@@ -277,6 +279,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_simulate(args)
         if args.command == "validate-config":
             return run_validate(args)
+        if args.command == "explain":
+            return run_explain(args)
     except (ConfigError, PluginLoadError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
