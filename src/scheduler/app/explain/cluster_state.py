@@ -58,3 +58,15 @@ async def load_snapshot(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
     return scheduler, read_only
+
+
+def cancel_background(scheduler: Scheduler) -> list[str]:
+    """Cancel the background work plugins started, before it has had a chance to run.
+
+    Called with no await since the plugins ran, so none of these tasks has started: a task
+    cancelled before its first step never runs its body. Returns the tasks' names.
+    """
+    names = sorted(task.get_name() for task in scheduler.background)
+    for task in list(scheduler.background):
+        task.cancel()
+    return names

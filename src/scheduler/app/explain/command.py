@@ -9,7 +9,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from scheduler.app.configuration import load_effective, plugin_registry, refuse_extenders
-from scheduler.app.explain.cluster_state import DEFAULT_SYNC_TIMEOUT, load_snapshot
+from scheduler.app.explain.cluster_state import (
+    DEFAULT_SYNC_TIMEOUT,
+    cancel_background,
+    load_snapshot,
+)
 from scheduler.app.explain.evaluation import explain_pod
 from scheduler.app.explain.fixes import nearest_fixes
 from scheduler.app.explain.model import Explanation
@@ -120,6 +124,7 @@ async def explain_in(
         table = scheduler.cache.table
         explanation = explain_pod(profile, pod, table)
         explanation.fixes = nearest_fixes(profile, pod, explanation, table)
+        explanation.cancelled_actions = cancel_background(scheduler)
     finally:
         await scheduler.stop()
     if read_only.refused:

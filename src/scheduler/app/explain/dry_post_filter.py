@@ -1,9 +1,11 @@
 """PostFilter without consequences.
 
-The scheduler's PostFilter plugins act: preemption deletes victims. `explain` wants only the
-decision, so each PostFilter plugin is replaced by a stand-in for the run. A plugin that can
-plan without acting (it has `plan`, as DefaultPreemption does) is asked for its plan, which
-is recorded; any other PostFilter plugin is not run at all, and the report says so.
+The scheduler's PostFilter plugins act: preemption deletes victims, DynamicResources
+deallocates a claim. `explain` wants only the decision. A plugin that can plan without acting
+(it has `plan`, as DefaultPreemption does) is asked for its plan, which is recorded with its
+candidates and victims. Any other PostFilter plugin runs as it is; what it would do it starts
+through `Handle.start_background`, and `explain` cancels those tasks before they can run
+(`cluster_state.cancel_background`), while the read-only client refuses any direct write.
 """
 
 from __future__ import annotations
@@ -92,25 +94,23 @@ class _Planned:
         return plan.result, plan.status
 
 
-class _NotRun:
-    """Stands in for a plugin that would act: declines with no message, as if it had not run."""
+class _Recorded:
+    """Runs a plugin that cannot plan and records what it said."""
 
-    def __init__(self, name: str, reports: list[PostFilterReport]) -> None:
-        self.name = name
+    def __init__(self, plugin: PostFilterPlugin, reports: list[PostFilterReport]) -> None:
+        self.name = plugin.name
+        self._plugin = plugin
         self._reports = reports
 
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
-        self._reports.append(
-            PostFilterReport(
-                plugin=self.name,
-                code="Skip",
-                message="not run (it cannot plan without acting on the cluster)",
-                dry_run=False,
-            )
-        )
-        return None, Status.unschedulable()
+        result, status = self._plugin.post_filter(state, pod, statuses)
+        nominated = result.nominated_node_name if result is not None else ""
+        report = PostFilterReport(self.name, status.code.label, status.message(), nominated)
+        report.dry_run = False
+        self._reports.append(report)
+        return result, status
 
 
 def dry_profile(profile: Profile, reports: list[PostFilterReport]) -> Profile:
@@ -121,6 +121,6 @@ def dry_profile(profile: Profile, reports: list[PostFilterReport]) -> Profile:
         if isinstance(plugin, PlanningPostFilter):
             stand_ins.append(_Planned(plugin, reports))
         else:
-            stand_ins.append(_NotRun(plugin.name, reports))
+            stand_ins.append(_Recorded(plugin, reports))
     dry.post_filter = stand_ins
     return dry

@@ -88,7 +88,7 @@ class PostFilterReport:
     message: str
     nominated_node: str = ""
     candidates: list[PreemptionCandidate] = field(default_factory=list)
-    # A PostFilter plugin that cannot plan without acting is not run at all.
+    # False for a plugin that cannot plan: it ran, and what it started was cancelled.
     dry_run: bool = True
 
 
@@ -124,6 +124,9 @@ class Explanation:
     scores: list[NodeScore] = field(default_factory=list)
     post_filter: list[PostFilterReport] = field(default_factory=list)
     fixes: list[Fix] = field(default_factory=list)
+    # Background work plugins asked for during the run (e.g. a claim's deallocation), which
+    # was cancelled before it could start.
+    cancelled_actions: list[str] = field(default_factory=list)
 
     def node(self, name: str) -> NodeReport:
         return next(n for n in self.nodes if n.name == name)
@@ -190,4 +193,5 @@ class Explanation:
                 for r in self.post_filter
             ],
             "fixes": [f.to_json() for f in self.fixes],
+            "cancelledActions": list(self.cancelled_actions),
         }

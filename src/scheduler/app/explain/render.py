@@ -111,6 +111,8 @@ def write_table(explanation: Explanation, out: TextIO, *, wide: bool = False) ->
         for candidate in report.candidates:
             victims = ", ".join(f"{v.pod} (priority {v.priority})" for v in candidate.victims)
             console.print(f"  candidate {candidate.node}: preempt {victims}", markup=False)
+    for action in explanation.cancelled_actions:
+        console.print(f"  (not carried out: {action})", markup=False)
     if explanation.fixes:
         console.print("Nearest fixes (each checked by filtering the changed pod again):")
         for fix in explanation.fixes:
