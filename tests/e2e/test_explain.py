@@ -3,7 +3,8 @@
 Two nodes: one too full for the pod's CPU, one tainted. `explain` runs as its own process with
 a user that may only get, list and watch; its per-node verdicts must count exactly what the
 daemon's FailedScheduling Event counts, nothing in the cluster may change while it runs, and
-its first suggested fix, applied to the pod, must let the daemon bind it.
+its first suggested fix, applied to the pod, must let the daemon bind it. The daemon runs with
+--plugin-result-annotation, whose record must agree with its Event too.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pytest
 import yaml
 
 from scheduler.cluster.sim.merge import merge_patch
+from scheduler.core.result_annotation import ANNOTATION
 from tests.e2e.api_client import ApiClient
 from tests.e2e.controlplane import ControlPlane
 from tests.e2e.daemon import DaemonLauncher, poll_until
@@ -115,19 +117,23 @@ def test_explain_agrees_with_the_daemon_writes_nothing_and_its_fix_schedules(
     patched = admin.request("PATCH", f"/api/v1/nodes/{tainted}", taint, content_type=MERGE_PATCH)
     assert patched.status == 200, patched
     workload.create_pod(workload.pod_manifest("filler", scheduler, cpu="1500m", node_name=full))
-    daemons.start(scheduler, extra_args=[f"--config={config}"]).wait_ready()
+    flags = [f"--config={config}", "--plugin-result-annotation"]
+    daemons.start(scheduler, extra_args=flags).wait_ready()
     manifest = workload.pod_manifest("web", scheduler, cpu="1")
     workload.create_pod(manifest)
     [event] = workload.wait_events("FailedScheduling", ["web"], timeout_s=EVENT_TIMEOUT_S)["web"]
-    # The status patch follows the Event; wait for it so that the pod is settled before.
-    poll_until(
-        lambda: any(
-            c.get("reason") == "Unschedulable"
-            for c in (workload.pods()["web"].get("status") or {}).get("conditions") or ()
-        ),
-        "the daemon marks the pod Unschedulable",
-        timeout_s=EVENT_TIMEOUT_S,
-    )
+
+    # The status patch and the annotation follow the Event; the pod is settled after both.
+    def settled() -> dict[str, Any] | None:
+        pod = workload.pods()["web"]
+        conditions = (pod.get("status") or {}).get("conditions") or ()
+        annotation = (pod["metadata"].get("annotations") or {}).get(ANNOTATION)
+        unschedulable = any(c.get("reason") == "Unschedulable" for c in conditions)
+        return json.loads(annotation) if unschedulable and annotation else None
+
+    recorded = poll_until(settled, "the daemon records the failure", timeout_s=EVENT_TIMEOUT_S)
+    assert recorded["message"] == event["note"]
+    assert recorded["nodes"][full] == "NodeResourcesFit: Insufficient cpu"
     before = _cluster_versions(admin, workload)
 
     reader = _reader_kubeconfig(control_plane, admin, tmp_path)
