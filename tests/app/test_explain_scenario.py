@@ -13,10 +13,10 @@ import yaml
 
 from scheduler.app.cli import main
 from scheduler.app.configuration import load_effective, plugin_registry
-from scheduler.app.explain.command import explain_in
 from scheduler.app.scenario import ordered_for_loading, parse_documents
 from scheduler.cluster.sim import SimCluster
 from scheduler.cluster.sim.merge import merge_patch
+from scheduler.core.explain.session import explain_in
 from scheduler.testing import FakeClock
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "explain" / "pending-pod.yaml"

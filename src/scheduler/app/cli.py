@@ -120,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Watch the cluster and schedule the pods that name one of the configured profiles. "
             "Flags follow kube-scheduler's. `run` is the default command; the others are "
-            "`simulate` and `validate-config` (see `kube-pyscheduler <command> --help`)."
+            "`simulate`, `explain` and `validate-config` (see `kube-pyscheduler <command> --help`)."
         ),
     )
     run.add_argument(

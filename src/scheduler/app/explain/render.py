@@ -9,7 +9,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from scheduler.app.explain.model import Explanation, NodeReport, Verdict
+from scheduler.core.explain.model import Explanation, NodeReport, Verdict
 
 OUTPUTS = ("table", "wide", "json")
 # Wide enough for a FailedScheduling text; a terminal narrower than this wraps cells instead.

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scheduler.app.explain.dry_post_filter import dry_profile
-from scheduler.app.explain.model import (
+from scheduler.core.algorithm import find_placement
+from scheduler.core.explain.dry_post_filter import dry_profile
+from scheduler.core.explain.model import (
     ERROR,
     SCHEDULABLE,
     UNSCHEDULABLE,
@@ -32,7 +33,6 @@ from scheduler.app.explain.model import (
     PostFilterReport,
     Verdict,
 )
-from scheduler.core.algorithm import find_placement
 from scheduler.core.outcome import Failure
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.node_table import NodeTable

@@ -11,9 +11,9 @@ import asyncio
 import random
 from collections.abc import Mapping, Sequence
 
-from scheduler.app.explain.read_only import ReadOnlyCluster
 from scheduler.cluster.port import ClusterClient
 from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
+from scheduler.core.explain.read_only import ReadOnlyCluster
 from scheduler.core.scheduler import Scheduler
 from scheduler.framework.clock import Clock
 from scheduler.framework.errors import SchedulerError

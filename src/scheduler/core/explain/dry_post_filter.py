@@ -14,7 +14,7 @@ import copy
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from scheduler.app.explain.model import PostFilterReport, PreemptionCandidate, Victim
+from scheduler.core.explain.model import PostFilterReport, PreemptionCandidate, Victim
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.plugins import NodeStatusReader, PostFilterPlugin, PostFilterResult
 from scheduler.framework.status import Status

@@ -14,10 +14,10 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from scheduler.app.explain.dry_post_filter import PlanningPostFilter, candidates_of
-from scheduler.app.explain.evaluation import ChainRun, run_chain
-from scheduler.app.explain.model import Explanation, Fix, NodeReport
 from scheduler.cluster.sim.merge import merge_patch
+from scheduler.core.explain.dry_post_filter import PlanningPostFilter, candidates_of
+from scheduler.core.explain.evaluation import ChainRun, run_chain
+from scheduler.core.explain.model import Explanation, Fix, NodeReport
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Code, Status
 from scheduler.objects.errors import InvalidObjectError

@@ -8,11 +8,11 @@ from typing import Any, ClassVar
 import pytest
 
 from scheduler.app.configuration import plugin_registry
-from scheduler.app.explain.command import explain_in
-from scheduler.app.explain.read_only import ReadOnlyCluster, WriteRefusedError
 from scheduler.app.scenario import ordered_for_loading, parse_documents
 from scheduler.cluster.sim import SimCluster
 from scheduler.config import load_config_dict
+from scheduler.core.explain.read_only import ReadOnlyCluster, WriteRefusedError
+from scheduler.core.explain.session import explain_in
 from scheduler.framework import CycleState, Handle, NodeStatusReader, PluginSpec, Pod, Status
 from scheduler.framework.plugins import PostFilterResult
 from scheduler.objects.pod import Pod as PodView
