@@ -3,6 +3,7 @@ suggested fix, applied to the pod, schedules it when the scenario is simulated a
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -13,6 +14,7 @@ import yaml
 
 from scheduler.app.cli import main
 from scheduler.app.configuration import load_effective, plugin_registry
+from scheduler.app.explain.render import write
 from scheduler.app.scenario import ordered_for_loading, parse_documents
 from scheduler.cluster.sim import SimCluster
 from scheduler.cluster.sim.merge import merge_patch
@@ -224,3 +226,30 @@ def test_bad_input_is_named(
 ) -> None:
     assert main(["explain", *argv]) != 0
     assert error in capsys.readouterr().err
+
+
+def test_the_table_and_the_wide_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "web", "--scenario", str(EXAMPLE)]) == 0
+    table = capsys.readouterr().out
+    assert re.search(r"node-c\s+UnschedulableAndUnresolvable\s+TaintToleration\s+node\(s\)", table)
+    assert "  - tolerate dedicated=gpu:NoSchedule to use 1 node(s)" in table
+    assert "patch:" not in table and "VolumeBinding" not in table
+    assert main(["explain", "web", "--scenario", str(EXAMPLE), "-o", "wide"]) == 0
+    wide = capsys.readouterr().out
+    # Each Filter plugin that ran is a column: node-c passes NodeResourcesFit.
+    assert re.search(r"node-c\s+.*TaintToleration.*\s+ok\s*$", wide, re.MULTILINE)
+    assert '"tolerations": [{"effect": "NoSchedule"' in wide
+
+
+async def test_scores_are_rendered_with_the_chosen_node_marked() -> None:
+    sim = SimCluster(clock=FakeClock())
+    sim.load(ordered_for_loading(parse_documents(FITTING_SCENARIO, "fits").objects))
+    registry = plugin_registry([])
+    config, profiles = load_effective(registry)
+    explanation = await explain_in(sim, "default", "api", config, profiles, registry)
+    out = io.StringIO()
+    write(explanation, "wide", out)
+    text = out.getvalue()
+    assert "The scheduler would choose big." in text
+    best = explanation.scores[0]
+    assert re.search(rf"big \*\s+{best.total}\s", text), text

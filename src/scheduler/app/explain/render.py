@@ -85,40 +85,40 @@ def _scores_table(explanation: Explanation, wide: bool) -> Table:
 def write_table(explanation: Explanation, out: TextIO, *, wide: bool = False) -> None:
     width = None if out.isatty() else _PIPE_WIDTH * (2 if wide else 1)
     console = Console(file=out, width=width, highlight=False)
-    console.print(
-        f"Pod {explanation.pod} (profile {explanation.profile}): {explanation.outcome}",
-        markup=False,
-    )
+
+    def say(text: str) -> None:
+        # Plain text, never read as markup, and wrapped by the terminal rather than by us.
+        console.print(text, markup=False, soft_wrap=True)
+
+    say(f"Pod {explanation.pod} (profile {explanation.profile}): {explanation.outcome}")
     if explanation.chosen_node:
-        console.print(f"The scheduler would choose {explanation.chosen_node}.", markup=False)
+        say(f"The scheduler would choose {explanation.chosen_node}.")
     if explanation.message:
-        console.print(explanation.message, markup=False)
-    if explanation.pre_filter:
+        say(explanation.message)
+    # Plugins that skipped have nothing to say about this pod; -o wide lists them too.
+    said = [v for v in explanation.pre_filter if wide or v.code != "Skip"]
+    if said:
         pre = ", ".join(
-            f"{v.plugin}: {v.code}" + (f" ({_reason(v)})" if v.reasons else "")
-            for v in explanation.pre_filter
+            f"{v.plugin}: {v.code}" + (f" ({_reason(v)})" if v.reasons else "") for v in said
         )
-        console.print(f"PreFilter: {pre}", markup=False)
+        say(f"PreFilter: {pre}")
     console.print(_nodes_table(explanation, wide))
     if explanation.scores:
         console.print(_scores_table(explanation, wide))
     for report in explanation.post_filter:
-        console.print(
-            f"PostFilter {report.plugin}: {report.code}"
-            + (f": {report.message}" if report.message else ""),
-            markup=False,
-        )
+        said_by = f": {report.message}" if report.message else ""
+        say(f"PostFilter {report.plugin}: {report.code}{said_by}")
         for candidate in report.candidates:
             victims = ", ".join(f"{v.pod} (priority {v.priority})" for v in candidate.victims)
-            console.print(f"  candidate {candidate.node}: preempt {victims}", markup=False)
+            say(f"  candidate {candidate.node}: preempt {victims}")
     for action in explanation.cancelled_actions:
-        console.print(f"  (not carried out: {action})", markup=False)
+        say(f"  (not carried out: {action})")
     if explanation.fixes:
-        console.print("Nearest fixes (each checked by filtering the changed pod again):")
+        say("Nearest fixes (each checked by filtering the changed pod again):")
         for fix in explanation.fixes:
-            console.print(f"  - {fix.summary}", markup=False)
+            say(f"  - {fix.summary}")
             if wide:
-                console.print(f"    patch: {json.dumps(fix.patch, sort_keys=True)}", markup=False)
+                say(f"    patch: {json.dumps(fix.patch, sort_keys=True)}")
 
 
 def write(explanation: Explanation, output: str, out: TextIO) -> None:

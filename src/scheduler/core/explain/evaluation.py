@@ -193,5 +193,10 @@ def explain_pod(profile: Profile, pod: Pod, table: NodeTable) -> Explanation:
         )
         explanation.nodes.append(NodeReport(name, verdict, plugins))
     if run.pre.status.is_success:
-        explanation.scores = _scores(profile, run, pod, table)
+        try:
+            explanation.scores = _scores(profile, run, pod, table)
+        except invoke.PluginError:
+            # A Score plugin failed: the scheduler's run (outcome and message) says so when it
+            # scored; with a single feasible node it does not score, and neither is shown.
+            explanation.scores = []
     return explanation
