@@ -12,6 +12,7 @@ from pathlib import Path
 from scheduler.app import html_report, report
 from scheduler.app.configuration import load_effective, plugin_registry, refuse_extenders
 from scheduler.app.dra_scenario import claim_gpus, gpu_slices
+from scheduler.app.explain.command import add_explain_parser, run_explain
 from scheduler.app.gangs import GANG_CONFIG, generate_gangs, require_coscheduling
 from scheduler.app.output_format import OutputChoice, OutputFormat
 from scheduler.app.progress import BindingProgress
@@ -140,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Watch the cluster and schedule the pods that name one of the configured profiles. "
             "Flags follow kube-scheduler's. `run` is the default command; the others are "
-            "`simulate`, `validate-config` and `retire-check` "
+            "`simulate`, `explain`, `validate-config` and `retire-check` "
             "(see `kube-pyscheduler <command> --help`)."
         ),
     )
@@ -182,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     retire.add_argument("--kubeconfig", help="kubeconfig of the cluster (else in-cluster config)")
     retire.add_argument("--master", help="API server URL; overrides the kubeconfig's server")
+    add_explain_parser(commands, _add_plugin_flags)
     return parser
 
 
@@ -346,6 +348,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_validate(args)
         if args.command == "retire-check":
             return run_retire_check(args)
+        if args.command == "explain":
+            return run_explain(args)
     except (ConfigError, PluginLoadError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

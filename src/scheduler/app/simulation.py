@@ -134,13 +134,15 @@ async def simulate(
     progress: ProgressCallback | None = None,
     vectorize: bool = True,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,  # noqa: ASYNC109 - bounds the whole run
+    cluster: SimCluster | None = None,
 ) -> SimulationResult:
-    """Schedule `objects` in memory; stop after `timeout` wall-clock seconds at the latest."""
+    """Schedule `objects` in memory; stop after `timeout` wall-clock seconds at the latest.
+    An empty `cluster` given by the caller is used, so that it can be read afterwards."""
     clock = clock or SystemClock()
     started = time.perf_counter()
     if seed is None:
         seed = new_seed()
-    sim = SimCluster(clock=clock, rng=random.Random(seed))
+    sim = cluster if cluster is not None else SimCluster(clock=clock, rng=random.Random(seed))
     for kind in WORKLOAD_KINDS:
         sim.register_kind(kind)
     try:

@@ -22,6 +22,7 @@ from scheduler.core.handle_impl import SchedulerHandle
 from scheduler.core.outcome import Failure, Placement
 from scheduler.core.pod_events import PodEventHandlers
 from scheduler.core.pod_status import failure_status_patch
+from scheduler.core.result_annotation import ResultAnnotations
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.events import ASSIGNED_POD_DELETE
@@ -155,6 +156,8 @@ class Scheduler:
         self.last_failures: dict[str, str] = {}
         # Pods whose latest attempt failed with Error rather than being rejected.
         self.errored: set[str] = set()
+        # Set to record each failure's plugin results on the pod (opt-in, see the module).
+        self.result_annotations: ResultAnnotations | None = None
         # Set when the scheduler's own machinery failed; it must not go on holding pods.
         self.fatal_error: BaseException | None = None
         self._fatal_listeners: list[Callable[[BaseException], None]] = []
@@ -342,6 +345,8 @@ class Scheduler:
             self.handle_failure(attempt, Failure.at_chosen_node(status))
             return
         attempt.bound = True
+        if self.result_annotations is not None:
+            self.result_annotations.bound(assumed)
         self.errored.discard(assumed.key)
         self.cache.finish_binding(assumed)
         await self.recorder.pod_event_waiting(
@@ -394,6 +399,8 @@ class Scheduler:
             controller=profile.name,
         )
         self._patch_condition(pod, failure, rejected, nominated)
+        if self.result_annotations is not None:
+            self.result_annotations.failed(pod, failure)
         self.last_failures[pod.key] = failure.message
         if rejected:
             self.errored.discard(pod.key)
