@@ -187,7 +187,8 @@ def test_dump_writes_what_write_config_to_writes(registry: dict[str, PluginSpec]
     ]
     for name, args in configs.items():
         assert (args["apiVersion"], args["kind"]) == (API_VERSION, f"{name}Args")
-    assert configs["NodeResourcesFit"]["ignoredResources"] == []
+    # The resources an extender manages and the scheduler ignores, as upstream writes them.
+    assert configs["NodeResourcesFit"]["ignoredResources"] == ["example.com/gpu"]
     assert configs["DefaultPreemption"]["minCandidateNodesPercentage"] == 10
     multi_point = [entry["name"] for entry in profile["plugins"]["multiPoint"]["enabled"]]
     assert multi_point[0] == "SchedulingGates"
