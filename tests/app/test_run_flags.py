@@ -168,7 +168,7 @@ def test_a_refused_flag_exits_2_with_its_name(capsys: pytest.CaptureFixture[str]
     assert capsys.readouterr().err.startswith("error: --vmodule: cannot apply")
 
 
-def test_configured_extenders_are_refused_not_ignored(
+def test_an_extender_preempt_verb_is_refused_naming_the_field(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = tmp_path / "config.yaml"
@@ -178,10 +178,11 @@ def test_configured_extenders_are_refused_not_ignored(
         "extenders:\n"
         "- urlPrefix: http://127.0.0.1:8888/\n"
         "  filterVerb: filter\n"
+        "  preemptVerb: preempt\n"
     )
     assert main([f"--config={config}"]) == 2
     assert capsys.readouterr().err == (
-        "error: extenders: HTTP extenders are not supported yet (http://127.0.0.1:8888/); "
-        "remove them from the configuration, or schedule these pods with kube-scheduler\n"
+        "error: extenders[0].preemptVerb: extenders' preemption (ProcessPreemption) is not "
+        "supported; remove preemptVerb, or schedule these pods with kube-scheduler\n"
     )
     assert main(["simulate", f"--config={config}", "--no-progress"]) == 2

@@ -24,16 +24,16 @@ def plugin_registry(plugins: Sequence[str], *, autoload: bool = True) -> PluginR
     return PluginRegistry.discover(plugins, autoload=autoload)
 
 
-def refuse_extenders(config: KubeSchedulerConfiguration) -> None:
-    """HTTP extenders are validated (validate-config checks them) but not called yet: a
-    scheduler that ran without the extenders a configuration names would place pods they
-    reject, so `run` and `simulate` refuse such a configuration instead."""
-    if config.extenders:
-        prefixes = ", ".join(e.url_prefix or "(no urlPrefix)" for e in config.extenders)
-        raise ConfigError(
-            f"extenders: HTTP extenders are not supported yet ({prefixes}); remove them from "
-            "the configuration, or schedule these pods with kube-scheduler"
-        )
+def refuse_extender_preemption(config: KubeSchedulerConfiguration) -> None:
+    """Extenders filter, prioritize and bind; their preempt verb is not called, so `run` and
+    `simulate` refuse a configuration setting one rather than preempt without asking it
+    (`validate-config` still checks it)."""
+    for index, extender in enumerate(config.extenders):
+        if extender.preempt_verb:
+            raise ConfigError(
+                f"extenders[{index}].preemptVerb: extenders' preemption (ProcessPreemption) is "
+                "not supported; remove preemptVerb, or schedule these pods with kube-scheduler"
+            )
 
 
 def load_effective(
