@@ -186,3 +186,19 @@ def test_an_extender_preempt_verb_is_refused_naming_the_field(
         "supported; remove preemptVerb, or schedule these pods with kube-scheduler\n"
     )
     assert main(["simulate", f"--config={config}", "--no-progress"]) == 2
+
+
+def test_extender_tls_settings_that_cannot_load_stop_start_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
+        "kind: KubeSchedulerConfiguration\n"
+        "extenders:\n"
+        "- urlPrefix: https://127.0.0.1:8888/\n"
+        "  filterVerb: filter\n"
+        f"  tlsConfig: {{caFile: {tmp_path / 'missing.pem'}}}\n"
+    )
+    assert main([f"--config={config}"]) == 2
+    assert capsys.readouterr().err.startswith("error: extenders[0].tlsConfig: ")

@@ -16,6 +16,7 @@ from scheduler.config import (
 from scheduler.framework.errors import ConfigError
 from scheduler.framework.spec import PluginSpec
 from scheduler.runtime.discovery import PluginRegistry
+from scheduler.runtime.extenders import ExtenderChain
 
 Loaded = tuple[KubeSchedulerConfiguration, list[EffectiveProfile]]
 
@@ -24,10 +25,12 @@ def plugin_registry(plugins: Sequence[str], *, autoload: bool = True) -> PluginR
     return PluginRegistry.discover(plugins, autoload=autoload)
 
 
-def refuse_extender_preemption(config: KubeSchedulerConfiguration) -> None:
-    """Extenders filter, prioritize and bind; their preempt verb is not called, so `run` and
-    `simulate` refuse a configuration setting one rather than preempt without asking it
-    (`validate-config` still checks it)."""
+def check_extenders(config: KubeSchedulerConfiguration) -> None:
+    """What `run` and `simulate` need of the extenders beyond validation: TLS settings that
+    load (as kube-scheduler fails building its extender clients), and no preempt verb, which
+    is not called here, so a configuration setting one is refused rather than preempting
+    without asking the extender (`validate-config` still checks its fields)."""
+    ExtenderChain(config.extenders)
     for index, extender in enumerate(config.extenders):
         if extender.preempt_verb:
             raise ConfigError(
