@@ -221,16 +221,19 @@ def test_null_unknown_field_is_still_rejected(registry: dict[str, PluginSpec]) -
         load_config_text(text, registry)
 
 
+# One extender at a local URL; a test appends its fields (and what follows the list).
+EXTENDER_HEADER = (
+    "apiVersion: kubescheduler.config.k8s.io/v1\n"
+    "kind: KubeSchedulerConfiguration\n"
+    "extenders:\n"
+    "- urlPrefix: http://127.0.0.1:8888\n"
+)
+
+
 def test_an_extender_without_http_timeout_gets_upstream_s_five_seconds(
     registry: dict[str, PluginSpec],
 ) -> None:
-    text = (
-        "apiVersion: kubescheduler.config.k8s.io/v1\n"
-        "kind: KubeSchedulerConfiguration\n"
-        "extenders:\n"
-        "- urlPrefix: http://127.0.0.1:8888\n"
-        "  filterVerb: filter\n"
-    )
+    text = EXTENDER_HEADER + "  filterVerb: filter\n"
     config, profiles = load_config_text(text, registry)
     assert config.extenders[0].http_timeout == 5.0
     assert yaml.safe_load(dump_config(config, profiles))["extenders"][0]["httpTimeout"] == "5s"
@@ -241,11 +244,7 @@ def test_an_extender_without_http_timeout_gets_upstream_s_five_seconds(
 def test_ignored_resources_need_node_resources_fit_in_every_profile(
     registry: dict[str, PluginSpec],
 ) -> None:
-    text = (
-        "apiVersion: kubescheduler.config.k8s.io/v1\n"
-        "kind: KubeSchedulerConfiguration\n"
-        "extenders:\n"
-        "- urlPrefix: http://127.0.0.1:8888\n"
+    text = EXTENDER_HEADER + (
         "  managedResources: [{name: example.com/gpu, ignoredByScheduler: true}]\n"
         "profiles:\n"
         "- schedulerName: a\n"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -48,59 +49,67 @@ def api_binder(admin: ApiClient) -> Binder:
     return bind
 
 
-def _config_file(
-    tmp_path: Path, control_plane: ControlPlane, scheduler: str, extender: dict[str, Any]
-) -> Path:
-    config = {
-        "apiVersion": "kubescheduler.config.k8s.io/v1",
-        "kind": "KubeSchedulerConfiguration",
-        "clientConnection": {"kubeconfig": str(control_plane.kubeconfig_path)},
-        "leaderElection": {"leaderElect": False},
-        "profiles": [{"schedulerName": scheduler}],
-        "extenders": [extender],
-    }
-    path = tmp_path / f"{scheduler}.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
+@dataclass
+class Schedulers:
+    """Starts our daemon or upstream kube-scheduler with one extender configured."""
 
+    control_plane: ControlPlane
+    binaries: ControlPlaneBinaries
+    daemons: DaemonLauncher
+    tmp_path: Path
 
-@contextmanager
-def scheduler_running(
-    which: str,
-    scheduler: str,
-    config: Path,
-    *,
-    control_plane: ControlPlane,
-    binaries: ControlPlaneBinaries,
-    daemons: DaemonLauncher,
-    log_dir: Path,
-) -> Iterator[None]:
-    """Our daemon, or upstream kube-scheduler, running `config` until the block ends."""
-    if which == "ours":
-        daemon = daemons.start(scheduler, extra_args=[f"--config={config}"])
+    def config(self, scheduler: str, extender: dict[str, Any]) -> Path:
+        config = {
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "clientConnection": {"kubeconfig": str(self.control_plane.kubeconfig_path)},
+            "leaderElection": {"leaderElect": False},
+            "profiles": [{"schedulerName": scheduler}],
+            "extenders": [extender],
+        }
+        path = self.tmp_path / f"{scheduler}.yaml"
+        path.write_text(yaml.safe_dump(config))
+        return path
+
+    @contextmanager
+    def running(self, which: str, scheduler: str, extender: dict[str, Any]) -> Iterator[None]:
+        """`which` ("ours" or "upstream") scheduling as `scheduler` until the block ends."""
+        config = self.config(scheduler, extender)
+        if which == "ours":
+            daemon = self.daemons.start(scheduler, extra_args=[f"--config={config}"])
+            try:
+                yield
+            finally:
+                daemon.stop()
+            return
+        kubeconfig = self.control_plane.kubeconfig_path
+        process = ManagedProcess(
+            "kube-scheduler",
+            [
+                str(self.binaries.kube_scheduler),
+                f"--config={config}",
+                f"--authentication-kubeconfig={kubeconfig}",
+                f"--authorization-kubeconfig={kubeconfig}",
+                "--bind-address=127.0.0.1",
+                f"--secure-port={free_loopback_port()}",
+            ],
+            self.tmp_path / f"{scheduler}.log",
+        )
+        process.start()
         try:
             yield
         finally:
-            daemon.stop()
-        return
-    kubeconfig = control_plane.kubeconfig_path
-    process = ManagedProcess(
-        "kube-scheduler",
-        [
-            str(binaries.kube_scheduler),
-            f"--config={config}",
-            f"--authentication-kubeconfig={kubeconfig}",
-            f"--authorization-kubeconfig={kubeconfig}",
-            "--bind-address=127.0.0.1",
-            f"--secure-port={free_loopback_port()}",
-        ],
-        log_dir / f"{scheduler}.log",
-    )
-    process.start()
-    try:
-        yield
-    finally:
-        process.stop()
+            process.stop()
+
+
+@pytest.fixture
+def schedulers(
+    control_plane: ControlPlane,
+    e2e_binaries: ControlPlaneBinaries,
+    daemons: DaemonLauncher,
+    tmp_path: Path,
+) -> Schedulers:
+    return Schedulers(control_plane, e2e_binaries, daemons, tmp_path)
 
 
 def _names(body: dict[str, Any]) -> set[str]:
@@ -108,37 +117,18 @@ def _names(body: dict[str, Any]) -> set[str]:
 
 
 def _run_with_extender(
-    which: str,
-    tmp_path: Path,
-    control_plane: ControlPlane,
-    binaries: ControlPlaneBinaries,
-    daemons: DaemonLauncher,
-    workload: Workload,
-    nodes: list[str],
+    which: str, schedulers: Schedulers, workload: Workload, nodes: list[str]
 ) -> tuple[RecordingExtender, str, str]:
     """One pod through `which` scheduler with a filtering, prioritizing, binding extender."""
     behaviour = ExtenderBehaviour(
         reject={nodes[0]},
         scores={nodes[1]: 1, nodes[2]: 10},
-        binder=api_binder(control_plane.admin_client()),
+        binder=api_binder(schedulers.control_plane.admin_client()),
     )
     scheduler = unique(f"ext-{which}")
     with running_extender(behaviour) as extender:
-        config = _config_file(
-            tmp_path,
-            control_plane,
-            scheduler,
-            extender_config(extender.url, prioritize_weight=2, bind=True),
-        )
-        with scheduler_running(
-            which,
-            scheduler,
-            config,
-            control_plane=control_plane,
-            binaries=binaries,
-            daemons=daemons,
-            log_dir=tmp_path,
-        ):
+        config = extender_config(extender.url, prioritize_weight=2, bind=True)
+        with schedulers.running(which, scheduler, config):
             [pod] = workload.create_pods([unique("p")], scheduler)
             placed = workload.wait_bound([pod], timeout_s=BIND_TIMEOUT_S)
             uid = workload.pods()[pod]["metadata"]["uid"]
@@ -146,17 +136,11 @@ def _run_with_extender(
 
 
 def test_an_extender_filters_prioritizes_and_binds_as_kube_scheduler_calls_it(
-    tmp_path: Path,
-    control_plane: ControlPlane,
-    e2e_binaries: ControlPlaneBinaries,
-    daemons: DaemonLauncher,
-    workload: Workload,
+    schedulers: Schedulers, workload: Workload
 ) -> None:
     nodes = workload.create_nodes(3)
     seen = {
-        which: _run_with_extender(
-            which, tmp_path, control_plane, e2e_binaries, daemons, workload, nodes
-        )
+        which: _run_with_extender(which, schedulers, workload, nodes)
         for which in ("ours", "upstream")
     }
     for which, (extender, node, uid) in seen.items():
@@ -183,11 +167,7 @@ def _stuck_message(workload: Workload, pod: str) -> tuple[str, str] | None:
 
 
 def test_a_down_extender_keeps_pods_pending_unless_ignorable(
-    tmp_path: Path,
-    control_plane: ControlPlane,
-    e2e_binaries: ControlPlaneBinaries,
-    daemons: DaemonLauncher,
-    workload: Workload,
+    schedulers: Schedulers, workload: Workload
 ) -> None:
     workload.create_nodes(2)
     down = f"http://127.0.0.1:{free_loopback_port()}"
@@ -195,16 +175,7 @@ def test_a_down_extender_keeps_pods_pending_unless_ignorable(
     messages = {}
     for which in ("ours", "upstream"):
         scheduler = unique(f"down-{which}")
-        config = _config_file(tmp_path, control_plane, scheduler, extender_config(down))
-        with scheduler_running(
-            which,
-            scheduler,
-            config,
-            control_plane=control_plane,
-            binaries=e2e_binaries,
-            daemons=daemons,
-            log_dir=tmp_path,
-        ):
+        with schedulers.running(which, scheduler, extender_config(down)):
             [pod] = workload.create_pods([unique("p")], scheduler)
             messages[which] = poll_until(
                 partial(_stuck_message, workload, pod),
@@ -219,12 +190,7 @@ def test_a_down_extender_keeps_pods_pending_unless_ignorable(
     assert messages["ours"] == messages["upstream"] == ("SchedulerError", expected)
 
     scheduler = unique("down-ignorable")
-    config = _config_file(
-        tmp_path,
-        control_plane,
-        scheduler,
-        extender_config(down, prioritize_weight=1, ignorable=True),
-    )
-    daemons.start(scheduler, extra_args=[f"--config={config}"])
-    pods = workload.create_pods([unique("p"), unique("p")], scheduler)
-    workload.wait_bound(pods, timeout_s=BIND_TIMEOUT_S)
+    ignorable = extender_config(down, prioritize_weight=1, ignorable=True)
+    with schedulers.running("ours", scheduler, ignorable):
+        pods = workload.create_pods([unique("p"), unique("p")], scheduler)
+        workload.wait_bound(pods, timeout_s=BIND_TIMEOUT_S)
