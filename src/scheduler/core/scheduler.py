@@ -102,6 +102,8 @@ class Scheduler:
         self.binding_tasks: set[asyncio.Task[None]] = set()
         self.filter_run = FilterRun()
         self.extenders = ExtenderChain(config.extenders, goroutines=self.metrics.goroutines)
+        # True while an attempt awaits extenders: the popped pod is neither queued nor binding.
+        self.awaiting_extenders = False
         # Plugin timings are recorded for a sample of cycles, as upstream does (10 %).
         self.sampler = PluginMetricsSampler(self.rng)
         watches = sorted({w for p in profiles for ref in _names(p) for w in registry[ref].watches})
@@ -237,6 +239,7 @@ class Scheduler:
             return
         for informer in self.informers.values():
             informer.hold()
+        self.awaiting_extenders = True
         try:
             outcome = await self._guarded(
                 attempt,
@@ -251,6 +254,7 @@ class Scheduler:
             )
             self._end_attempt(attempt, outcome)
         finally:
+            self.awaiting_extenders = False
             for informer in self.informers.values():
                 informer.release()
 
@@ -524,6 +528,7 @@ class Scheduler:
             counts.get("active", 0) == 0
             and backing_off == 0
             and not self.binding_tasks
+            and not self.awaiting_extenders
             and self.api_writes_pending == 0
         )
 
