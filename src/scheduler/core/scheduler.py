@@ -390,9 +390,11 @@ class Scheduler:
         status = await run_pre_bind(profile, state, assumed, node)
         if status.is_success:
             # An interested binding extender binds instead of the Bind plugins (upstream's order).
-            status = await self.extenders.bind(assumed, node) or await run_bind(
-                profile, state, assumed, node
-            )
+            by_extender = await self.extenders.bind(assumed, node)
+            if by_extender is not None:
+                status = by_extender
+            else:
+                status = await run_bind(profile, state, assumed, node)
             if status.is_skip:
                 status = Status.from_error(f"no bind plugin bound pod {assumed.key}")
         if not status.is_success:
