@@ -27,6 +27,8 @@ class ExtenderBehaviour:
     unresolvable: set[str] = field(default_factory=set)
     scores: dict[str, int] = field(default_factory=dict)
     binder: Binder | None = None
+    # Called with the verb before answering (a test changes the cluster meanwhile).
+    on_call: Callable[[str], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,8 @@ class RecordingExtender:
     def answer(self, verb: str, body: Mapping[str, Any]) -> Any:
         with self._lock:
             self.calls.append(Call(verb, body))
+        if self.behaviour.on_call is not None:
+            self.behaviour.on_call(verb)
         if verb == "filter":
             return self._filter(body)
         if verb == "prioritize":

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -166,3 +167,37 @@ async def test_an_unreachable_extender_fails_the_attempt_unless_ignorable(
         assert [c["reason"] for c in conditions if c["type"] == "PodScheduled"] == [
             "SchedulerError"
         ]
+
+
+async def test_the_cache_stands_still_while_an_extender_is_asked() -> None:
+    """Nodes that come and go while the filter call is out are not seen by the attempt (as with
+    upstream's snapshot: rows found before the call still name the same nodes after it), and
+    the cache has caught up once the attempt is over."""
+    behaviour = ExtenderBehaviour(scores={"n3": 10})
+    with running_extender(behaviour) as extender:
+        config = extender_config(extender.url, prioritize_weight=1)
+        async with Harness({"extenders": [config]}) as harness:
+            loop = asyncio.get_running_loop()
+            late = make_node("late").capacity(cpu="4", memory="8Gi", pods="10").dict()
+            store = harness.scheduler.informers["nodes"].store
+
+            def change_the_nodes(verb: str) -> None:
+                if verb != "filter":
+                    return
+                remove = harness.sim.delete("nodes", "", "n1")
+                asyncio.run_coroutine_threadsafe(remove, loop).result(BIND_DEADLINE_S)
+                loop.call_soon_threadsafe(harness.create, [late])
+                # Until the informer's store has both changes: the events arrived meanwhile.
+                deadline = time.monotonic() + BIND_DEADLINE_S
+                while store.get("", "n1") is not None or store.get("", "late") is None:
+                    assert time.monotonic() < deadline, "the node events did not arrive"
+                    time.sleep(POLL_S)
+
+            behaviour.on_call = change_the_nodes
+            harness.create(_nodes()[:3])
+            await _schedule(harness, extender, [make_pod("p").dict()])
+            assert await _bound_node(harness, "p") == "n3"
+            assert harness.scheduler.cache.node_info("late") is not None
+            assert sorted(harness.scheduler.cache.table.names) == ["late", "n2", "n3"]
+    [prioritized] = extender.calls_of("prioritize")
+    assert [n["metadata"]["name"] for n in prioritized["Nodes"]["items"]] == ["n1", "n2", "n3"]
