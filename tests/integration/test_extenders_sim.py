@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,7 +16,6 @@ from tests.e2e.processes import free_loopback_port
 from tests.extender_server import (
     REJECTION,
     ExtenderBehaviour,
-    RecordingExtender,
     extender_config,
     running_extender,
 )
@@ -59,12 +58,7 @@ async def _bound_node(harness: Harness, name: str) -> str:
     raise AssertionError(f"{name} was not bound within {BIND_DEADLINE_S} s")
 
 
-@pytest.fixture
-async def behaviour() -> AsyncIterator[ExtenderBehaviour]:
-    yield ExtenderBehaviour()
-
-
-async def _schedule(harness: Harness, extender: RecordingExtender, pods: list[Any]) -> None:
+async def _schedule(harness: Harness, pods: list[Any]) -> None:
     harness.create(pods)
     await harness.schedule_active()
 
@@ -76,7 +70,7 @@ async def test_the_extender_filters_prioritizes_and_binds_as_upstream_calls_it()
         async with Harness({"extenders": [config]}) as harness:
             behaviour.binder = sim_binder(harness, asyncio.get_running_loop())
             harness.create(_nodes())
-            await _schedule(harness, extender, [make_pod("p").req(cpu="1").dict()])
+            await _schedule(harness, [make_pod("p").req(cpu="1").dict()])
             assert await _bound_node(harness, "p") == "n3"
     assert extender.verbs() == ["filter", "prioritize", "bind"]
     [filtered] = extender.calls_of("filter")
@@ -101,7 +95,7 @@ async def test_a_node_cache_capable_extender_gets_node_names() -> None:
         config = extender_config(extender.url, nodeCacheCapable=True)
         async with Harness({"extenders": [config]}) as harness:
             harness.create(_nodes())
-            await _schedule(harness, extender, [make_pod("p").dict()])
+            await _schedule(harness, [make_pod("p").dict()])
             assert await _bound_node(harness, "p") == "n1"
     [filtered] = extender.calls_of("filter")
     assert filtered["Nodes"] is None
@@ -113,7 +107,7 @@ async def test_extender_rejections_are_counted_in_the_fit_error() -> None:
     with running_extender(behaviour) as extender:
         async with Harness({"extenders": [extender_config(extender.url)]}) as harness:
             harness.create(_nodes())
-            await _schedule(harness, extender, [make_pod("p").dict()])
+            await _schedule(harness, [make_pod("p").dict()])
             message = harness.scheduled_message("default", "p")
             assert harness.node_of("default", "p") is None
             assert harness.scheduler.queue.locate("default/p") == "unschedulable"
@@ -137,7 +131,7 @@ async def test_an_extender_managing_resources_sees_only_pods_asking_for_them() -
             # extender manages it.
             asking = make_pod("asking").dict()
             asking["spec"]["containers"][0]["resources"] = {"limits": {"example.com/widget": "1"}}
-            await _schedule(harness, extender, [plain, asking])
+            await _schedule(harness, [plain, asking])
             assert await _bound_node(harness, "plain")
             assert await _bound_node(harness, "asking")
     [filtered] = extender.calls_of("filter")
@@ -195,7 +189,7 @@ async def test_the_cache_stands_still_while_an_extender_is_asked() -> None:
 
             behaviour.on_call = change_the_nodes
             harness.create(_nodes()[:3])
-            await _schedule(harness, extender, [make_pod("p").dict()])
+            await _schedule(harness, [make_pod("p").dict()])
             assert await _bound_node(harness, "p") == "n3"
             assert harness.scheduler.cache.node_info("late") is not None
             assert sorted(harness.scheduler.cache.table.names) == ["late", "n2", "n3"]
