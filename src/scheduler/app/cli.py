@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from scheduler.app import html_report, report
-from scheduler.app.configuration import load_effective, plugin_registry, refuse_extenders
+from scheduler.app.configuration import check_extenders, load_effective, plugin_registry
 from scheduler.app.dra_scenario import claim_gpus, gpu_slices
 from scheduler.app.explain.command import add_explain_parser, run_explain
 from scheduler.app.gangs import GANG_CONFIG, generate_gangs, require_coscheduling
@@ -235,7 +235,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     if not files and not args.nodes and not args.pods and not args.gangs:
         scenario = load_bundled()
     config, profiles = load_effective(registry, path=args.config, embedded=scenario.config)
-    refuse_extenders(config)
+    check_extenders(config)
     if args.gangs:
         require_coscheduling(profiles, args.pod_scheduler_name)
     progress = BindingProgress() if not args.no_progress else None
@@ -295,7 +295,7 @@ def run_daemon(args: argparse.Namespace) -> int:
     if options.write_config_to is not None:
         options.write_config_to.write_text(dump_config(config, profiles))
         return 0
-    refuse_extenders(config)
+    check_extenders(config)
     configure_logging("json" if options.logging_format == "json" else "text", options.verbosity)
     for warning in options.compat.warnings:
         _log.warning(warning)

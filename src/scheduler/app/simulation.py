@@ -95,6 +95,8 @@ def _settled(scheduler: Scheduler) -> bool:
     queue = scheduler.queue
     if queue.pending_counts().get("active", 0) or scheduler.dispatcher.pending:
         return False
+    if scheduler.awaiting_extenders:
+        return False
     if len(scheduler.binding_tasks) > len(scheduler.waiting_pods):
         return False
     return all(

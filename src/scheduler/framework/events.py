@@ -152,3 +152,8 @@ SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
 BACKOFF_COMPLETE = "BackoffComplete"
 FORCE_ACTIVATE = "ForceActivate"
 UNSCHEDULABLE_TIMEOUT = "UnschedulableTimeout"
+
+# What a pod's rejectors include when an HTTP extender filtered nodes out (upstream's
+# framework.ExtenderName). Extenders register no events: like upstream, such a pod waits in
+# the unschedulable pool for events other rejectors registered, or for the periodic flush.
+EXTENDER_REJECTOR = "Extenders"

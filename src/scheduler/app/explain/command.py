@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from scheduler.app.configuration import load_effective, plugin_registry, refuse_extenders
+from scheduler.app.configuration import load_effective, plugin_registry
 from scheduler.app.explain.render import OUTPUTS, write
 from scheduler.app.scenario import Scenario, load_scenario_file
 from scheduler.app.simulation import simulate
@@ -117,6 +117,18 @@ async def _explain_live(
         await client.close()
 
 
+def _refuse_extenders(config: KubeSchedulerConfiguration) -> None:
+    """explain never calls out: an HTTP extender is a remote party whose verdict it cannot
+    read without sending the pod, so a configuration naming one is refused rather than
+    explained without it."""
+    if config.extenders:
+        prefixes = ", ".join(e.url_prefix or "(no urlPrefix)" for e in config.extenders)
+        raise ConfigError(
+            f"extenders: explain does not call HTTP extenders ({prefixes}); explain with a "
+            "configuration without them, knowing the extenders may still reject the pod"
+        )
+
+
 def run_explain(args: argparse.Namespace) -> int:
     configure_logging("text", 0, cache_loggers=False)
     key = pod_key(args.pod, args.namespace)
@@ -128,11 +140,11 @@ def run_explain(args: argparse.Namespace) -> int:
         for file in args.scenario:
             scenario.extend(load_scenario_file(file))
         loaded = load_effective(registry, path=args.config, embedded=scenario.config)
-        refuse_extenders(loaded[0])
+        _refuse_extenders(loaded[0])
         explanation = asyncio.run(_explain_scenario(args, scenario, loaded, registry, key))
     else:
         loaded = load_effective(registry, path=args.config)
-        refuse_extenders(loaded[0])
+        _refuse_extenders(loaded[0])
         explanation = asyncio.run(_explain_live(args, loaded, registry, key))
     write(explanation, args.output, sys.stdout)
     return 0
