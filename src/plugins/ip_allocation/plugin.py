@@ -74,7 +74,12 @@ class IPAllocation:
     def _pools(self, network: str) -> tuple[list[IPPool], list[str]]:
         """Readable pools of `network` by name, and why each unreadable pool is unusable."""
         pools, problems = [], []
-        for raw in self._handle.lister(IP_POOLS).list():
+        listed = self._handle.lister(IP_POOLS).list()
+        if len(self._parsed) > len(listed):
+            # Pools were deleted: forget them.
+            names = {str((raw.get("metadata") or {}).get("name") or "") for raw in listed}
+            self._parsed = {k: v for k, v in self._parsed.items() if k in names}
+        for raw in listed:
             pool = self._parse(raw)
             if isinstance(pool, PoolError):
                 problems.append(str(pool))
