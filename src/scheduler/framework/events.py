@@ -64,6 +64,7 @@ class EventResource(StrEnum):
     RESOURCE_CLAIM = "ResourceClaim"
     RESOURCE_SLICE = "ResourceSlice"
     DEVICE_CLASS = "DeviceClass"
+    IP_POOL = "IPPool"
     WILDCARD = "*"
 
 
