@@ -69,6 +69,16 @@ OURS_ONLY = {
     "scheduler_elasticquota_used": "elastic quotas are in tree here",
     "scheduler_elasticquota_min": "elastic quotas are in tree here",
     "scheduler_elasticquota_max": "elastic quotas are in tree here",
+    # Scoring from Prometheus data (LoadAware, GPUAware) must say when that data is stale.
+    **{
+        f"kube_pyscheduler_plugin_{name}": "scoring from Prometheus is in tree here"
+        for name in (
+            "prometheus_data_age_seconds",
+            "prometheus_stale",
+            "prometheus_queries_total",
+            "neutral_scores_total",
+        )
+    },
 }
 
 

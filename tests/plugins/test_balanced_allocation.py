@@ -23,7 +23,7 @@ from plugins.balanced_allocation import (
     NodeResourcesBalancedAllocationArgs,
 )
 from plugins.balanced_allocation.balance import balance, balanced_allocation_score_rows
-from plugins.node_resources_fit.allocation import pod_requests_for, rows_allocation
+from plugins.helpers.resources.allocation import pod_requests_for, rows_allocation
 from scheduler.framework import CycleState, Node, Pod
 from scheduler.testing import FakeHandle, build_table, make_node, make_pod
 from scheduler.testing.plugin_harness import score_batch, score_each_node

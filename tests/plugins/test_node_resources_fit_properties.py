@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from plugins.helpers.resources.allocation import pod_requests_for, rows_allocation
 from plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs
-from plugins.node_resources_fit.allocation import pod_requests_for, rows_allocation
 from plugins.node_resources_fit.strategies import build_scorer
 from scheduler.framework import CycleState, Node, NodeTable, Pod
 from scheduler.testing import FakeHandle, build_table, make_node, make_pod

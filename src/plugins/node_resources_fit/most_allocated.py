@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from plugins.node_resources_fit.allocation import ScoredColumn
+from plugins.helpers.resources.allocation import ScoredColumn
 from plugins.node_resources_fit.scorer import (
     Matrix,
     Vector,

@@ -9,7 +9,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from plugins.node_resources_fit.allocation import ScoredColumn
+from plugins.helpers.resources.allocation import ScoredColumn
 
 Matrix = npt.NDArray[np.int64]
 Vector = npt.NDArray[np.int64]

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 import signal
 from collections.abc import Mapping, Sequence
@@ -39,9 +38,9 @@ from scheduler.core.leader_election import LeaderElector, new_identity
 from scheduler.core.scheduler import Scheduler
 from scheduler.framework.clock import Clock
 from scheduler.framework.spec import PluginSpec
-from scheduler.observability import SchedulerMetrics
+from scheduler.observability import SchedulerMetrics, get_logger
 
-_log = logging.getLogger("scheduler.daemon")
+_log = get_logger("scheduler.daemon")
 
 EXIT_LEADERSHIP_LOST = 1
 # How long a replica that lost the Lease keeps writing queued Events before it exits. They
@@ -143,14 +142,14 @@ class Daemon:
     # ---- leadership ----------------------------------------------------------------------
 
     def _on_started_leading(self) -> None:
-        _log.info("became the leader; starting to schedule", extra={"identity": self.identity})
+        _log.info("became the leader; starting to schedule", identity=self.identity)
         self._leading_since = self.clock.now()
         self._start_scheduling()
 
     def _on_stopped_leading(self) -> None:
         if self._shutting_down:
             return
-        _log.error("leader election lost; stopping scheduling", extra={"identity": self.identity})
+        _log.error("leader election lost; stopping scheduling", identity=self.identity)
         self._lost_leadership = True
         self._stop_scheduling()
         # Binding cycles end now, not at shutdown: the next leader may already be binding.
@@ -203,7 +202,7 @@ class Daemon:
                 asyncio.create_task(informer.run(), name=f"informer:{informer.name}")
             )
         self.port = await self.server.start(self.options.bind_address, self.options.secure_port)
-        _log.info("serving health and metrics", extra={"port": self.port})
+        _log.info("serving health and metrics", port=self.port)
         if self.elector is not None:
             self._informer_tasks.append(
                 asyncio.create_task(self.elector.run(), name="leader-election")
@@ -227,7 +226,7 @@ class Daemon:
         deadline = LOST_LEADERSHIP_EVENT_FLUSH_S if lost else self.options.shutdown_timeout
         bindings = list(self.scheduler.binding_tasks)
         if bindings and not lost:
-            _log.info("waiting for %d binding cycle(s)", len(bindings))
+            _log.info("waiting for binding cycles", count=len(bindings))
             _done, pending = await asyncio.wait(bindings, timeout=self.options.shutdown_timeout)
             for task in pending:
                 task.cancel()

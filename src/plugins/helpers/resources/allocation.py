@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from plugins.node_resources_fit.names import is_scalar
-from plugins.node_resources_fit.row_columns import RowColumns, Vector
+from plugins.helpers.resources.names import is_scalar
+from plugins.helpers.resources.row_columns import RowColumns, Vector
 from scheduler.framework import NodeInfo, NodeTable, Pod, Rows
 from scheduler.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 
