@@ -31,7 +31,6 @@ from scheduler.app.health_checks import (
 )
 from scheduler.app.http_server import HealthServer
 from scheduler.app.run_options import RunOptions
-from scheduler.backend.queue import run_queue_flushes
 from scheduler.cluster.port import ClusterClient
 from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration, dump_config
 from scheduler.core.leader_election import LeaderElector, new_identity
@@ -77,8 +76,7 @@ class Daemon:
         self._shutting_down = False
         self._lost_leadership = False
         self._leading_since: float | None = None
-        self._scheduling: list[asyncio.Task[None]] = []
-        self._informer_tasks: list[asyncio.Task[None]] = []
+        self._elector_task: asyncio.Task[None] | None = None
         self.elector: LeaderElector | None = None
         election = config.leader_election
         if election.leader_elect:
@@ -151,39 +149,14 @@ class Daemon:
             return
         _log.error("leader election lost; stopping scheduling", identity=self.identity)
         self._lost_leadership = True
-        self._stop_scheduling()
+        self.scheduler.cancel_scheduling()
         # Binding cycles end now, not at shutdown: the next leader may already be binding.
         for task in list(self.scheduler.binding_tasks):
             task.cancel()
         self._stopping.set()
 
     def _start_scheduling(self) -> None:
-        if self._scheduling:
-            return
-        self._scheduling = [
-            asyncio.create_task(self._schedule_when_synced(), name="scheduling-loop"),
-            asyncio.create_task(
-                run_queue_flushes(self.scheduler.queue, self.clock), name="queue-flushes"
-            ),
-        ]
-        for task in self._scheduling:
-            self.scheduler.watch(task)
-
-    async def _schedule_when_synced(self) -> None:
-        informers = self.scheduler.informers
-        await asyncio.gather(*(i.synced.wait() for i in informers.values()))
-        pods = informers.get("pods")
-        listed = pods.last_list_started if pods is not None else None
-        since = self._leading_since
-        if pods is not None and since is not None and (listed is None or listed < since):
-            # The watch may lag behind Bindings the previous leader made just before it went;
-            # a list sent after taking the Lease cannot.
-            await pods.relist()
-        await self.scheduler.run()
-
-    def _stop_scheduling(self) -> None:
-        for task in self._scheduling:
-            task.cancel()
+        self.scheduler.start_scheduling(leading_since=self._leading_since)
 
     # ---- lifecycle -----------------------------------------------------------------------
 
@@ -196,17 +169,11 @@ class Daemon:
 
     async def start(self) -> None:
         """Informers, the secure port, and (with leader election) the elector."""
-        self.scheduler.start_api_writers()
-        for informer in self.scheduler.build_informers():
-            self._informer_tasks.append(
-                asyncio.create_task(informer.run(), name=f"informer:{informer.name}")
-            )
+        await self.scheduler.start()
         self.port = await self.server.start(self.options.bind_address, self.options.secure_port)
         _log.info("serving health and metrics", port=self.port)
         if self.elector is not None:
-            self._informer_tasks.append(
-                asyncio.create_task(self.elector.run(), name="leader-election")
-            )
+            self._elector_task = asyncio.create_task(self.elector.run(), name="leader-election")
         else:
             self._start_scheduling()
 
@@ -220,8 +187,7 @@ class Daemon:
 
     async def shutdown(self) -> None:
         self._shutting_down = True
-        self._stop_scheduling()
-        await asyncio.gather(*self._scheduling, return_exceptions=True)
+        await self.scheduler.stop_scheduling()
         lost = self._lost_leadership
         deadline = LOST_LEADERSHIP_EVENT_FLUSH_S if lost else self.options.shutdown_timeout
         bindings = list(self.scheduler.binding_tasks)
@@ -235,9 +201,9 @@ class Daemon:
             await asyncio.wait_for(self.scheduler.drain_api_writes(), deadline)
         # Cancelling the elector releases the Lease (unless it was lost), so a standby takes
         # over at once.
-        for task in self._informer_tasks:
-            task.cancel()
-        await asyncio.gather(*self._informer_tasks, return_exceptions=True)
+        if self._elector_task is not None:
+            self._elector_task.cancel()
+            await asyncio.gather(self._elector_task, return_exceptions=True)
         await self.scheduler.stop()
         await self.server.stop()
         if self._access is not None:
