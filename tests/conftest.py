@@ -1,8 +1,10 @@
-"""Checks that hold for every test: no asyncio task may end with an exception nobody retrieved."""
+"""Checks that hold for every test: no asyncio task may end with an exception nobody retrieved,
+and none may still be running when the test ends."""
 
 from __future__ import annotations
 
 import asyncio
+import asyncio.runners
 import gc
 import io
 import json
@@ -35,6 +37,31 @@ def no_unretrieved_task_exceptions(monkeypatch: pytest.MonkeyPatch) -> Iterator[
     yield
     gc.collect()
     assert not leaked, f"task exceptions nobody retrieved: {leaked}"
+
+
+@pytest.fixture(autouse=True)
+def no_task_left_running(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fail the test if a task it started was still running when its event loop closed.
+
+    A long-lived task belongs to someone who ends it (`Scheduler.stop`, a harness, the test);
+    one left behind would be cancelled silently by the loop's runner and could hide a missing
+    stop. The runner's own clean-up is watched to see what it still had to cancel.
+    """
+    left: list[str] = []
+    original = asyncio.runners._cancel_all_tasks  # type: ignore[attr-defined]
+
+    def cancel_all_tasks(loop: asyncio.AbstractEventLoop) -> None:
+        left.extend(sorted(_described(task) for task in asyncio.all_tasks(loop)))
+        original(loop)
+
+    monkeypatch.setattr(asyncio.runners, "_cancel_all_tasks", cancel_all_tasks)
+    yield
+    assert not left, f"tasks still running when the test ended: {left}"
+
+
+def _described(task: asyncio.Task[Any]) -> str:
+    coroutine = task.get_coro()
+    return f"{task.get_name()} ({getattr(coroutine, '__qualname__', coroutine)})"
 
 
 @pytest.fixture(autouse=True)

@@ -6,13 +6,12 @@ from typing import Any
 
 import pytest
 
-import scheduler.core.scheduler as core
-from scheduler.core.algorithm import find_placement
+import scheduler.core.scheduling_cycle as cycle
+from scheduler.core.scheduling_cycle import find_placement
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
-from scheduler.runtime.binding import run_pre_bind
-from scheduler.runtime.profile import Profile
+from scheduler.runtime.framework import Framework
 from scheduler.testing import make_node, make_pod
 from tests.integration.harness import Harness
 
@@ -22,16 +21,16 @@ PAST_BACKOFF = 11.0
 async def test_a_binding_cycle_that_raises_fails_the_pod_with_an_error_and_retries_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real_pre_bind = run_pre_bind
+    real_pre_bind = Framework.run_pre_bind
     calls: list[str] = []
 
-    async def broken_once(profile: Profile, state: CycleState, pod: Pod, node: str) -> Status:
+    async def broken_once(framework: Framework, state: CycleState, pod: Pod, node: str) -> Status:
         calls.append(pod.key)
         if len(calls) == 1:
             raise KeyError("lost track of the volume")
-        return await real_pre_bind(profile, state, pod, node)
+        return await real_pre_bind(framework, state, pod, node)
 
-    monkeypatch.setattr(core, "run_pre_bind", broken_once)
+    monkeypatch.setattr(Framework, "run_pre_bind", broken_once)
     async with Harness() as h:
         h.create([make_node("n1").dict(), make_pod("p").dict()])
         await h.schedule_active()
@@ -49,10 +48,10 @@ async def test_a_binding_cycle_that_raises_fails_the_pod_with_an_error_and_retri
 async def test_a_failure_while_handling_a_failure_is_fatal_and_retrieved(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    async def broken(profile: Profile, state: CycleState, pod: Pod, node: str) -> Status:
+    async def broken(framework: Framework, state: CycleState, pod: Pod, node: str) -> Status:
         raise KeyError("first")
 
-    monkeypatch.setattr(core, "run_pre_bind", broken)
+    monkeypatch.setattr(Framework, "run_pre_bind", broken)
     async with Harness() as h:
         seen: list[BaseException] = []
         h.scheduler.on_fatal(seen.append)
@@ -60,7 +59,7 @@ async def test_a_failure_while_handling_a_failure_is_fatal_and_retrieved(
         def handle_failure_broken(*args: Any) -> None:
             raise RuntimeError("the failure handler broke")
 
-        monkeypatch.setattr(h.scheduler, "handle_failure", handle_failure_broken)
+        monkeypatch.setattr(h.scheduler.failures, "handle", handle_failure_broken)
         h.create([make_node("n1").dict(), make_pod("p").dict()])
         await h.schedule_active()
         assert isinstance(h.scheduler.fatal_error, RuntimeError)
@@ -70,12 +69,12 @@ async def test_a_failure_while_handling_a_failure_is_fatal_and_retrieved(
 async def test_an_algorithm_failure_fails_only_that_pod(monkeypatch: pytest.MonkeyPatch) -> None:
     real = find_placement
 
-    def broken_for_p(profile: Profile, state: CycleState, pod: Pod, *rest: Any) -> Any:
+    def broken_for_p(framework: Framework, state: CycleState, pod: Pod, *rest: Any) -> Any:
         if pod.name == "p":
             raise ValueError("range() arg 3 must not be zero")
-        return real(profile, state, pod, *rest)
+        return real(framework, state, pod, *rest)
 
-    monkeypatch.setattr(core, "find_placement", broken_for_p)
+    monkeypatch.setattr(cycle, "find_placement", broken_for_p)
     async with Harness() as h:
         h.create([make_node("n1").dict(), make_pod("p").dict(), make_pod("q").dict()])
         await h.schedule_active()

@@ -40,7 +40,7 @@ async def test_at_v2_an_unschedulable_pod_logs_one_klog_text_line() -> None:
     lines = (await _run("text", 2)).splitlines()
     unschedulable = [line for line in lines if "Unable to schedule pod" in line]
     assert len(unschedulable) == 1
-    assert re.match(r"^I\d{4} [\d:.]+ +\d+ scheduler\.py:\d+\] ", unschedulable[0])
+    assert re.match(r"^I\d{4} [\d:.]+ +\d+ failure\.py:\d+\] ", unschedulable[0])
     assert unschedulable[0].endswith(
         f'] "Unable to schedule pod; no fit; waiting" v=2 pod="default/big" err="{FIT_ERROR}"'
     )
@@ -57,7 +57,7 @@ async def test_at_v2_an_unschedulable_pod_logs_one_klog_json_record() -> None:
         "pod": "default/big",
         "err": FIT_ERROR,
     }
-    assert record["caller"].startswith("scheduler.py:")
+    assert record["caller"].startswith("failure.py:")
     assert isinstance(record["ts"], float)
     bound = [r for r in records if r["msg"] == "Successfully bound pod to node"]
     assert [(r["pod"], r["node"]) for r in bound] == [("default/fits", "n1")]

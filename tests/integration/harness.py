@@ -47,19 +47,15 @@ class Harness:
             clock=self.clock,
             rng=random.Random(seed),
         )
-        self._tasks: list[asyncio.Task[None]] = []
 
     async def __aenter__(self) -> Harness:
-        for informer in self.scheduler.build_informers():
-            self._tasks.append(asyncio.create_task(informer.run()))
-        await asyncio.gather(*(i.synced.wait() for i in self.scheduler.informers.values()))
-        self.scheduler.start_api_writers()
+        # What every replica runs; the scheduling loop is left out: tests pop and schedule
+        # themselves (`schedule_active`), one step at a time.
+        await self.scheduler.start()
+        await self.scheduler.wait_synced()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.scheduler.stop()
 
     def create(self, objects: Iterable[Mapping[str, Any]]) -> None:

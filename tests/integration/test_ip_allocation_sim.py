@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from plugins.ip_allocation import ADDRESS
-from scheduler.framework import PLUGIN_METRICS
 from scheduler.framework.errors import APIError, ConflictError
 from scheduler.testing import make_node, make_pod
 from tests.integration.harness import Harness
@@ -48,8 +47,8 @@ async def settle_until(h: Harness, done: Callable[[], bool]) -> None:
     raise AssertionError("the pools did not settle")
 
 
-def conflicts() -> float:
-    found = PLUGIN_METRICS.get_sample_value(
+def conflicts(h: Harness) -> float:
+    found = h.scheduler.metrics.registry.get_sample_value(
         "kube_pyscheduler_plugin_ip_pool_write_conflicts_total", {"profile": "default-scheduler"}
     )
     return found or 0.0
@@ -157,7 +156,7 @@ async def test_a_write_conflict_re_reads_the_pool_and_another_writers_address_is
     async with Harness(CONFIG) as h:
         h.create([*NODES, ip_pool("p", "10.5.0.0/29"), annotated_pod("web")])
         await h.quiesce()
-        before = conflicts()
+        before = conflicts(h)
         info = h.scheduler.queue.pop()
         assert info is not None
         h.scheduler.schedule_one(info)
@@ -172,7 +171,7 @@ async def test_a_write_conflict_re_reads_the_pool_and_another_writers_address_is
         h.sim.fail_next("patch", "ippools", ConflictError("the object has been modified"))
         await h.quiesce()
         assert carried(h.pod("default", "web")) == ("p", "10.5.0.2")
-        assert conflicts() == before + 1
+        assert conflicts(h) == before + 1
         assert pools(h) == {("p", "10.5.0.1"): "other", ("p", "10.5.0.2"): pod_uid(h, "web")}
 
 

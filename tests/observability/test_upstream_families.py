@@ -71,6 +71,18 @@ OURS_ONLY = {
     "scheduler_elasticquota_max": "elastic quotas are in tree here",
     "scheduler_unserved_pods": "a pod naming a scheduler nobody runs stays Pending without a "
     "trace; the rollback alert needs to see it",
+    # Scoring from Prometheus data (LoadAware, GPUAware) must say when that data is stale.
+    **{
+        f"kube_pyscheduler_plugin_{name}": "scoring from Prometheus is in tree here"
+        for name in (
+            "prometheus_data_age_seconds",
+            "prometheus_stale",
+            "prometheus_queries_total",
+            "neutral_scores_total",
+        )
+    },
+    "kube_pyscheduler_plugin_ip_allocations_total": "IP allocation is in tree here",
+    "kube_pyscheduler_plugin_ip_pool_write_conflicts_total": "IP allocation is in tree here",
 }
 
 

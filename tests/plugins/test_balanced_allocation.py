@@ -22,11 +22,12 @@ from plugins.balanced_allocation import (
     NodeResourcesBalancedAllocation,
     NodeResourcesBalancedAllocationArgs,
 )
-from plugins.balanced_allocation.balance import balance, balanced_allocation_score_rows
-from plugins.node_resources_fit.allocation import pod_requests_for, rows_allocation
+from plugins.balanced_allocation.balance import balance
+from plugins.helpers.resources.allocation import pod_requests_for
 from scheduler.framework import CycleState, Node, Pod
 from scheduler.testing import FakeHandle, build_table, make_node, make_pod
 from scheduler.testing.plugin_harness import score_batch, score_each_node
+from tests.plugins.resource_oracles import balanced_allocation_score_rows, rows_allocation
 from tests.plugins.row_selections import draw_rows
 
 GPU = "example.com/gpu"

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from plugins.ip_allocation import SPEC, IPAllocation, IPAllocationArgs
 from plugins.ip_allocation.hints import after_pool_changed
 from plugins.ip_allocation.ledger import Held, Ledger, choose_address
+from plugins.ip_allocation.metrics import IPAllocationCounts
 from plugins.ip_allocation.pool import IPPool, PoolError, parse_pool
 from plugins.ip_allocation.reconcile import leftovers
 from plugins.ip_allocation.writes import (
@@ -217,7 +218,9 @@ class CountingAPI:
 def writer_over(
     api: Any, clock: FakeClock, retries: int = 5, held: set[str] | None = None
 ) -> PoolWriter:
-    context = WriteContext(api, clock, lambda pool, uid: set(held or ()), retries, "test")
+    context = WriteContext(
+        api, clock, lambda pool, uid: set(held or ()), retries, IPAllocationCounts("test")
+    )
     return PoolWriter(context, "p")
 
 
@@ -298,7 +301,9 @@ async def test_a_release_removes_only_the_same_pods_allocation() -> None:
     assert not await writer.release("u1", "10.0.0.2")
     assert not await writer.release("u1", "10.0.0.9")
     assert await stored(sim) == {"10.0.0.2": {"uid": "u2", "pod": ""}}
-    gone = PoolWriter(WriteContext(sim, FakeClock(), lambda p, u: set(), 3, "test"), "gone")
+    gone = PoolWriter(
+        WriteContext(sim, FakeClock(), lambda p, u: set(), 3, IPAllocationCounts("test")), "gone"
+    )
     assert not await gone.release("u1", "10.0.0.1")
     with pytest.raises(PoolWriteError, match='IPPool "gone" no longer exists'):
         await gone.allocate("u1", "d/a", "")

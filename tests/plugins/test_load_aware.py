@@ -12,10 +12,11 @@ from plugins.load_aware import SPEC, LoadAware, LoadAwareArgs
 from plugins.load_aware.demand import predicted_cpu_millis
 from plugins.load_aware.formulas import resource_risk_score, target_load_packing
 from plugins.load_aware.plugin import CPU_STD, CPU_UTIL, MEMORY_STD, MEMORY_UTIL
-from scheduler.framework import PLUGIN_METRICS, BatchScorePlugin, CycleState, Pod, ScorePlugin
+from scheduler.framework import BatchScorePlugin, CycleState, Pod, ScorePlugin
 from scheduler.testing import FakeClock, build_table, make_node, make_pod
 from scheduler.testing.plugin_harness import score_batch, score_each_node
 from tests.plugins.background_handles import RecordingHandle
+from tests.plugins.reported_metrics import reported
 from tests.plugins.row_selections import draw_rows
 
 RISK: dict[str, object] = {"mode": "LoadVariationRiskBalancing"}
@@ -124,12 +125,12 @@ def test_stale_data_means_no_part_in_scoring() -> None:
     plugin, handle = plugin_over(2, clock=clock)
     plugin.source.merge(CPU_UTIL, {"n0": 5.0, "n1": 30.0}, clock.now())
     labels = {"profile": "default-scheduler", "plugin": "LoadAware"}
-    before = PLUGIN_METRICS.get_sample_value("kube_pyscheduler_plugin_neutral_scores_total", labels)
+    before = reported(plugin, "kube_pyscheduler_plugin_neutral_scores_total", **labels)
     clock.advance(61)
     pod = make_pod("p").obj()
     status = plugin.pre_score(CycleState(), pod, handle.table, handle.table.all_rows())
     assert status.is_skip
-    after = PLUGIN_METRICS.get_sample_value("kube_pyscheduler_plugin_neutral_scores_total", labels)
+    after = reported(plugin, "kube_pyscheduler_plugin_neutral_scores_total", **labels)
     assert after == (before or 0) + 1
     assert score_batch(plugin, CycleState(), pod, handle.table) == [0, 0]
     assert score_each_node(plugin, CycleState(), pod, handle.table) == [0, 0]

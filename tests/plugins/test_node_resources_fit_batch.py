@@ -14,8 +14,8 @@ from plugins.balanced_allocation import (
     NodeResourcesBalancedAllocation,
     NodeResourcesBalancedAllocationArgs,
 )
+from plugins.helpers.resources.row_columns import covers_every_row
 from plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs
-from plugins.node_resources_fit.row_columns import covers_every_row
 from scheduler.framework import CycleState, Node, NodeTable, Pod
 from scheduler.testing import FakeHandle, build_table, make_node, make_pod
 from scheduler.testing.plugin_harness import (

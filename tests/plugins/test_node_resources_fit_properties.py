@@ -9,9 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from plugins.helpers.resources.allocation import pod_requests_for
 from plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs
-from plugins.node_resources_fit.allocation import pod_requests_for, rows_allocation
-from plugins.node_resources_fit.strategies import build_scorer
 from scheduler.framework import CycleState, Node, NodeTable, Pod
 from scheduler.testing import FakeHandle, build_table, make_node, make_pod
 from scheduler.testing.plugin_harness import (
@@ -20,6 +19,7 @@ from scheduler.testing.plugin_harness import (
     score_batch,
     score_each_node,
 )
+from tests.plugins.resource_oracles import rows_allocation, score_rows
 from tests.plugins.row_selections import draw_rows
 
 GPU = "example.com/gpu"
@@ -245,7 +245,5 @@ def test_matrix_form_of_the_scorers_matches_the_column_form(
     names = [r.name for r in args.scoring_strategy.resources]
     pod_requests = pod_requests_for(cluster.pod, names, use_requested=False)
     matrices = rows_allocation(table, table.all_rows(), names, pod_requests, use_requested=False)
-    by_matrix = build_scorer(args.scoring_strategy).score_rows(
-        matrices.requested, matrices.allocatable
-    )
+    by_matrix = score_rows(args.scoring_strategy, matrices.requested, matrices.allocatable)
     assert list(by_matrix) == score_batch(plugin, state, cluster.pod, table)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import math
 
 import numpy as np
@@ -16,10 +15,11 @@ from plugins.helpers.prometheus import (
     node_of,
     per_node_values,
 )
-from scheduler.framework import PLUGIN_METRICS
 from scheduler.observability import SchedulerMetrics
 from scheduler.testing import FakeClock, build_table, make_node
+from tests.conftest import CapturedLogs
 from tests.plugins.background_handles import RecordingHandle
+from tests.plugins.reported_metrics import Reporter, reported
 
 
 def vector(*samples: tuple[dict[str, str], str]) -> dict[str, object]:
@@ -75,15 +75,13 @@ def test_settings_are_checked_against_each_other() -> None:
         PrometheusSourceArgs.model_validate({"address": "prometheus:9090"})
 
 
-def stale_gauge(plugin: str) -> float | None:
-    return PLUGIN_METRICS.get_sample_value(
-        "kube_pyscheduler_plugin_prometheus_stale",
-        {"profile": "default-scheduler", "plugin": plugin},
-    )
+def stale_gauge(source: Reporter, plugin: str) -> float | None:
+    name = "kube_pyscheduler_plugin_prometheus_stale"
+    return reported(source, name, profile="default-scheduler", plugin=plugin)
 
 
 def test_values_age_out_and_staleness_is_reported_once_each_way(
-    caplog: pytest.LogCaptureFixture,
+    captured_logs: CapturedLogs,
 ) -> None:
     clock = FakeClock()
     handle = RecordingHandle(clock=clock)
@@ -91,13 +89,12 @@ def test_values_age_out_and_staleness_is_reported_once_each_way(
     source = PrometheusSource(settings, {"q": "up"}, handle, "SourceUnderTest")
     source.start()
     assert [name for name, _ in handle.background] == ["SourceUnderTest-prometheus"]
-    caplog.set_level(logging.INFO, logger="plugins.helpers.prometheus.source")
 
     assert source.check_staleness()  # nothing fetched yet
-    assert stale_gauge("SourceUnderTest") == 1
+    assert stale_gauge(source, "SourceUnderTest") == 1
     source.merge("q", {"a": 10.0, "b": 20.0}, clock.now())
     assert not source.check_staleness()
-    assert stale_gauge("SourceUnderTest") == 0
+    assert stale_gauge(source, "SourceUnderTest") == 0
     clock.advance(15)
     source.merge("q", {"a": 11.0}, clock.now())  # b missing from this answer: kept, ageing
     clock.advance(10)
@@ -111,14 +108,19 @@ def test_values_age_out_and_staleness_is_reported_once_each_way(
     clock.advance(11)
     assert source.check_staleness()
     assert source.check_staleness()
-    assert stale_gauge("SourceUnderTest") == 1
-    messages = [r.getMessage() for r in caplog.records]
-    assert messages == [
-        "SourceUnderTest: no Prometheus data fresher than maxStalenessSeconds=20; scoring "
-        "every node neutrally until it returns",
-        "SourceUnderTest: fresh Prometheus data again",
-        "SourceUnderTest: no Prometheus data fresher than maxStalenessSeconds=20; scoring "
-        "every node neutrally until it returns",
+    assert stale_gauge(source, "SourceUnderTest") == 1
+    stale = (
+        "No Prometheus data fresher than maxStalenessSeconds; scoring every node neutrally "
+        "until it returns"
+    )
+    said = [
+        (r["level"], r["msg"], r["plugin"], r["profile"], r.get("maxStalenessSeconds"))
+        for r in captured_logs.records()
+    ]
+    assert said == [
+        ("warning", stale, "SourceUnderTest", "default-scheduler", 20),
+        ("info", "Fresh Prometheus data again", "SourceUnderTest", "default-scheduler", None),
+        ("warning", stale, "SourceUnderTest", "default-scheduler", 20),
     ]
 
 
@@ -127,7 +129,9 @@ def test_the_families_are_served_on_the_schedulers_metrics() -> None:
         PrometheusSourceArgs(), {"q": "up"}, RecordingHandle(clock=FakeClock()), "Served"
     )
     source.check_staleness()
-    body = SchedulerMetrics().render().decode()
+    metrics = SchedulerMetrics()
+    metrics.add_plugin_samples_source(source.metric_samples)
+    body = metrics.render().decode()
     assert (
         'kube_pyscheduler_plugin_prometheus_stale{plugin="Served",profile="default-scheduler"} 1.0'
         in body

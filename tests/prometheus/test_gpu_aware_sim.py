@@ -8,7 +8,6 @@ import time
 
 import pytest
 
-from scheduler.framework import PLUGIN_METRICS
 from scheduler.testing import make_node, make_pod
 from tests.integration.harness import Harness
 from tests.prometheus.server import GPUS, Exporter
@@ -44,7 +43,8 @@ async def until_fresh(h: Harness, deadline_seconds: float = 20.0) -> None:
     """Until the plugin has data: its first refresh runs at start; later ones on the clock."""
     labels = {"profile": "default-scheduler", "plugin": "GPUAware"}
     deadline = time.monotonic() + deadline_seconds
-    while PLUGIN_METRICS.get_sample_value("kube_pyscheduler_plugin_prometheus_stale", labels):
+    registry = h.scheduler.metrics.registry
+    while registry.get_sample_value("kube_pyscheduler_plugin_prometheus_stale", labels):
         assert time.monotonic() < deadline, "GPUAware never got data from Prometheus"
         h.clock.advance(1)
         await asyncio.sleep(0.05)

@@ -12,10 +12,11 @@ import pytest
 from plugins.helpers.prometheus import PrometheusSource, PrometheusSourceArgs
 from plugins.load_aware import LoadAware, LoadAwareArgs
 from plugins.load_aware.args import CPU_STD_DEV, CPU_UTILIZATION, MEMORY_STD_DEV, MEMORY_UTILIZATION
-from scheduler.framework import PLUGIN_METRICS, CycleState, SystemClock
+from scheduler.framework import CycleState, SystemClock
 from scheduler.testing import build_table, make_node, make_pod
 from scheduler.testing.plugin_harness import score_batch
 from tests.plugins.background_handles import RecordingHandle, RunningHandle
+from tests.plugins.reported_metrics import Reporter, reported
 from tests.prometheus.server import (
     CPU_NODES,
     SCRAPE_INTERVAL,
@@ -49,9 +50,9 @@ def near(scores: list[int], expected: list[int]) -> bool:
     )
 
 
-def stale_gauge(profile: str) -> float | None:
-    return PLUGIN_METRICS.get_sample_value(
-        "kube_pyscheduler_plugin_prometheus_stale", {"profile": profile, "plugin": "LoadAware"}
+def stale_gauge(plugin: Reporter, profile: str) -> float | None:
+    return reported(
+        plugin, "kube_pyscheduler_plugin_prometheus_stale", profile=profile, plugin="LoadAware"
     )
 
 
@@ -89,7 +90,7 @@ async def test_scores_follow_the_load_and_turn_neutral_when_the_exporter_stops(
         running_exporter.set_cpu(n0=35.0, n1=80.0)
         # Now n0 is the one just under the target, and n1 is past it.
         await poll(lambda: near(scores(), [98, 11, 11]), "scores of the changed load")
-        assert stale_gauge("default-scheduler") == 0
+        assert stale_gauge(plugin, "default-scheduler") == 0
 
         running_exporter.stop()
         neutral_after = await poll(lambda: scores() == [], "neutral scoring")
@@ -97,15 +98,18 @@ async def test_scores_follow_the_load_and_turn_neutral_when_the_exporter_stops(
         # answer carrying them came at most one refresh and one scrape after the stop.
         assert neutral_after >= MAX_STALENESS - INTERVAL - SCRAPE_INTERVAL
         assert neutral_after <= MAX_STALENESS + INTERVAL + SCRAPE_INTERVAL + 1.0
-        assert stale_gauge("default-scheduler") == 1
+        assert stale_gauge(plugin, "default-scheduler") == 1
     finally:
         await handle.stop()
 
 
-def query_count(plugin: str, result: str) -> float:
-    value = PLUGIN_METRICS.get_sample_value(
+def query_count(source: Reporter, plugin: str, result: str) -> float:
+    value = reported(
+        source,
         "kube_pyscheduler_plugin_prometheus_queries_total",
-        {"profile": "default-scheduler", "plugin": plugin, "result": result},
+        profile="default-scheduler",
+        plugin=plugin,
+        result=result,
     )
     return value or 0.0
 
@@ -121,7 +125,7 @@ async def test_default_node_exporter_queries_read_cpu_and_memory(
         "memoryStd": MEMORY_STD_DEV,
     }
     source = PrometheusSource(settings, queries, RecordingHandle(clock=SystemClock()), "Defaults")
-    errors = query_count("Defaults", "error")
+    errors = query_count(source, "Defaults", "error")
     deadline = time.monotonic() + 20
     async with aiohttp.ClientSession() as session:
         # Until both steady nodes are in (the exporter may just have been restarted).
@@ -132,7 +136,7 @@ async def test_default_node_exporter_queries_read_cpu_and_memory(
                 break
             assert time.monotonic() < deadline, "the steady nodes never showed up"
             await asyncio.sleep(0.2)
-    assert query_count("Defaults", "error") == errors  # every default query is valid PromQL
+    assert query_count(source, "Defaults", "error") == errors  # every default query is valid PromQL
     # rate() over 5m reads low until Prometheus holds 5 minutes of samples (it spreads the
     # increase over the whole window), so here only the order is checked; the exact CPU
     # reading is the short-window test above.
@@ -154,8 +158,8 @@ async def test_an_unreachable_prometheus_costs_bounded_retries_and_scores_neutra
     table = build_table([make_node("n0").obj()])
     handle = RecordingHandle(table, clock=SystemClock())
     plugin = LoadAware(LoadAwareArgs(prometheus=settings), handle)
-    errors = query_count("LoadAware", "error")
+    errors = query_count(plugin, "LoadAware", "error")
     async with aiohttp.ClientSession() as session:
         await plugin.source.refresh(session)
-    assert query_count("LoadAware", "error") == errors + 3  # one attempt and two retries
+    assert query_count(plugin, "LoadAware", "error") == errors + 3  # one attempt and two retries
     assert plugin.pre_score(CycleState(), make_pod("p").obj(), table, table.all_rows()).is_skip

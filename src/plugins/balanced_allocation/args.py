@@ -6,9 +6,8 @@ from typing import Self
 
 from pydantic import field_validator, model_validator
 
-from plugins.node_resources_fit.args import DEFAULT_RESOURCES, ResourceSpec
-from plugins.node_resources_fit.field_errors import FieldErrors
-from scheduler.framework import PluginArgs
+from plugins.helpers.resources.spec import DEFAULT_RESOURCES, ResourceSpec
+from scheduler.framework import FieldErrors, PluginArgs
 
 
 class NodeResourcesBalancedAllocationArgs(PluginArgs):

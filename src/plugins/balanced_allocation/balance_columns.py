@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from plugins.balanced_allocation.balance import HALF_SCORE, improvement_score
-from plugins.node_resources_fit.allocation import ScoredColumn
+from plugins.helpers.resources.allocation import ScoredColumn
 from scheduler.framework import MAX_NODE_SCORE
 
 Vector = npt.NDArray[np.int64]

@@ -9,12 +9,12 @@ import numpy as np
 from plugins.balanced_allocation.args import NodeResourcesBalancedAllocationArgs
 from plugins.balanced_allocation.balance import balanced_allocation_score
 from plugins.balanced_allocation.balance_columns import balanced_allocation_score_columns
-from plugins.helpers.row_memo import RowMemo
-from plugins.node_resources_fit.allocation import (
+from plugins.helpers.resources.allocation import (
     node_allocation,
     pod_requests_for,
     scored_columns,
 )
+from plugins.helpers.row_memo import RowMemo
 from scheduler.framework import (
     CycleState,
     Handle,

@@ -6,8 +6,7 @@ from typing import Final, Self
 
 from pydantic import model_validator
 
-from plugins.node_resources_fit.field_errors import FieldErrors
-from scheduler.framework import PluginArgs
+from scheduler.framework import FieldErrors, PluginArgs
 
 DEFAULT_PERMIT_WAITING_TIME_SECONDS: Final = 60
 DEFAULT_POD_GROUP_BACKOFF_SECONDS: Final = 0

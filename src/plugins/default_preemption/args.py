@@ -6,8 +6,7 @@ from typing import Final, Self
 
 from pydantic import model_validator
 
-from plugins.node_resources_fit.field_errors import FieldErrors
-from scheduler.framework import Int32, PluginArgs
+from scheduler.framework import FieldErrors, Int32, PluginArgs
 
 DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE: Final = 10
 DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE: Final = 100

@@ -6,8 +6,7 @@ from typing import Final, Self
 
 from pydantic import model_validator
 
-from plugins.node_resources_fit.field_errors import FieldErrors
-from scheduler.framework import PluginArgs
+from scheduler.framework import FieldErrors, PluginArgs
 from scheduler.framework.durations import Duration
 
 DEFAULT_FILTER_TIMEOUT_SECONDS: Final = 10.0

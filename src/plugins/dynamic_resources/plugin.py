@@ -41,7 +41,6 @@ from plugins.dynamic_resources.selectors import AllocationError, DeviceMatcher
 from plugins.dynamic_resources.state import STATE_KEY, StateData
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
 from plugins.helpers.normalize import DefaultNormalizer
-from plugins.helpers.status_batch import batch_from_statuses
 from scheduler.framework import (
     SUCCESS,
     ActionType,
@@ -162,7 +161,7 @@ class DynamicResources:
     def _state(self, state: CycleState) -> StateData | Status:
         found = state.get(STATE_KEY, StateData)
         if found is None:
-            return Status.from_error(f"reading {STATE_KEY!r} from cycleState: not found")
+            return Status.missing_state(STATE_KEY, lead="reading")
         return found
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
@@ -181,11 +180,11 @@ class DynamicResources:
             return FilterBatch.all_pass(len(rows))
         infos = table.node_infos
         if isinstance(data, Status):
-            return batch_from_statuses([data] * len(rows))
+            return FilterBatch.from_statuses([data] * len(rows))
         inventory = data.inventory or Inventory(())
         if data.counted and not data.available_on:
             return self._count_rows(data, inventory, table, rows)
-        return batch_from_statuses(
+        return FilterBatch.from_statuses(
             [self._filter_node(data, inventory, infos[r].node) for r in rows.tolist()]
         )
 
@@ -204,7 +203,7 @@ class DynamicResources:
         except AllocationError:
             # A selector failed on some node: the per-node form reports which error where.
             infos = table.node_infos
-            return batch_from_statuses(
+            return FilterBatch.from_statuses(
                 [self._filter_node(data, inventory, infos[r].node) for r in rows.tolist()]
             )
         rejected = counts[rows] < alternative.count

@@ -14,6 +14,7 @@ from scheduler.framework import (
     ClusterEventWithHint,
     CycleState,
     Handle,
+    MetricSamples,
     NodeInfo,
     NodeTable,
     Pod,
@@ -88,6 +89,9 @@ class GPUAware:
 
     def score_extensions(self) -> ScoreExtensions | None:
         return None
+
+    def metric_samples(self) -> MetricSamples:
+        return self.source.metric_samples()
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # A Score plugin never makes a pod unschedulable, so no event can make one schedulable

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from scheduler.framework.events import QueueingHint
 from scheduler.objects.labels import SelectorError
 from scheduler.objects.node_selector import parse_node_selector
 from scheduler.objects.pod import Pod
@@ -200,3 +201,16 @@ def object_change(old: object, new: object, kind: str) -> tuple[RawObject | None
     if old is not None and not isinstance(old, Mapping):
         raise TypeError(f"expected the old object of a {kind} event, got {type(old).__name__}")
     return old, new
+
+
+def claim_event_hint(pod: Pod, old: object, new: object, *, ephemeral: bool) -> QueueingHint:
+    """Queue the pod when a PersistentVolumeClaim event is about a claim its volumes name; the
+    claims of its generic ephemeral volumes count too when `ephemeral` is set."""
+    _, claim = object_change(old, new, "PersistentVolumeClaim")
+    if (namespace_of(claim) or "default") != pod.namespace:
+        return QueueingHint.QUEUE_SKIP
+    name = name_of(claim)
+    for use in pod_claims(pod):
+        if use.claim_name == name and (ephemeral or not use.ephemeral):
+            return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP

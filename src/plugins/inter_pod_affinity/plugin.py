@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from plugins.helpers.status_batch import uniform_batch
 from plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from plugins.inter_pod_affinity.filter import filter_node, filter_rows
 from plugins.inter_pod_affinity.hints import AffinityHints
@@ -38,11 +37,6 @@ from scheduler.framework import (
 )
 
 NAME = "InterPodAffinity"
-
-
-def _missing_state(key: str) -> Status:
-    # PreFilter/PreScore did not run (or skipped): the framework should not have called us.
-    return Status.from_error(f'error reading "{key}" from cycleState: not found')
 
 
 class InterPodAffinity:
@@ -95,7 +89,7 @@ class InterPodAffinity:
     def _update(self, state: CycleState, other: Pod, node_info: NodeInfo, delta: int) -> Status:
         computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if computed is None:
-            return _missing_state(PRE_FILTER_STATE_KEY)
+            return Status.missing_state(PRE_FILTER_STATE_KEY)
         if node_info.node is not None:
             computed.update_with_pod(other, node_info.node, delta)
         return SUCCESS
@@ -105,7 +99,7 @@ class InterPodAffinity:
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if computed is None:
-            return _missing_state(PRE_FILTER_STATE_KEY)
+            return Status.missing_state(PRE_FILTER_STATE_KEY)
         if node_info.node is None:
             return Status.from_error("node not found")
         return filter_node(computed, node_info.node)
@@ -115,7 +109,7 @@ class InterPodAffinity:
     ) -> FilterBatch:
         computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if computed is None:
-            return uniform_batch(_missing_state(PRE_FILTER_STATE_KEY), len(rows))
+            return FilterBatch.uniform(Status.missing_state(PRE_FILTER_STATE_KEY), len(rows))
         return filter_rows(computed, table, rows)
 
     # ---- Score -----------------------------------------------------------------------------
@@ -139,7 +133,7 @@ class InterPodAffinity:
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
         computed = state.get(PRE_SCORE_STATE_KEY, PreScoreState)
         if computed is None:
-            return 0, _missing_state(PRE_SCORE_STATE_KEY)
+            return 0, Status.missing_state(PRE_SCORE_STATE_KEY)
         if node_info.node is None:
             return 0, Status.from_error("node not found")
         return score_node(computed, node_info.node), SUCCESS
@@ -157,7 +151,7 @@ class InterPodAffinity:
         self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows, scores: Scores
     ) -> Status:
         if state.get(PRE_SCORE_STATE_KEY, PreScoreState) is None:
-            return _missing_state(PRE_SCORE_STATE_KEY)
+            return Status.missing_state(PRE_SCORE_STATE_KEY)
         normalize(scores)
         return SUCCESS
 

@@ -16,7 +16,7 @@ from plugins.ip_allocation.annotations import address_patch, requested_network
 from plugins.ip_allocation.args import IPAllocationArgs
 from plugins.ip_allocation.hints import ip_allocation_events
 from plugins.ip_allocation.ledger import Held, Ledger, choose_address
-from plugins.ip_allocation.metrics import ALLOCATIONS
+from plugins.ip_allocation.metrics import IPAllocationCounts
 from plugins.ip_allocation.pool import IP_POOLS, IPPool, PoolError, parse_pool
 from plugins.ip_allocation.reach import Reach
 from plugins.ip_allocation.release import Releaser
@@ -28,6 +28,7 @@ from scheduler.framework import (
     CycleState,
     FilterBatch,
     Handle,
+    MetricSamples,
     NodeInfo,
     NodeTable,
     Pod,
@@ -56,16 +57,17 @@ class IPAllocation:
         self._args = args if args is not None else IPAllocationArgs()
         self._handle = handle
         self._ledger = Ledger()
+        self._counts = IPAllocationCounts(handle.profile_name)
         self._writers = PoolWriters(
             WriteContext(
                 handle.api,
                 handle.clock,
                 lambda pool, uid: self._ledger.taken_in(pool, besides=uid),
                 self._args.max_conflict_retries,
-                handle.profile_name,
+                self._counts,
             )
         )
-        self._releaser = Releaser(handle, self._ledger, self._writers, self._args)
+        self._releaser = Releaser(handle, self._ledger, self._writers, self._args, self._counts)
         # Parsed pools by name, with the resourceVersion they were parsed at.
         self._parsed: dict[str, tuple[str, IPPool | PoolError]] = {}
 
@@ -185,7 +187,6 @@ class IPAllocation:
         held = self._ledger.held_by(pod.uid)
         if held is None:
             return Status.from_error(f"no address was reserved for pod {pod.key}")
-        profile = self._handle.profile_name
         try:
             state.write(WRITE_ATTEMPTED_KEY, True)
             address = await self._writers(held.pool).allocate(pod.uid, pod.key, held.address)
@@ -195,7 +196,7 @@ class IPAllocation:
                 "pods", pod.namespace, pod.name, address_patch(held.pool, address)
             )
         except (PoolWriteError, PoolError, APIError) as exc:
-            ALLOCATIONS.labels(profile, "failed").inc()
+            self._counts.allocation("failed")
             message = f"allocating an address from IPPool {held.pool!r} failed: {exc}"
             self._handle.record_event(
                 pod,
@@ -205,9 +206,12 @@ class IPAllocation:
                 note=message,
             )
             return Status.from_error(message)
-        ALLOCATIONS.labels(profile, "allocated").inc()
+        self._counts.allocation("allocated")
         _log.debug("Address allocated", pod=pod.key, node=node_name, address=address)
         return SUCCESS
+
+    def metric_samples(self) -> MetricSamples:
+        return self._counts.metric_samples()
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return ip_allocation_events()

@@ -10,7 +10,7 @@ from typing import Any
 from plugins.ip_allocation.annotations import carried_address
 from plugins.ip_allocation.args import IPAllocationArgs
 from plugins.ip_allocation.ledger import Ledger
-from plugins.ip_allocation.metrics import ALLOCATIONS
+from plugins.ip_allocation.metrics import IPAllocationCounts
 from plugins.ip_allocation.pool import IP_POOLS, IPPool, PoolError, parse_pool
 from plugins.ip_allocation.reconcile import leftovers
 from plugins.ip_allocation.writes import PoolWriteError, PoolWriters
@@ -33,12 +33,18 @@ def _uid(raw: Mapping[str, Any]) -> str | None:
 
 class Releaser:
     def __init__(
-        self, handle: Handle, ledger: Ledger, writers: PoolWriters, args: IPAllocationArgs
+        self,
+        handle: Handle,
+        ledger: Ledger,
+        writers: PoolWriters,
+        args: IPAllocationArgs,
+        counts: IPAllocationCounts,
     ) -> None:
         self._handle = handle
         self._ledger = ledger
         self._writers = writers
         self._args = args
+        self._counts = counts
         self._started = False
         self.reconciled = 0
 
@@ -83,9 +89,8 @@ class Releaser:
         return same_pod and bound and carried_address(raw) == (pool, address)
 
     async def _release(self, pool: str, address: str, uid: str, reason: str) -> None:
-        profile = self._handle.profile_name
         if await self._writers(pool).release(uid, address):
-            ALLOCATIONS.labels(profile, "released").inc()
+            self._counts.allocation("released")
             _log.info("Address released", pool=pool, address=address, uid=uid, reason=reason)
 
     # ---- the leader's periodic check -------------------------------------------------------

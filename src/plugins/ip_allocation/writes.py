@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from plugins.ip_allocation.ledger import choose_address
-from plugins.ip_allocation.metrics import WRITE_CONFLICTS
+from plugins.ip_allocation.metrics import IPAllocationCounts
 from plugins.ip_allocation.pool import IP_POOLS, IPPool, parse_pool
 from scheduler.framework import Clock, ClusterAPI
 from scheduler.framework.errors import ConflictError, NotFoundError
@@ -64,7 +64,7 @@ class WriteContext:
     clock: Clock
     taken_elsewhere: TakenElsewhere
     retries: int
-    profile: str
+    counts: IPAllocationCounts
 
 
 class PoolWriter:
@@ -135,7 +135,7 @@ class PoolWriter:
             try:
                 await self._api.patch_object(IP_POOLS, "", self._pool, patch, subresource="status")
             except ConflictError:
-                WRITE_CONFLICTS.labels(self._context.profile).inc()
+                self._context.counts.write_conflict()
                 continue
             return outcomes
         failed = PoolWriteError(

@@ -26,6 +26,7 @@ from scheduler.framework import (
     ClusterEventWithHint,
     CycleState,
     Handle,
+    MetricSamples,
     NodeInfo,
     NodeTable,
     Pod,
@@ -202,6 +203,9 @@ class LoadAware:
         self._recent.remove(pod.uid or pod.key)
 
     # -- QueueingHints --------------------------------------------------------------------
+
+    def metric_samples(self) -> MetricSamples:
+        return self.source.metric_samples()
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # A Score plugin never makes a pod unschedulable, so no event can make one schedulable

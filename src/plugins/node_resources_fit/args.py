@@ -6,9 +6,10 @@ from typing import Final, Self
 
 from pydantic import Field, field_validator, model_validator
 
-from plugins.node_resources_fit.field_errors import FieldErrors, Loc
-from plugins.node_resources_fit.names import qualified_name_errors
-from scheduler.framework import ArgsModel, Int32, Int64, PluginArgs
+from plugins.helpers.resources.spec import DEFAULT_RESOURCES, ResourceSpec
+from scheduler.framework import ArgsModel, Int32, PluginArgs
+from scheduler.framework.field_errors import FieldErrors, Loc
+from scheduler.objects.names import qualified_name_problems
 
 LEAST_ALLOCATED: Final = "LeastAllocated"
 MOST_ALLOCATED: Final = "MostAllocated"
@@ -19,24 +20,6 @@ SCORING_STRATEGY_TYPES: Final = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_C
 MAX_CUSTOM_PRIORITY_SCORE: Final = 10
 MAX_UTILIZATION: Final = 100
 MAX_RESOURCE_WEIGHT: Final = 100
-
-
-class ResourceSpec(ArgsModel):
-    """A resource taken into account by scoring, and its weight (0 or unset means 1)."""
-
-    name: str
-    weight: Int64 = 1
-
-    @field_validator("weight")
-    @classmethod
-    def _unset_weight_is_one(cls, weight: int) -> int:
-        return 1 if weight == 0 else weight
-
-
-DEFAULT_RESOURCES: Final = (
-    ResourceSpec(name="cpu", weight=1),
-    ResourceSpec(name="memory", weight=1),
-)
 
 
 class UtilizationShapePoint(ArgsModel):
@@ -77,14 +60,14 @@ class NodeResourcesFitArgs(PluginArgs):
     def _validate(self) -> Self:
         errors = FieldErrors()
         for i, name in enumerate(self.ignored_resources):
-            for problem in qualified_name_errors(name):
+            for problem in qualified_name_problems(name):
                 errors.invalid(("ignoredResources", i), name, problem)
         for i, group in enumerate(self.ignored_resource_groups):
             if "/" in group:
                 errors.invalid(
                     ("ignoredResourceGroups", i), group, "resource group name can't contain '/'"
                 )
-            for problem in qualified_name_errors(group):
+            for problem in qualified_name_problems(group):
                 errors.invalid(("ignoredResourceGroups", i), group, problem)
         _validate_strategy(self.scoring_strategy, ("scoringStrategy",), errors)
         errors.raise_if_any(type(self).__name__)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from plugins.node_resources_fit.names import is_extended, resource_group
+from plugins.helpers.resources.names import is_extended, resource_group
 from plugins.node_resources_fit.requests import PodResourceRequest
 from scheduler.framework import Code, NodeInfo, Status
 from scheduler.objects.resources import PODS

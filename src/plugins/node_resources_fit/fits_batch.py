@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from plugins.helpers.resources.row_columns import RowColumns, Vector
 from plugins.node_resources_fit.fits import (
     TOO_MANY_PODS,
     IgnoredResources,
@@ -21,7 +22,6 @@ from plugins.node_resources_fit.fits import (
     insufficient_reason,
 )
 from plugins.node_resources_fit.requests import PodResourceRequest
-from plugins.node_resources_fit.row_columns import RowColumns, Vector
 from scheduler.framework import Code, FilterBatch, NodeTable, Rows
 
 BoolMatrix = npt.NDArray[np.bool_]

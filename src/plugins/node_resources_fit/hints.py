@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from plugins.helpers.resources.names import is_scalar
 from plugins.node_resources_fit.fits import insufficient_resources
-from plugins.node_resources_fit.names import is_scalar
 from plugins.node_resources_fit.requests import PodResourceRequest
 from scheduler.framework import Node, Pod, QueueingHint
 from scheduler.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS

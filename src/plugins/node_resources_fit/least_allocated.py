@@ -10,13 +10,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from plugins.node_resources_fit.allocation import ScoredColumn
+from plugins.helpers.resources.allocation import ScoredColumn
 from plugins.node_resources_fit.scorer import (
-    Matrix,
     Vector,
     weighted_floor_average,
     weighted_floor_average_columns,
-    weighted_floor_average_rows,
 )
 from scheduler.framework import MAX_NODE_SCORE
 
@@ -35,12 +33,6 @@ class LeastAllocatedScorer:
     def score(self, requested: Sequence[int], allocatable: Sequence[int]) -> int:
         scores = [least_requested_score(r, a) for r, a in zip(requested, allocatable, strict=True)]
         return weighted_floor_average(scores, allocatable, self._weights)
-
-    def score_rows(self, requested: Matrix, allocatable: Matrix) -> Vector:
-        safe = np.where(allocatable == 0, 1, allocatable)
-        free = (allocatable - requested) * MAX_NODE_SCORE // safe
-        scores = np.where((allocatable == 0) | (requested > allocatable), 0, free)
-        return weighted_floor_average_rows(scores, allocatable, self._weight_vector)
 
     def score_columns(self, columns: Sequence[ScoredColumn], count: int) -> Vector:
         return weighted_floor_average_columns(

@@ -11,13 +11,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from plugins.node_resources_fit.allocation import ScoredColumn
+from plugins.helpers.resources.allocation import ScoredColumn
 from plugins.node_resources_fit.scorer import (
-    Matrix,
     Vector,
     weighted_floor_average,
     weighted_floor_average_columns,
-    weighted_floor_average_rows,
 )
 from scheduler.framework import MAX_NODE_SCORE
 
@@ -36,12 +34,6 @@ class MostAllocatedScorer:
     def score(self, requested: Sequence[int], allocatable: Sequence[int]) -> int:
         scores = [most_requested_score(r, a) for r, a in zip(requested, allocatable, strict=True)]
         return weighted_floor_average(scores, allocatable, self._weights)
-
-    def score_rows(self, requested: Matrix, allocatable: Matrix) -> Vector:
-        safe = np.where(allocatable == 0, 1, allocatable)
-        used = np.minimum(requested, allocatable) * MAX_NODE_SCORE // safe
-        scores = np.where(allocatable == 0, 0, used)
-        return weighted_floor_average_rows(scores, allocatable, self._weight_vector)
 
     def score_columns(self, columns: Sequence[ScoredColumn], count: int) -> Vector:
         return weighted_floor_average_columns(

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from plugins.helpers.row_memo import RowMemo
-from plugins.node_resources_fit.allocation import (
+from plugins.helpers.resources.allocation import (
     node_allocation,
     pod_requests_for,
     scored_columns,
 )
+from plugins.helpers.row_memo import RowMemo
 from plugins.node_resources_fit.args import NodeResourcesFitArgs
 from plugins.node_resources_fit.fits import (
     IgnoredResources,
@@ -77,9 +77,7 @@ class NodeResourcesFit:
     def _request(self, state: CycleState) -> PodResourceRequest | Status:
         request = state.get(PRE_FILTER_STATE_KEY, PodResourceRequest)
         if request is None:
-            return Status.from_error(
-                f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found'
-            )
+            return Status.missing_state(PRE_FILTER_STATE_KEY)
         return request
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:

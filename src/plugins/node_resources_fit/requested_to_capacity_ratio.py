@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from plugins.node_resources_fit.allocation import ScoredColumn
+from plugins.helpers.resources.allocation import ScoredColumn
 from plugins.node_resources_fit.args import MAX_CUSTOM_PRIORITY_SCORE, MAX_UTILIZATION
-from plugins.node_resources_fit.scorer import Matrix, Vector
+from plugins.node_resources_fit.scorer import Vector
 from scheduler.framework import MAX_NODE_SCORE
 
 Point = tuple[int, int]
@@ -85,18 +85,6 @@ class RequestedToCapacityRatioScorer:
         if weight_sum == 0:
             return 0
         return go_round(float(total) / float(weight_sum))
-
-    def score_rows(self, requested: Matrix, allocatable: Matrix) -> Vector:
-        offered = allocatable != 0
-        safe = np.where(offered, allocatable, 1)
-        used = np.where(
-            requested > allocatable, MAX_UTILIZATION, requested * MAX_UTILIZATION // safe
-        )
-        scores = self._by_utilization[np.where(offered, used, 0)]
-        counted = offered & (scores > 0)
-        total = np.where(counted, scores * self._weight_vector, 0).sum(axis=1)
-        weight_sum = np.where(counted, self._weight_vector, 0).sum(axis=1)
-        return _rounded_mean(total, weight_sum)
 
     def score_columns(self, columns: Sequence[ScoredColumn], count: int) -> Vector:
         total = np.zeros(count, dtype=np.int64)

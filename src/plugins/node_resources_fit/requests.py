@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from plugins.node_resources_fit.names import is_scalar
+from plugins.helpers.resources.names import is_scalar
 from scheduler.framework import Pod
 from scheduler.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 

@@ -9,7 +9,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from plugins.node_resources_fit.allocation import ScoredColumn
+from plugins.helpers.resources.allocation import ScoredColumn
 
 Matrix = npt.NDArray[np.int64]
 Vector = npt.NDArray[np.int64]
@@ -18,14 +18,12 @@ Vector = npt.NDArray[np.int64]
 class ResourceScorer(Protocol):
     """Scores a node from per-resource requested (with the pod) and allocatable amounts.
 
-    Entries whose allocatable is 0 are skipped. `score`, `score_rows` and `score_columns` must
-    agree exactly; `score_rows` works on (rows x resources) matrices, `score_columns` on the
-    scored resources' columns (what the batch Score form uses: it reads nothing else).
+    Entries whose allocatable is 0 are skipped. `score` and `score_columns` must agree exactly;
+    `score_columns` works on the scored resources' columns (what the batch Score form uses: it
+    reads nothing else).
     """
 
     def score(self, requested: Sequence[int], allocatable: Sequence[int]) -> int: ...
-
-    def score_rows(self, requested: Matrix, allocatable: Matrix) -> Vector: ...
 
     def score_columns(self, columns: Sequence[ScoredColumn], count: int) -> Vector: ...
 
@@ -41,14 +39,6 @@ def weighted_floor_average(
         total += score * weight
         weight_sum += weight
     return total // weight_sum if weight_sum else 0
-
-
-def weighted_floor_average_rows(scores: Matrix, allocatable: Matrix, weights: Vector) -> Vector:
-    counted = allocatable != 0
-    total = np.where(counted, scores * weights, 0).sum(axis=1)
-    weight_sum = np.where(counted, weights, 0).sum(axis=1)
-    averaged: Vector = np.where(weight_sum > 0, total // np.maximum(weight_sum, 1), 0)
-    return averaged.astype(np.int64)
 
 
 def weighted_floor_average_columns(

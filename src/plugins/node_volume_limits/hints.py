@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from plugins.helpers import deleted_pod
-from plugins.helpers.volumes import name_of, namespace_of, object_change, pod_claims
+from plugins.helpers.volumes import (
+    claim_event_hint,
+    object_change,
+    pod_claims,
+)
 from plugins.node_volume_limits.limits import csi_node_counts
 from scheduler.framework import Pod, QueueingHint
 
@@ -18,13 +22,7 @@ def after_assigned_pod_deleted(pod: Pod, old: object, new: object) -> QueueingHi
 
 def after_claim_added(pod: Pod, old: object, new: object) -> QueueingHint:
     """A claim the pod refers to was created."""
-    _, claim = object_change(old, new, "PersistentVolumeClaim")
-    if (namespace_of(claim) or "default") != pod.namespace:
-        return QueueingHint.QUEUE_SKIP
-    name = name_of(claim)
-    if any(use.claim_name == name for use in pod_claims(pod)):
-        return QueueingHint.QUEUE
-    return QueueingHint.QUEUE_SKIP
+    return claim_event_hint(pod, old, new, ephemeral=True)
 
 
 def after_csi_node_updated(pod: Pod, old: object, new: object) -> QueueingHint:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
-from plugins.helpers.status_batch import batch_from_statuses, uniform_batch
 from plugins.helpers.volumes import CSI_NODES, pod_claims
 from plugins.node_volume_limits.attachable import AttachedVolumes, VolumeResolver
 from plugins.node_volume_limits.hints import (
@@ -75,11 +74,13 @@ class NodeVolumeLimits:
     ) -> FilterBatch:
         new_volumes = self._new_volumes(state, pod)
         if isinstance(new_volumes, Status):
-            return uniform_batch(new_volumes, len(rows))
+            return FilterBatch.uniform(new_volumes, len(rows))
         if not new_volumes:
             return FilterBatch.all_pass(len(rows))
         infos = table.node_infos
-        return batch_from_statuses([self._check(new_volumes, infos[r]) for r in rows.tolist()])
+        return FilterBatch.from_statuses(
+            [self._check(new_volumes, infos[r]) for r in rows.tolist()]
+        )
 
     def _check(self, new_volumes: AttachedVolumes | Status, node_info: NodeInfo) -> Status:
         if isinstance(new_volumes, Status):

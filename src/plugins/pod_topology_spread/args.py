@@ -6,22 +6,19 @@ in the wording of Kubernetes field errors, all at once.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final, Self
 
-from pydantic import ValidationError, field_validator, model_validator
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic import field_validator, model_validator
 
 from plugins.pod_topology_spread.constraints import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
-from plugins.pod_topology_spread.label_key import label_key_problems
-from scheduler.framework import ArgsModel, Int32, PluginArgs
+from scheduler.framework import ArgsModel, FieldErrors, Int32, PluginArgs
+from scheduler.framework.field_errors import Loc
+from scheduler.objects.names import qualified_name_problems
 
 SYSTEM_DEFAULTING: Final = "System"
 LIST_DEFAULTING: Final = "List"
 DEFAULTING_TYPES: Final = (SYSTEM_DEFAULTING, LIST_DEFAULTING)
 ACTIONS: Final = (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)
-
-Loc = tuple[str | int, ...]
 
 
 class DefaultConstraint(ArgsModel):
@@ -42,23 +39,6 @@ class DefaultConstraint(ArgsModel):
         return self.model_dump(by_alias=True, exclude_none=True)
 
 
-class _FieldErrors:
-    def __init__(self) -> None:
-        self.errors: list[InitErrorDetails] = []
-
-    def add(self, loc: Loc, value: Any, message: str) -> None:
-        error = PydanticCustomError("field_error", message)
-        self.errors.append(InitErrorDetails(type=error, loc=loc, input=value))
-
-
-def _shown(value: Any) -> str:
-    return json.dumps(value)
-
-
-def _supported(values: tuple[str, ...]) -> str:
-    return ", ".join(json.dumps(v) for v in values)
-
-
 class PodTopologySpreadArgs(PluginArgs):
     """Arguments of PodTopologySpread, with upstream's defaults."""
 
@@ -76,25 +56,15 @@ class PodTopologySpreadArgs(PluginArgs):
 
     @model_validator(mode="after")
     def _validate(self) -> Self:
-        errors = _FieldErrors()
+        errors = FieldErrors()
         kind = self.defaulting_type
         if kind not in DEFAULTING_TYPES:
-            errors.add(
-                ("defaultingType",),
-                kind,
-                f"Unsupported value: {_shown(kind)}: supported values: "
-                f"{_supported(DEFAULTING_TYPES)}",
-            )
+            errors.not_supported(("defaultingType",), kind, DEFAULTING_TYPES)
         elif kind == SYSTEM_DEFAULTING and self.default_constraints:
-            errors.add(
-                ("defaultingType",),
-                kind,
-                f"Invalid value: {_shown(kind)}: when .defaultConstraints are not empty",
-            )
+            errors.invalid(("defaultingType",), kind, "when .defaultConstraints are not empty")
         for index, constraint in enumerate(self.default_constraints):
             _validate_constraint(index, constraint, self.default_constraints, errors)
-        if errors.errors:
-            raise ValidationError.from_exception_data(type(self).__name__, errors.errors)
+        errors.raise_if_any(type(self).__name__)
         return self
 
 
@@ -102,36 +72,28 @@ def _validate_constraint(
     index: int,
     constraint: DefaultConstraint,
     all_constraints: tuple[DefaultConstraint, ...],
-    errors: _FieldErrors,
+    errors: FieldErrors,
 ) -> None:
     loc: Loc = ("defaultConstraints", index)
     if constraint.max_skew <= 0:
-        errors.add(
-            (*loc, "maxSkew"),
-            constraint.max_skew,
-            f"Invalid value: {constraint.max_skew}: not in valid range (0, inf)",
-        )
+        errors.invalid((*loc, "maxSkew"), constraint.max_skew, "not in valid range (0, inf)")
     key = constraint.topology_key
     if not key:
-        errors.add((*loc, "topologyKey"), key, "Required value: can not be empty")
-    for problem in label_key_problems(key) if key else ():
-        errors.add((*loc, "topologyKey"), key, f"Invalid value: {_shown(key)}: {problem}")
+        errors.required((*loc, "topologyKey"), "can not be empty")
+    for problem in qualified_name_problems(key) if key else ():
+        errors.invalid((*loc, "topologyKey"), key, problem)
     action = constraint.when_unsatisfiable
     if not action:
-        errors.add((*loc, "whenUnsatisfiable"), action, "Required value: can not be empty")
+        errors.required((*loc, "whenUnsatisfiable"), "can not be empty")
     elif action not in ACTIONS:
-        errors.add(
-            (*loc, "whenUnsatisfiable"),
-            action,
-            f"Unsupported value: {_shown(action)}: supported values: {_supported(ACTIONS)}",
-        )
+        errors.not_supported((*loc, "whenUnsatisfiable"), action, ACTIONS)
     if constraint.label_selector is not None:
-        errors.add(
+        errors.forbidden(
             (*loc, "labelSelector"),
             constraint.label_selector,
-            "Forbidden: constraint must not define a selector, as they deduced for each pod",
+            "constraint must not define a selector, as they deduced for each pod",
         )
     for earlier in all_constraints[:index]:
         if (earlier.topology_key, earlier.when_unsatisfiable) == (key, action):
-            errors.add(loc, key, f"Duplicate value: {_shown(f'{{{key}, {action}}}')}")
+            errors.duplicate(loc, f"{{{key}, {action}}}")
             break

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from plugins.helpers.status_batch import uniform_batch
 from plugins.pod_topology_spread.args import PodTopologySpreadArgs
 from plugins.pod_topology_spread.constraints import (
     DO_NOT_SCHEDULE,
@@ -52,11 +51,6 @@ from scheduler.objects.labels import SelectorError
 NAME: Final = "PodTopologySpread"
 
 _ACTION_WORDS: Final = {DO_NOT_SCHEDULE: "hard", SCHEDULE_ANYWAY: "soft"}
-
-
-def _missing_state(key: str) -> Status:
-    # PreFilter/PreScore did not run (or skipped): the framework should not have called us.
-    return Status.from_error(f'reading "{key}" from cycleState: not found')
 
 
 class ConstraintError(Exception):
@@ -143,7 +137,7 @@ class PodTopologySpread:
     def _update(self, state: CycleState, other: Pod, node_info: NodeInfo, delta: int) -> Status:
         computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if computed is None:
-            return _missing_state(PRE_FILTER_STATE_KEY)
+            return Status.missing_state(PRE_FILTER_STATE_KEY, lead="reading")
         computed.update_with_pod(other, node_info.node, delta)
         return SUCCESS
 
@@ -152,7 +146,7 @@ class PodTopologySpread:
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if computed is None:
-            return _missing_state(PRE_FILTER_STATE_KEY)
+            return Status.missing_state(PRE_FILTER_STATE_KEY, lead="reading")
         if node_info.node is None:
             return Status.from_error("node not found")
         return filter_node(computed, node_info.node)
@@ -162,7 +156,9 @@ class PodTopologySpread:
     ) -> FilterBatch:
         computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if computed is None:
-            return uniform_batch(_missing_state(PRE_FILTER_STATE_KEY), len(rows))
+            return FilterBatch.uniform(
+                Status.missing_state(PRE_FILTER_STATE_KEY, lead="reading"), len(rows)
+            )
         return filter_rows(computed, table, rows)
 
     # ---- Score -----------------------------------------------------------------------------
@@ -188,7 +184,7 @@ class PodTopologySpread:
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
         computed = state.get(PRE_SCORE_STATE_KEY, PreScoreState)
         if computed is None:
-            return 0, Status.from_error(f"error {_missing_state(PRE_SCORE_STATE_KEY).message()}")
+            return 0, Status.missing_state(PRE_SCORE_STATE_KEY)
         return score_node(computed, node_info), SUCCESS
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
@@ -205,7 +201,7 @@ class PodTopologySpread:
     ) -> Status:
         computed = state.get(PRE_SCORE_STATE_KEY, PreScoreState)
         if computed is None:
-            return Status.from_error(f"error {_missing_state(PRE_SCORE_STATE_KEY).message()}")
+            return Status.missing_state(PRE_SCORE_STATE_KEY)
         normalize(computed, rows, scores)
         return SUCCESS
 

@@ -6,8 +6,7 @@ from typing import Self
 
 from pydantic import Field, model_validator
 
-from plugins.node_resources_fit.field_errors import FieldErrors
-from scheduler.framework import Int64, PluginArgs
+from scheduler.framework import FieldErrors, Int64, PluginArgs
 
 DEFAULT_BIND_TIMEOUT_SECONDS = 600
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from plugins.helpers.volumes import (
     annotations_of,
+    claim_event_hint,
     name_of,
-    namespace_of,
     object_change,
-    pod_claims,
     pod_volumes,
 )
 from plugins.volume_binding.provisioning import capacity_limit
@@ -18,13 +17,7 @@ MIGRATED_PLUGINS_ANNOTATION = "storage.alpha.kubernetes.io/migrated-plugins"
 
 def after_claim_change(pod: Pod, old: object, new: object) -> QueueingHint:
     """Nearly any change to one of the pod's own claims can help it."""
-    _, claim = object_change(old, new, "PersistentVolumeClaim")
-    if (namespace_of(claim) or "default") != pod.namespace:
-        return QueueingHint.QUEUE_SKIP
-    name = name_of(claim)
-    if any(use.claim_name == name for use in pod_claims(pod)):
-        return QueueingHint.QUEUE
-    return QueueingHint.QUEUE_SKIP
+    return claim_event_hint(pod, old, new, ephemeral=True)
 
 
 def after_storage_class_change(pod: Pod, old: object, new: object) -> QueueingHint:

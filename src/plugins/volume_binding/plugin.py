@@ -5,7 +5,6 @@ waited for at PreBind."""
 from __future__ import annotations
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
-from plugins.helpers.status_batch import batch_from_statuses
 from plugins.helpers.volumes import PVCS, pod_claims
 from plugins.volume_binding.args import VolumeBindingArgs
 from plugins.volume_binding.assume_cache import AssumeError
@@ -81,7 +80,7 @@ class VolumeBinding:
             return found
         if not pod_claims(pod):
             return StateData(PodVolumeClaims())
-        return Status.from_error(f"cannot read {STATE_KEY!r} from cycleState")
+        return Status.missing_state(STATE_KEY)
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         data = self._state(state, pod)
@@ -108,8 +107,8 @@ class VolumeBinding:
         data = self._state(state, pod)
         infos = table.node_infos
         if isinstance(data, Status):
-            return batch_from_statuses([data] * len(rows))
-        return batch_from_statuses([self._filter_node(data, infos[r]) for r in rows.tolist()])
+            return FilterBatch.from_statuses([data] * len(rows))
+        return FilterBatch.from_statuses([self._filter_node(data, infos[r]) for r in rows.tolist()])
 
     # ---- Reserve / Unreserve ----------------------------------------------------------
 

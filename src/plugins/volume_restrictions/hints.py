@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from plugins.helpers import deleted_pod
-from plugins.helpers.volumes import name_of, namespace_of, object_change, pod_claims
+from plugins.helpers.volumes import (
+    claim_event_hint,
+    pod_claims,
+)
 from plugins.volume_restrictions.conflicts import conflicts_with_pods, restricted_volumes
 from scheduler.framework import Pod, QueueingHint
 
@@ -24,10 +27,4 @@ def after_pod_deleted(pod: Pod, old: object, new: object) -> QueueingHint:
 
 def after_claim_added(pod: Pod, old: object, new: object) -> QueueingHint:
     """The claim the pod was waiting for now exists."""
-    _, claim = object_change(old, new, "PersistentVolumeClaim")
-    if (namespace_of(claim) or "default") != pod.namespace:
-        return QueueingHint.QUEUE_SKIP
-    name = name_of(claim)
-    if any(not use.ephemeral and use.claim_name == name for use in pod_claims(pod)):
-        return QueueingHint.QUEUE
-    return QueueingHint.QUEUE_SKIP
+    return claim_event_hint(pod, old, new, ephemeral=False)

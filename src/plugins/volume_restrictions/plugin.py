@@ -37,7 +37,6 @@ REASON_DISK_CONFLICT = "node(s) had no available disk"
 REASON_READ_WRITE_ONCE_POD_CONFLICT = (
     "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
 )
-_NO_STATE = f"cannot read {PRE_FILTER_STATE_KEY!r} from cycleState"
 
 
 class VolumeRestrictions:
@@ -86,7 +85,7 @@ class VolumeRestrictions:
     def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:
         found = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if found is None:
-            return Status.from_error(_NO_STATE)
+            return Status.missing_state(PRE_FILTER_STATE_KEY)
         found.update_with_pod(pod_to_add, 1)
         return SUCCESS
 
@@ -95,7 +94,7 @@ class VolumeRestrictions:
     ) -> Status:
         found = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if found is None:
-            return Status.from_error(_NO_STATE)
+            return Status.missing_state(PRE_FILTER_STATE_KEY)
         found.update_with_pod(pod_to_remove, -1)
         return SUCCESS
 
@@ -107,7 +106,7 @@ class VolumeRestrictions:
         if conflicts_on_node(restricted, node_info):
             return Status.unschedulable(REASON_DISK_CONFLICT)
         if found is None:
-            return Status.from_error(_NO_STATE)
+            return Status.missing_state(PRE_FILTER_STATE_KEY)
         if found.conflicting_claim_refs > 0:
             # Unschedulable, not unresolvable: preempting the claim's user can help.
             return Status.unschedulable(REASON_READ_WRITE_ONCE_POD_CONFLICT)
@@ -118,7 +117,7 @@ class VolumeRestrictions:
     ) -> FilterBatch:
         found = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if found is None:
-            return FilterBatch(np.full(len(rows), Code.ERROR, dtype=np.int8), ((_NO_STATE,),))
+            return FilterBatch.uniform(Status.missing_state(PRE_FILTER_STATE_KEY), len(rows))
         claim_conflict = found.conflicting_claim_refs > 0
         disk = np.zeros(len(rows), dtype=np.bool_)
         if found.restricted:

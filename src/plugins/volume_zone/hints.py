@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from plugins.helpers.volumes import (
+    claim_event_hint,
     is_wait_for_first_consumer,
     labels_of,
     name_of,
-    namespace_of,
     object_change,
-    pod_claims,
 )
 from plugins.volume_zone.topology import pv_topologies
 from scheduler.framework import Pod, QueueingHint
@@ -24,13 +23,7 @@ def after_storage_class_added(pod: Pod, old: object, new: object) -> QueueingHin
 
 def after_claim_change(pod: Pod, old: object, new: object) -> QueueingHint:
     """One of the pod's claims appeared or changed (e.g. got bound)."""
-    _, claim = object_change(old, new, "PersistentVolumeClaim")
-    if (namespace_of(claim) or "default") != pod.namespace:
-        return QueueingHint.QUEUE_SKIP
-    name = name_of(claim)
-    if any(not use.ephemeral and use.claim_name == name for use in pod_claims(pod)):
-        return QueueingHint.QUEUE
-    return QueueingHint.QUEUE_SKIP
+    return claim_event_hint(pod, old, new, ephemeral=False)
 
 
 def after_volume_change(pod: Pod, old: object, new: object) -> QueueingHint:

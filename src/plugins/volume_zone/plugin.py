@@ -8,7 +8,6 @@ import numpy as np
 import numpy.typing as npt
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
-from plugins.helpers.status_batch import uniform_batch
 from plugins.helpers.volumes import (
     PVCS,
     PVS,
@@ -143,7 +142,7 @@ class VolumeZone:
     ) -> FilterBatch:
         topologies = self._state(state, pod)
         if isinstance(topologies, Status):
-            return uniform_batch(topologies, len(rows))
+            return FilterBatch.uniform(topologies, len(rows))
         if not topologies:
             return FilterBatch.all_pass(len(rows))
         rejected = _zoned_rows(table, rows) & ~_satisfying_rows(table, rows, topologies)

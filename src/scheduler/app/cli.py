@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,10 +30,10 @@ from scheduler.app.simulation import DEFAULT_TIMEOUT_SECONDS, simulate
 from scheduler.app.version import version_text
 from scheduler.config import dump_config
 from scheduler.framework.errors import ConfigError, PluginLoadError, SchedulerError
-from scheduler.observability import configure_logging
+from scheduler.observability import configure_logging, get_logger
 
 EXIT_BAD_INPUT = 2
-_log = logging.getLogger("scheduler.cli")
+_log = get_logger("scheduler.cli")
 # simulate: some pod failed with an Error (a plugin fault), not because nothing fits.
 EXIT_POD_ERRORS = 3
 # simulate: the run reached --timeout before every pod was placed or explained.

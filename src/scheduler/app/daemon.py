@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 import signal
 from collections.abc import Mapping, Sequence
@@ -33,7 +32,6 @@ from scheduler.app.health_checks import (
 from scheduler.app.http_server import HealthServer
 from scheduler.app.run_options import RunOptions
 from scheduler.app.unserved_pods import served_scheduler_names, unserved_pods_source
-from scheduler.backend.queue import run_queue_flushes
 from scheduler.cluster.port import ClusterClient
 from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration, dump_config
 from scheduler.core.leader_election import LeaderElector, new_identity
@@ -41,9 +39,9 @@ from scheduler.core.result_annotation import ResultAnnotations
 from scheduler.core.scheduler import Scheduler
 from scheduler.framework.clock import Clock
 from scheduler.framework.spec import PluginSpec
-from scheduler.observability import SchedulerMetrics
+from scheduler.observability import SchedulerMetrics, get_logger
 
-_log = logging.getLogger("scheduler.daemon")
+_log = get_logger("scheduler.daemon")
 
 EXIT_LEADERSHIP_LOST = 1
 # How long a replica that lost the Lease keeps writing queued Events before it exits. They
@@ -80,8 +78,7 @@ class Daemon:
         self._shutting_down = False
         self._lost_leadership = False
         self._leading_since: float | None = None
-        self._scheduling: list[asyncio.Task[None]] = []
-        self._informer_tasks: list[asyncio.Task[None]] = []
+        self._elector_task: asyncio.Task[None] | None = None
         self.elector: LeaderElector | None = None
         election = config.leader_election
         if election.leader_elect:
@@ -150,48 +147,23 @@ class Daemon:
     # ---- leadership ----------------------------------------------------------------------
 
     def _on_started_leading(self) -> None:
-        _log.info("became the leader; starting to schedule", extra={"identity": self.identity})
+        _log.info("became the leader; starting to schedule", identity=self.identity)
         self._leading_since = self.clock.now()
         self._start_scheduling()
 
     def _on_stopped_leading(self) -> None:
         if self._shutting_down:
             return
-        _log.error("leader election lost; stopping scheduling", extra={"identity": self.identity})
+        _log.error("leader election lost; stopping scheduling", identity=self.identity)
         self._lost_leadership = True
-        self._stop_scheduling()
+        self.scheduler.cancel_scheduling()
         # Binding cycles end now, not at shutdown: the next leader may already be binding.
         for task in list(self.scheduler.binding_tasks):
             task.cancel()
         self._stopping.set()
 
     def _start_scheduling(self) -> None:
-        if self._scheduling:
-            return
-        self._scheduling = [
-            asyncio.create_task(self._schedule_when_synced(), name="scheduling-loop"),
-            asyncio.create_task(
-                run_queue_flushes(self.scheduler.queue, self.clock), name="queue-flushes"
-            ),
-        ]
-        for task in self._scheduling:
-            self.scheduler.watch(task)
-
-    async def _schedule_when_synced(self) -> None:
-        informers = self.scheduler.informers
-        await asyncio.gather(*(i.synced.wait() for i in informers.values()))
-        pods = informers.get("pods")
-        listed = pods.last_list_started if pods is not None else None
-        since = self._leading_since
-        if pods is not None and since is not None and (listed is None or listed < since):
-            # The watch may lag behind Bindings the previous leader made just before it went;
-            # a list sent after taking the Lease cannot.
-            await pods.relist()
-        await self.scheduler.run()
-
-    def _stop_scheduling(self) -> None:
-        for task in self._scheduling:
-            task.cancel()
+        self.scheduler.start_scheduling(leading_since=self._leading_since)
 
     # ---- lifecycle -----------------------------------------------------------------------
 
@@ -204,17 +176,11 @@ class Daemon:
 
     async def start(self) -> None:
         """Informers, the secure port, and (with leader election) the elector."""
-        self.scheduler.start_api_writers()
-        for informer in self.scheduler.build_informers():
-            self._informer_tasks.append(
-                asyncio.create_task(informer.run(), name=f"informer:{informer.name}")
-            )
+        await self.scheduler.start()
         self.port = await self.server.start(self.options.bind_address, self.options.secure_port)
-        _log.info("serving health and metrics", extra={"port": self.port})
+        _log.info("serving health and metrics", port=self.port)
         if self.elector is not None:
-            self._informer_tasks.append(
-                asyncio.create_task(self.elector.run(), name="leader-election")
-            )
+            self._elector_task = asyncio.create_task(self.elector.run(), name="leader-election")
         else:
             self._start_scheduling()
 
@@ -228,13 +194,12 @@ class Daemon:
 
     async def shutdown(self) -> None:
         self._shutting_down = True
-        self._stop_scheduling()
-        await asyncio.gather(*self._scheduling, return_exceptions=True)
+        await self.scheduler.stop_scheduling()
         lost = self._lost_leadership
         deadline = LOST_LEADERSHIP_EVENT_FLUSH_S if lost else self.options.shutdown_timeout
         bindings = list(self.scheduler.binding_tasks)
         if bindings and not lost:
-            _log.info("waiting for %d binding cycle(s)", len(bindings))
+            _log.info("waiting for binding cycles", count=len(bindings))
             _done, pending = await asyncio.wait(bindings, timeout=self.options.shutdown_timeout)
             for task in pending:
                 task.cancel()
@@ -243,9 +208,9 @@ class Daemon:
             await asyncio.wait_for(self.scheduler.drain_api_writes(), deadline)
         # Cancelling the elector releases the Lease (unless it was lost), so a standby takes
         # over at once.
-        for task in self._informer_tasks:
-            task.cancel()
-        await asyncio.gather(*self._informer_tasks, return_exceptions=True)
+        if self._elector_task is not None:
+            self._elector_task.cancel()
+            await asyncio.gather(self._elector_task, return_exceptions=True)
         await self.scheduler.stop()
         await self.server.stop()
         if self._access is not None:

@@ -13,7 +13,6 @@ from scheduler.app.gangs import GroupOutcome, group_outcomes
 from scheduler.app.outcomes import PodOutcome, final_cluster, preempted
 from scheduler.app.scenario import ordered_for_loading
 from scheduler.app.workloads import WORKLOAD_KINDS, expand_workloads
-from scheduler.backend.queue import run_queue_flushes
 from scheduler.cluster.sim import SimCluster
 from scheduler.cluster.sim.claim_controller import ResourceClaimController
 from scheduler.cluster.sim.pv_controller import PVBinderController
@@ -186,20 +185,10 @@ async def simulate(
             )
         # Everything but pods lists first, so pods meet the claims, volumes and nodes the
         # scenario gave them instead of bouncing off PreEnqueue until those arrive.
-        informers = scheduler.build_informers()
-        for informer in sorted(informers, key=lambda i: i.resource == "pods"):
-            if informer.resource == "pods":
-                others = [i.synced.wait() for i in informers if i.resource != "pods"]
-                await asyncio.gather(*others)
-            tasks.append(asyncio.create_task(informer.run(), name=f"informer:{informer.name}"))
-        await asyncio.gather(*(i.synced.wait() for i in scheduler.informers.values()))
+        await scheduler.start(pods_last=True)
+        await scheduler.wait_synced()
         scheduling_started = time.perf_counter()
-        for task in (
-            asyncio.create_task(run_queue_flushes(scheduler.queue, clock), name="queue-flushes"),
-            asyncio.create_task(scheduler.run(), name="scheduling-loop"),
-        ):
-            scheduler.watch(task)
-            tasks.append(task)
+        scheduler.start_scheduling()
         total = sum(1 for o in objects if o.get("kind") == "Pod")
         try:
             await asyncio.wait_for(

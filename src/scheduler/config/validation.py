@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from scheduler.config.durations import format_duration
 from scheduler.config.field_errors import (
     ROOT,
@@ -19,11 +17,10 @@ from scheduler.config.models import (
     KubeSchedulerConfiguration,
     LeaderElectionConfiguration,
 )
+from scheduler.objects.names import qualified_name_problems
 from scheduler.objects.resources import is_extended_resource
 
 RESOURCE_LOCK = "leases"
-_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _REQUESTS_PREFIX = "requests."
 
 
@@ -168,31 +165,15 @@ def _extenders(path: FieldPath, extenders: list[Extender]) -> list[FieldError]:
     return problems
 
 
-def _qualified_name_problems(name: str) -> list[str]:
-    """Why `name` is not a qualified name ("[prefix/]name"), as label keys are checked."""
-    prefix, _, short = name.rpartition("/")
-    problems = []
-    if name.count("/") > 1:
-        return ["a qualified name must have at most one '/'"]
-    if "/" in name and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
-        problems.append("prefix part must be a valid DNS subdomain")
-    if not short or len(short) > 63 or not _QUALIFIED_NAME.match(short):
-        problems.append(
-            "name part must be at most 63 alphanumeric characters, '-', '_' or '.', "
-            "starting and ending with an alphanumeric character"
-        )
-    return problems
-
-
 def _extended_resource_name(path: FieldPath, name: str) -> list[FieldError]:
-    reasons = _qualified_name_problems(name)
+    reasons = qualified_name_problems(name)
     if reasons:
         return [invalid(path, name, reason) for reason in reasons]
     is_extended = (
         is_extended_resource(name)
         and "kubernetes.io/" not in name
         and not name.startswith(_REQUESTS_PREFIX)
-        and not _qualified_name_problems(_REQUESTS_PREFIX + name)
+        and not qualified_name_problems(_REQUESTS_PREFIX + name)
     )
     if not is_extended:
         return [invalid(path, name, "is an invalid extended resource name")]

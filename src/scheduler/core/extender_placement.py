@@ -8,41 +8,42 @@ upstream's snapshot does, and rows found before an await still name the same nod
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from scheduler.core.algorithm import (
+from scheduler.core.outcome import Failure, Placement
+from scheduler.core.scheduling_cycle import (
     Feasible,
     decided_or_scored,
     find_feasible,
     select_placement,
 )
-from scheduler.core.outcome import Failure, Placement
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.events import EXTENDER_REJECTOR
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime.extenders import ExtenderCallError, ExtenderChain
-from scheduler.runtime.filtering import FilterRun
-from scheduler.runtime.profile import Profile
+from scheduler.runtime.framework import Framework
 
 
 async def find_placement_with_extenders(
-    profile: Profile,
+    framework: Framework,
     state: CycleState,
     pod: Pod,
     table: NodeTable,
-    filter_run: FilterRun,
+    nominations: Mapping[str, Sequence[Pod]],
     extenders: ExtenderChain,
 ) -> Placement | Failure:
     try:
-        found = await _feasible_after_extenders(profile, state, pod, table, filter_run, extenders)
+        found = await _feasible_after_extenders(
+            framework, state, pod, table, nominations, extenders
+        )
         if isinstance(found, Failure):
             return found
-        totals = decided_or_scored(profile, state, pod, table, found)
+        totals = decided_or_scored(framework, state, pod, table, found)
         if not isinstance(totals, np.ndarray):
             return totals
         scores = await extenders.prioritize(pod, _nodes(table, found.rows))
@@ -54,18 +55,18 @@ async def find_placement_with_extenders(
         totals = totals + np.array(
             [scores.get(table.names[int(row)], 0) for row in found.rows], dtype=np.int64
         )
-    return select_placement(profile, table, found.rows, totals)
+    return select_placement(framework, table, found.rows, totals)
 
 
 async def _feasible_after_extenders(
-    profile: Profile,
+    framework: Framework,
     state: CycleState,
     pod: Pod,
     table: NodeTable,
-    filter_run: FilterRun,
+    nominations: Mapping[str, Sequence[Pod]],
     extenders: ExtenderChain,
 ) -> Feasible | Failure:
-    found = find_feasible(profile, state, pod, table, filter_run)
+    found = find_feasible(framework, state, pod, table, nominations)
     if isinstance(found, Failure):
         return found
     if found.nominated_only:
@@ -74,7 +75,7 @@ async def _feasible_after_extenders(
             return kept
         # Upstream tries the nominated node alone first and, when it does not pass every
         # filter (the extenders' included), evaluates all nodes.
-        found = find_feasible(profile, state, pod, table, filter_run, try_nominated=False)
+        found = find_feasible(framework, state, pod, table, nominations, try_nominated=False)
         if isinstance(found, Failure):
             return found
     return await _filter(extenders, pod, table, found)

@@ -1,12 +1,28 @@
-"""What a scheduling attempt concluded, handed from the algorithm to the failure handler."""
+"""One scheduling attempt and what it concluded, handed from the scheduling cycle to the
+binding cycle and to the failure handler."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.plugins import PostFilterResult
+from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.status import Code, Status
 from scheduler.runtime.diagnosis import Diagnosis, single_node_fit_error
+from scheduler.runtime.framework import Framework
+
+
+@dataclass(slots=True)
+class Attempt:
+    """One scheduling attempt of one pod, from pop to bind or failure."""
+
+    framework: Framework
+    state: CycleState
+    info: QueuedPodInfo
+    cycle: int
+    started: float
+    bound: bool = False
 
 
 @dataclass(slots=True)

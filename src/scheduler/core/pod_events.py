@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from scheduler.backend.queue import node_update_event, pod_update_events
+from scheduler.backend.cache import SchedulerCache
+from scheduler.backend.queue import SchedulingQueue, node_update_event, pod_update_events
 from scheduler.framework.events import (
     NODE_ADD,
     NODE_DELETE,
@@ -18,10 +19,7 @@ from scheduler.framework.events import (
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
-from scheduler.observability import get_logger
-
-if TYPE_CHECKING:
-    from scheduler.core.scheduler import Scheduler
+from scheduler.observability import SchedulerMetrics, get_logger
 
 RawObject = Mapping[str, Any]
 _log = get_logger(__name__)
@@ -72,10 +70,25 @@ def _key(raw: RawObject) -> str:
 
 
 class PodEventHandlers:
-    """Translates raw informer events into cache updates and queue moves."""
+    """Translates raw informer events into cache updates and queue moves.
 
-    def __init__(self, scheduler: Scheduler) -> None:
-        self._s = scheduler
+    `is_ours` tells whether one of our profiles schedules a pod; `pending_pod_deleted` is told
+    of each such pod deleted before it was bound (a pod held at Permit must not wait out its
+    timeout)."""
+
+    def __init__(
+        self,
+        cache: SchedulerCache,
+        queue: SchedulingQueue,
+        metrics: SchedulerMetrics,
+        is_ours: Callable[[Pod], bool],
+        pending_pod_deleted: Callable[[str], None],
+    ) -> None:
+        self._cache = cache
+        self._queue = queue
+        self._metrics = metrics
+        self._is_ours = is_ours
+        self._pending_pod_deleted = pending_pod_deleted
         # Parsed views of every pod we know, so updates can compare old and new cheaply.
         self._pods: dict[str, Pod] = {}
 
@@ -83,7 +96,7 @@ class PodEventHandlers:
         return self._pods.get(key)
 
     def _timed(self, label: str, started: float) -> None:
-        self._s.metrics.event_handling_duration(label, time.perf_counter() - started)
+        self._metrics.event_handling_duration(label, time.perf_counter() - started)
 
     # ---- pods --------------------------------------------------------------------------
 
@@ -93,20 +106,18 @@ class PodEventHandlers:
         if pod is None:
             return
         self._pods[pod.key] = pod
-        s = self._s
         if pod.node_name:
             if not pod.is_terminal:
-                s.cache.add_pod(pod)
-                s.queue.assigned_pod_added(pod)
+                self._cache.add_pod(pod)
+                self._queue.assigned_pod_added(pod)
             self._timed("AssignedPodAdd", started)
-        elif s.responsible_for(pod):
-            s.queue.add(pod)
+        elif self._is_ours(pod):
+            self._queue.add(pod)
             self._offer_to_others(UNSCHEDULED_POD_ADD, None, pod)
             self._timed("UnschedulablePodAdd", started)
 
     def pod_updated(self, old_raw: RawObject, new_raw: RawObject) -> None:
         started = time.perf_counter()
-        s = self._s
         new = _parse_pod(new_raw)
         if new is None:
             return
@@ -119,21 +130,21 @@ class PodEventHandlers:
         if new.node_name:
             if not old.node_name:
                 # Bound: by us (confirming an assumed pod) or by someone else.
-                if s.responsible_for(old):
-                    s.queue.delete(old)
+                if self._is_ours(old):
+                    self._queue.delete(old)
                 if not new.is_terminal:
-                    s.cache.add_pod(new)
-                    s.queue.assigned_pod_added(new)
+                    self._cache.add_pod(new)
+                    self._queue.assigned_pod_added(new)
             elif new.is_terminal:
-                s.cache.remove_pod(old)
-                s.queue.assigned_pod_deleted(old)
+                self._cache.remove_pod(old)
+                self._queue.assigned_pod_deleted(old)
             else:
-                s.cache.update_pod(old, new)
-                s.queue.assigned_pod_updated(old, new)
+                self._cache.update_pod(old, new)
+                self._queue.assigned_pod_updated(old, new)
             self._timed("AssignedPodUpdate", started)
             return
-        if s.responsible_for(new) and not s.cache.is_assumed(new.key):
-            s.queue.update(old, new)
+        if self._is_ours(new) and not self._cache.is_assumed(new.key):
+            self._queue.update(old, new)
             for event in pod_update_events(old, new):
                 self._offer_to_others(event, old, new)
             self._timed("UnschedulablePodUpdate", started)
@@ -141,25 +152,24 @@ class PodEventHandlers:
     def _offer_to_others(self, event: ClusterEvent, old: Pod | None, new: Pod) -> None:
         """An unscheduled pod's arrival or change can help other pending pods too (a gang
         waiting for its quorum); the queue offers it to them through their plugins' hints."""
-        self._s.queue.move_all_to_active_or_backoff(
+        self._queue.move_all_to_active_or_backoff(
             event, old, new, lambda info: info.pod.uid != new.uid
         )
 
     def pod_deleted(self, raw: RawObject) -> None:
         started = time.perf_counter()
-        s = self._s
         pod = self._pods.pop(_key(raw), None) or _parse_pod(raw)
         if pod is None:
             return
         if pod.node_name:
-            s.cache.remove_pod(pod)
-            s.queue.assigned_pod_deleted(pod)
+            self._cache.remove_pod(pod)
+            self._queue.assigned_pod_deleted(pod)
             self._timed("AssignedPodDelete", started)
             return
-        if s.responsible_for(pod):
-            s.queue.delete(pod)
+        if self._is_ours(pod):
+            self._queue.delete(pod)
             # A pod deleted while held at Permit must not wait for its timeout.
-            s.handle_reject_waiting(pod.uid)
+            self._pending_pod_deleted(pod.uid)
             self._timed("UnschedulablePodDelete", started)
 
     # ---- nodes -------------------------------------------------------------------------
@@ -169,20 +179,20 @@ class PodEventHandlers:
         node = _parse_node(raw)
         if node is None:
             return
-        self._s.cache.add_node(node)
-        self._s.queue.node_event(NODE_ADD, None, node)
+        self._cache.add_node(node)
+        self._queue.node_event(NODE_ADD, None, node)
         self._timed("NodeAdd", started)
 
     def node_updated(self, old_raw: RawObject, new_raw: RawObject) -> None:
         started = time.perf_counter()
-        old = self._s.cache.node_info(_name(new_raw))
+        old = self._cache.node_info(_name(new_raw))
         old_node = old.node if old is not None else _parse_node(old_raw)
         new = _parse_node(new_raw)
         if new is None:
             return
-        self._s.cache.update_node(old_node, new)
+        self._cache.update_node(old_node, new)
         if old_node is not None:
-            self._s.queue.node_event(node_update_event(old_node, new), old_node, new)
+            self._queue.node_event(node_update_event(old_node, new), old_node, new)
         self._timed("NodeUpdate", started)
 
     def node_deleted(self, raw: RawObject) -> None:
@@ -190,8 +200,8 @@ class PodEventHandlers:
         node = _parse_node(raw)
         if node is None:
             return
-        self._s.cache.remove_node(node)
-        self._s.queue.node_event(NODE_DELETE, node, None)
+        self._cache.remove_node(node)
+        self._queue.node_event(NODE_DELETE, node, None)
         self._timed("NodeDelete", started)
 
     # ---- other resources plugins watch -------------------------------------------------
@@ -204,7 +214,7 @@ class PodEventHandlers:
             return
         verb = {ActionType.ADD: "Add", ActionType.DELETE: "Delete"}.get(action, "Update")
         label = f"{kind.value}{verb}"
-        self._s.queue.move_all_to_active_or_backoff(ClusterEvent(kind, action, label), old, new)
+        self._queue.move_all_to_active_or_backoff(ClusterEvent(kind, action, label), old, new)
 
     def object_added(self, resource: str) -> Callable[[RawObject], None]:
         def handle(raw: RawObject) -> None:

@@ -4,29 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import random
-import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import Any
 
 from scheduler.backend.cache import SchedulerCache
-from scheduler.backend.queue import SchedulingQueue
+from scheduler.backend.queue import SchedulingQueue, run_queue_flushes
 from scheduler.cluster.informer import Informer
 from scheduler.cluster.port import ClusterClient
 from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
-from scheduler.core.algorithm import find_placement
 from scheduler.core.api_dispatcher import ApiDispatcher
+from scheduler.core.binding_cycle import BindingCycles
 from scheduler.core.event_recorder import EventRecorder
 from scheduler.core.event_sink import EventSink
 from scheduler.core.extender_placement import find_placement_with_extenders
+from scheduler.core.failure import FailureHandler
 from scheduler.core.fencing import FencedClusterAPI, Tenure
 from scheduler.core.handle_impl import SchedulerHandle
-from scheduler.core.outcome import Failure, Placement
+from scheduler.core.outcome import Attempt, Failure, Placement
 from scheduler.core.pod_events import PodEventHandlers
-from scheduler.core.pod_status import failure_status_patch
 from scheduler.core.result_annotation import ResultAnnotations
+from scheduler.core.scheduling_cycle import SchedulingCycle
+from scheduler.core.services import CycleServices
 from scheduler.framework.clock import Clock
-from scheduler.framework.cycle_state import CycleState
-from scheduler.framework.events import ASSIGNED_POD_DELETE
 from scheduler.framework.handle import Lister
 from scheduler.framework.plugins import MetricsReporter
 from scheduler.framework.queued_pod import QueuedPodInfo
@@ -34,36 +33,17 @@ from scheduler.framework.spec import PluginSpec
 from scheduler.framework.status import Code, Status
 from scheduler.objects.pod import Pod
 from scheduler.observability import (
-    V_ATTEMPT,
-    V_BIND,
-    V_PLUGIN,
     PluginMetricsSampler,
     SchedulerMetrics,
-    enabled,
     get_logger,
-    log_v,
 )
-from scheduler.runtime.binding import run_bind, run_post_bind, run_pre_bind
 from scheduler.runtime.extenders import ExtenderChain
 from scheduler.runtime.filtering import FilterRun
+from scheduler.runtime.framework import Framework
 from scheduler.runtime.invoke import guarded_less, raised
-from scheduler.runtime.profile import Profile
-from scheduler.runtime.reservation import run_permit, run_reserve, run_unreserve, wait_on_permit
 from scheduler.runtime.waiting_pods import WaitingPods
 
 _log = get_logger("scheduler")
-
-
-@dataclass(slots=True)
-class Attempt:
-    """One scheduling attempt of one pod, from pop to bind or failure."""
-
-    profile: Profile
-    state: CycleState
-    info: QueuedPodInfo
-    cycle: int
-    started: float
-    bound: bool = False
 
 
 # Informers the core always runs; plugins add their own through PluginSpec.watches.
@@ -100,8 +80,7 @@ class Scheduler:
         self.events = EventSink(events_client or client, clock, metrics=self.metrics)
         writes = FencedClusterAPI(client, tenure, clock) if tenure is not None else None
         self.background: set[asyncio.Task[None]] = set()
-        self.binding_tasks: set[asyncio.Task[None]] = set()
-        self.filter_run = FilterRun()
+        filter_run = FilterRun()
         self.extenders = ExtenderChain(config.extenders, goroutines=self.metrics.goroutines)
         # True while an attempt awaits extenders: the popped pod is neither queued nor binding.
         self.awaiting_extenders = False
@@ -109,9 +88,11 @@ class Scheduler:
         self.sampler = PluginMetricsSampler(self.rng)
         watches = sorted({w for p in profiles for ref in _names(p) for w in registry[ref].watches})
         self.informers: dict[str, Informer] = {}
+        self._informer_tasks: list[asyncio.Task[None]] = []
+        self._scheduling_tasks: list[asyncio.Task[None]] = []
         self._extra_resources = watches
         listers: dict[str, Lister] = {}
-        self.profiles: dict[str, Profile] = {}
+        self.profiles: dict[str, Framework] = {}
         handles: list[SchedulerHandle] = []
         for effective in profiles:
             handle = SchedulerHandle(
@@ -127,8 +108,14 @@ class Scheduler:
                 api=writes,
             )
             handles.append(handle)
-            self.profiles[effective.scheduler_name] = Profile(
-                effective, registry, handle, self.waiting_pods, self.metrics, vectorize=vectorize
+            self.profiles[effective.scheduler_name] = Framework(
+                effective,
+                registry,
+                handle,
+                self.waiting_pods,
+                self.metrics,
+                vectorize=vectorize,
+                filter_run=filter_run,
             )
         first = next(iter(self.profiles.values()))
         if first.queue_sort is None:
@@ -148,7 +135,9 @@ class Scheduler:
             handle.queue = self.queue
             handle.recorder = self.recorder
             handle.chain = self.profiles[handle.profile_name].chain
-        self.handlers = PodEventHandlers(self)
+        self.handlers = PodEventHandlers(
+            self.cache, self.queue, self.metrics, self.responsible_for, self.handle_reject_waiting
+        )
         self._listers = listers
         self.metrics.set_pending_pods_source(self.queue.pending_counts)
         self.metrics.set_unschedulable_pods_source(self.queue.unschedulable_plugin_counts)
@@ -157,15 +146,41 @@ class Scheduler:
             for plugin in profile.plugins.values():
                 if isinstance(plugin, MetricsReporter):
                     self.metrics.add_plugin_samples_source(plugin.metric_samples)
+        services = CycleServices(self.cache, self.queue, self.recorder, self.metrics, clock)
+        self.failures = FailureHandler(
+            services,
+            dispatcher=self.dispatcher,
+            client=client,
+            current_pod=self._current_pod,
+        )
         # The latest failure message per pod key, for reports and `explain`.
-        self.last_failures: dict[str, str] = {}
+        self.last_failures = self.failures.last_failures
         # Pods whose latest attempt failed with Error rather than being rejected.
-        self.errored: set[str] = set()
-        # Set to record each failure's plugin results on the pod (opt-in, see the module).
-        self.result_annotations: ResultAnnotations | None = None
+        self.errored = self.failures.errored
+        self.bindings = BindingCycles(
+            services, failures=self.failures, extenders=self.extenders, watch=self.watch
+        )
+        # Binding cycles in flight.
+        self.binding_tasks = self.bindings.tasks
+        self.cycle = SchedulingCycle(
+            services,
+            frameworks=self.profiles,
+            sampler=self.sampler,
+            failures=self.failures,
+            bindings=self.bindings,
+        )
         # Set when the scheduler's own machinery failed; it must not go on holding pods.
         self.fatal_error: BaseException | None = None
         self._fatal_listeners: list[Callable[[BaseException], None]] = []
+
+    @property
+    def result_annotations(self) -> ResultAnnotations | None:
+        """Set to record each failure's plugin results on the pod (opt-in, see the module)."""
+        return self.failures.result_annotations
+
+    @result_annotations.setter
+    def result_annotations(self, annotations: ResultAnnotations | None) -> None:
+        self.failures.result_annotations = annotations
 
     # ---- informers -------------------------------------------------------------------------
 
@@ -220,6 +235,10 @@ class Scheduler:
             self.errored.add(pod.key)
         return status
 
+    def _current_pod(self, key: str) -> Pod | None:
+        # Through `handlers` at each call: a daemon may swap them before the informers start.
+        return self.handlers.current_pod(key)
+
     def responsible_for(self, pod: Pod) -> bool:
         return pod.scheduler_name in self.profiles
 
@@ -237,255 +256,30 @@ class Scheduler:
         if not self.extenders.interested_in(info.pod):
             self.schedule_one(info)
             return
-        attempt = self._start_attempt(info)
-        if attempt is None:
-            return
         for informer in self.informers.values():
             informer.hold()
         self.awaiting_extenders = True
         try:
-            outcome = await self._guarded(
-                attempt,
-                find_placement_with_extenders(
-                    attempt.profile,
-                    attempt.state,
-                    info.pod,
-                    self.cache.table,
-                    self.filter_run,
-                    self.extenders,
-                ),
-            )
-            self._end_attempt(attempt, outcome)
+            await self.cycle.run_awaiting(info, self._place_with_extenders)
         finally:
             self.awaiting_extenders = False
             for informer in self.informers.values():
                 informer.release()
 
+    async def _place_with_extenders(self, attempt: Attempt) -> Placement | Failure:
+        return await find_placement_with_extenders(
+            attempt.framework,
+            attempt.state,
+            attempt.info.pod,
+            self.cache.table,
+            self.queue.nominated_pods_by_node(),
+            self.extenders,
+        )
+
     def schedule_one(self, info: QueuedPodInfo) -> None:
-        """One scheduling cycle; starts the binding cycle as a task if a node was chosen."""
-        attempt = self._start_attempt(info)
-        if attempt is None:
-            return
-        try:
-            outcome: Placement | Failure = find_placement(
-                attempt.profile, attempt.state, info.pod, self.cache.table, self.filter_run
-            )
-        except Exception as exc:
-            outcome = self._algorithm_failed(attempt, exc)
-        self._end_attempt(attempt, outcome)
-
-    async def _guarded(
-        self, attempt: Attempt, placing: Awaitable[Placement | Failure]
-    ) -> Placement | Failure:
-        try:
-            return await placing
-        except Exception as exc:
-            return self._algorithm_failed(attempt, exc)
-
-    def _algorithm_failed(self, attempt: Attempt, exc: Exception) -> Failure:
-        # Plugins' faults are Error statuses already; this is the algorithm failing on this
-        # pod. Like upstream, the pod fails with Error and is retried after backoff.
-        message = f"running the scheduling algorithm: {raised(exc)}"
-        _log.error("Error scheduling pod", pod=attempt.info.pod.key, err=message, exc_info=exc)
-        return Failure(Status.from_error(message), message)
-
-    def _start_attempt(self, info: QueuedPodInfo) -> Attempt | None:
-        pod = info.pod
-        profile = self.profiles.get(pod.scheduler_name)
-        if profile is None:
-            self.queue.done(pod)
-            return None
-        if pod.deleting:
-            self.recorder.pod_event(
-                pod,
-                event_type="Warning",
-                reason="FailedScheduling",
-                action="Scheduling",
-                note=f"skip schedule deleting pod: {pod.key}",
-                controller=profile.name,
-            )
-            self.queue.done(pod)
-            return None
-        if self.cache.is_assumed(pod.key) or self.cache.get_pod(pod.key) is not None:
-            self.queue.done(pod)
-            return None
-        attempt = Attempt(
-            profile=profile,
-            state=CycleState(),
-            info=info,
-            cycle=self.queue.scheduling_cycle,
-            started=time.perf_counter(),
-        )
-        attempt.state.record_plugin_metrics = self.sampler.sample()
-        log_v(_log, V_ATTEMPT, "Attempting to schedule pod", pod=pod.key, profile=profile.name)
-        return attempt
-
-    def _end_attempt(self, attempt: Attempt, outcome: Placement | Failure) -> None:
-        self.metrics.scheduling_algorithm_duration(time.perf_counter() - attempt.started)
-        if isinstance(outcome, Failure):
-            self.handle_failure(attempt, outcome)
-            return
-        self._reserve_and_bind(attempt, outcome)
-
-    def _reserve_and_bind(self, attempt: Attempt, placement: Placement) -> None:
-        pod, profile, state = attempt.info.pod, attempt.profile, attempt.state
-        node = placement.node_name
-        assumed = self.cache.assume_pod(pod, node)
-        if pod.nominated_node_name:
-            self.queue.delete_nominated_pod(pod)
-        status = run_reserve(profile, state, assumed, node)
-        if status.is_success:
-            status = run_permit(profile, state, assumed, node)
-        if not status.is_success and not status.is_wait:
-            self._undo(attempt, assumed, node)
-            self.handle_failure(attempt, Failure.at_chosen_node(status))
-            return
-        if state.pods_to_activate:
-            self.queue.activate(state.pods_to_activate.values())
-            state.pods_to_activate.clear()
-        task = asyncio.create_task(
-            self._binding_cycle(attempt, assumed, node), name=f"bind:{pod.key}"
-        )
-        self.binding_tasks.add(task)
-        task.add_done_callback(self.binding_tasks.discard)
-        self.watch(task)
-
-    def _undo(self, attempt: Attempt, assumed: Pod, node: str) -> None:
-        """Unreserve every Reserve plugin (in reverse) and forget the assumed pod, unless the
-        informer has meanwhile seen the pod bound (by this or another replica): then the cache
-        already holds it as it really is."""
-        run_unreserve(attempt.profile, attempt.state, assumed, node)
-        if self.cache.is_assumed(assumed.key):
-            self.cache.forget_pod(assumed)
-
-    async def _binding_cycle(self, attempt: Attempt, assumed: Pod, node: str) -> None:
-        try:
-            await self._bind(attempt, assumed, node)
-        except asyncio.CancelledError:
-            # Shut down mid-cycle: give back what was reserved unless the Binding was made.
-            if not attempt.bound and self.cache.is_assumed(assumed.key):
-                self._undo(attempt, assumed, node)
-            raise
-        except Exception as exc:
-            # Plugins' faults arrive as statuses; this is the cycle's own code failing. The pod
-            # must not be lost: unless it was bound, it fails with Error and is retried.
-            message = f"running the binding cycle: {raised(exc)}"
-            _log.error("Error binding pod", pod=assumed.key, node=node, err=message, exc_info=exc)
-            if attempt.bound:
-                return
-            if self.cache.is_assumed(assumed.key):
-                self._undo(attempt, assumed, node)
-            self.handle_failure(attempt, Failure(Status.from_error(message), message))
-
-    async def _bind(self, attempt: Attempt, assumed: Pod, node: str) -> None:
-        profile, state, info = attempt.profile, attempt.state, attempt.info
-        status = await wait_on_permit(profile, assumed)
-        if not status.is_success:
-            self._undo(attempt, assumed, node)
-            self.handle_failure(attempt, Failure.at_chosen_node(status))
-            # The place it held is free again, as if an assigned pod went away (upstream does
-            # the same); the pod itself is left where its failure put it.
-            self.queue.move_all_to_active_or_backoff(
-                ASSIGNED_POD_DELETE, assumed, None, lambda info: info.pod.uid != assumed.uid
-            )
-            return
-        self.queue.done(info.pod)
-        status = await run_pre_bind(profile, state, assumed, node)
-        if status.is_success:
-            # An interested binding extender binds instead of the Bind plugins (upstream's order).
-            by_extender = await self.extenders.bind(assumed, node)
-            if by_extender is not None:
-                status = by_extender
-            else:
-                status = await run_bind(profile, state, assumed, node)
-            if status.is_skip:
-                status = Status.from_error(f"no bind plugin bound pod {assumed.key}")
-        if not status.is_success:
-            self._undo(attempt, assumed, node)
-            # Capacity the pod held is free again: pods it may have blocked deserve a retry.
-            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, assumed, None)
-            self.handle_failure(attempt, Failure.at_chosen_node(status))
-            return
-        attempt.bound = True
-        if self.result_annotations is not None:
-            self.result_annotations.bound(assumed)
-        self.errored.discard(assumed.key)
-        self.cache.finish_binding(assumed)
-        await self.recorder.pod_event_waiting(
-            assumed,
-            event_type="Normal",
-            reason="Scheduled",
-            action="Binding",
-            note=f"Successfully assigned {assumed.key} to {node}",
-            controller=profile.name,
-        )
-        now = time.perf_counter()
-        self.metrics.schedule_attempt("scheduled", profile.name, now - attempt.started)
-        first = info.initial_attempt_timestamp
-        sli = self.clock.now() - first if first is not None else 0.0
-        self.metrics.pod_scheduled(info.attempts, sli)
-        log_v(_log, V_BIND, "Successfully bound pod to node", pod=assumed.key, node=node)
-        await run_post_bind(profile, state, assumed, node)
-
-    # ---- failures ------------------------------------------------------------------------
-
-    def handle_failure(self, attempt: Attempt, failure: Failure) -> None:
-        """Record the failure (Event, condition, metrics) and put the pod back in the queue."""
-        profile, info = attempt.profile, attempt.info
-        pod = info.pod
-        rejected = failure.status.is_rejected
-        _log_failure(pod, failure, rejected)
-        result = "unschedulable" if rejected else "error"
-        self.metrics.schedule_attempt(result, profile.name, time.perf_counter() - attempt.started)
-        info.unschedulable_plugins = failure.unschedulable_plugins
-        info.pending_plugins = failure.pending_plugins
-        current = self.handlers.current_pod(pod.key)
-        if current is not None and not current.node_name and current.uid == pod.uid:
-            info.pod = current
-            self.queue.add_unschedulable_if_not_present(info, attempt.cycle)
-        self.queue.done(pod)
-        nominated = ""
-        if failure.post_filter is not None and failure.post_filter.nominated_node_name:
-            nominated = failure.post_filter.nominated_node_name
-            self.queue.add_nominated_pod(info.pod, nominated)
-        elif pod.nominated_node_name and failure.clear_nomination:
-            self.queue.delete_nominated_pod(pod)
-        elif pod.nominated_node_name:
-            nominated = pod.nominated_node_name
-        self.recorder.pod_event(
-            pod,
-            event_type="Warning",
-            reason="FailedScheduling",
-            action="Scheduling",
-            note=failure.message,
-            controller=profile.name,
-        )
-        self._patch_condition(pod, failure, rejected, nominated)
-        if self.result_annotations is not None:
-            self.result_annotations.failed(pod, failure)
-        self.last_failures[pod.key] = failure.message
-        if rejected:
-            self.errored.discard(pod.key)
-        else:
-            self.errored.add(pod.key)
-
-    def _patch_condition(self, pod: Pod, failure: Failure, rejected: bool, nominated: str) -> None:
-        patch = failure_status_patch(
-            pod,
-            message=failure.message,
-            rejected=rejected,
-            nominated=nominated,
-            clear_nomination=failure.clear_nomination,
-            now=self.clock.wall(),
-        )
-        if patch is None:
-            return
-        client = self.client
-
-        async def send() -> None:
-            await client.patch_pod_status(pod.namespace, pod.name, patch)
-
-        self.dispatcher.submit(f"status of {pod.key}", send)
+        """One scheduling cycle (`scheduling_cycle.py`); starts the binding cycle as a task if
+        a node was chosen."""
+        self.cycle.run(info)
 
     def handle_reject_waiting(self, uid: str) -> None:
         waiting = self.waiting_pods.get(uid)
@@ -556,37 +350,88 @@ class Scheduler:
         await self.dispatcher.drain()
         await self.events.drain()
 
-    async def stop(self, *, event_deadline: float = 0.0) -> None:
-        """Cancel binding cycles and background tasks; Events still queued get up to
-        `event_deadline` seconds to be written."""
-        self.queue.close()
-        for task in [*self.binding_tasks, *self.background]:
+    # ---- the tasks the scheduler owns ----------------------------------------------------
+    #
+    # `start` runs what every replica runs (API writers, informers); `start_scheduling` what
+    # only the leader runs (the queue's flush loop, the scheduling loop); `stop` ends them all,
+    # with the binding cycles and the plugins' background tasks.
+
+    async def start(self, *, pods_last: bool = False) -> None:
+        """Start the Event and status writers and one informer per watched resource.
+
+        With `pods_last` the pod informer starts once the others have listed, so pods meet
+        the nodes, claims and volumes they refer to instead of bouncing off PreEnqueue until
+        those arrive (`simulate` loads a whole scenario at once)."""
+        self.start_api_writers()
+        informers = self.build_informers()
+        for informer in sorted(informers, key=lambda i: i.resource == "pods"):
+            if pods_last and informer.resource == "pods":
+                others = [i.synced.wait() for i in informers if i.resource != "pods"]
+                await asyncio.gather(*others)
+            self._own(informer.run(), f"informer:{informer.name}", self._informer_tasks)
+
+    async def wait_synced(self) -> None:
+        """Until every informer has listed once."""
+        await asyncio.gather(*(i.synced.wait() for i in self.informers.values()))
+
+    def start_scheduling(self, *, leading_since: float | None = None) -> None:
+        """Start the queue's flush loop and the scheduling loop (idempotent).
+
+        The loop pops once every informer has listed. `leading_since` is when this replica took
+        the Lease: a new leader first lists the pods again unless its pod informer's last list
+        was sent after that moment, since the watch may lag behind Bindings the previous leader
+        made just before it went, and a list sent after taking the Lease cannot."""
+        if self._scheduling_tasks:
+            return
+        self._own(self._schedule_when_synced(leading_since), "scheduling-loop")
+        self._own(run_queue_flushes(self.queue, self.clock), "queue-flushes")
+
+    def cancel_scheduling(self) -> None:
+        """Stop popping at once (leadership lost); binding cycles are left to the caller."""
+        for task in self._scheduling_tasks:
             task.cancel()
-        await asyncio.gather(*self.binding_tasks, *self.background, return_exceptions=True)
+
+    async def stop_scheduling(self) -> None:
+        """Stop popping and wait until the loop has ended."""
+        self.cancel_scheduling()
+        await asyncio.gather(*self._scheduling_tasks, return_exceptions=True)
+
+    async def stop(self, *, event_deadline: float = 0.0) -> None:
+        """Cancel every task the scheduler owns: the loops, binding cycles, plugins' background
+        tasks and informers. Events still queued get up to `event_deadline` seconds."""
+        self.queue.close()
+        tasks = [
+            *self._scheduling_tasks,
+            *self.binding_tasks,
+            *self.background,
+            *self._informer_tasks,
+        ]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         await self.dispatcher.stop()
         await self.events.stop(event_deadline)
         await self.extenders.close()
 
+    async def _schedule_when_synced(self, leading_since: float | None) -> None:
+        await self.wait_synced()
+        pods = self.informers.get("pods")
+        if pods is not None and leading_since is not None:
+            listed = pods.last_list_started
+            if listed is None or listed < leading_since:
+                await pods.relist()
+        await self.run()
+
+    def _own(
+        self,
+        work: Coroutine[Any, Any, None],
+        name: str,
+        tasks: list[asyncio.Task[None]] | None = None,
+    ) -> None:
+        task = asyncio.create_task(work, name=name)
+        (self._scheduling_tasks if tasks is None else tasks).append(task)
+        self.watch(task)
+
 
 def _names(profile: EffectiveProfile) -> set[str]:
     return {ref.name for refs in profile.plugins.values() for ref in refs}
-
-
-def _log_failure(pod: Pod, failure: Failure, rejected: bool) -> None:
-    """kube-scheduler's lines: a rejection at -v=2 (per plugin from -v=5), an error always."""
-    if not rejected:
-        _log.error("Error scheduling pod; retrying", pod=pod.key, err=failure.message)
-        return
-    log_v(_log, V_BIND, "Unable to schedule pod; no fit; waiting", pod=pod.key, err=failure.message)
-    if failure.diagnosis is None or not enabled(V_PLUGIN):
-        return
-    for plugin, reasons, nodes in failure.diagnosis.rejections_by_plugin():
-        log_v(
-            _log,
-            V_PLUGIN,
-            "Plugin rejected nodes",
-            pod=pod.key,
-            plugin=plugin,
-            nodes=nodes,
-            reason=", ".join(reasons),
-        )

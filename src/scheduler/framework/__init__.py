@@ -13,9 +13,9 @@ from scheduler.framework.events import (
     QueueingHint,
     QueueingHintFn,
 )
+from scheduler.framework.field_errors import FieldErrors
 from scheduler.framework.handle import ClusterAPI, Handle, IndexFunc, Lister, WaitingPod
 from scheduler.framework.log import get_logger
-from scheduler.framework.metrics import PLUGIN_METRICS
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import (
@@ -54,7 +54,6 @@ from scheduler.objects.pod import Pod
 __all__ = [
     "MAX_NODE_SCORE",
     "MIN_NODE_SCORE",
-    "PLUGIN_METRICS",
     "SUCCESS",
     "ActionType",
     "ArgsModel",
@@ -70,6 +69,7 @@ __all__ = [
     "EnqueueExtensions",
     "EventObject",
     "EventResource",
+    "FieldErrors",
     "FilterBatch",
     "FilterPlugin",
     "Handle",

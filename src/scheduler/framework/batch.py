@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from scheduler.framework.status import Code
+from scheduler.framework.status import Code, Status
 
 
 @dataclass(slots=True)
@@ -36,6 +36,33 @@ class FilterBatch:
         codes = np.where(rejected, np.int8(code), np.int8(0)).astype(np.int8)
         return cls(codes, (tuple(reasons),))
 
+    @classmethod
+    def uniform(cls, status: Status, count: int) -> FilterBatch:
+        """Every row gets the same status (a verdict about the pod, not about any node)."""
+        if status.is_success:
+            return cls.all_pass(count)
+        return cls(np.full(count, status.code, dtype=np.int8), (_reasons_of(status),))
+
+    @classmethod
+    def from_statuses(cls, statuses: Sequence[Status]) -> FilterBatch:
+        """One row per per-node status, for batch forms that run the per-node check row by row
+        (their reasons then agree with `filter` by construction)."""
+        reasons: list[tuple[str, ...]] = []
+        reason_index: dict[tuple[str, ...], int] = {}
+        codes = np.zeros(len(statuses), dtype=np.int8)
+        reason_ids = np.zeros(len(statuses), dtype=np.int32)
+        for i, status in enumerate(statuses):
+            if status.is_success:
+                continue
+            codes[i] = status.code
+            parts = _reasons_of(status)
+            index = reason_index.get(parts)
+            if index is None:
+                index = reason_index[parts] = len(reasons)
+                reasons.append(parts)
+            reason_ids[i] = index
+        return cls(codes, reasons, reason_ids)
+
     @property
     def passed(self) -> npt.NDArray[np.bool_]:
         passed: npt.NDArray[np.bool_] = np.equal(self.codes, 0)
@@ -45,3 +72,7 @@ class FilterBatch:
         if self.reason_ids is None:
             return self.reasons[0]
         return self.reasons[int(self.reason_ids[index])]
+
+
+def _reasons_of(status: Status) -> tuple[str, ...]:
+    return (status.message(),) if status.error is not None else status.reasons

@@ -98,6 +98,13 @@ class Status:
         return cls(Code.ERROR, error=error)
 
     @classmethod
+    def missing_state(cls, key: str, *, lead: str = "error reading") -> Status:
+        """A plugin's own cycle state is absent: its PreFilter/PreScore did not run (or was
+        skipped), so the framework should not have called it. Upstream's words; PodTopologySpread
+        and DynamicResources say `reading` where the others say `error reading`."""
+        return cls(Code.ERROR, f'{lead} "{key}" from cycleState: not found')
+
+    @classmethod
     def skip(cls) -> Status:
         return SKIP
 

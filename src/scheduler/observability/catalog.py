@@ -316,13 +316,67 @@ ELASTIC_QUOTA_MAX = _gauge(
     "resource",
     scraped=True,
 )
+# Families of the plugins that score from Prometheus data (LoadAware, GPUAware), labelled by
+# profile and plugin; our own, hence the project prefix.
+_PROFILE_PLUGIN = ("profile", "plugin")
+PROMETHEUS_DATA_AGE = MetricSpec(
+    "kube_pyscheduler_plugin_prometheus_data_age_seconds",
+    Kind.GAUGE,
+    "Seconds since the plugin's newest value from Prometheus was fetched (-1 before the first).",
+    _PROFILE_PLUGIN,
+    scraped=True,
+)
+PROMETHEUS_STALE = MetricSpec(
+    "kube_pyscheduler_plugin_prometheus_stale",
+    Kind.GAUGE,
+    "1 while the plugin has no value fresher than maxStalenessSeconds and so scores every node "
+    "neutrally.",
+    _PROFILE_PLUGIN,
+    scraped=True,
+)
+PROMETHEUS_QUERIES = MetricSpec(
+    "kube_pyscheduler_plugin_prometheus_queries_total",
+    Kind.COUNTER,
+    "PromQL queries the plugin sent, by result (success, error); retries count.",
+    (*_PROFILE_PLUGIN, "result"),
+    scraped=True,
+)
+NEUTRAL_SCORES = MetricSpec(
+    "kube_pyscheduler_plugin_neutral_scores_total",
+    Kind.COUNTER,
+    "Scoring calls in which the plugin scored every node neutrally for want of fresh data.",
+    _PROFILE_PLUGIN,
+    scraped=True,
+)
+# IPAllocation's pool writes, labelled by profile; our own, hence the project prefix.
+IP_ALLOCATIONS = MetricSpec(
+    "kube_pyscheduler_plugin_ip_allocations_total",
+    Kind.COUNTER,
+    "Pool writes of IPAllocation by result: allocated, released, failed.",
+    ("profile", "result"),
+    scraped=True,
+)
+IP_POOL_WRITE_CONFLICTS = MetricSpec(
+    "kube_pyscheduler_plugin_ip_pool_write_conflicts_total",
+    Kind.COUNTER,
+    "IPPool writes refused for a stale resourceVersion, each followed by a re-read.",
+    ("profile",),
+    scraped=True,
+)
 PLUGIN_REPORTED: tuple[MetricSpec, ...] = (
     PODGROUPS_WAITING_AT_PERMIT,
     PODGROUP_SCHEDULE_ATTEMPTS,
     ELASTIC_QUOTA_USED,
     ELASTIC_QUOTA_MIN,
     ELASTIC_QUOTA_MAX,
+    PROMETHEUS_DATA_AGE,
+    PROMETHEUS_STALE,
+    PROMETHEUS_QUERIES,
+    NEUTRAL_SCORES,
+    IP_ALLOCATIONS,
+    IP_POOL_WRITE_CONFLICTS,
 )
+"""Families plugins report through `MetricsReporter`, read when /metrics is scraped."""
 
 ALL: tuple[MetricSpec, ...] = (
     SCHEDULE_ATTEMPTS,

@@ -14,7 +14,6 @@ from typing import ClassVar, Generic, TypeVar
 from prometheus_client import CollectorRegistry
 from prometheus_client.metrics import MetricWrapperBase
 
-from scheduler.framework.metrics import PLUGIN_METRICS
 from scheduler.observability import catalog
 from scheduler.observability.component_metrics import (
     RestClientMetrics,
@@ -113,8 +112,6 @@ class SchedulerMetrics:
         self.secure_port = SecurePortMetrics(r)
         """What the secure port reports each caller's authentication and authorization to."""
         register_process_and_build(r)
-        # Families plugins declared for themselves (see scheduler.framework.metrics).
-        r.register(PLUGIN_METRICS)
 
     # -- scheduling cycle ----------------------------------------------------------------
 

@@ -7,13 +7,14 @@ a node's value is replaced when an answer carries it and kept (ageing) when one 
 single failed refresh changes nothing. Scoring reads the store synchronously; a value older than
 `maxStalenessSeconds` is not used at all. When no value of any query is fresh the source is
 stale: plugins then score every node neutrally, the stale gauge reads 1 and one log line says so
-(and another when data returns).
+(and another when data returns). The source keeps its own counts; the plugin owning it reports
+them through `metric_samples` (the framework's `MetricsReporter`) when /metrics is scraped.
 """
 
 from __future__ import annotations
 
-import logging
 import weakref
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -21,12 +22,11 @@ import aiohttp
 import numpy as np
 import numpy.typing as npt
 
-from plugins.helpers.prometheus import metrics
 from plugins.helpers.prometheus.query import QueryError, instant_query
 from plugins.helpers.prometheus.settings import PrometheusSourceArgs
-from scheduler.framework import Handle, NodeTable, Rows
+from scheduler.framework import Handle, MetricSamples, NodeTable, Rows, get_logger
 
-logger = logging.getLogger(__name__)
+_log = get_logger(__name__)
 
 Floats = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
@@ -69,8 +69,9 @@ class PrometheusSource:
         self._stale_reported: bool | None = None  # None: not checked yet
         self._rows_memo: dict[str, tuple[tuple[object, ...], RowValues]] = {}
         self._memo_table: weakref.ref[NodeTable] | None = None
-        metrics.STALE.labels(*self._labels).set(1)
-        metrics.DATA_AGE.labels(*self._labels).set_function(self._age)
+        self._stale = True
+        self._queries: Counter[str] = Counter()  # by result: success, error
+        self._neutral_scores = 0
 
     # -- the background side --------------------------------------------------------------
 
@@ -103,20 +104,20 @@ class PrometheusSource:
                     session, settings.address, promql, settings.timeout_seconds, settings.node_label
                 )
             except QueryError as exc:
-                metrics.QUERIES.labels(*self._labels, "error").inc()
+                self._queries["error"] += 1
                 if attempt == settings.retries:
-                    logger.warning(
-                        "%s: query failed after %d attempts, keeping older values: %s",
-                        self._plugin,
-                        attempt + 1,
-                        exc,
-                        extra={"plugin": self._plugin, "profile": self._handle.profile_name},
+                    _log.warning(
+                        "Prometheus query failed; keeping older values",
+                        plugin=self._plugin,
+                        profile=self._handle.profile_name,
+                        attempts=attempt + 1,
+                        err=str(exc),
                     )
                     return None
                 await self._clock.sleep(min(backoff, settings.interval_seconds))
                 backoff *= 2
             else:
-                metrics.QUERIES.labels(*self._labels, "success").inc()
+                self._queries["success"] += 1
                 return answer
         return None
 
@@ -145,22 +146,33 @@ class PrometheusSource:
         previous = self._stale_reported
         if stale != previous:
             self._stale_reported = stale
-            metrics.STALE.labels(*self._labels).set(1 if stale else 0)
+            self._stale = stale
             fields = {"plugin": self._plugin, "profile": self._handle.profile_name}
             if stale:
-                logger.warning(
-                    "%s: no Prometheus data fresher than maxStalenessSeconds=%g; scoring every "
-                    "node neutrally until it returns",
-                    self._plugin,
-                    self.settings.max_staleness_seconds,
-                    extra=fields,
+                _log.warning(
+                    "No Prometheus data fresher than maxStalenessSeconds; scoring every node "
+                    "neutrally until it returns",
+                    maxStalenessSeconds=self.settings.max_staleness_seconds,
+                    **fields,
                 )
             elif previous is not None:
-                logger.info("%s: fresh Prometheus data again", self._plugin, extra=fields)
+                _log.info("Fresh Prometheus data again", **fields)
         return stale
 
     def note_neutral(self) -> None:
-        metrics.NEUTRAL_SCORES.labels(*self._labels).inc()
+        self._neutral_scores += 1
+
+    def metric_samples(self) -> MetricSamples:
+        """This source's series of the `kube_pyscheduler_plugin_*` families."""
+        labels = self._labels
+        return {
+            "kube_pyscheduler_plugin_prometheus_data_age_seconds": [(labels, self._age())],
+            "kube_pyscheduler_plugin_prometheus_stale": [(labels, 1.0 if self._stale else 0.0)],
+            "kube_pyscheduler_plugin_prometheus_queries_total": [
+                ((*labels, result), float(count)) for result, count in self._queries.items()
+            ],
+            "kube_pyscheduler_plugin_neutral_scores_total": [(labels, float(self._neutral_scores))],
+        }
 
     def value(self, query: str, node: str, now: float) -> tuple[float, float] | None:
         """The node's fresh value of `query` and when it was fetched, or None."""

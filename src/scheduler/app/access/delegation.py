@@ -15,7 +15,6 @@ them once, so rotating a client CA needs a restart.
 from __future__ import annotations
 
 import json
-import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,8 +42,9 @@ from scheduler.app.tls_options import TLSOptions
 from scheduler.cluster.kube import KubeClusterClient, connect
 from scheduler.framework.clock import Clock
 from scheduler.framework.errors import APIError, ConfigError
+from scheduler.observability import get_logger
 
-_log = logging.getLogger("scheduler.secure_port")
+_log = get_logger("scheduler.secure_port")
 
 REVIEW_QPS = 200.0
 REVIEW_BURST = 400
@@ -214,10 +214,9 @@ async def _published_settings(
     if client is None:
         _log.warning(
             "No authentication-kubeconfig provided in order to lookup client-ca-file and "
-            "requestheader-client-ca-file in configmap/%s in %s, so client certificate "
-            "authentication won't work.",
-            name,
-            namespace,
+            "requestheader-client-ca-file in the authentication configmap, so client "
+            "certificate authentication won't work.",
+            configmap=f"{namespace}/{name}",
         )
         return {}
     try:
@@ -230,7 +229,7 @@ async def _published_settings(
         _log.warning(
             "Error looking up in-cluster authentication configuration; continuing without it, "
             "which may treat all requests as anonymous",
-            extra={"error": str(error)},
+            err=str(error),
         )
         return {}
     data: Any = config_map.get("data") or {}

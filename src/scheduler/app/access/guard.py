@@ -8,7 +8,6 @@ not hold, 403 `forbidden: User "<name>" cannot <verb> path "<path>"` when no aut
 from __future__ import annotations
 
 import json
-import logging
 import ssl
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -19,9 +18,10 @@ from cryptography import x509
 from scheduler.app.access.authn import AuthenticationFailedError, Credentials, RequestAuthenticator
 from scheduler.app.access.authz import Attributes, AuthorizationError, Decision, RequestAuthorizer
 from scheduler.framework.clock import Clock, SystemClock
+from scheduler.observability import get_logger
 from scheduler.observability.component_metrics import SecurePortMetrics
 
-_log = logging.getLogger("scheduler.secure_port")
+_log = get_logger("scheduler.secure_port")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -47,7 +47,7 @@ class AccessGuard:
         try:
             user = await self._authenticator.authenticate(credentials)
         except AuthenticationFailedError as error:
-            _log.info("unable to authenticate the request", extra={"error": str(error)})
+            _log.info("unable to authenticate the request", err=str(error))
             self._authenticated("error", started)
             return status_response(401, "Unauthorized", "Unauthorized")
         self._authenticated("success", started, user.name)

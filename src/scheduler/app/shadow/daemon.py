@@ -71,11 +71,12 @@ class ShadowDaemon(Daemon):
         self.shadow = shadow
         self.tally = ShadowTally(self.metrics.registry)
         self.scheduler.handlers = ShadowPodEventHandlers(self.scheduler, self.compare_binding)
+        self._report_task: asyncio.Task[None] | None = None
 
     def compare_binding(self, pod: Pod, node: str) -> None:
         """The candidate's choice for `pod`, which the production scheduler bound to `node`."""
         profile = self.scheduler.profiles[pod.scheduler_name]
-        evaluation = evaluate(profile, pod, self.scheduler.cache.table, self.scheduler.filter_run)
+        evaluation = evaluate(profile, pod, self.scheduler.cache.table)
         comparison = compare(pod.key, pod.scheduler_name, node, evaluation)
         self.tally.record(comparison)
         log_v(
@@ -92,11 +93,10 @@ class ShadowDaemon(Daemon):
 
     # Replaces the scheduling loop: nothing is ever popped or bound.
     def _start_scheduling(self) -> None:
-        if self._scheduling or self.shadow.report is None:
+        if self._report_task is not None or self.shadow.report is None:
             return
-        task = asyncio.create_task(self._report_periodically(), name="shadow-report")
-        self._scheduling = [task]
-        self.scheduler.watch(task)
+        self._report_task = asyncio.create_task(self._report_periodically(), name="shadow-report")
+        self.scheduler.watch(self._report_task)
 
     async def _report_periodically(self) -> None:
         while True:
@@ -109,6 +109,9 @@ class ShadowDaemon(Daemon):
         write_report(self.shadow.report, self.tally.report(self.clock.wall()))
 
     async def shutdown(self) -> None:
+        if self._report_task is not None:
+            self._report_task.cancel()
+            await asyncio.gather(self._report_task, return_exceptions=True)
         await super().shutdown()
         self.write_report()
         if self.read_only.refused:

@@ -16,11 +16,8 @@ from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime.diagnosis import NO_NODES_AVAILABLE, Diagnosis
-from scheduler.runtime.filtering import FilterRun
+from scheduler.runtime.framework import Framework
 from scheduler.runtime.invoke import PluginError
-from scheduler.runtime.prefilter import run_pre_filter
-from scheduler.runtime.profile import Profile
-from scheduler.runtime.scoring import run_pre_score, run_score
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,12 +44,12 @@ class Evaluation:
         return sorted(name for name, score in self.scores.items() if score == top)
 
 
-def evaluate(profile: Profile, pod: Pod, table: NodeTable, filter_run: FilterRun) -> Evaluation:
+def evaluate(framework: Framework, pod: Pod, table: NodeTable) -> Evaluation:
     if table.size == 0:
         return Evaluation(fit_error=NO_NODES_AVAILABLE)
     state = CycleState()
     diagnosis = Diagnosis(table)
-    pre = run_pre_filter(profile, state, pod, table)
+    pre = framework.run_pre_filter(state, pod, table)
     if not pre.status.is_success:
         if not pre.status.is_rejected:
             return Evaluation(error=pre.status.message())
@@ -65,7 +62,7 @@ def evaluate(profile: Profile, pod: Pod, table: NodeTable, filter_run: FilterRun
         allowed = np.array(sorted(r for r in rows if r is not None), dtype=np.int64)
         diagnosis.mark_absent(allowed, Status.unresolvable(pre.unsatisfied_message()))
     try:
-        feasible = filter_run.find_feasible(profile, state, pod, table, allowed, diagnosis, {})
+        feasible = framework.find_feasible(state, pod, table, allowed, diagnosis, {})
     except PluginError as error:
         return Evaluation(error=error.status.message())
     if not len(feasible):
@@ -73,11 +70,11 @@ def evaluate(profile: Profile, pod: Pod, table: NodeTable, filter_run: FilterRun
     rejections = _rejections(table, diagnosis, feasible)
     if len(feasible) == 1:
         return Evaluation(scores={table.names[int(feasible[0])]: 0}, rejections=rejections)
-    status = run_pre_score(profile, state, pod, table, feasible)
+    status = framework.run_pre_score(state, pod, table, feasible)
     if not status.is_success:
         return Evaluation(error=status.message())
     try:
-        totals = run_score(profile, state, pod, table, feasible)
+        totals = framework.run_score(state, pod, table, feasible)
     except PluginError as error:
         return Evaluation(error=error.status.message())
     scores = {

@@ -31,7 +31,13 @@ def _key(raw: RawObject) -> str:
 
 class ShadowPodEventHandlers(PodEventHandlers):
     def __init__(self, scheduler: Scheduler, on_binding: BindingSeen) -> None:
-        super().__init__(scheduler)
+        super().__init__(
+            scheduler.cache,
+            scheduler.queue,
+            scheduler.metrics,
+            scheduler.responsible_for,
+            scheduler.handle_reject_waiting,
+        )
         self._scheduler = scheduler
         self._on_binding = on_binding
 

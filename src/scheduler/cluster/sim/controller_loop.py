@@ -21,15 +21,18 @@ async def sync_on_changes(
     watchers = [
         asyncio.create_task(watch(resource), name=f"{name}:{resource}") for resource in resources
     ]
+    waiter: asyncio.Task[bool] | None = None
     try:
         while not all(w.done() for w in watchers):
-            waiter = asyncio.create_task(changed.wait())
+            waiter = asyncio.create_task(changed.wait(), name=f"{name}:changed")
             await asyncio.wait([waiter, *watchers], return_when=asyncio.FIRST_COMPLETED)
             waiter.cancel()
             if changed.is_set():
                 changed.clear()
                 await sync()
     finally:
-        for watcher in watchers:
-            watcher.cancel()
-        await asyncio.gather(*watchers, return_exceptions=True)
+        # Cancelled while waiting: the waiter must not outlive the loop.
+        pending = [*watchers, *([waiter] if waiter is not None else [])]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from scheduler.core.explain.model import PostFilterReport, PreemptionCandidate, Victim
 from scheduler.framework.cycle_state import CycleState
@@ -113,7 +113,10 @@ class _Recorded:
         return result, status
 
 
-def dry_profile(profile: Profile, reports: list[PostFilterReport]) -> Profile:
+_P = TypeVar("_P", bound=Profile)
+
+
+def dry_profile(profile: _P, reports: list[PostFilterReport]) -> _P:
     """A shallow copy of `profile` whose PostFilter plugins only report into `reports`."""
     dry = copy.copy(profile)
     stand_ins: list[PostFilterPlugin] = []

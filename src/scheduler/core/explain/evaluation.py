@@ -16,11 +16,11 @@ report can never disagree with the Event.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from scheduler.core.algorithm import find_placement
 from scheduler.core.explain.dry_post_filter import dry_profile
 from scheduler.core.explain.model import (
     ERROR,
@@ -34,12 +34,13 @@ from scheduler.core.explain.model import (
     Verdict,
 )
 from scheduler.core.outcome import Failure
+from scheduler.core.scheduling_cycle import find_placement
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Code, Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
-from scheduler.runtime.filtering import FilterRun
+from scheduler.runtime.framework import Framework
 from scheduler.runtime.prefilter import PreFilterOutcome, run_pre_filter
 from scheduler.runtime.profile import Profile
 from scheduler.runtime.scoring import run_pre_score
@@ -160,10 +161,16 @@ def _scores(profile: Profile, run: ChainRun, pod: Pod, table: NodeTable) -> list
     return sorted(result, key=lambda s: (-s.total, s.node))
 
 
-def explain_pod(profile: Profile, pod: Pod, table: NodeTable) -> Explanation:
-    """Everything but the fixes (see `fixes.py`)."""
+def explain_pod(
+    profile: Framework,
+    pod: Pod,
+    table: NodeTable,
+    nominations: Mapping[str, Sequence[Pod]],
+) -> Explanation:
+    """Everything but the fixes (see `fixes.py`). `nominations` are the queue's nominated
+    pods by node name, as the scheduling cycle counts them."""
     reports: list[PostFilterReport] = []
-    outcome = find_placement(dry_profile(profile, reports), CycleState(), pod, table, FilterRun())
+    outcome = find_placement(dry_profile(profile, reports), CycleState(), pod, table, nominations)
     explanation = Explanation(
         pod=pod.key,
         profile=profile.name,

@@ -59,7 +59,7 @@ async def explain_in(
                 f"of the configuration has ({known})"
             )
         table = scheduler.cache.table
-        explanation = explain_pod(profile, pod, table)
+        explanation = explain_pod(profile, pod, table, scheduler.queue.nominated_pods_by_node())
         explanation.fixes = nearest_fixes(profile, pod, explanation, table)
         explanation.cancelled_actions = cancel_background(scheduler)
     finally:

@@ -1,4 +1,11 @@
-"""Whether a topology key is a valid label key (a qualified name), in the API's words."""
+"""Whether a string is a qualified name (`[prefix/]name`, as label keys and resource names are),
+in the API server's own words, so every configuration error about a name reads the same.
+
+The rules and messages are apimachinery's `IsQualifiedName` and `IsDNS1123Subdomain`: the name
+part is at most 63 characters of `[-A-Za-z0-9_.]` starting and ending alphanumeric; the optional
+prefix is a lowercase DNS subdomain of at most 253 characters. An empty name part is reported
+both as empty and as not matching the pattern, as upstream reports it.
+"""
 
 from __future__ import annotations
 
@@ -12,24 +19,24 @@ _PREFIX_PATTERN: Final = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a
 _NAME: Final = re.compile(f"^{_NAME_PATTERN}$")
 _PREFIX: Final = re.compile(f"^{_PREFIX_PATTERN}$")
 
-_NAME_RULE: Final = (
+NAME_RULE: Final = (
     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
     "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
     f"validation is '{_NAME_PATTERN}')"
 )
-_PREFIX_RULE: Final = (
+SUBDOMAIN_RULE: Final = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
     "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
     f"for validation is '{_PREFIX_PATTERN}')"
 )
 
 
-def label_key_problems(key: str) -> list[str]:
-    """What is wrong with `key` as `[prefix/]name`; empty when it is valid."""
-    parts = key.split("/")
+def qualified_name_problems(value: str) -> list[str]:
+    """What is wrong with `value` as `[prefix/]name`; empty when it is valid."""
+    parts = value.split("/")
     if len(parts) > 2:
         return [
-            f"a qualified name {_NAME_RULE} with an optional DNS subdomain prefix and '/' "
+            f"a qualified name {NAME_RULE} with an optional DNS subdomain prefix and '/' "
             "(e.g. 'example.com/MyName')"
         ]
     problems: list[str] = []
@@ -39,15 +46,21 @@ def label_key_problems(key: str) -> list[str]:
         if not prefix:
             problems.append("prefix part must be non-empty")
         else:
-            if len(prefix) > _PREFIX_MAX:
-                problems.append(f"prefix part must be no more than {_PREFIX_MAX} characters")
-            if not _PREFIX.match(prefix):
-                problems.append(f"prefix part {_PREFIX_RULE}")
+            problems.extend(f"prefix part {problem}" for problem in subdomain_problems(prefix))
     if not name:
         problems.append("name part must be non-empty")
     elif len(name) > _NAME_MAX:
         problems.append(f"name part must be no more than {_NAME_MAX} characters")
-    # An empty name fails the pattern too, and upstream reports both.
     if not _NAME.match(name):
-        problems.append(f"name part {_NAME_RULE}")
+        problems.append(f"name part {NAME_RULE}")
+    return problems
+
+
+def subdomain_problems(value: str) -> list[str]:
+    """What is wrong with `value` as a lowercase RFC 1123 subdomain; empty when it is valid."""
+    problems = []
+    if len(value) > _PREFIX_MAX:
+        problems.append(f"must be no more than {_PREFIX_MAX} characters")
+    if not _PREFIX.match(value):
+        problems.append(SUBDOMAIN_RULE)
     return problems

@@ -49,6 +49,9 @@ class FieldErrors:
     def required(self, loc: Loc, detail: str) -> None:
         self._add("field_required", loc, None, f"Required value: {detail}")
 
+    def forbidden(self, loc: Loc, value: Any, detail: str) -> None:
+        self._add("field_forbidden", loc, value, f"Forbidden: {detail}")
+
     def duplicate(self, loc: Loc, value: Any) -> None:
         self._add("field_duplicate", loc, value, f"Duplicate value: {_shown(value)}")
 

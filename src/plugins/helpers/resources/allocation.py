@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from plugins.node_resources_fit.names import is_scalar
-from plugins.node_resources_fit.row_columns import RowColumns, Vector
+from plugins.helpers.resources.names import is_scalar
+from plugins.helpers.resources.row_columns import RowColumns, Vector
 from scheduler.framework import NodeInfo, NodeTable, Pod, Rows
 from scheduler.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 
@@ -44,7 +44,8 @@ def pod_requests_for(pod: Pod, names: Sequence[str], *, use_requested: bool) -> 
     return tuple(values)
 
 
-def _scored(name: str, pod_request: int) -> bool:
+def scored(name: str, pod_request: int) -> bool:
+    """Whether a resource takes part in scoring for this pod at all."""
     if name in (CPU, MEMORY, EPHEMERAL_STORAGE):
         return True
     return pod_request != 0 and is_scalar(name)
@@ -65,7 +66,7 @@ def node_allocation(
     node_allocatable = info.node.allocatable if info.node is not None else {}
     allocatable, allocated, requested = [], [], []
     for name, pod_request in zip(names, pod_requests, strict=True):
-        capacity = node_allocatable.get(name, 0) if _scored(name, pod_request) else 0
+        capacity = node_allocatable.get(name, 0) if scored(name, pod_request) else 0
         if capacity == 0:
             allocatable.append(0)
             allocated.append(0)
@@ -81,43 +82,6 @@ def node_allocation(
         allocated.append(in_use)
         requested.append(in_use + pod_request)
     return NodeAllocation(allocatable, allocated, requested)
-
-
-@dataclass(frozen=True, slots=True)
-class RowsAllocation:
-    """(rows x scored resources) matrices over table rows."""
-
-    allocatable: Matrix
-    allocated: Matrix
-    requested: Matrix
-
-
-def rows_allocation(
-    table: NodeTable,
-    rows: Rows,
-    names: Sequence[str],
-    pod_requests: Sequence[int],
-    *,
-    use_requested: bool,
-) -> RowsAllocation:
-    shape = (len(rows), len(names))
-    allocatable = np.zeros(shape, dtype=np.int64)
-    allocated = np.zeros(shape, dtype=np.int64)
-    for j, (name, pod_request) in enumerate(zip(names, pod_requests, strict=True)):
-        column = table.resource_column(name)
-        if column is None or not _scored(name, pod_request):
-            continue
-        allocatable[:, j] = table.allocatable[rows, column]
-        if name == CPU and not use_requested:
-            allocated[:, j] = table.non_zero_requested[rows, 0]
-        elif name == MEMORY and not use_requested:
-            allocated[:, j] = table.non_zero_requested[rows, 1]
-        else:
-            allocated[:, j] = table.requested[rows, column]
-    offered = allocatable != 0
-    allocated = np.where(offered, allocated, 0)
-    requested = np.where(offered, allocated + np.asarray(pod_requests, dtype=np.int64), 0)
-    return RowsAllocation(allocatable, allocated, requested)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +124,7 @@ def scored_columns(
     found = []
     for position, (name, pod_request) in enumerate(zip(names, pod_requests, strict=True)):
         column = table.resource_column(name)
-        if column is None or not _scored(name, pod_request):
+        if column is None or not scored(name, pod_request):
             continue
         allocatable = columns.allocatable(column)
         offered = int(np.count_nonzero(allocatable))

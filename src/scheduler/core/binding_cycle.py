@@ -1,0 +1,120 @@
+"""The binding cycle: one asyncio task per pod that passed Reserve and Permit.
+
+In order: wait while Permit plugins hold the pod, PreBind, Bind (by an interested HTTP
+extender if there is one, else the Bind plugins), then the pod is bound (the
+cache keeps it, the `Scheduled` Event is written, the metrics count it) and PostBind runs. Any
+failure goes to the failure handler, which unreserves, forgets, records and requeues. Cancelled
+at shutdown, a cycle gives back what it reserved unless the Binding was already made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from scheduler.core.failure import FailureHandler
+from scheduler.core.outcome import Attempt, Failure
+from scheduler.core.services import CycleServices
+from scheduler.framework.status import Status
+from scheduler.objects.pod import Pod
+from scheduler.observability import V_BIND, get_logger, log_v
+from scheduler.runtime.extenders import ExtenderChain
+from scheduler.runtime.invoke import raised
+
+_log = get_logger("scheduler")
+
+
+class BindingCycles:
+    """Starts and keeps the binding cycles in flight."""
+
+    def __init__(
+        self,
+        services: CycleServices,
+        *,
+        failures: FailureHandler,
+        extenders: ExtenderChain,
+        watch: Callable[[asyncio.Task[None]], None],
+    ) -> None:
+        """`watch` owns each task: an exception escaping one is the scheduler's fatal error;
+        `extenders` are the HTTP extenders, one of which may bind instead of the Bind plugins."""
+        self._cache = services.cache
+        self._queue = services.queue
+        self._recorder = services.recorder
+        self._metrics = services.metrics
+        self._clock = services.clock
+        self._failures = failures
+        self._extenders = extenders
+        self._watch = watch
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def start(self, attempt: Attempt, assumed: Pod, node: str) -> None:
+        task = asyncio.create_task(self._run(attempt, assumed, node), name=f"bind:{assumed.key}")
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        self._watch(task)
+
+    async def _run(self, attempt: Attempt, assumed: Pod, node: str) -> None:
+        try:
+            await self._bind(attempt, assumed, node)
+        except asyncio.CancelledError:
+            # Shut down mid-cycle: give back what was reserved unless the Binding was made.
+            if not attempt.bound and self._cache.is_assumed(assumed.key):
+                self._failures.undo(attempt, assumed, node)
+            raise
+        except Exception as exc:
+            # Plugins' faults arrive as statuses; this is the cycle's own code failing. The pod
+            # must not be lost: unless it was bound, it fails with Error and is retried.
+            message = f"running the binding cycle: {raised(exc)}"
+            _log.error("Error binding pod", pod=assumed.key, node=node, err=message, exc_info=exc)
+            if attempt.bound:
+                return
+            if self._cache.is_assumed(assumed.key):
+                self._failures.undo(attempt, assumed, node)
+            self._failures.handle(attempt, Failure(Status.from_error(message), message))
+
+    async def _bind(self, attempt: Attempt, assumed: Pod, node: str) -> None:
+        framework, state, info = attempt.framework, attempt.state, attempt.info
+        status = await framework.wait_on_permit(assumed)
+        if not status.is_success:
+            self._failures.after_reserve(attempt, assumed, node, Failure.at_chosen_node(status))
+            self._failures.release_place(assumed, others_only=True)
+            return
+        self._queue.done(info.pod)
+        status = await framework.run_pre_bind(state, assumed, node)
+        if status.is_success:
+            # An interested binding extender binds instead of the Bind plugins (upstream's order).
+            by_extender = await self._extenders.bind(assumed, node)
+            if by_extender is not None:
+                status = by_extender
+            else:
+                status = await framework.run_bind(state, assumed, node)
+            if status.is_skip:
+                status = Status.from_error(f"no bind plugin bound pod {assumed.key}")
+        if not status.is_success:
+            self._failures.undo(attempt, assumed, node)
+            # Released before the pod is requeued, so the move concerns only the other pods
+            # (the pod is out of the queue until `handle` puts it back).
+            self._failures.release_place(assumed)
+            self._failures.handle(attempt, Failure.at_chosen_node(status))
+            return
+        attempt.bound = True
+        if self._failures.result_annotations is not None:
+            self._failures.result_annotations.bound(assumed)
+        self._failures.errored.discard(assumed.key)
+        self._cache.finish_binding(assumed)
+        await self._recorder.pod_event_waiting(
+            assumed,
+            event_type="Normal",
+            reason="Scheduled",
+            action="Binding",
+            note=f"Successfully assigned {assumed.key} to {node}",
+            controller=framework.name,
+        )
+        now = time.perf_counter()
+        self._metrics.schedule_attempt("scheduled", framework.name, now - attempt.started)
+        first = info.initial_attempt_timestamp
+        sli = self._clock.now() - first if first is not None else 0.0
+        self._metrics.pod_scheduled(info.attempts, sli)
+        log_v(_log, V_BIND, "Successfully bound pod to node", pod=assumed.key, node=node)
+        await framework.run_post_bind(state, assumed, node)

@@ -1,0 +1,114 @@
+"""The one face of a profile that the scheduling and binding cycles call, as kube-scheduler's
+`framework.Framework`: one `run_*` method per extension point, in the order a pod meets them.
+
+`Framework` is a `Profile` (the profile's plugins grouped by extension point) that also runs
+them: each method hands the profile to the module that owns that extension point's rules
+(`prefilter`, `filtering`, `postfilter`, `scoring`, `reservation`, `binding`), so those modules
+never import this one and the cycles in `scheduler.core` import nothing else from the runtime
+to run plugins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from scheduler.config import EffectiveProfile
+from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.handle import Handle
+from scheduler.framework.node_info import NodeInfo
+from scheduler.framework.node_table import NodeTable
+from scheduler.framework.plugins import NodeStatusReader, PostFilterResult, Rows, Scores
+from scheduler.framework.spec import PluginSpec
+from scheduler.framework.status import Status
+from scheduler.objects.pod import Pod
+from scheduler.runtime import binding, postfilter, prefilter, reservation, scoring
+from scheduler.runtime.diagnosis import Diagnosis
+from scheduler.runtime.filtering import FilterRun
+from scheduler.runtime.metrics_port import RuntimeMetrics
+from scheduler.runtime.prefilter import PreFilterOutcome
+from scheduler.runtime.profile import Profile
+from scheduler.runtime.waiting_pods import WaitingPods
+
+
+class Framework(Profile):
+    """A profile's plugins, and the calls that run them."""
+
+    def __init__(
+        self,
+        effective: EffectiveProfile,
+        registry: Mapping[str, PluginSpec],
+        handle: Handle,
+        waiting_pods: WaitingPods,
+        metrics: RuntimeMetrics | None = None,
+        *,
+        vectorize: bool = True,
+        filter_run: FilterRun | None = None,
+    ) -> None:
+        """`filter_run` keeps the rotating start of the node search; the profiles of one
+        scheduler share it, as kube-scheduler's profiles share `nextStartNodeIndex`."""
+        super().__init__(effective, registry, handle, waiting_pods, metrics, vectorize=vectorize)
+        self._filter_run = filter_run if filter_run is not None else FilterRun()
+
+    # ---- scheduling cycle (synchronous: it never awaits) ----------------------------------
+
+    def run_pre_filter(self, state: CycleState, pod: Pod, table: NodeTable) -> PreFilterOutcome:
+        return prefilter.run_pre_filter(self, state, pod, table)
+
+    def run_filter_with_nominated(
+        self, state: CycleState, pod: Pod, info: NodeInfo, nominated: Sequence[Pod]
+    ) -> Status:
+        """Every Filter plugin on one node, counting the pods nominated to it."""
+        return self.chain.run_with_nominated(state, pod, info, nominated)
+
+    def find_feasible(
+        self,
+        state: CycleState,
+        pod: Pod,
+        table: NodeTable,
+        allowed: Rows | None,
+        diagnosis: Diagnosis,
+        nominated_by_row: dict[int, Sequence[Pod]],
+    ) -> Rows:
+        """The rows every Filter plugin accepts (as many as the profile wants to score)."""
+        return self._filter_run.find_feasible(
+            self, state, pod, table, allowed, diagnosis, nominated_by_row
+        )
+
+    def run_post_filter(
+        self, state: CycleState, pod: Pod, statuses: NodeStatusReader
+    ) -> tuple[PostFilterResult | None, Status]:
+        return postfilter.run_post_filter(self, state, pod, statuses)
+
+    def run_pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Status:
+        return scoring.run_pre_score(self, state, pod, table, rows)
+
+    def run_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
+        """Weighted, normalized totals per feasible row."""
+        return scoring.run_score(self, state, pod, table, rows)
+
+    def select_host(self, rows: Rows, totals: Scores) -> int:
+        """The best-scoring row, ties broken at random by the profile's generator."""
+        return scoring.select_host(rows, totals, self.handle.rng)
+
+    def run_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        return reservation.run_reserve(self, state, pod, node_name)
+
+    def run_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        reservation.run_unreserve(self, state, pod, node_name)
+
+    def run_permit(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        return reservation.run_permit(self, state, pod, node_name)
+
+    # ---- binding cycle (one task per pod) -------------------------------------------------
+
+    async def wait_on_permit(self, pod: Pod) -> Status:
+        return await reservation.wait_on_permit(self, pod)
+
+    async def run_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        return await binding.run_pre_bind(self, state, pod, node_name)
+
+    async def run_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        return await binding.run_bind(self, state, pod, node_name)
+
+    async def run_post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        await binding.run_post_bind(self, state, pod, node_name)
