@@ -13,7 +13,14 @@ from scheduler.framework.events import (
     QueueingHint,
     QueueingHintFn,
 )
-from scheduler.framework.handle import ClusterAPI, Handle, IndexFunc, Lister, WaitingPod
+from scheduler.framework.handle import (
+    ClusterAPI,
+    Handle,
+    IndexFunc,
+    Lister,
+    ObjectReference,
+    WaitingPod,
+)
 from scheduler.framework.log import get_logger
 from scheduler.framework.metrics import PLUGIN_METRICS
 from scheduler.framework.node_info import NodeInfo
@@ -77,6 +84,7 @@ __all__ = [
     "Int32",
     "Int64",
     "Lister",
+    "ObjectReference",
     "MetricSamples",
     "MetricsReporter",
     "Node",
