@@ -168,20 +168,35 @@ def test_a_refused_flag_exits_2_with_its_name(capsys: pytest.CaptureFixture[str]
     assert capsys.readouterr().err.startswith("error: --vmodule: cannot apply")
 
 
-def test_configured_extenders_are_refused_not_ignored(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _extender_config(tmp_path: Path, url: str, field: str) -> Path:
+    """A configuration with one filtering extender at `url` that also sets `field`."""
     config = tmp_path / "config.yaml"
     config.write_text(
         "apiVersion: kubescheduler.config.k8s.io/v1\n"
         "kind: KubeSchedulerConfiguration\n"
-        "extenders:\n"
-        "- urlPrefix: http://127.0.0.1:8888/\n"
-        "  filterVerb: filter\n"
+        f"extenders:\n- urlPrefix: {url}\n  filterVerb: filter\n  {field}\n"
     )
+    return config
+
+
+def test_an_extender_preempt_verb_is_refused_naming_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _extender_config(tmp_path, "http://127.0.0.1:8888/", "preemptVerb: preempt")
     assert main([f"--config={config}"]) == 2
     assert capsys.readouterr().err == (
-        "error: extenders: HTTP extenders are not supported yet (http://127.0.0.1:8888/); "
-        "remove them from the configuration, or schedule these pods with kube-scheduler\n"
+        "error: extenders[0].preemptVerb: extenders' preemption (ProcessPreemption) is not "
+        "supported; remove preemptVerb, or schedule these pods with kube-scheduler\n"
     )
     assert main(["simulate", f"--config={config}", "--no-progress"]) == 2
+
+
+def test_extender_tls_settings_that_cannot_load_stop_start_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "missing.pem"
+    config = _extender_config(
+        tmp_path, "https://127.0.0.1:8888/", f"tlsConfig: {{caFile: {missing}}}"
+    )
+    assert main([f"--config={config}"]) == 2
+    assert capsys.readouterr().err.startswith("error: extenders[0].tlsConfig: ")

@@ -465,3 +465,26 @@ async def test_a_404_after_a_successful_list_keeps_the_store(
         assert client.lists >= 2  # listed, then asked again and got a 404
         assert informer.store.get("default", "bound") is not None
         assert recorder.take() == [("add", "bound")]  # no delete
+
+
+def test_held_handler_calls_wait_and_are_made_in_order_on_release(
+    sim: SimCluster, clock: FakeClock
+) -> None:
+    recorder = Recorder()
+    informer = informer_for(sim, clock, recorder)
+
+    def pod(name: str, version: str) -> dict[str, Any]:
+        return {"metadata": {"namespace": "default", "name": name, "resourceVersion": version}}
+
+    informer.hold()
+    informer.apply(WatchEvent("ADDED", pod("a", "1")))
+    informer.apply(WatchEvent("MODIFIED", pod("a", "2")))
+    informer.apply(WatchEvent("DELETED", pod("a", "3")))
+    informer.apply(WatchEvent("ADDED", pod("b", "4")))
+    # The store follows the cluster at once; only the handlers wait.
+    assert recorder.take() == []
+    assert [key[1] for key in informer.store.object_keys()] == ["b"]
+    informer.release()
+    assert recorder.take() == [("add", "a"), ("update", "a"), ("delete", "a"), ("add", "b")]
+    informer.apply(WatchEvent("DELETED", pod("b", "5")))
+    assert recorder.take() == [("delete", "b")]

@@ -187,7 +187,8 @@ def test_dump_writes_what_write_config_to_writes(registry: dict[str, PluginSpec]
     ]
     for name, args in configs.items():
         assert (args["apiVersion"], args["kind"]) == (API_VERSION, f"{name}Args")
-    assert configs["NodeResourcesFit"]["ignoredResources"] == []
+    # The resources an extender manages and the scheduler ignores, as upstream writes them.
+    assert configs["NodeResourcesFit"]["ignoredResources"] == ["example.com/gpu"]
     assert configs["DefaultPreemption"]["minCandidateNodesPercentage"] == 10
     multi_point = [entry["name"] for entry in profile["plugins"]["multiPoint"]["enabled"]]
     assert multi_point[0] == "SchedulingGates"
@@ -218,3 +219,41 @@ def test_null_unknown_field_is_still_rejected(registry: dict[str, PluginSpec]) -
     text = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\ntypo:\n"
     with pytest.raises(ConfigError, match=r"^typo: Extra inputs are not permitted$"):
         load_config_text(text, registry)
+
+
+# One extender at a local URL; a test appends its fields (and what follows the list).
+EXTENDER_HEADER = (
+    "apiVersion: kubescheduler.config.k8s.io/v1\n"
+    "kind: KubeSchedulerConfiguration\n"
+    "extenders:\n"
+    "- urlPrefix: http://127.0.0.1:8888\n"
+)
+
+
+def test_an_extender_without_http_timeout_gets_upstream_s_five_seconds(
+    registry: dict[str, PluginSpec],
+) -> None:
+    text = EXTENDER_HEADER + "  filterVerb: filter\n"
+    config, profiles = load_config_text(text, registry)
+    assert config.extenders[0].http_timeout == 5.0
+    assert yaml.safe_load(dump_config(config, profiles))["extenders"][0]["httpTimeout"] == "5s"
+    # Nothing is ignored by NodeResourcesFit unless an extender says so.
+    assert not profiles[0].plugin_args["NodeResourcesFit"].ignored_resources  # type: ignore[union-attr]
+
+
+def test_ignored_resources_need_node_resources_fit_in_every_profile(
+    registry: dict[str, PluginSpec],
+) -> None:
+    text = EXTENDER_HEADER + (
+        "  managedResources: [{name: example.com/gpu, ignoredByScheduler: true}]\n"
+        "profiles:\n"
+        "- schedulerName: a\n"
+        "- schedulerName: b\n"
+        "  plugins: {multiPoint: {disabled: [{name: NodeResourcesFit}]}}\n"
+    )
+    with pytest.raises(ConfigError) as refused:
+        load_config_text(text, registry)
+    assert str(refused.value).endswith(
+        'profiles[1].pluginConfig: Invalid value: "NodeResourcesFit": can\'t find '
+        "NodeResourcesFitArgs in plugin config; extenders ignore resources through it"
+    )

@@ -4,8 +4,9 @@ A server-side dry run goes through defaulting, admission and validation, and sto
 It is a dry-run *apply* rather than a dry-run create, so it holds whether or not an earlier test
 (the RBAC one) already created the same objects.
 
-The ServiceMonitor of deploy/monitoring/ is left out: it is a Prometheus Operator custom
-resource, and the test apiserver has no such CRD. A separate test pins that reason down.
+The ServiceMonitor and PrometheusRule of deploy/monitoring/ are left out: they are Prometheus
+Operator custom resources, and the test apiserver has no such CRDs. A separate test pins that
+reason down.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ from tests.e2e.manifests import KindNotServedError, Manifest, apply, object_path
 pytestmark = pytest.mark.e2e
 
 # Kinds whose CRDs a plain cluster (and this test apiserver) does not have.
-CUSTOM_RESOURCE_KINDS = {("monitoring.coreos.com/v1", "ServiceMonitor")}
+CUSTOM_RESOURCE_KINDS = {
+    ("monitoring.coreos.com/v1", "ServiceMonitor"),
+    ("monitoring.coreos.com/v1", "PrometheusRule"),
+}
 
 
 def _documents(*directories: Path) -> list[tuple[str, Manifest]]:
@@ -43,7 +47,7 @@ CUSTOM = [(i, d) for i, d in DOCUMENTS if (d["apiVersion"], d["kind"]) in CUSTOM
 def test_the_manifests_are_all_found() -> None:
     kinds = {d["kind"] for _, d in BUILT_IN}
     assert {"ServiceAccount", "ClusterRole", "Deployment", "ConfigMap"} <= kinds
-    assert [d["kind"] for _, d in CUSTOM] == ["ServiceMonitor"]
+    assert sorted(d["kind"] for _, d in CUSTOM) == ["PrometheusRule", "ServiceMonitor"]
 
 
 @pytest.mark.parametrize("manifest", [d for _, d in BUILT_IN], ids=[i for i, _ in BUILT_IN])

@@ -89,7 +89,7 @@ class Harness:
         while self.scheduler.queue.pending_counts().get("active", 0):
             info = self.scheduler.queue.pop()
             assert info is not None
-            self.scheduler.schedule_one(info)
+            await self.scheduler.schedule_next(info)
             count += 1
             await self.quiesce()
         return count

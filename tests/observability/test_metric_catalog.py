@@ -200,6 +200,8 @@ def test_family_matches_reference(exposition: Exposition, row: Row) -> None:
 OURS = {
     # Upstream's event broadcaster drops Events without a trace; an operator should see it.
     _row("scheduler_events_dropped_total", "counter", "reason"): "events lost are visible",
+    # Pods naming a scheduler nobody runs stay Pending silently; the rollback alert reads it.
+    _row("scheduler_unserved_pods", "gauge", "scheduler_name"): "stuck pods are visible",
 }
 
 

@@ -69,6 +69,8 @@ OURS_ONLY = {
     "scheduler_elasticquota_used": "elastic quotas are in tree here",
     "scheduler_elasticquota_min": "elastic quotas are in tree here",
     "scheduler_elasticquota_max": "elastic quotas are in tree here",
+    "scheduler_unserved_pods": "a pod naming a scheduler nobody runs stays Pending without a "
+    "trace; the rollback alert needs to see it",
 }
 
 

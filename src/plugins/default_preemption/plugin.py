@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from plugins.default_preemption.args import DefaultPreemptionArgs, num_candidates
 from plugins.default_preemption.candidate_order import pick_best
-from plugins.default_preemption.candidates import DryRunResult, dry_run
+from plugins.default_preemption.candidates import Candidate, DryRunResult, dry_run
 from plugins.default_preemption.disruption_budgets import PDB_RESOURCE, list_budgets
 from plugins.default_preemption.eligibility import ineligibility
 from plugins.default_preemption.hints import preemption_events
@@ -28,6 +30,16 @@ from scheduler.framework import (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class PreemptionPlan:
+    """What preemption would do for a pod, decided but not yet carried out."""
+
+    result: PostFilterResult | None
+    status: Status
+    candidates: tuple[Candidate, ...] = ()
+    chosen: Candidate | None = None
+
+
 class DefaultPreemption:
     """PostFilter (preemption) and PreEnqueue (holding a preemptor back while its victims go).
 
@@ -45,19 +57,24 @@ class DefaultPreemption:
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
-        result, status = self._preempt(state, pod, statuses)
-        return result, with_prefix(status)
+        plan = self.plan(state, pod, statuses)
+        if plan.chosen is not None:
+            self.executor.start(pod, plan.chosen)
+        return plan.result, plan.status
 
-    def _preempt(
-        self, state: CycleState, pod: Pod, statuses: NodeStatusReader
-    ) -> tuple[PostFilterResult | None, Status]:
+    def plan(self, state: CycleState, pod: Pod, statuses: NodeStatusReader) -> PreemptionPlan:
+        """Choose the node and victims without touching the cluster (`explain` shows this)."""
+        plan = self._plan(state, pod, statuses)
+        return PreemptionPlan(plan.result, with_prefix(plan.status), plan.candidates, plan.chosen)
+
+    def _plan(self, state: CycleState, pod: Pod, statuses: NodeStatusReader) -> PreemptionPlan:
         reason = ineligibility(self.handle, pod, statuses)
         if reason:
             # No result: the pod keeps its nomination while its victims terminate.
-            return None, Status.unschedulable(reason)
+            return PreemptionPlan(None, Status.unschedulable(reason))
         table = self.handle.node_table
         if table.size == 0:
-            return None, Status.from_error("no nodes available")
+            return PreemptionPlan(None, Status.from_error("no nodes available"))
         # Only nodes where some Filter said Unschedulable; UnschedulableAndUnresolvable ones
         # cannot be helped by removing pods.
         potential = sorted(
@@ -73,15 +90,17 @@ class DefaultPreemption:
             run = dry_run(self.handle, state, pod, potential, budgets, offset, wanted, now)
         if not run.candidates:
             if run.errors:
-                return None, Status.from_error(", ".join(run.errors))
+                return PreemptionPlan(None, Status.from_error(", ".join(run.errors)))
             # Clear any earlier nomination: preemption cannot help anywhere now.
             message = no_candidates_message(table.size, run.statuses)
-            return PostFilterResult(nominated_node_name=""), Status.unschedulable(message)
+            cleared = PostFilterResult(nominated_node_name="")
+            return PreemptionPlan(cleared, Status.unschedulable(message))
+        candidates = tuple(run.candidates)
         best = pick_best(run.candidates, now)
         if best is None:
-            return None, Status.unschedulable(NO_CANDIDATE)
-        self.executor.start(pod, best)
-        return PostFilterResult(nominated_node_name=best.node_name), SUCCESS
+            return PreemptionPlan(None, Status.unschedulable(NO_CANDIDATE), candidates)
+        nominated = PostFilterResult(nominated_node_name=best.node_name)
+        return PreemptionPlan(nominated, SUCCESS, candidates, best)
 
     def pre_enqueue(self, pod: Pod) -> Status:
         if self.executor.is_running(pod.uid):

@@ -9,10 +9,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from scheduler.app import report
-from scheduler.app.configuration import load_effective, plugin_registry, refuse_extenders
+from scheduler.app import html_report, report
+from scheduler.app.configuration import check_extenders, load_effective, plugin_registry
 from scheduler.app.dra_scenario import claim_gpus, gpu_slices
+from scheduler.app.explain.command import add_explain_parser, run_explain
 from scheduler.app.gangs import GANG_CONFIG, generate_gangs, require_coscheduling
+from scheduler.app.output_format import OutputChoice, OutputFormat
+from scheduler.app.progress import BindingProgress
+from scheduler.app.retire_check import check_scheduler_name, pods_naming, report_pods_naming
 from scheduler.app.run_options import RunOptions, add_run_flags, apply_flags
 from scheduler.app.scenario import (
     Scenario,
@@ -22,6 +26,7 @@ from scheduler.app.scenario import (
     load_scenario_file,
     parse_shape,
 )
+from scheduler.app.shadow.options import ShadowOptions, add_shadow_flags
 from scheduler.app.simulation import DEFAULT_TIMEOUT_SECONDS, simulate
 from scheduler.app.version import version_text
 from scheduler.config import dump_config
@@ -100,8 +105,25 @@ def build_parser() -> argparse.ArgumentParser:
         default="default-scheduler",
         help="schedulerName of generated pods",
     )
-    sim.add_argument("--seed", type=int, default=None, help="seed of the tie-break randomness")
-    sim.add_argument("--output", choices=("table", "json"), default="table")
+    sim.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seed of every random choice of the run (ties between equally good nodes, names "
+        "and uids the controllers generate); without it a fresh seed is drawn, and the report "
+        "prints the seed used so the run can be repeated exactly with --seed N",
+    )
+    sim.add_argument(
+        "--output",
+        nargs="+",
+        action=OutputFormat,
+        default=OutputChoice(),
+        metavar=("FORMAT", "FILE"),
+        help="table (the default), json (every pod's outcome), yaml (the final cluster "
+        "objects), or html FILE: one self-contained page with per-node utilisation, failure "
+        "reasons, per-profile placement and every pod, written to FILE",
+    )
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
     sim.add_argument(
         "--timeout",
@@ -119,7 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Watch the cluster and schedule the pods that name one of the configured profiles. "
             "Flags follow kube-scheduler's. `run` is the default command; the others are "
-            "`simulate` and `validate-config` (see `kube-pyscheduler <command> --help`)."
+            "`simulate`, `explain`, `validate-config` and `retire-check` "
+            "(see `kube-pyscheduler <command> --help`)."
         ),
     )
     run.add_argument(
@@ -132,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the version and the Kubernetes release followed, and exit",
     )
     add_run_flags(run)
+    add_shadow_flags(run)
     _add_plugin_flags(run)
 
     validate = commands.add_parser(
@@ -144,6 +168,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--write-config-to", type=Path, help="also write the effective, defaulted config"
     )
     _add_plugin_flags(validate)
+
+    retire = commands.add_parser(
+        "retire-check",
+        help="list the pods that still name a scheduler; fail while there is one",
+        description=(
+            "Before removing a scheduler: list every pod (all namespaces, any phase) whose "
+            "spec.schedulerName is the given name. Exits 0 when there is none, 1 while some "
+            "remain (they would stay Pending for ever once the scheduler is gone)."
+        ),
+    )
+    retire.add_argument(
+        "--scheduler-name", required=True, help="the schedulerName about to be retired"
+    )
+    retire.add_argument("--kubeconfig", help="kubeconfig of the cluster (else in-cluster config)")
+    retire.add_argument("--master", help="API server URL; overrides the kubeconfig's server")
+    add_explain_parser(commands, _add_plugin_flags)
     return parser
 
 
@@ -164,8 +204,10 @@ def run_simulate(args: argparse.Namespace) -> int:
     # keeps `simulate` callable many times in one process, as tests and notebooks do).
     configure_logging("text", 0, cache_loggers=False)
     registry = plugin_registry(args.plugin, autoload=not args.no_plugin_autoload)
+    output: OutputChoice = args.output
+    files = [*args.files, *output.inputs]
     scenario = Scenario()
-    for file in args.files:
+    for file in files:
         scenario.extend(load_scenario_file(file))
     if args.nodes:
         nodes = generate_nodes(args.nodes, parse_shape(args.node_shape, "--node-shape"), args.zones)
@@ -190,13 +232,13 @@ def run_simulate(args: argparse.Namespace) -> int:
         )
         if args.config is None and scenario.config is None:
             scenario.config = GANG_CONFIG
-    if not args.files and not args.nodes and not args.pods and not args.gangs:
+    if not files and not args.nodes and not args.pods and not args.gangs:
         scenario = load_bundled()
     config, profiles = load_effective(registry, path=args.config, embedded=scenario.config)
-    refuse_extenders(config)
+    check_extenders(config)
     if args.gangs:
         require_coscheduling(profiles, args.pod_scheduler_name)
-    progress = report.ProgressBar() if not args.no_progress else None
+    progress = BindingProgress() if not args.no_progress else None
     try:
         result = asyncio.run(
             simulate(
@@ -213,7 +255,12 @@ def run_simulate(args: argparse.Namespace) -> int:
         raise ConfigError(f"{', '.join(scenario.sources) or 'generated objects'}: {exc}") from exc
     if progress is not None:
         progress.finish()
-    report.write(result, args.output)
+    if output.file is not None:
+        html_report.write_page(result, output.file)
+        report.write(result, "table")
+        print(f"HTML report written to {output.file}", file=sys.stderr)
+    else:
+        report.write(result, output.format)
     if result.timed_out:
         print(f"error: the run did not finish within --timeout {args.timeout:g}s", file=sys.stderr)
         return EXIT_TIMED_OUT
@@ -239,6 +286,7 @@ def run_daemon(args: argparse.Namespace) -> int:
         print(version_text(args.version))
         return 0
     options = RunOptions.from_args(args)
+    shadow = ShadowOptions.from_args(args)
     registry = plugin_registry(options.plugins, autoload=options.autoload)
     config, profiles = load_effective(
         registry, path=options.config, scheduler_name=options.scheduler_name
@@ -247,7 +295,7 @@ def run_daemon(args: argparse.Namespace) -> int:
     if options.write_config_to is not None:
         options.write_config_to.write_text(dump_config(config, profiles))
         return 0
-    refuse_extenders(config)
+    check_extenders(config)
     configure_logging("json" if options.logging_format == "json" else "text", options.verbosity)
     for warning in options.compat.warnings:
         _log.warning(warning)
@@ -255,7 +303,28 @@ def run_daemon(args: argparse.Namespace) -> int:
     # `run` needs it (simulate and validate-config start faster without it).
     from scheduler.app.serve import serve  # noqa: PLC0415
 
-    return asyncio.run(serve(config, profiles, registry, options))
+    return asyncio.run(serve(config, profiles, registry, options, shadow))
+
+
+def run_retire_check(args: argparse.Namespace) -> int:
+    name = check_scheduler_name(args.scheduler_name)
+    # Imported here for the same reason as in run_daemon.
+    from scheduler.cluster.kube import connect, default_user_agent  # noqa: PLC0415
+
+    async def listed() -> list[dict[str, object]]:
+        client = await connect(
+            kubeconfig=args.kubeconfig,
+            master=args.master,
+            qps=50.0,
+            burst=100,
+            user_agent=default_user_agent(),
+        )
+        try:
+            return await pods_naming(client, name)
+        finally:
+            await client.close()
+
+    return report_pods_naming(asyncio.run(listed()), name, sys.stdout)
 
 
 def _with_default_command(argv: Sequence[str]) -> list[str]:
@@ -277,6 +346,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_simulate(args)
         if args.command == "validate-config":
             return run_validate(args)
+        if args.command == "retire-check":
+            return run_retire_check(args)
+        if args.command == "explain":
+            return run_explain(args)
     except (ConfigError, PluginLoadError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

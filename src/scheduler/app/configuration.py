@@ -16,6 +16,7 @@ from scheduler.config import (
 from scheduler.framework.errors import ConfigError
 from scheduler.framework.spec import PluginSpec
 from scheduler.runtime.discovery import PluginRegistry
+from scheduler.runtime.extenders import ExtenderChain
 
 Loaded = tuple[KubeSchedulerConfiguration, list[EffectiveProfile]]
 
@@ -24,16 +25,18 @@ def plugin_registry(plugins: Sequence[str], *, autoload: bool = True) -> PluginR
     return PluginRegistry.discover(plugins, autoload=autoload)
 
 
-def refuse_extenders(config: KubeSchedulerConfiguration) -> None:
-    """HTTP extenders are validated (validate-config checks them) but not called yet: a
-    scheduler that ran without the extenders a configuration names would place pods they
-    reject, so `run` and `simulate` refuse such a configuration instead."""
-    if config.extenders:
-        prefixes = ", ".join(e.url_prefix or "(no urlPrefix)" for e in config.extenders)
-        raise ConfigError(
-            f"extenders: HTTP extenders are not supported yet ({prefixes}); remove them from "
-            "the configuration, or schedule these pods with kube-scheduler"
-        )
+def check_extenders(config: KubeSchedulerConfiguration) -> None:
+    """What `run` and `simulate` need of the extenders beyond validation: TLS settings that
+    load (as kube-scheduler fails building its extender clients), and no preempt verb, which
+    is not called here, so a configuration setting one is refused rather than preempting
+    without asking the extender (`validate-config` still checks its fields)."""
+    ExtenderChain(config.extenders)
+    for index, extender in enumerate(config.extenders):
+        if extender.preempt_verb:
+            raise ConfigError(
+                f"extenders[{index}].preemptVerb: extenders' preemption (ProcessPreemption) is "
+                "not supported; remove preemptVerb, or schedule these pods with kube-scheduler"
+            )
 
 
 def load_effective(

@@ -32,10 +32,12 @@ from scheduler.app.health_checks import (
 )
 from scheduler.app.http_server import HealthServer
 from scheduler.app.run_options import RunOptions
+from scheduler.app.unserved_pods import served_scheduler_names, unserved_pods_source
 from scheduler.backend.queue import run_queue_flushes
 from scheduler.cluster.port import ClusterClient
 from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration, dump_config
 from scheduler.core.leader_election import LeaderElector, new_identity
+from scheduler.core.result_annotation import ResultAnnotations
 from scheduler.core.scheduler import Scheduler
 from scheduler.framework.clock import Clock
 from scheduler.framework.spec import PluginSpec
@@ -109,6 +111,11 @@ class Daemon:
             events_client=events_client,
             tenure=self.elector,
         )
+        self.metrics.set_unserved_pods_source(
+            unserved_pods_source(lambda: self.scheduler.informers, served_scheduler_names(profiles))
+        )
+        if options.plugin_result_annotation:
+            self.scheduler.result_annotations = ResultAnnotations(client, self.scheduler.dispatcher)
         liveness, readiness = scheduler_checks(
             handlers_synced=self._informers_synced,
             shutting_down=lambda: self._shutting_down,

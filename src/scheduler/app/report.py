@@ -1,12 +1,20 @@
-"""What `simulate` prints: a summary table, or JSON with every pod's outcome."""
+"""What `simulate` prints: summary tables, JSON with every pod's outcome, or the final cluster
+as YAML (the HTML page is `html_report`)."""
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from collections import Counter
 from typing import Any, TextIO
 
+import yaml
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from scheduler.app.outcomes import PREEMPTED
 from scheduler.app.simulation import SimulationResult
 from scheduler.objects.pod import Pod
 from scheduler.objects.resources import CPU, MEMORY, parse_resource_list
@@ -19,7 +27,8 @@ def node_utilisation(result: SimulationResult) -> list[dict[str, Any]]:
     requested: dict[str, Counter[str]] = {}
     pods_on: Counter[str] = Counter()
     for outcome in result.pods:
-        if outcome.node is not None:
+        # A victim names the node it lost; it is no longer there.
+        if outcome.node is not None and outcome.status != PREEMPTED:
             pods_on[outcome.node] += 1
     for raw in _bound_pods(result):
         pod = Pod.from_dict(raw)
@@ -65,6 +74,7 @@ def to_json(result: SimulationResult) -> dict[str, Any]:
                 "status": p.status,
                 "node": p.node,
                 "message": p.message,
+                "rejectedBy": result.rejected_by.get(p.key, []),
             }
             for p in result.pods
         ],
@@ -97,40 +107,50 @@ def summary(result: SimulationResult) -> dict[str, Any]:
         "notHandled": result.count("NotHandled"),
         "pending": result.count("Pending"),
         "waiting": result.count("Waiting"),
+        "preempted": result.count(PREEMPTED),
+        "seed": result.seed,
         "podsPerSecond": round(result.pods_per_second, 1),
         "schedulingSeconds": round(result.scheduling_seconds, 3),
         "elapsedSeconds": round(result.elapsed_seconds, 3),
     }
 
 
-def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [
-        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
-    ]
-    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
-    out = [line.rstrip()]
-    out.extend("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)
-    return out
+def _table(headers: list[str], rows: list[list[str]]) -> Table:
+    table = Table(box=None, show_edge=False, pad_edge=False, header_style="bold")
+    for header in headers:
+        table.add_column(header, overflow="fold")
+    for row in rows:
+        # As Text, so that a reason such as "gates: [example.com/quota]" is not read as markup.
+        table.add_row(*(Text(cell) for cell in row))
+    return table
 
 
-def render_text(result: SimulationResult) -> str:
+def render_text(result: SimulationResult, width: int | None = None) -> str:
+    """The report as plain text; `width` bounds the lines (unbounded when None)."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width or 10_000, color_system=None, highlight=False)
+    for part in _text_parts(result):
+        console.print(part, markup=False)
+    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+
+
+def _text_parts(result: SimulationResult) -> list[str | Table]:
     s = summary(result)
-    lines = [
+    outcomes = [
+        ["Scheduled", str(s["scheduled"])],
+        ["Unschedulable", str(s["unschedulable"])],
+        *([["Error", str(s["error"])]] if s["error"] else []),
+        ["Gated", str(s["gated"])],
+        ["Not handled (unknown schedulerName)", str(s["notHandled"])],
+        *([["Pending", str(s["pending"])]] if s["pending"] else []),
+        *([["Waiting at Permit", str(s["waiting"])]] if s["waiting"] else []),
+        *([["Preempted (victims)", str(s["preempted"])]] if s["preempted"] else []),
+    ]
+    parts: list[str | Table] = [
         f"Profiles: {', '.join(s['profiles'])}",
-        f"Nodes: {s['nodes']}   Pods: {s['pods']}",
-        "",
-        *_table(
-            ["OUTCOME", "PODS"],
-            [
-                ["Scheduled", str(s["scheduled"])],
-                ["Unschedulable", str(s["unschedulable"])],
-                *([["Error", str(s["error"])]] if s["error"] else []),
-                ["Gated", str(s["gated"])],
-                ["Not handled (unknown schedulerName)", str(s["notHandled"])],
-                *([["Pending", str(s["pending"])]] if s["pending"] else []),
-                *([["Waiting at Permit", str(s["waiting"])]] if s["waiting"] else []),
-            ],
-        ),
+        f"Nodes: {s['nodes']}   Pods: {s['pods']}   Seed: {s['seed']} "
+        f"(repeat with --seed {s['seed']})",
+        _table(["OUTCOME", "PODS"], outcomes),
         "",
         f"Throughput: {s['podsPerSecond']} pods/s ({s['scheduled']} pods bound in "
         f"{s['schedulingSeconds']} s)",
@@ -140,32 +160,39 @@ def render_text(result: SimulationResult) -> str:
             [g.key, str(g.min_member), str(g.pods), str(g.bound), g.status, g.message]
             for g in result.groups
         ]
-        lines += ["", "PodGroups:"]
-        lines += _table(["GROUP", "MIN", "PODS", "BOUND", "OUTCOME", "WHY"], rows)
-    explained = [p for p in result.pods if p.status != "Scheduled"]
+        parts += [
+            "",
+            "PodGroups:",
+            _table(["GROUP", "MIN", "PODS", "BOUND", "OUTCOME", "WHY"], rows),
+        ]
+    victims = [p for p in result.pods if p.status == PREEMPTED]
+    if victims:
+        rows = [[p.key, p.node or "", p.message] for p in victims]
+        parts += ["", "Preempted:", _table(["POD", "NODE", "WHY"], rows)]
+    explained = [p for p in result.pods if p.status not in ("Scheduled", PREEMPTED)]
     if explained:
-        lines += ["", "Not placed:"]
-        by_message = Counter((p.status, p.message) for p in explained)
+        parts += ["", "Not placed:"]
         if len(explained) <= 50:
             rows = [[p.key, p.scheduler_name, p.status, p.message] for p in explained]
-            lines += _table(["POD", "SCHEDULER", "STATUS", "REASON"], rows)
+            parts.append(_table(["POD", "SCHEDULER", "STATUS", "REASON"], rows))
         else:
+            by_message = Counter((p.status, p.message) for p in explained)
             rows = [[str(n), status, message] for (status, message), n in by_message.most_common()]
-            lines += _table(["PODS", "STATUS", "REASON"], rows)
+            parts.append(_table(["PODS", "STATUS", "REASON"], rows))
     nodes = node_utilisation(result)
-    lines.append("")
+    parts.append("")
     if len(nodes) <= NODE_TABLE_LIMIT:
         rows = [
             [n["name"], str(n["pods"]), f"{n['cpuPercent']}%", f"{n['memoryPercent']}%"]
             for n in nodes
         ]
-        lines += _table(["NODE", "PODS", "CPU REQUESTED", "MEMORY REQUESTED"], rows)
+        parts.append(_table(["NODE", "PODS", "CPU REQUESTED", "MEMORY REQUESTED"], rows))
     else:
-        lines += _distribution(nodes)
-    return "\n".join(lines) + "\n"
+        parts.append(_distribution(nodes))
+    return parts
 
 
-def _distribution(nodes: list[dict[str, Any]]) -> list[str]:
+def _distribution(nodes: list[dict[str, Any]]) -> Table:
     def stats(key: str) -> list[str]:
         values = sorted(float(n[key]) for n in nodes)
         mean = sum(values) / len(values)
@@ -189,36 +216,20 @@ def _distribution(nodes: list[dict[str, Any]]) -> list[str]:
     )
 
 
+def to_yaml(result: SimulationResult) -> str:
+    """The final cluster as multi-document YAML, one object per document, by resource."""
+    documents = [obj for objects in result.cluster.values() for obj in objects]
+    return yaml.safe_dump_all(documents, sort_keys=False, explicit_start=True)
+
+
 def write(result: SimulationResult, output: str, stream: TextIO | None = None) -> None:
     stream = stream or sys.stdout
     if output == "json":
         json.dump(to_json(result), stream, indent=2)
         stream.write("\n")
+    elif output == "yaml":
+        stream.write(to_yaml(result))
     else:
-        stream.write(render_text(result))
-
-
-class ProgressBar:
-    """A single-line progress bar on a terminal; silent elsewhere."""
-
-    def __init__(self, stream: TextIO | None = None, width: int = 30) -> None:
-        self._stream = stream or sys.stderr
-        self._width = width
-        self._last = -1
-        self.enabled = self._stream.isatty()
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.enabled or total <= 0:
-            return
-        filled = self._width * done // total
-        if filled == self._last and done != total:
-            return
-        self._last = filled
-        bar = "#" * filled + "." * (self._width - filled)
-        self._stream.write(f"\r[{bar}] {done}/{total} pods bound")
-        self._stream.flush()
-
-    def finish(self) -> None:
-        if self.enabled and self._last >= 0:
-            self._stream.write("\n")
-            self._stream.flush()
+        terminal = stream.isatty()
+        width = Console(file=stream).width if terminal else None
+        stream.write(render_text(result, width))

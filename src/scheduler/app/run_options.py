@@ -36,6 +36,7 @@ class RunOptions:
     plugins: list[str] = field(default_factory=list)
     autoload: bool = True
     shutdown_timeout: float = 20.0
+    plugin_result_annotation: bool = False
     secure_port_access: SecurePortOptions = field(default_factory=SecurePortOptions)
     compat: CompatOptions = field(default_factory=CompatOptions)
 
@@ -62,6 +63,7 @@ class RunOptions:
             plugins=list(args.plugin),
             autoload=not args.no_plugin_autoload,
             shutdown_timeout=args.shutdown_timeout,
+            plugin_result_annotation=args.plugin_result_annotation,
             secure_port_access=SecurePortOptions.from_args(args),
             compat=CompatOptions.from_args(args),
         )
@@ -114,6 +116,13 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
         default=20.0,
         metavar="SECONDS",
         help="how long in-flight bindings may take after SIGTERM",
+    )
+    parser.add_argument(
+        "--plugin-result-annotation",
+        action="store_true",
+        help="record why each failed attempt failed (per plugin and node, at most 8 KiB) in "
+        "the pod's kube-pyscheduler.io/filter-result annotation, removed once the pod is bound; "
+        "needs patch on pods",
     )
     add_secure_port_flags(parser)
     add_compat_flags(parser)

@@ -13,6 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from scheduler.app.workloads import WORKLOAD_KINDS, refuse_unexpanded
+from scheduler.cluster.resource_kinds import BUILTIN_KINDS
 from scheduler.cluster.sim.kinds import KindRegistry
 from scheduler.config import load_yaml_documents, read_text
 from scheduler.framework.errors import ConfigError
@@ -88,8 +90,9 @@ def _check_object(item: Any, where: str) -> None:
         if meta.get(key) is not None and not isinstance(meta[key], str):
             raise ConfigError(f"{where}: {item.get('kind')}: metadata.{key}: must be a string")
     try:
+        refuse_unexpanded(item)
         _KINDS.for_object(item)
-    except ValueError as exc:
+    except (ValueError, ConfigError) as exc:
         raise ConfigError(f"{where}: {exc}") from exc
     # Pods and nodes are read the way the scheduler will read them, so that a bad quantity or
     # selector is reported here, naming the file, rather than skipped during the run.
@@ -102,7 +105,7 @@ def _check_object(item: Any, where: str) -> None:
 
 
 # The kinds the simulated cluster can hold, so an unknown one is reported with its document.
-_KINDS = KindRegistry()
+_KINDS = KindRegistry((*BUILTIN_KINDS, *WORKLOAD_KINDS))
 
 _PARSERS: dict[str, Callable[[Mapping[str, Any]], object]] = {
     "Pod": Pod.from_dict,

@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from scheduler.app.access.delegation import build_access
 from scheduler.app.daemon import Daemon, install_signal_handlers
 from scheduler.app.run_options import RunOptions
+from scheduler.app.shadow.daemon import ShadowDaemon
+from scheduler.app.shadow.options import ShadowOptions
 from scheduler.cluster.kube import connect_daemon, default_user_agent
 from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
 from scheduler.framework.clock import SystemClock
@@ -18,6 +20,7 @@ async def serve(
     profiles: Sequence[EffectiveProfile],
     registry: Mapping[str, PluginSpec],
     options: RunOptions,
+    shadow: ShadowOptions | None = None,
 ) -> int:
     connection = config.client_connection
     clock = SystemClock()
@@ -35,17 +38,33 @@ async def serve(
     except BaseException:
         await access.close()
         raise
-    daemon = Daemon(
-        config=config,
-        profiles=profiles,
-        registry=registry,
-        client=clients.main,
-        lease_client=clients.leader_election,
-        events_client=clients.events,
-        clock=clock,
-        options=options,
-        access=access,
-    )
+    daemon: Daemon
+    if shadow is not None:
+        # Shadow mode writes no Events and holds no Lease.
+        await clients.events.close()
+        await clients.leader_election.close()
+        daemon = ShadowDaemon(
+            config=config,
+            profiles=profiles,
+            registry=registry,
+            client=clients.main,
+            clock=clock,
+            options=options,
+            shadow=shadow,
+            access=access,
+        )
+    else:
+        daemon = Daemon(
+            config=config,
+            profiles=profiles,
+            registry=registry,
+            client=clients.main,
+            lease_client=clients.leader_election,
+            events_client=clients.events,
+            clock=clock,
+            options=options,
+            access=access,
+        )
     for api in (clients.main, clients.events, clients.leader_election, *access.clients):
         api.observe_requests(daemon.metrics.rest_client)
     install_signal_handlers(daemon)

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scheduler.app.gangs import GroupOutcome, group_outcomes
+from scheduler.app.outcomes import PodOutcome, final_cluster, preempted
 from scheduler.app.scenario import ordered_for_loading
+from scheduler.app.workloads import WORKLOAD_KINDS, expand_workloads
 from scheduler.backend.queue import run_queue_flushes
 from scheduler.cluster.sim import SimCluster
 from scheduler.cluster.sim.claim_controller import ResourceClaimController
@@ -24,21 +26,9 @@ from scheduler.objects.pod import Pod
 from scheduler.observability import SchedulerMetrics
 
 ProgressCallback = Callable[[int, int], None]
+# Seeds chosen for a run are below this, short enough to retype.
+SEED_LIMIT = 1_000_000
 _CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
-
-
-@dataclass(slots=True)
-class PodOutcome:
-    namespace: str
-    name: str
-    scheduler_name: str
-    node: str | None
-    status: str  # Scheduled, Unschedulable, Error, Gated, NotHandled, Pending, Waiting
-    message: str
-
-    @property
-    def key(self) -> str:
-        return f"{self.namespace}/{self.name}"
 
 
 @dataclass(slots=True)
@@ -55,6 +45,12 @@ class SimulationResult:
     # Set when the run hit its wall-clock bound before every pod was placed or explained.
     timed_out: bool = False
     resource_claims: list[dict[str, Any]] = field(default_factory=list)
+    # The seed of every random choice in the run: `--seed` repeats it exactly.
+    seed: int = 0
+    # Every object the simulated cluster holds at the end, Events aside, by resource.
+    cluster: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # The plugins that turned each pod still queued away in its last attempt, by pod key.
+    rejected_by: dict[str, list[str]] = field(default_factory=dict)
 
     def count(self, status: str) -> int:
         return sum(1 for p in self.pods if p.status == status)
@@ -63,6 +59,11 @@ class SimulationResult:
     def pods_per_second(self) -> float:
         scheduled = self.count("Scheduled")
         return scheduled / self.scheduling_seconds if self.scheduling_seconds > 0 else 0.0
+
+
+def new_seed() -> int:
+    """A fresh seed for a run not given one; the report prints it so the run can be repeated."""
+    return random.SystemRandom().randrange(SEED_LIMIT)
 
 
 def _caught_up(scheduler: Scheduler, sim: SimCluster) -> bool:
@@ -93,6 +94,8 @@ def _settled(scheduler: Scheduler) -> bool:
     and every pod in backoff already retried."""
     queue = scheduler.queue
     if queue.pending_counts().get("active", 0) or scheduler.dispatcher.pending:
+        return False
+    if scheduler.awaiting_extenders:
         return False
     if len(scheduler.binding_tasks) > len(scheduler.waiting_pods):
         return False
@@ -133,13 +136,21 @@ async def simulate(
     progress: ProgressCallback | None = None,
     vectorize: bool = True,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,  # noqa: ASYNC109 - bounds the whole run
+    cluster: SimCluster | None = None,
 ) -> SimulationResult:
-    """Schedule `objects` in memory; stop after `timeout` wall-clock seconds at the latest."""
+    """Schedule `objects` in memory; stop after `timeout` wall-clock seconds at the latest.
+    An empty `cluster` given by the caller is used, so that it can be read afterwards."""
     clock = clock or SystemClock()
     started = time.perf_counter()
-    sim = SimCluster(clock=clock)
+    if seed is None:
+        seed = new_seed()
+    sim = cluster if cluster is not None else SimCluster(clock=clock, rng=random.Random(seed))
+    for kind in WORKLOAD_KINDS:
+        sim.register_kind(kind)
     try:
-        sim.load(ordered_for_loading(dict(o) for o in objects))
+        # Controllers' names and uids come from the seed too, so a run repeats exactly.
+        objects = expand_workloads(objects, random.Random(seed))
+        sim.load(ordered_for_loading(objects))
     except (ValueError, APIError) as exc:
         raise ConfigError(str(exc)) from exc
     metrics = SchedulerMetrics()
@@ -155,6 +166,7 @@ async def simulate(
     )
     tasks: list[asyncio.Task[None]] = []
     waiting: set[str] = set()
+    rejected_by: dict[str, list[str]] = {}
     timed_out = False
     deadline = time.perf_counter() + timeout
     try:
@@ -199,6 +211,11 @@ async def simulate(
         if not timed_out:
             await scheduler.drain_api_writes()
         waiting = {w.pod.key for w in scheduler.waiting_pods}
+        rejected_by = {
+            info.key: sorted(info.unschedulable_plugins | info.pending_plugins)
+            for info in scheduler.queue.pending_pods()
+            if info.unschedulable_plugins or info.pending_plugins
+        }
     finally:
         for task in tasks:
             task.cancel()
@@ -206,6 +223,7 @@ async def simulate(
         await scheduler.stop()
     raw_pods = [dict(p) for p in sim.objects("pods")]
     pods = [_outcome(Pod.from_dict(raw), scheduler, waiting) for raw in raw_pods]
+    pods.extend(preempted(objects, raw_pods, sim.events()))
     groups = group_outcomes(
         [g for kind in POD_GROUP_KINDS for g in _objects(sim, kind)],
         raw_pods,
@@ -224,6 +242,9 @@ async def simulate(
         groups=groups,
         timed_out=timed_out,
         resource_claims=[dict(c) for c in sim.objects("resourceclaims")],
+        seed=seed,
+        cluster=final_cluster(sim),
+        rejected_by=rejected_by,
     )
 
 

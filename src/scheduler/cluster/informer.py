@@ -170,6 +170,8 @@ class Informer:
         self._listed = asyncio.Condition()
         self._relist_requested = asyncio.Event()
         self._stream_events = 0
+        # Handler calls kept back while a scheduling attempt awaits (see `hold`).
+        self._held: list[tuple[Callable[..., None], tuple[Object, ...]]] | None = None
 
     @property
     def resource_version(self) -> str:
@@ -342,7 +344,22 @@ class Informer:
         else:
             self._dispatch(self._on_update, old, obj)
 
+    def hold(self) -> None:
+        """Keep handler calls back (the store still follows the cluster) until `release`:
+        an attempt that awaits an HTTP extender needs the cache to stand still meanwhile."""
+        if self._held is None:
+            self._held = []
+
+    def release(self) -> None:
+        """Make the handler calls kept back since `hold`, in order."""
+        held, self._held = self._held, None
+        for handler, objects in held or ():
+            self._dispatch(handler, *objects)
+
     def _dispatch(self, handler: Callable[..., None], *objects: Object) -> None:
+        if self._held is not None:
+            self._held.append((handler, objects))
+            return
         try:
             handler(*objects)
         except Exception:

@@ -108,4 +108,6 @@ BUILTIN_KINDS: tuple[ResourceKind, ...] = (
     kind("resourceclaimtemplates", "resource.k8s.io/v1", "ResourceClaimTemplate", namespaced=True),
     kind("resourceslices", "resource.k8s.io/v1", "ResourceSlice", namespaced=False),
     kind("deviceclasses", "resource.k8s.io/v1", "DeviceClass", namespaced=False),
+    # IPAllocation's address pools (deploy/crds/ippools.yaml).
+    kind("ippools", "kube-pyscheduler.io/v1alpha1", "IPPool", namespaced=False),
 )

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from scheduler.config.defaults import default_plugins, default_profiles
 from scheduler.config.effective import EffectiveProfile, build_effective_profile
+from scheduler.config.extender_settings import apply_extender_settings
 from scheduler.config.field_errors import ROOT, FieldError, raise_if_any
 from scheduler.config.models import KubeSchedulerConfiguration, KubeSchedulerProfile, PluginConfig
 from scheduler.config.plugin_args import args_document, resolve_plugin_config
@@ -64,6 +65,8 @@ def resolve(
             [[entry.name for entry in profile.plugin_config] for profile in config.profiles],
             effective,
         )
+    config, found = apply_extender_settings(config, profiles, effective)
+    problems += found
     raise_if_any(problems)
     return config.model_copy(update={"profiles": profiles}), effective
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,6 +37,16 @@ def _nominated_by_row(profile: Profile, table: NodeTable, pod: Pod) -> dict[int,
     return found
 
 
+@dataclass(slots=True)
+class Feasible:
+    """The rows that passed PreFilter and Filter, and why the others did not."""
+
+    rows: np.ndarray
+    diagnosis: Diagnosis
+    # True when the rows are the pod's nominated node alone, tried first.
+    nominated_only: bool = False
+
+
 def find_placement(
     profile: Profile,
     state: CycleState,
@@ -43,6 +54,26 @@ def find_placement(
     table: NodeTable,
     filter_run: FilterRun,
 ) -> Placement | Failure:
+    found = find_feasible(profile, state, pod, table, filter_run)
+    if isinstance(found, Failure):
+        return found
+    totals = decided_or_scored(profile, state, pod, table, found)
+    if not isinstance(totals, np.ndarray):
+        return totals
+    return select_placement(profile, table, found.rows, totals)
+
+
+def find_feasible(
+    profile: Profile,
+    state: CycleState,
+    pod: Pod,
+    table: NodeTable,
+    filter_run: FilterRun,
+    *,
+    try_nominated: bool = True,
+) -> Feasible | Failure:
+    """PreFilter and Filter (the nominated node alone first, if any): the feasible rows, or
+    the failure the attempt ends with."""
     if table.size == 0:
         status = Status.unresolvable(NO_NODES_AVAILABLE)
         return Failure(status, NO_NODES_AVAILABLE)
@@ -62,26 +93,49 @@ def find_placement(
         diagnosis.mark_absent(allowed, absent)
     nominated = _nominated_by_row(profile, table, pod)
     try:
-        feasible = _nominated_node_first(profile, state, pod, table, allowed, nominated)
-        if feasible is None:
-            feasible = filter_run.find_feasible(
-                profile, state, pod, table, allowed, diagnosis, nominated
-            )
+        feasible = None
+        if try_nominated:
+            feasible = _nominated_node_first(profile, state, pod, table, allowed, nominated)
+        if feasible is not None:
+            return Feasible(feasible, diagnosis, nominated_only=True)
+        feasible = filter_run.find_feasible(
+            profile, state, pod, table, allowed, diagnosis, nominated
+        )
     except PluginError as error:
         return Failure(error.status, error.status.message())
-    if not len(feasible):
-        return _post_filter(profile, state, pod, diagnosis, Status.unschedulable())
-    if len(feasible) == 1:
-        return Placement(table.names[int(feasible[0])], table.size, 1)
-    status = run_pre_score(profile, state, pod, table, feasible)
+    return Feasible(feasible, diagnosis)
+
+
+def decided_or_scored(
+    profile: Profile, state: CycleState, pod: Pod, table: NodeTable, found: Feasible
+) -> Placement | Failure | np.ndarray:
+    """No feasible node (PostFilter's turn) or exactly one (chosen without scoring) decide the
+    attempt; otherwise the rows' totals from PreScore, Score, NormalizeScore and weights."""
+    if not len(found.rows):
+        return _post_filter(profile, state, pod, found.diagnosis, Status.unschedulable())
+    if len(found.rows) == 1:
+        return Placement(table.names[int(found.rows[0])], table.size, 1)
+    return score_feasible(profile, state, pod, table, found.rows)
+
+
+def score_feasible(
+    profile: Profile, state: CycleState, pod: Pod, table: NodeTable, rows: np.ndarray
+) -> np.ndarray | Failure:
+    """PreScore, Score, NormalizeScore and weights: the total of each row."""
+    status = run_pre_score(profile, state, pod, table, rows)
     if not status.is_success:
         return Failure(status, status.message())
     try:
-        totals = run_score(profile, state, pod, table, feasible)
+        return run_score(profile, state, pod, table, rows)
     except PluginError as error:
         return Failure(error.status, error.status.message())
-    row = select_host(feasible, totals, profile.handle.rng)
-    return Placement(table.names[row], table.size, len(feasible))
+
+
+def select_placement(
+    profile: Profile, table: NodeTable, rows: np.ndarray, totals: np.ndarray
+) -> Placement:
+    row = select_host(rows, totals, profile.handle.rng)
+    return Placement(table.names[row], table.size, len(rows))
 
 
 def _nominated_node_first(

@@ -44,6 +44,7 @@ _RESOURCE_KINDS = {
     "resourceclaims": EventResource.RESOURCE_CLAIM,
     "resourceslices": EventResource.RESOURCE_SLICE,
     "deviceclasses": EventResource.DEVICE_CLASS,
+    "ippools": EventResource.IP_POOL,
 }
 
 

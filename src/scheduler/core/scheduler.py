@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from scheduler.backend.cache import SchedulerCache
@@ -17,11 +17,13 @@ from scheduler.core.algorithm import find_placement
 from scheduler.core.api_dispatcher import ApiDispatcher
 from scheduler.core.event_recorder import EventRecorder
 from scheduler.core.event_sink import EventSink
+from scheduler.core.extender_placement import find_placement_with_extenders
 from scheduler.core.fencing import FencedClusterAPI, Tenure
 from scheduler.core.handle_impl import SchedulerHandle
 from scheduler.core.outcome import Failure, Placement
 from scheduler.core.pod_events import PodEventHandlers
 from scheduler.core.pod_status import failure_status_patch
+from scheduler.core.result_annotation import ResultAnnotations
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.events import ASSIGNED_POD_DELETE
@@ -42,6 +44,7 @@ from scheduler.observability import (
     log_v,
 )
 from scheduler.runtime.binding import run_bind, run_post_bind, run_pre_bind
+from scheduler.runtime.extenders import ExtenderChain
 from scheduler.runtime.filtering import FilterRun
 from scheduler.runtime.invoke import guarded_less, raised
 from scheduler.runtime.profile import Profile
@@ -99,6 +102,9 @@ class Scheduler:
         self.background: set[asyncio.Task[None]] = set()
         self.binding_tasks: set[asyncio.Task[None]] = set()
         self.filter_run = FilterRun()
+        self.extenders = ExtenderChain(config.extenders, goroutines=self.metrics.goroutines)
+        # True while an attempt awaits extenders: the popped pod is neither queued nor binding.
+        self.awaiting_extenders = False
         # Plugin timings are recorded for a sample of cycles, as upstream does (10 %).
         self.sampler = PluginMetricsSampler(self.rng)
         watches = sorted({w for p in profiles for ref in _names(p) for w in registry[ref].watches})
@@ -155,6 +161,8 @@ class Scheduler:
         self.last_failures: dict[str, str] = {}
         # Pods whose latest attempt failed with Error rather than being rejected.
         self.errored: set[str] = set()
+        # Set to record each failure's plugin results on the pod (opt-in, see the module).
+        self.result_annotations: ResultAnnotations | None = None
         # Set when the scheduler's own machinery failed; it must not go on holding pods.
         self.fatal_error: BaseException | None = None
         self._fatal_listeners: list[Callable[[BaseException], None]] = []
@@ -220,16 +228,73 @@ class Scheduler:
         self.start_api_writers()
         while True:
             info = await self.queue.pop_wait()
-            self.schedule_one(info)
+            await self.schedule_next(info)
             await asyncio.sleep(0)
+
+    async def schedule_next(self, info: QueuedPodInfo) -> None:
+        """One scheduling cycle, awaited only when an HTTP extender is interested in the pod:
+        the informers' handlers wait meanwhile, so the cache stands still as in `schedule_one`."""
+        if not self.extenders.interested_in(info.pod):
+            self.schedule_one(info)
+            return
+        attempt = self._start_attempt(info)
+        if attempt is None:
+            return
+        for informer in self.informers.values():
+            informer.hold()
+        self.awaiting_extenders = True
+        try:
+            outcome = await self._guarded(
+                attempt,
+                find_placement_with_extenders(
+                    attempt.profile,
+                    attempt.state,
+                    info.pod,
+                    self.cache.table,
+                    self.filter_run,
+                    self.extenders,
+                ),
+            )
+            self._end_attempt(attempt, outcome)
+        finally:
+            self.awaiting_extenders = False
+            for informer in self.informers.values():
+                informer.release()
 
     def schedule_one(self, info: QueuedPodInfo) -> None:
         """One scheduling cycle; starts the binding cycle as a task if a node was chosen."""
+        attempt = self._start_attempt(info)
+        if attempt is None:
+            return
+        try:
+            outcome: Placement | Failure = find_placement(
+                attempt.profile, attempt.state, info.pod, self.cache.table, self.filter_run
+            )
+        except Exception as exc:
+            outcome = self._algorithm_failed(attempt, exc)
+        self._end_attempt(attempt, outcome)
+
+    async def _guarded(
+        self, attempt: Attempt, placing: Awaitable[Placement | Failure]
+    ) -> Placement | Failure:
+        try:
+            return await placing
+        except Exception as exc:
+            return self._algorithm_failed(attempt, exc)
+
+    def _algorithm_failed(self, attempt: Attempt, exc: Exception) -> Failure:
+        # Plugins' faults are Error statuses already; this is the algorithm failing on this
+        # pod. Like upstream, the pod fails with Error and is retried after backoff.
+        message = f"running the scheduling algorithm: {raised(exc)}"
+        _log.error("Error scheduling pod", pod=attempt.info.pod.key, err=message, exc_info=exc)
+        return Failure(Status.from_error(message), message)
+
+    def _start_attempt(self, info: QueuedPodInfo) -> Attempt | None:
         pod = info.pod
         profile = self.profiles.get(pod.scheduler_name)
         if profile is None:
             self.queue.done(pod)
-            return
+            return None
         if pod.deleting:
             self.recorder.pod_event(
                 pod,
@@ -240,10 +305,10 @@ class Scheduler:
                 controller=profile.name,
             )
             self.queue.done(pod)
-            return
+            return None
         if self.cache.is_assumed(pod.key) or self.cache.get_pod(pod.key) is not None:
             self.queue.done(pod)
-            return
+            return None
         attempt = Attempt(
             profile=profile,
             state=CycleState(),
@@ -253,14 +318,9 @@ class Scheduler:
         )
         attempt.state.record_plugin_metrics = self.sampler.sample()
         log_v(_log, V_ATTEMPT, "Attempting to schedule pod", pod=pod.key, profile=profile.name)
-        try:
-            outcome = find_placement(profile, attempt.state, pod, self.cache.table, self.filter_run)
-        except Exception as exc:
-            # Plugins' faults are Error statuses already; this is the algorithm failing on this
-            # pod. Like upstream, the pod fails with Error and is retried after backoff.
-            message = f"running the scheduling algorithm: {raised(exc)}"
-            _log.error("Error scheduling pod", pod=pod.key, err=message, exc_info=exc)
-            outcome = Failure(Status.from_error(message), message)
+        return attempt
+
+    def _end_attempt(self, attempt: Attempt, outcome: Placement | Failure) -> None:
         self.metrics.scheduling_algorithm_duration(time.perf_counter() - attempt.started)
         if isinstance(outcome, Failure):
             self.handle_failure(attempt, outcome)
@@ -332,7 +392,12 @@ class Scheduler:
         self.queue.done(info.pod)
         status = await run_pre_bind(profile, state, assumed, node)
         if status.is_success:
-            status = await run_bind(profile, state, assumed, node)
+            # An interested binding extender binds instead of the Bind plugins (upstream's order).
+            by_extender = await self.extenders.bind(assumed, node)
+            if by_extender is not None:
+                status = by_extender
+            else:
+                status = await run_bind(profile, state, assumed, node)
             if status.is_skip:
                 status = Status.from_error(f"no bind plugin bound pod {assumed.key}")
         if not status.is_success:
@@ -342,6 +407,8 @@ class Scheduler:
             self.handle_failure(attempt, Failure.at_chosen_node(status))
             return
         attempt.bound = True
+        if self.result_annotations is not None:
+            self.result_annotations.bound(assumed)
         self.errored.discard(assumed.key)
         self.cache.finish_binding(assumed)
         await self.recorder.pod_event_waiting(
@@ -394,6 +461,8 @@ class Scheduler:
             controller=profile.name,
         )
         self._patch_condition(pod, failure, rejected, nominated)
+        if self.result_annotations is not None:
+            self.result_annotations.failed(pod, failure)
         self.last_failures[pod.key] = failure.message
         if rejected:
             self.errored.discard(pod.key)
@@ -468,6 +537,7 @@ class Scheduler:
             counts.get("active", 0) == 0
             and backing_off == 0
             and not self.binding_tasks
+            and not self.awaiting_extenders
             and self.api_writes_pending == 0
         )
 
@@ -495,6 +565,7 @@ class Scheduler:
         await asyncio.gather(*self.binding_tasks, *self.background, return_exceptions=True)
         await self.dispatcher.stop()
         await self.events.stop(event_deadline)
+        await self.extenders.close()
 
 
 def _names(profile: EffectiveProfile) -> set[str]:

@@ -64,6 +64,7 @@ class EventResource(StrEnum):
     RESOURCE_CLAIM = "ResourceClaim"
     RESOURCE_SLICE = "ResourceSlice"
     DEVICE_CLASS = "DeviceClass"
+    IP_POOL = "IPPool"
     WILDCARD = "*"
 
 
@@ -152,3 +153,8 @@ SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
 BACKOFF_COMPLETE = "BackoffComplete"
 FORCE_ACTIVATE = "ForceActivate"
 UNSCHEDULABLE_TIMEOUT = "UnschedulableTimeout"
+
+# What a pod's rejectors include when an HTTP extender filtered nodes out (upstream's
+# framework.ExtenderName). Extenders register no events: like upstream, such a pod waits in
+# the unschedulable pool for events other rejectors registered, or for the periodic flush.
+EXTENDER_REJECTOR = "Extenders"

@@ -269,6 +269,16 @@ EVENTS_DROPPED = _counter(
     "reason",
 )
 
+# Ours: a pod naming a scheduler nobody runs stays Pending silently; the rollback alert
+# (deploy/monitoring/prometheusrule.yaml) fires on this.
+UNSERVED_PODS = _gauge(
+    "scheduler_unserved_pods",
+    "Unassigned pods naming a schedulerName that no running scheduler serves (served: this "
+    "scheduler's profiles and default-scheduler), by that schedulerName.",
+    "scheduler_name",
+    scraped=True,
+)
+
 # Families plugins report at scrape time (Coscheduling and CapacityScheduling); they are not
 # upstream kube-scheduler's, which has no gang or quota plugins.
 PODGROUPS_WAITING_AT_PERMIT = _gauge(
@@ -343,6 +353,7 @@ ALL: tuple[MetricSpec, ...] = (
     VOLUME_SCHEDULING_STAGE_ERROR,
     LEADER_ELECTION_MASTER_STATUS,
     EVENTS_DROPPED,
+    UNSERVED_PODS,
     *PLUGIN_REPORTED,
 )
 """Every family the scheduler registers."""

@@ -226,6 +226,12 @@ class SchedulerMetrics:
             catalog.UNSCHEDULABLE_PODS.name, None if source is None else _by_label_pair(source)
         )
 
+    def set_unserved_pods_source(self, source: Callable[[], Mapping[str, int]] | None) -> None:
+        """Counts by schedulerName of unassigned pods that no running scheduler serves."""
+        self._scraped.set_source(
+            catalog.UNSERVED_PODS.name, None if source is None else _by_one_label(source)
+        )
+
     def set_inflight_events_source(self, source: Callable[[], Mapping[str, int]] | None) -> None:
         """Counts by event label of the events the queue keeps for in-flight pods."""
         self._scraped.set_source(

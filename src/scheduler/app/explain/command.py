@@ -1,0 +1,150 @@
+"""`kube-pyscheduler explain POD`: the command line, for a live cluster or a scenario."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from scheduler.app.configuration import load_effective, plugin_registry
+from scheduler.app.explain.render import OUTPUTS, write
+from scheduler.app.scenario import Scenario, load_scenario_file
+from scheduler.app.simulation import simulate
+from scheduler.cluster.sim import SimCluster
+from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
+from scheduler.core.explain.model import Explanation
+from scheduler.core.explain.session import DEFAULT_SEED, explain_in
+from scheduler.framework.clock import SystemClock
+from scheduler.framework.errors import ConfigError
+from scheduler.framework.spec import PluginSpec
+from scheduler.observability import configure_logging
+
+
+def add_explain_parser(
+    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    add_plugin_flags: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    explain = commands.add_parser(
+        "explain",
+        help="why a pod is pending: every node, every plugin, and the nearest fixes",
+        description=(
+            "Run a pod through its profile exactly as the scheduler would, read-only, and "
+            "report every Filter plugin's verdict on every node, the Score of every plugin on "
+            "the feasible nodes, what PreFilter and PostFilter (preemption, planned only) "
+            "said, and the nearest changes to the pod that would let it schedule, each "
+            "checked by filtering the changed pod again. Against a live cluster (--kubeconfig) "
+            "or, with --scenario, the cluster that `simulate` leaves after scheduling the "
+            "scenario. Nothing is ever written to the cluster."
+        ),
+    )
+    explain.add_argument("pod", help="NAMESPACE/NAME, or NAME with -n")
+    explain.add_argument("-n", "--namespace", default=None, help="the pod's namespace")
+    explain.add_argument("--kubeconfig", default=None, help="kubeconfig of the live cluster")
+    explain.add_argument(
+        "--config", type=Path, help="the KubeSchedulerConfiguration file the daemon reads"
+    )
+    explain.add_argument(
+        "--scenario",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="explain against a simulated cluster built from these files (repeatable)",
+    )
+    explain.add_argument("-o", "--output", choices=OUTPUTS, default="table")
+    explain.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULT_SEED,
+        help=f"seed of the scheduler's random choices (default {DEFAULT_SEED})",
+    )
+    add_plugin_flags(explain)
+
+
+def pod_key(pod: str, namespace: str | None) -> tuple[str, str]:
+    if "/" in pod:
+        if namespace is not None:
+            raise ConfigError(f"POD {pod!r}: give NAMESPACE/NAME or -n, not both")
+        ns, _, name = pod.partition("/")
+    else:
+        ns, name = namespace or "default", pod
+    if not ns or not name or "/" in name:
+        raise ConfigError(f"POD {pod!r}: expected NAMESPACE/NAME or NAME")
+    return ns, name
+
+
+async def _explain_scenario(
+    args: argparse.Namespace,
+    scenario: Scenario,
+    loaded: tuple[KubeSchedulerConfiguration, Sequence[EffectiveProfile]],
+    registry: Mapping[str, PluginSpec],
+    key: tuple[str, str],
+) -> Explanation:
+    config, profiles = loaded
+    # Seeded as simulate seeds its own cluster, so the run explained is the run simulate shows.
+    sim = SimCluster(clock=SystemClock(), rng=random.Random(args.seed))
+    try:
+        await simulate(scenario.objects, config, profiles, registry, seed=args.seed, cluster=sim)
+    except ConfigError as exc:
+        raise ConfigError(f"{', '.join(scenario.sources)}: {exc}") from exc
+    return await explain_in(sim, *key, config, profiles, registry, seed=args.seed)
+
+
+async def _explain_live(
+    args: argparse.Namespace,
+    loaded: tuple[KubeSchedulerConfiguration, Sequence[EffectiveProfile]],
+    registry: Mapping[str, PluginSpec],
+    key: tuple[str, str],
+) -> Explanation:
+    # Imported here: only the live mode needs the real-cluster client, which is slow to import.
+    from scheduler.cluster.kube import connect, default_user_agent  # noqa: PLC0415
+
+    config, profiles = loaded
+    connection = config.client_connection
+    client = await connect(
+        kubeconfig=args.kubeconfig or connection.kubeconfig or None,
+        master=None,
+        qps=connection.qps,
+        burst=connection.burst,
+        user_agent=f"{default_user_agent()}/explain",
+    )
+    try:
+        return await explain_in(client, *key, config, profiles, registry, seed=args.seed)
+    finally:
+        await client.close()
+
+
+def _refuse_extenders(config: KubeSchedulerConfiguration) -> None:
+    """explain never calls out: an HTTP extender is a remote party whose verdict it cannot
+    read without sending the pod, so a configuration naming one is refused rather than
+    explained without it."""
+    if config.extenders:
+        prefixes = ", ".join(e.url_prefix or "(no urlPrefix)" for e in config.extenders)
+        raise ConfigError(
+            f"extenders: explain does not call HTTP extenders ({prefixes}); explain with a "
+            "configuration without them, knowing the extenders may still reject the pod"
+        )
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    configure_logging("text", 0, cache_loggers=False)
+    key = pod_key(args.pod, args.namespace)
+    registry = plugin_registry(args.plugin, autoload=not args.no_plugin_autoload)
+    if args.scenario:
+        if args.kubeconfig:
+            raise ConfigError("--scenario and --kubeconfig: give one or the other")
+        scenario = Scenario()
+        for file in args.scenario:
+            scenario.extend(load_scenario_file(file))
+        loaded = load_effective(registry, path=args.config, embedded=scenario.config)
+        _refuse_extenders(loaded[0])
+        explanation = asyncio.run(_explain_scenario(args, scenario, loaded, registry, key))
+    else:
+        loaded = load_effective(registry, path=args.config)
+        _refuse_extenders(loaded[0])
+        explanation = asyncio.run(_explain_live(args, loaded, registry, key))
+    write(explanation, args.output, sys.stdout)
+    return 0

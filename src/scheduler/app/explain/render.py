@@ -1,0 +1,129 @@
+"""`explain` output: a table (default), a wide table (every plugin a column), or JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from scheduler.core.explain.model import Explanation, NodeReport, Verdict
+
+OUTPUTS = ("table", "wide", "json")
+# Wide enough for a FailedScheduling text; a terminal narrower than this wraps cells instead.
+_PIPE_WIDTH = 160
+
+
+def _reason(verdict: Verdict) -> str:
+    return "; ".join(verdict.reasons) if verdict.reasons else ""
+
+
+def _cell(verdict: Verdict) -> str:
+    if verdict.passed:
+        return "ok"
+    if verdict.code == "Skip":
+        return "skip"
+    return _reason(verdict) or verdict.code
+
+
+def _ran(explanation: Explanation) -> list[int]:
+    """Positions of the Filter plugins that ran on some node (skipped ones add no column)."""
+    return [
+        i
+        for i in range(len(explanation.filter_plugins))
+        if any(len(n.plugins) > i and n.plugins[i].code != "Skip" for n in explanation.nodes)
+    ]
+
+
+def _nodes_table(explanation: Explanation, wide: bool) -> Table:
+    """One row per node; wide adds each Filter plugin's own answer as a column."""
+    table = Table(box=box.SIMPLE, title="Filter", title_justify="left")
+    table.add_column("NODE", no_wrap=True)
+    table.add_column("VERDICT", no_wrap=True)
+    table.add_column("PLUGIN", no_wrap=True)
+    table.add_column("REASON")
+    columns = _ran(explanation) if wide else []
+    for i in columns:
+        table.add_column(explanation.filter_plugins[i])
+    for report in sorted(explanation.nodes, key=_node_order):
+        verdict = report.verdict
+        plugin = "" if verdict.passed else verdict.plugin
+        row = [
+            report.name,
+            "Feasible" if verdict.passed else verdict.code,
+            plugin,
+            _reason(verdict),
+        ]
+        row.extend(_cell(report.plugins[i]) if i < len(report.plugins) else "" for i in columns)
+        table.add_row(*row)
+    return table
+
+
+def _node_order(report: NodeReport) -> tuple[bool, str]:
+    return (not report.feasible, report.name)
+
+
+def _scores_table(explanation: Explanation, wide: bool) -> Table:
+    table = Table(box=box.SIMPLE, title="Score (feasible nodes)", title_justify="left")
+    table.add_column("NODE")
+    table.add_column("TOTAL", justify="right")
+    names = [p.plugin for p in explanation.scores[0].plugins] if explanation.scores else []
+    for name in names:
+        table.add_column(name, justify="right")
+    for score in explanation.scores:
+        cells = [
+            f"{p.weighted} ({p.raw}→{p.normalized}×{p.weight})" if wide else str(p.weighted)
+            for p in score.plugins
+        ]
+        chosen = " *" if score.node == explanation.chosen_node else ""
+        table.add_row(score.node + chosen, str(score.total), *cells)
+    return table
+
+
+def write_table(explanation: Explanation, out: TextIO, *, wide: bool = False) -> None:
+    width = None if out.isatty() else _PIPE_WIDTH * (2 if wide else 1)
+    console = Console(file=out, width=width, highlight=False)
+
+    def say(text: str) -> None:
+        # Plain text, never read as markup, and wrapped by the terminal rather than by us.
+        console.print(text, markup=False, soft_wrap=True)
+
+    say(f"Pod {explanation.pod} (profile {explanation.profile}): {explanation.outcome}")
+    if explanation.chosen_node:
+        say(f"The scheduler would choose {explanation.chosen_node}.")
+    if explanation.message:
+        say(explanation.message)
+    # Plugins that skipped have nothing to say about this pod; -o wide lists them too.
+    said = [v for v in explanation.pre_filter if wide or v.code != "Skip"]
+    if said:
+        pre = ", ".join(
+            f"{v.plugin}: {v.code}" + (f" ({_reason(v)})" if v.reasons else "") for v in said
+        )
+        say(f"PreFilter: {pre}")
+    console.print(_nodes_table(explanation, wide))
+    if explanation.scores:
+        console.print(_scores_table(explanation, wide))
+    for report in explanation.post_filter:
+        said_by = f": {report.message}" if report.message else ""
+        say(f"PostFilter {report.plugin}: {report.code}{said_by}")
+        for candidate in report.candidates:
+            victims = ", ".join(f"{v.pod} (priority {v.priority})" for v in candidate.victims)
+            say(f"  candidate {candidate.node}: preempt {victims}")
+    for action in explanation.cancelled_actions:
+        say(f"  (not carried out: {action})")
+    if explanation.fixes:
+        say("Nearest fixes (each checked by filtering the changed pod again):")
+        for fix in explanation.fixes:
+            say(f"  - {fix.summary}")
+            if wide:
+                say(f"    patch: {json.dumps(fix.patch, sort_keys=True)}")
+
+
+def write(explanation: Explanation, output: str, out: TextIO) -> None:
+    if output == "json":
+        json.dump(explanation.to_json(), out, indent=2, ensure_ascii=False)
+        out.write("\n")
+        return
+    write_table(explanation, out, wide=output == "wide")

@@ -1,0 +1,1 @@
+"""Shadow mode: trial a scheduler configuration on real traffic, binding nothing."""

@@ -1,0 +1,72 @@
+"""The cluster as the scheduler sees it, loaded once through its own informers and cache.
+
+A `Scheduler` is built on a read-only client and its informers list every resource the
+profiles need; they are then stopped, so the state explained is one consistent snapshot. The
+scheduling loop never runs: nothing is popped, bound or recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Mapping, Sequence
+
+from scheduler.cluster.port import ClusterClient
+from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
+from scheduler.core.explain.read_only import ReadOnlyCluster
+from scheduler.core.scheduler import Scheduler
+from scheduler.framework.clock import Clock
+from scheduler.framework.errors import SchedulerError
+from scheduler.framework.spec import PluginSpec
+
+# How long listing may take before explain gives up (a large cluster lists in seconds).
+DEFAULT_SYNC_TIMEOUT = 60.0
+
+
+async def load_snapshot(
+    client: ClusterClient,
+    config: KubeSchedulerConfiguration,
+    profiles: Sequence[EffectiveProfile],
+    registry: Mapping[str, PluginSpec],
+    *,
+    clock: Clock,
+    seed: int,
+    sync_timeout: float = DEFAULT_SYNC_TIMEOUT,
+) -> tuple[Scheduler, ReadOnlyCluster]:
+    """A scheduler whose cache and listers hold the cluster's current state; the caller
+    calls `scheduler.stop()` when done."""
+    read_only = ReadOnlyCluster(client)
+    scheduler = Scheduler(
+        config=config,
+        profiles=profiles,
+        registry=registry,
+        client=read_only,
+        clock=clock,
+        rng=random.Random(seed),
+    )
+    informers = scheduler.build_informers()
+    tasks = [asyncio.create_task(i.run(), name=f"informer:{i.name}") for i in informers]
+    try:
+        await asyncio.wait_for(asyncio.gather(*(i.synced.wait() for i in informers)), sync_timeout)
+    except TimeoutError as exc:
+        waiting = ", ".join(i.name for i in informers if not i.has_synced)
+        raise SchedulerError(
+            f"the cluster did not list within {sync_timeout:g}s (still listing: {waiting})"
+        ) from exc
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return scheduler, read_only
+
+
+def cancel_background(scheduler: Scheduler) -> list[str]:
+    """Cancel the background work plugins started, before it has had a chance to run.
+
+    Called with no await since the plugins ran, so none of these tasks has started: a task
+    cancelled before its first step never runs its body. Returns the tasks' names.
+    """
+    names = sorted(task.get_name() for task in scheduler.background)
+    for task in list(scheduler.background):
+        task.cancel()
+    return names

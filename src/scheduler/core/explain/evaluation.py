@@ -1,0 +1,202 @@
+"""Running one pod through its profile the way the scheduler does, and keeping every answer.
+
+Two runs over the same snapshot:
+
+* the scheduler's own algorithm (`find_placement`, the very code of a scheduling cycle, with
+  PostFilter plugins only planning): its outcome, the FailedScheduling text and the chosen
+  node are what the daemon would produce;
+* a per-plugin run: PreFilter plugin by plugin, then every Filter plugin on every node (not
+  stopping at the first rejection), the per-node verdict through the same per-node path the
+  scheduler uses (nominated pods included), and every Score plugin's raw, normalized and
+  weighted score on the feasible nodes.
+
+Where the scheduler's run rejected a node, its recorded status is the node's verdict, so the
+report can never disagree with the Event.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from scheduler.core.algorithm import find_placement
+from scheduler.core.explain.dry_post_filter import dry_profile
+from scheduler.core.explain.model import (
+    ERROR,
+    SCHEDULABLE,
+    UNSCHEDULABLE,
+    Explanation,
+    NodeReport,
+    NodeScore,
+    PluginScore,
+    PostFilterReport,
+    Verdict,
+)
+from scheduler.core.outcome import Failure
+from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.node_table import NodeTable
+from scheduler.framework.status import Code, Status
+from scheduler.objects.pod import Pod
+from scheduler.runtime import invoke
+from scheduler.runtime.filtering import FilterRun
+from scheduler.runtime.prefilter import PreFilterOutcome, run_pre_filter
+from scheduler.runtime.profile import Profile
+from scheduler.runtime.scoring import run_pre_score
+
+
+def verdict_of(plugin: str, status: Status) -> Verdict:
+    reasons = status.reasons or ((status.message(),) if status.message() else ())
+    return Verdict(status.plugin or plugin, status.code.label, tuple(reasons))
+
+
+@dataclass(slots=True)
+class ChainRun:
+    """PreFilter once, then the scheduler's per-node Filter path on every node."""
+
+    state: CycleState
+    pre: PreFilterOutcome
+    verdicts: dict[str, Verdict]
+
+    @property
+    def feasible(self) -> list[str]:
+        return [name for name, v in self.verdicts.items() if v.passed]
+
+
+def run_chain(profile: Profile, pod: Pod, table: NodeTable) -> ChainRun:
+    """Every node's verdict for `pod` on a fresh cycle state (used for fixes, too)."""
+    state = CycleState()
+    pre = run_pre_filter(profile, state, pod, table)
+    verdicts: dict[str, Verdict] = {}
+    if not pre.status.is_success:
+        rejected = verdict_of("PreFilter", pre.status)
+        return ChainRun(state, pre, dict.fromkeys(table.names[: table.size], rejected))
+    allowed = None
+    if pre.result is not None and pre.result.node_names is not None:
+        allowed = set(pre.result.node_names)
+    outside = Verdict("PreFilter", "UnschedulableAndUnresolvable", (pre.unsatisfied_message(),))
+    for row in range(table.size):
+        info = table.node_infos[row]
+        if allowed is not None and info.name not in allowed:
+            verdicts[info.name] = outside
+            continue
+        nominated = profile.handle.nominated_pods_for_node(info.name)
+        status = profile.chain.run_with_nominated(state, pod, info, nominated)
+        verdicts[info.name] = verdict_of("Filter", status)
+    return ChainRun(state, pre, verdicts)
+
+
+def _pre_filter_verdicts(profile: Profile, pod: Pod, table: NodeTable) -> list[Verdict]:
+    """Each PreFilter plugin's own answer (the scheduler stops at an unresolvable one)."""
+    state = CycleState()
+    found = []
+    for plugin in profile.pre_filter:
+        result, status = invoke.pre_filter(plugin, state, pod, table)
+        verdict = verdict_of(plugin.name, status.with_plugin(plugin.name))
+        if status.is_success and result is not None and result.node_names is not None:
+            names = ", ".join(sorted(result.node_names)) or "none"
+            verdict = Verdict(plugin.name, verdict.code, (f"only nodes: {names}",))
+        found.append(verdict)
+    return found
+
+
+def _plugin_verdicts(
+    profile: Profile, run: ChainRun, pod: Pod, table: NodeTable, row: int
+) -> tuple[Verdict, ...]:
+    info = table.node_infos[row]
+    found = []
+    for entry in profile.filter:
+        name = entry.plugin.name
+        if name in run.state.skip_filter_plugins:
+            found.append(Verdict(name, "Skip"))
+            continue
+        status = invoke.call_status("Filter", name, entry.plugin.filter, run.state, pod, info)
+        found.append(verdict_of(name, status.with_plugin(name)))
+    return tuple(found)
+
+
+def _scores(profile: Profile, run: ChainRun, pod: Pod, table: NodeTable) -> list[NodeScore]:
+    rows = np.array(
+        sorted(r for name in run.feasible if (r := table.row_of(name)) is not None),
+        dtype=np.int64,
+    )
+    if not len(rows) or not profile.score:
+        return []
+    state = run.state.clone()
+    if not run_pre_score(profile, state, pod, table, rows).is_success:
+        return []
+    per_plugin: list[tuple[str, int, np.ndarray, np.ndarray]] = []
+    for entry in profile.score:
+        name = entry.plugin.name
+        if name in state.skip_score_plugins:
+            continue
+        if entry.batch is not None:
+            raw = invoke.score_batch(entry.batch, state, pod, table, rows)
+        else:
+            raw = invoke.score_rows(entry.plugin, state, pod, table.node_infos, rows)
+        normalized = raw.copy()
+        if entry.extensions is not None:
+            invoke.call_status(
+                "NormalizeScore",
+                name,
+                entry.extensions.normalize_score,
+                state,
+                pod,
+                table,
+                rows,
+                normalized,
+            )
+        per_plugin.append((name, entry.weight, raw, normalized))
+    result = [
+        NodeScore(
+            table.names[int(row)],
+            tuple(
+                PluginScore(name, int(raw[i]), int(norm[i]), weight)
+                for name, weight, raw, norm in per_plugin
+            ),
+        )
+        for i, row in enumerate(rows.tolist())
+    ]
+    return sorted(result, key=lambda s: (-s.total, s.node))
+
+
+def explain_pod(profile: Profile, pod: Pod, table: NodeTable) -> Explanation:
+    """Everything but the fixes (see `fixes.py`)."""
+    reports: list[PostFilterReport] = []
+    outcome = find_placement(dry_profile(profile, reports), CycleState(), pod, table, FilterRun())
+    explanation = Explanation(
+        pod=pod.key,
+        profile=profile.name,
+        outcome=SCHEDULABLE,
+        message="",
+        pre_filter=_pre_filter_verdicts(profile, pod, table),
+        filter_plugins=[e.plugin.name for e in profile.filter],
+        post_filter=reports,
+    )
+    if isinstance(outcome, Failure):
+        explanation.outcome = UNSCHEDULABLE if outcome.status.is_rejected else ERROR
+        explanation.message = outcome.message
+    else:
+        explanation.chosen_node = outcome.node_name
+    run = run_chain(profile, pod, table)
+    diagnosis = outcome.diagnosis if isinstance(outcome, Failure) else None
+    for row in range(table.size):
+        name = table.names[row]
+        verdict = run.verdicts[name]
+        if diagnosis is not None:
+            # The scheduler's own record for the node wins; it is what the Event counted.
+            recorded = diagnosis.status_of_row(row)
+            if recorded.code is not Code.SUCCESS:
+                verdict = verdict_of("Filter", recorded)
+        plugins = (
+            _plugin_verdicts(profile, run, pod, table, row) if run.pre.status.is_success else ()
+        )
+        explanation.nodes.append(NodeReport(name, verdict, plugins))
+    if run.pre.status.is_success:
+        try:
+            explanation.scores = _scores(profile, run, pod, table)
+        except invoke.PluginError:
+            # A Score plugin failed: the scheduler's run (outcome and message) says so when it
+            # scored; with a single feasible node it does not score, and neither is shown.
+            explanation.scores = []
+    return explanation

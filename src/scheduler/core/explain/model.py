@@ -1,0 +1,197 @@
+"""What `explain` found for one pod: plain data, rendered as a table or as JSON.
+
+The JSON form (`to_json`) is the documented schema of `explain -o json`; see
+docs/explain.md. Field names are camelCase like the Kubernetes API's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Outcomes of the scheduler's own run of the profile on the pod.
+SCHEDULABLE = "Schedulable"
+UNSCHEDULABLE = "Unschedulable"
+ERROR = "Error"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One plugin's (or the whole chain's) answer for one node."""
+
+    plugin: str
+    code: str  # Success, Unschedulable, UnschedulableAndUnresolvable, Error, Skip
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        return self.code == "Success"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"plugin": self.plugin, "code": self.code, "reasons": list(self.reasons)}
+
+
+@dataclass(frozen=True, slots=True)
+class NodeReport:
+    """A node: the scheduler's verdict, and every Filter plugin's answer on its own."""
+
+    name: str
+    verdict: Verdict
+    plugins: tuple[Verdict, ...]
+
+    @property
+    def feasible(self) -> bool:
+        return self.verdict.passed
+
+
+@dataclass(frozen=True, slots=True)
+class PluginScore:
+    plugin: str
+    raw: int
+    normalized: int
+    weight: int
+
+    @property
+    def weighted(self) -> int:
+        return self.normalized * self.weight
+
+
+@dataclass(frozen=True, slots=True)
+class NodeScore:
+    node: str
+    plugins: tuple[PluginScore, ...]
+
+    @property
+    def total(self) -> int:
+        return sum(p.weighted for p in self.plugins)
+
+
+@dataclass(frozen=True, slots=True)
+class Victim:
+    pod: str
+    priority: int
+
+
+@dataclass(frozen=True, slots=True)
+class PreemptionCandidate:
+    node: str
+    victims: tuple[Victim, ...]
+    pdb_violations: int
+
+
+@dataclass(slots=True)
+class PostFilterReport:
+    """What PostFilter said; preemption is planned only, never carried out."""
+
+    plugin: str
+    code: str
+    message: str
+    nominated_node: str = ""
+    candidates: list[PreemptionCandidate] = field(default_factory=list)
+    # False for a plugin that cannot plan: it ran, and what it started was cancelled.
+    dry_run: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A change to the pod that was applied to a copy of it and re-filtered before showing."""
+
+    kind: str  # resources, toleration, nodeSelector, nodeAffinity, priority
+    summary: str
+    nodes: tuple[str, ...]  # nodes that pass every Filter once the change is made
+    patch: dict[str, Any]  # a JSON merge patch (RFC 7386) of the pod
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "summary": self.summary,
+            "nodes": list(self.nodes),
+            "patch": self.patch,
+        }
+
+
+@dataclass(slots=True)
+class Explanation:
+    pod: str
+    profile: str
+    outcome: str
+    # The text the scheduler's FailedScheduling Event carries for this state ("" if it fits).
+    message: str
+    chosen_node: str = ""
+    pre_filter: list[Verdict] = field(default_factory=list)
+    filter_plugins: list[str] = field(default_factory=list)
+    nodes: list[NodeReport] = field(default_factory=list)
+    scores: list[NodeScore] = field(default_factory=list)
+    post_filter: list[PostFilterReport] = field(default_factory=list)
+    fixes: list[Fix] = field(default_factory=list)
+    # Background work plugins asked for during the run (e.g. a claim's deallocation), which
+    # was cancelled before it could start.
+    cancelled_actions: list[str] = field(default_factory=list)
+
+    def node(self, name: str) -> NodeReport:
+        return next(n for n in self.nodes if n.name == name)
+
+    def histogram(self) -> dict[str, int]:
+        """Nodes per rejection reason, as the FailedScheduling text counts them."""
+        counts: dict[str, int] = {}
+        for report in self.nodes:
+            for reason in report.verdict.reasons if not report.feasible else ():
+                counts[reason] = counts.get(reason, 0) + 1
+        return counts
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pod": self.pod,
+            "profile": self.profile,
+            "outcome": self.outcome,
+            "message": self.message,
+            "chosenNode": self.chosen_node,
+            "preFilter": [v.to_json() for v in self.pre_filter],
+            "filterPlugins": list(self.filter_plugins),
+            "nodes": [
+                {
+                    "name": n.name,
+                    "feasible": n.feasible,
+                    "verdict": n.verdict.to_json(),
+                    "plugins": [v.to_json() for v in n.plugins],
+                }
+                for n in self.nodes
+            ],
+            "scores": [
+                {
+                    "node": s.node,
+                    "total": s.total,
+                    "plugins": [
+                        {
+                            "plugin": p.plugin,
+                            "raw": p.raw,
+                            "normalized": p.normalized,
+                            "weight": p.weight,
+                            "weighted": p.weighted,
+                        }
+                        for p in s.plugins
+                    ],
+                }
+                for s in self.scores
+            ],
+            "postFilter": [
+                {
+                    "plugin": r.plugin,
+                    "code": r.code,
+                    "message": r.message,
+                    "dryRun": r.dry_run,
+                    "nominatedNode": r.nominated_node,
+                    "candidates": [
+                        {
+                            "node": c.node,
+                            "pdbViolations": c.pdb_violations,
+                            "victims": [{"pod": v.pod, "priority": v.priority} for v in c.victims],
+                        }
+                        for c in r.candidates
+                    ],
+                }
+                for r in self.post_filter
+            ],
+            "fixes": [f.to_json() for f in self.fixes],
+            "cancelledActions": list(self.cancelled_actions),
+        }

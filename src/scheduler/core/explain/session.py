@@ -1,0 +1,70 @@
+"""Explaining one pod of a cluster: snapshot, run, fixes, and the proof that nothing acted."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from scheduler.cluster.port import ClusterClient
+from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
+from scheduler.core.explain.cluster_state import (
+    DEFAULT_SYNC_TIMEOUT,
+    cancel_background,
+    load_snapshot,
+)
+from scheduler.core.explain.evaluation import explain_pod
+from scheduler.core.explain.fixes import nearest_fixes
+from scheduler.core.explain.model import Explanation
+from scheduler.framework.clock import SystemClock
+from scheduler.framework.errors import SchedulerError
+from scheduler.framework.spec import PluginSpec
+from scheduler.objects.pod import Pod
+
+# Seed of the random choices the scheduler makes (tie-breaks, preemption's starting node).
+DEFAULT_SEED = 0
+
+
+async def explain_in(
+    client: ClusterClient,
+    namespace: str,
+    name: str,
+    config: KubeSchedulerConfiguration,
+    profiles: Sequence[EffectiveProfile],
+    registry: Mapping[str, PluginSpec],
+    *,
+    seed: int = DEFAULT_SEED,
+    sync_timeout: float = DEFAULT_SYNC_TIMEOUT,
+) -> Explanation:
+    """The explanation of one pod in the cluster behind `client`, which is only read."""
+    scheduler, read_only = await load_snapshot(
+        client,
+        config,
+        profiles,
+        registry,
+        clock=SystemClock(),
+        seed=seed,
+        sync_timeout=sync_timeout,
+    )
+    try:
+        raw = scheduler.informers["pods"].store.get(namespace, name)
+        if raw is None:
+            raise SchedulerError(f"pod {namespace}/{name} not found (or it has finished)")
+        pod = Pod.from_dict(raw)
+        if pod.node_name:
+            raise SchedulerError(f"pod {pod.key} is already bound to node {pod.node_name}")
+        profile = scheduler.profiles.get(pod.scheduler_name)
+        if profile is None:
+            known = ", ".join(scheduler.profiles)
+            raise SchedulerError(
+                f'pod {pod.key} names schedulerName "{pod.scheduler_name}", which no profile '
+                f"of the configuration has ({known})"
+            )
+        table = scheduler.cache.table
+        explanation = explain_pod(profile, pod, table)
+        explanation.fixes = nearest_fixes(profile, pod, explanation, table)
+        explanation.cancelled_actions = cancel_background(scheduler)
+    finally:
+        await scheduler.stop()
+    if read_only.refused:
+        # Refused, so nothing was written; but a plugin tried, and the report may lack it.
+        raise SchedulerError("a plugin tried to write: " + "; ".join(read_only.refused))
+    return explanation

@@ -1,0 +1,109 @@
+"""A scheduling attempt that consults HTTP extenders: Filter, then the extenders' filters on
+the feasible nodes, then Score plus the extenders' prioritize scores.
+
+The extenders are awaited in the middle of the attempt. The caller holds the informers'
+handlers meanwhile (`Informer.hold`), so the cache and the node table stand still as
+upstream's snapshot does, and rows found before an await still name the same nodes after it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from scheduler.core.algorithm import (
+    Feasible,
+    decided_or_scored,
+    find_feasible,
+    select_placement,
+)
+from scheduler.core.outcome import Failure, Placement
+from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.events import EXTENDER_REJECTOR
+from scheduler.framework.node_table import NodeTable
+from scheduler.framework.status import Status
+from scheduler.objects.pod import Pod
+from scheduler.runtime.extenders import ExtenderCallError, ExtenderChain
+from scheduler.runtime.filtering import FilterRun
+from scheduler.runtime.profile import Profile
+
+
+async def find_placement_with_extenders(
+    profile: Profile,
+    state: CycleState,
+    pod: Pod,
+    table: NodeTable,
+    filter_run: FilterRun,
+    extenders: ExtenderChain,
+) -> Placement | Failure:
+    try:
+        found = await _feasible_after_extenders(profile, state, pod, table, filter_run, extenders)
+        if isinstance(found, Failure):
+            return found
+        totals = decided_or_scored(profile, state, pod, table, found)
+        if not isinstance(totals, np.ndarray):
+            return totals
+        scores = await extenders.prioritize(pod, _nodes(table, found.rows))
+    except ExtenderCallError as exc:
+        # An extender that may not be ignored failed: the attempt fails as an error, in the
+        # extender's own words, and the pod is retried after backoff.
+        return Failure(Status.from_error(str(exc)), str(exc))
+    if scores:
+        totals = totals + np.array(
+            [scores.get(table.names[int(row)], 0) for row in found.rows], dtype=np.int64
+        )
+    return select_placement(profile, table, found.rows, totals)
+
+
+async def _feasible_after_extenders(
+    profile: Profile,
+    state: CycleState,
+    pod: Pod,
+    table: NodeTable,
+    filter_run: FilterRun,
+    extenders: ExtenderChain,
+) -> Feasible | Failure:
+    found = find_feasible(profile, state, pod, table, filter_run)
+    if isinstance(found, Failure):
+        return found
+    if found.nominated_only:
+        kept = await _filter(extenders, pod, table, found)
+        if len(kept.rows):
+            return kept
+        # Upstream tries the nominated node alone first and, when it does not pass every
+        # filter (the extenders' included), evaluates all nodes.
+        found = find_feasible(profile, state, pod, table, filter_run, try_nominated=False)
+        if isinstance(found, Failure):
+            return found
+    return await _filter(extenders, pod, table, found)
+
+
+async def _filter(
+    extenders: ExtenderChain, pod: Pod, table: NodeTable, found: Feasible
+) -> Feasible:
+    """The rows the extenders' filters keep; the nodes they name get their statuses in the
+    diagnosis, so the FitError counts their reasons as upstream's does."""
+    if not len(found.rows):
+        return found
+    outcome = await extenders.filter(pod, _nodes(table, found.rows))
+    diagnosis = found.diagnosis
+    for name, status in outcome.statuses.items():
+        row = table.row_of(name)
+        if row is not None:
+            diagnosis.reject_row(row, status.with_plugin(EXTENDER_REJECTOR))
+    kept = {table.row_of(name) for name in outcome.node_names}
+    rows = np.array([r for r in found.rows.tolist() if r in kept], dtype=np.int64)
+    if len(rows) != len(found.rows):
+        diagnosis.unschedulable_plugins.add(EXTENDER_REJECTOR)
+    return Feasible(rows, diagnosis, found.nominated_only)
+
+
+def _nodes(table: NodeTable, rows: np.ndarray) -> list[Mapping[str, Any]]:
+    nodes = []
+    for row in rows.tolist():
+        node = table.node_infos[row].node
+        if node is not None:
+            nodes.append(node.raw)
+    return nodes

@@ -1,0 +1,7 @@
+"""HTTP scheduler extenders, called as kube-scheduler calls them (filter, prioritize, bind)."""
+
+from scheduler.runtime.extenders.chain import ExtenderChain, FilterOutcome, scaled_score
+from scheduler.runtime.extenders.extender import HTTPExtender
+from scheduler.runtime.extenders.transport import ExtenderCallError
+
+__all__ = ["ExtenderCallError", "ExtenderChain", "FilterOutcome", "HTTPExtender", "scaled_score"]

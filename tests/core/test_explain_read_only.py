@@ -1,0 +1,115 @@
+"""`explain` cannot write: the client refuses, and work plugins start is cancelled unrun."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
+
+import pytest
+
+from scheduler.app.configuration import plugin_registry
+from scheduler.app.scenario import ordered_for_loading, parse_documents
+from scheduler.cluster.sim import SimCluster
+from scheduler.config import load_config_dict
+from scheduler.core.explain.read_only import ReadOnlyCluster, WriteRefusedError
+from scheduler.core.explain.session import explain_in
+from scheduler.framework import CycleState, Handle, NodeStatusReader, PluginSpec, Pod, Status
+from scheduler.framework.plugins import PostFilterResult
+from scheduler.objects.pod import Pod as PodView
+from scheduler.testing import FakeClock, make_node, make_pod
+
+CLUSTER = """
+apiVersion: v1
+kind: Node
+metadata: {name: tiny}
+status: {allocatable: {cpu: 100m, memory: 1Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: victim, namespace: default}
+spec: {nodeName: tiny, containers: [{name: c, image: i}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: big, namespace: default}
+spec:
+  containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+def _sim() -> SimCluster:
+    sim = SimCluster(clock=FakeClock())
+    sim.load(ordered_for_loading(parse_documents(CLUSTER, "cluster").objects))
+    return sim
+
+
+async def test_reads_pass_and_every_write_is_refused() -> None:
+    sim = _sim()
+    client = ReadOnlyCluster(sim)
+    assert len((await client.list("nodes")).items) == 1
+    assert (await client.get("pods", "default", "big"))["metadata"]["name"] == "big"
+    pod = PodView.from_dict(make_pod("big", "default").dict())
+    node = make_node("n").dict()
+    writes: list[Callable[[], Awaitable[Any]]] = [
+        lambda: client.create("nodes", node),
+        lambda: client.update("nodes", node),
+        lambda: client.delete("pods", "default", "victim"),
+        lambda: client.create_event({}),
+        lambda: client.bind(pod, "tiny"),
+        lambda: client.delete_pod("default", "victim"),
+        lambda: client.patch_pod_status("default", "big", {"phase": "Running"}),
+        lambda: client.patch_object("pods", "default", "big", {"metadata": {}}),
+    ]
+    revision = sim.revision
+    for write in writes:
+        with pytest.raises(WriteRefusedError, match="explain is read-only"):
+            await write()
+    assert sim.revision == revision
+    assert len(client.refused) == len(writes)
+
+
+class Evictor:
+    """A PostFilter plugin that cannot plan: it evicts in the background whenever it runs."""
+
+    name = "Evictor"
+    ran: ClassVar[list[str]] = []
+
+    def __init__(self, args: object, handle: Handle) -> None:
+        self.handle = handle
+
+    def post_filter(
+        self, state: CycleState, pod: Pod, statuses: NodeStatusReader
+    ) -> tuple[PostFilterResult | None, Status]:
+        async def evict() -> None:
+            Evictor.ran.append("evicted")
+            await self.handle.api.delete_pod("default", "victim")
+
+        self.handle.start_background("evict:default/victim", evict)
+        return None, Status.unschedulable("evicting default/victim")
+
+
+async def test_background_work_of_postfilter_is_cancelled_before_it_runs() -> None:
+    registry = dict(plugin_registry([]))
+    registry["Evictor"] = PluginSpec("Evictor", Evictor)
+    config, profiles = load_config_dict(
+        {
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [
+                {
+                    "schedulerName": "default-scheduler",
+                    "plugins": {"postFilter": {"enabled": [{"name": "Evictor"}]}},
+                }
+            ],
+        },
+        registry,
+    )
+    sim = _sim()
+    revision = sim.revision
+    explanation = await explain_in(sim, "default", "big", config, profiles, registry)
+    assert explanation.cancelled_actions == ["plugin:default-scheduler:evict:default/victim"]
+    assert Evictor.ran == []
+    assert sim.revision == revision
+    report = next(r for r in explanation.post_filter if r.plugin == "Evictor")
+    assert not report.dry_run and report.message == "evicting default/victim"
+    assert "evicting default/victim" in explanation.message
