@@ -15,7 +15,7 @@ from scheduler.framework.status import Code, Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime.diagnosis import NO_NODES_AVAILABLE, Diagnosis
 from scheduler.runtime.filtering import FilterError, FilterRun
-from scheduler.runtime.invoke import PluginError
+from scheduler.runtime.invoke import PluginError, PluginFault
 from scheduler.runtime.postfilter import run_post_filter
 from scheduler.runtime.prefilter import run_pre_filter
 from scheduler.runtime.profile import Profile
@@ -168,7 +168,9 @@ def _post_filter(
     result = None
     if profile.post_filter:
         result, post_status = run_post_filter(profile, state, pod, diagnosis)
-        if post_status.code is Code.ERROR:
+        # A plugin that broke its contract fails the attempt; an Error it returned is, as
+        # upstream has it, only the PostFilter part of the still unschedulable pod's text.
+        if isinstance(post_status, PluginFault):
             return Failure(post_status, post_status.message(), diagnosis)
         if post_status.message():
             diagnosis.post_filter_message = post_status.message()

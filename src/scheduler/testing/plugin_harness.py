@@ -41,7 +41,7 @@ def build_table(nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> NodeTable:
     for info in infos.values():
         table.upsert_node(info)
         if info.node is not None:
-            table.set_images(info.name, (), (n for i in info.node.images for n in i.names))
+            table.add_images(info.name, info.node.images)
     return table
 
 
