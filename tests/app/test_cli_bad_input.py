@@ -169,6 +169,14 @@ SCENARIOS = {
         ).encode(),
         "document 1: Pod default/p1: spec.topologySpreadConstraints[0]: must be an object",
     ),
+    "pod-spec-not-an-object": (
+        (NODE % "4" + "---\n" + (POD % "1").replace("spec: {", "spec: false\nx: {")).encode(),
+        "document 1: Pod p1: spec: must be an object",
+    ),
+    "node-status-not-an-object": (
+        (NODE % "4").replace("status:", "status: []\nx:").encode(),
+        "document 0: Node n1: status: must be an object",
+    ),
     "unknown-kind": (
         (NODE % "4").replace("kind: Node", "kind: Nodes").encode(),
         "document 0: cannot load Nodes n1 (apiVersion v1): unknown kind",

@@ -89,6 +89,11 @@ def _check_object(item: Any, where: str) -> None:
     for key in ("name", "namespace"):
         if meta.get(key) is not None and not isinstance(meta[key], str):
             raise ConfigError(f"{where}: {item.get('kind')}: metadata.{key}: must be a string")
+    for key in ("spec", "status"):
+        # The simulated cluster fills defaults into both, as the API server would.
+        if key in item and not isinstance(item[key], Mapping):
+            named = "/".join(str(meta[k]) for k in ("namespace", "name") if meta.get(k))
+            raise ConfigError(f"{where}: {item.get('kind')} {named}: {key}: must be an object")
     try:
         refuse_unexpanded(item)
         _KINDS.for_object(item)
