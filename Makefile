@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install simulate lint typecheck layers test unit bench chaos clean
+.PHONY: install simulate lint typecheck layers test unit bench chaos differential clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,13 @@ chaos: install
 
 bench: install
 	$(BIN)/python -m bench.simulate_basic
+
+# Upstream kube-scheduler and ours on one real apiserver, the same seeded cases for both;
+# disagreements are saved as replayable scenario files. `make differential CASES=2000 SEED=7`
+CASES ?= 500
+SEED ?= 1
+differential: install
+	$(BIN)/python -m tests.differential.runner --cases $(CASES) --seed $(SEED)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -37,14 +37,17 @@ KINDS = (
 )
 
 
-def scheduler_config(kubeconfig: Path, scheduler_name: str) -> dict[str, Any]:
+def scheduler_config(
+    kubeconfig: Path, scheduler_name: str, profile: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """`profile` adds fields (e.g. `plugins`) to the one profile."""
     return {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
         "clientConnection": {"kubeconfig": str(kubeconfig), "qps": 5000, "burst": 5000},
         "leaderElection": {"leaderElect": False},
         "percentageOfNodesToScore": 100,
-        "profiles": [{"schedulerName": scheduler_name}],
+        "profiles": [{"schedulerName": scheduler_name, **(profile or {})}],
     }
 
 
@@ -82,15 +85,26 @@ class SchedulerProcess:
     """One scheduler run: writes its config, starts it with a log file, stops it for sure."""
 
     def __init__(
-        self, kind: SchedulerKind, kube_scheduler: Path, kubeconfig: Path, work_dir: Path
+        self,
+        kind: SchedulerKind,
+        kube_scheduler: Path,
+        kubeconfig: Path,
+        work_dir: Path,
+        *,
+        profile: dict[str, Any] | None = None,
+        extra_args: tuple[str, ...] = (),
     ) -> None:
         self.kind = kind
         self.log_path = work_dir / f"{kind.label}.log"
         config_path = work_dir / f"{kind.label}-config.yaml"
         # JSON is valid YAML, and both configuration loaders read YAML.
-        config_path.write_text(json.dumps(scheduler_config(kubeconfig, kind.scheduler_name)))
+        config = scheduler_config(kubeconfig, kind.scheduler_name, profile)
+        config_path.write_text(json.dumps(config))
         port = free_loopback_port()
-        self.argv = scheduler_argv(kind, kube_scheduler, config_path, kubeconfig, port)
+        self.argv = [
+            *scheduler_argv(kind, kube_scheduler, config_path, kubeconfig, port),
+            *extra_args,
+        ]
         self._popen: subprocess.Popen[bytes] | None = None
 
     def start(self) -> float:

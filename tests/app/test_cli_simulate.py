@@ -169,3 +169,44 @@ def test_bad_input_fails_naming_the_object(
 def test_negative_counts_are_rejected(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--nodes", "-1"]) == 2
     assert "--nodes" in capsys.readouterr().err
+
+
+PINNED_TO_A_DELETED_NODE = """\
+apiVersion: v1
+kind: Node
+metadata: {name: a}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: pinned, namespace: default}
+spec:
+  containers: [{name: c, image: x}]
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchFields: [{key: metadata.name, operator: In, values: [deleted-node]}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: plain, namespace: default}
+spec:
+  containers: [{name: c, image: x}]
+"""
+
+
+def test_pod_pinned_to_a_missing_node_is_explained_and_the_rest_placed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = tmp_path / "pinned.yaml"
+    scenario.write_text(PINNED_TO_A_DELETED_NODE)
+    result = _run_json(["simulate", str(scenario)], capsys)
+    pods = {p["name"]: p for p in result["pods"]}
+    assert pods["pinned"]["status"] == "Unschedulable"
+    assert pods["pinned"]["message"] == (
+        "0/1 nodes are available: 1 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
+        "no new claims to deallocate, "
+        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+    )
+    assert pods["plain"]["node"] == "a"

@@ -9,9 +9,9 @@ import pytest
 
 from scheduler.app.configuration import plugin_registry
 from scheduler.app.scenario import ordered_for_loading, parse_documents
+from scheduler.cluster.read_only import ReadOnlyCluster, WriteRefusedError
 from scheduler.cluster.sim import SimCluster
 from scheduler.config import load_config_dict
-from scheduler.core.explain.read_only import ReadOnlyCluster, WriteRefusedError
 from scheduler.core.explain.session import explain_in
 from scheduler.framework import CycleState, Handle, NodeStatusReader, PluginSpec, Pod, Status
 from scheduler.framework.plugins import PostFilterResult
@@ -45,7 +45,7 @@ def _sim() -> SimCluster:
 
 async def test_reads_pass_and_every_write_is_refused() -> None:
     sim = _sim()
-    client = ReadOnlyCluster(sim)
+    client = ReadOnlyCluster(sim, "explain is read-only")
     assert len((await client.list("nodes")).items) == 1
     assert (await client.get("pods", "default", "big"))["metadata"]["name"] == "big"
     pod = PodView.from_dict(make_pod("big", "default").dict())

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from scheduler.cluster.send_gate import check_before_sending
 from scheduler.core.fencing import FencedClusterAPI, NotLeadingError
 from scheduler.objects.pod import Pod
 from scheduler.testing import FakeClock, make_pod
@@ -112,3 +113,60 @@ async def test_cancelling_the_caller_is_not_mistaken_for_the_end_of_tenure(
     binding.cancel()
     with pytest.raises(asyncio.CancelledError):
         await binding
+
+
+async def _run_ready_tasks() -> None:
+    """Lets the tasks started so far run until each waits on something (a few loop turns)."""
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+class WireApi(Api):
+    """An API whose writes pass the send gate as the kube transport's do: after waiting (for
+    the rate limiter), immediately before going on the wire, then wait for their answer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answer = asyncio.Event()
+
+    async def bind(self, pod: Pod, node_name: str) -> None:
+        if self.hold is not None:
+            await self.hold.wait()
+        check_before_sending("POST")
+        self.calls.append(f"sent bind {pod.name}")
+        await self.answer.wait()
+
+
+async def test_a_write_on_the_wire_when_the_tenure_ends_is_left_to_its_answer(
+    clock: FakeClock,
+) -> None:
+    api = WireApi()
+    fenced = FencedClusterAPI(api, Tenure(clock, clock.now() + 3), clock)
+    pod = Pod.from_dict(make_pod("p").dict())
+    binding = asyncio.create_task(fenced.bind(pod, "n1"))
+    await _run_ready_tasks()
+    assert api.calls == ["sent bind p"]
+    clock.advance(3)  # the tenure ends while the answer is awaited
+    await _run_ready_tasks()
+    assert not binding.done()
+    api.answer.set()
+    await binding  # the Binding was made: the caller learns it, and records it
+
+
+async def test_the_tenure_is_checked_again_just_before_sending(clock: FakeClock) -> None:
+    api = WireApi()
+    api.hold = asyncio.Event()
+    tenure = Tenure(clock, clock.now() + 3)
+    fenced = FencedClusterAPI(api, tenure, clock)
+    pod = Pod.from_dict(make_pod("p").dict())
+    binding = asyncio.create_task(fenced.bind(pod, "n1"))
+    await asyncio.sleep(0)
+    tenure.until = clock.now()  # the tenure is cut short (a renewal failed) before the timer
+    api.hold.set()
+    with pytest.raises(NotLeadingError, match="not sent"):
+        await binding
+    assert api.calls == []
+
+
+async def test_outside_a_fenced_call_nothing_is_gated() -> None:
+    check_before_sending("POST")  # no gate set: nothing to refuse

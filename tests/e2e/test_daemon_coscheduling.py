@@ -1,8 +1,8 @@
 """Gang scheduling against a real kube-apiserver with the PodGroup CRD installed.
 
 A PodGroup of minMember 5 and its pods (scheduler-plugins' label): while only four exist none
-is bound, each says why, and the PodGroup stays Pending; the fifth arrival gets all five bound,
-and the group's status moves to Scheduling.
+is bound, each says why, the PodGroup stays Pending and an Event about it says why; the fifth
+arrival gets all five bound, and the group's status moves to Scheduling.
 """
 
 from __future__ import annotations
@@ -77,6 +77,21 @@ def test_gang_of_five_binds_only_when_all_five_exist(
         "PodGroup Pending",
         timeout_s=STATUS_TIMEOUT_S,
     )
+    # The PodGroup itself says why (its status has no field for a reason): an Event about it.
+    [said] = poll_until(
+        lambda: [
+            e
+            for e in workload.events("WaitingForMembers")
+            if e["regarding"]["kind"] == "PodGroup" and e["regarding"]["name"] == "train"
+        ],
+        "an Event about the PodGroup",
+        timeout_s=EVENT_TIMEOUT_S,
+    )
+    assert said["type"] == "Warning"
+    assert said["note"] == (
+        "fewer pods of the group exist than its minMember (5); none of them is scheduled "
+        "until 5 exist"
+    ), said
 
     _member(workload, ours, "train-4", "train")
     placed = workload.wait_bound([*first, "train-4"], timeout_s=BIND_TIMEOUT_S)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from tests.integration.gangs import (
     COSCHEDULING_CONFIG,
@@ -155,3 +156,33 @@ async def test_pod_group_status_follows_its_members() -> None:
         # Stamped by the first status pass after the fourth member appeared (t=2 s).
         assert status["scheduleStartTime"] == "2026-01-01T00:00:03Z"
         assert bound_count(h, "job") == 4
+
+
+def _pod_group_events(h: Harness, name: str) -> list[dict[str, Any]]:
+    return [
+        e
+        for e in h.sim.events(f"default/{name}")
+        if e["regarding"]["kind"] == "PodGroup" and e["reason"] == "WaitingForMembers"
+    ]
+
+
+async def test_pod_group_with_members_missing_says_why_once() -> None:
+    async with Harness(COSCHEDULING_CONFIG) as h:
+        h.create([*nodes(2), pod_group("job", 4), *gang_pods("job", 2)])
+        await run_for(h, 3)
+        [event] = _pod_group_events(h, "job")
+        assert event["type"] == "Warning"
+        assert event["note"] == (
+            "fewer pods of the group exist than its minMember (4); none of them is scheduled "
+            "until 4 exist"
+        )
+        assert event["regarding"]["apiVersion"] == "scheduling.x-k8s.io/v1alpha1"
+        h.create([gang_pods("job", 3)[2]])
+        await run_for(h, 3)
+        # Still waiting: the status loop does not say it again on every pass.
+        assert len(_pod_group_events(h, "job")) == 1
+        assert "series" not in _pod_group_events(h, "job")[0]
+        h.create([gang_pods("job", 4)[3]])
+        await run_for(h, 3)
+        assert bound_count(h, "job") == 4
+        assert len(_pod_group_events(h, "job")) == 1

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from scheduler.testing import make_node, make_pod
+from scheduler.testing.storage_builders import claim_volume
 from tests.integration.harness import Harness
 
 Case = tuple[list[dict[str, Any]], dict[str, Any], str]
@@ -50,6 +51,14 @@ CASES: dict[str, Case] = {
         # A full node could take the pod if something left: preemption looks, finds no victim.
         "0/1 nodes are available: 1 Too many pods. no new claims to deallocate, "
         "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
+    ),
+    "missing-claim": (
+        [make_node("a").dict(), make_node("b").dict()],
+        make_pod("p").spec(volumes=[claim_volume("data")]).dict(),
+        # VolumeBinding's PreFilter rejects the pod before DynamicResources' PreFilter runs, so
+        # DynamicResources' PostFilter finds no state of its own: its error ends the chain
+        # before preemption and is the whole PostFilter part of the text.
+        '0/2 nodes are available: persistentvolumeclaim "data" not found. not found',
     ),
     "no-nodes": ([], make_pod("p").dict(), "no nodes available to schedule pods"),
     "node-name": (

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from plugins.default_preemption.disruption_budgets import DisruptionBudget, split_by_violation
-from plugins.default_preemption.importance import by_importance
+from plugins.default_preemption.importance import by_importance, reprieve_order
 from plugins.default_preemption.victims import NO_VICTIMS_FOUND, Victims, select_victims
 from scheduler.framework import Code, CycleState, Pod
 from scheduler.testing import make_node, make_pod
@@ -53,6 +53,35 @@ def test_reprieves_the_most_important_pods_that_still_leave_room() -> None:
     victims = victims_on(world, preemptor())
     assert names(victims.pods) == ["c"]
     assert victims.num_pdb_violations == 0
+
+
+def test_equal_pods_not_started_are_reprieved_last_added_first_as_upstream_sorts_them() -> None:
+    # 2 cpu; the preemptor needs 1500m. Either victim alone makes room. Upstream's comparison
+    # gives each unstarted pod "now" at every call, so its sort reverses node order: b is put
+    # back first and a is the victim.
+    world = World(
+        [node(cpu="2")],
+        [running("a", "n1", cpu="250m", priority=5), running("b", "n1", cpu="500m", priority=5)],
+    )
+    victims = victims_on(world, preemptor(cpu="1500m"))
+    assert names(victims.pods) == ["a"]
+
+
+def test_reprieve_order_follows_priority_then_start_then_reversed_node_order() -> None:
+    pods = [
+        running("unstarted-1", "n1", cpu="1"),
+        running("late", "n1", cpu="1", started="2025-12-31T12:00:00Z"),
+        running("unstarted-2", "n1", cpu="1"),
+        running("early", "n1", cpu="1", started="2025-12-30T12:00:00Z"),
+        running("high", "n1", cpu="1", priority=9),
+    ]
+    assert names(reprieve_order(pods, NOW)) == [
+        "high",
+        "early",
+        "late",
+        "unstarted-2",
+        "unstarted-1",
+    ]
 
 
 def test_between_equal_priorities_the_older_pod_is_reprieved() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from plugins.dynamic_resources.state import STATE_KEY, StateData
-from scheduler.framework import Code, Pod
+from scheduler.framework import Code, CycleState, Pod
 from scheduler.testing import FakeClock, make_pod
 from scheduler.testing.dra_builders import (
     device,
@@ -175,6 +175,13 @@ def test_missing_class() -> None:
     assert outcome(status) == unresolvable("request req-1: device class gpu does not exist")
     _, post = world.plugin.post_filter(state, pod_using("c"), None)  # type: ignore[arg-type]
     assert outcome(post) == (Code.UNSCHEDULABLE, "no new claims to deallocate")
+
+
+def test_post_filter_without_its_pre_filter_state_answers_upstreams_error() -> None:
+    # An earlier PreFilter plugin rejected the pod as unresolvable, so this one never ran.
+    world = World([GPU_CLASS, ONE_GPU])
+    _, post = world.plugin.post_filter(CycleState(), pod_using("c"), None)  # type: ignore[arg-type]
+    assert outcome(post) == (Code.ERROR, "not found")
 
 
 def test_request_without_exactly_or_first_available() -> None:

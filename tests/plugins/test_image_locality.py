@@ -93,6 +93,48 @@ def test_missing_images_score_zero() -> None:
     assert scores_for(nodes, make_pod("p").image("app").obj()) == [0, 0]
 
 
+def test_one_size_per_image_name_across_the_cluster() -> None:
+    # The first node to report the name sets its size for every holder.
+    nodes = [
+        make_node("a").image("app:v1", 500 * MB).obj(),
+        make_node("b").image("app:v1", 900 * MB).obj(),
+    ]
+    expected = 100 * (500 - 23) // (1000 - 23)
+    assert scores_for(nodes, make_pod("p").image("app:v1").obj()) == [expected, expected]
+
+
+def test_image_volumes_add_to_the_sum_but_not_to_the_cap() -> None:
+    nodes = [
+        make_node("a").image("data:v1", 600 * MB).obj(),
+        make_node("b").image("data:v1", 600 * MB).image("app:latest", 300 * MB).obj(),
+    ]
+    pod = (
+        make_pod("p")
+        .image("app")
+        .spec(volumes=[{"name": "models", "image": {"reference": "data:v1"}}])
+        .obj()
+    )
+    # One container: the cap stays 1000 MiB. b: 150 MiB (app on 1 of 2) + 600 MiB.
+    assert scores_for(nodes, pod) == [
+        100 * (600 - 23) // (1000 - 23),
+        100 * (750 - 23) // (1000 - 23),
+    ]
+
+
+def test_digests_and_tags_are_names_of_their_own() -> None:
+    digest = "registry.io/app@sha256:" + "a" * 64
+    nodes = [
+        make_node("a").image(digest, 400 * MB).obj(),
+        make_node("b").image("registry.io/app:v1", 400 * MB).obj(),
+    ]
+    # A digest reference is kept as it is; each name is on one of the two nodes.
+    assert scores_for(nodes, make_pod("p").image(digest).obj()) == [
+        100 * (200 - 23) // (1000 - 23),
+        0,
+    ]
+    assert scores_for(nodes, make_pod("p").image("registry.io/app").obj()) == [0, 0]
+
+
 # ---- batch and per-node forms agree ----------------------------------------------------
 
 IMAGES = ("app:latest", "db:5", "cache:latest", "tool:latest")

@@ -356,3 +356,18 @@ def test_broken_linear_function(
 
 def test_score_extensions_are_absent() -> None:
     assert NodeResourcesFit(NodeResourcesFitArgs(), FakeHandle()).score_extensions() is None
+
+
+def test_score_sums_containers_even_where_the_pod_sets_pod_level_requests() -> None:
+    """Upstream's Fit scorer is built without pod-level resources; only Filter uses them."""
+    nodes = [node("n1", cpu="4", memory="4000")]
+    containers_only = make_pod("p").req(cpu="1", memory="1000").obj()
+    pod_level = (
+        make_pod("p")
+        .req(cpu="1", memory="1000")
+        .spec(resources={"requests": {"cpu": "3", "memory": "3000"}})
+        .obj()
+    )
+    # LeastAllocated on the containers' 1 of 4 cores and 1000 of 4000 bytes: (75 + 75) / 2.
+    assert run_scores({}, containers_only, nodes, []) == [75]
+    assert run_scores({}, pod_level, nodes, []) == [75]

@@ -5,6 +5,12 @@ Running (enough members run), and back to Pending while fewer than minMember exi
 scheduler's pod informer does not keep finished pods, so it cannot tell a finished member from
 a deleted one: Finished and Failed are not written, and a Running group stays Running.
 The loop starts with the first scheduling cycle, which only the leader runs.
+
+The status has no field for a reason, so when a group has members but fewer than minMember,
+the loop also writes a Warning Event about the PodGroup saying so, once each time the group
+enters that state, so `kubectl describe podgroup` tells why nothing is bound. Its note names
+no current count: repeated Events are correlated into one series that keeps its first note
+(as client-go's recorder does), so a count in it would soon be stale.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from typing import Any
 
 from plugins.coscheduling.dialects import SIGS_RESOURCE, X_K8S_RESOURCE, ref_of_group_object
 from plugins.coscheduling.members import PODS_RESOURCE, Members, members_of
-from scheduler.framework import Handle
+from scheduler.framework import Handle, ObjectReference
 from scheduler.framework.errors import APIError
 
 PENDING = "Pending"
@@ -24,6 +30,7 @@ RUNNING = "Running"
 # The dialects whose PodGroup status has this shape (the native one has conditions instead).
 STATUS_RESOURCES = (X_K8S_RESOURCE, SIGS_RESOURCE)
 SYNC_PERIOD_SECONDS = 1.0
+WAITING_REASON = "WaitingForMembers"
 
 
 def desired_status(
@@ -55,8 +62,51 @@ def _rfc3339(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-async def sync_once(handle: Handle) -> int:
-    """Patch every PodGroup whose status is out of date; returns how many were patched."""
+def waiting_note(min_member: int, members: Members) -> str | None:
+    """Why the group's pods wait, while members exist but fewer than minMember."""
+    if not 0 < members.total < min_member:
+        return None
+    return (
+        f"fewer pods of the group exist than its minMember ({min_member}); none of them is "
+        f"scheduled until {min_member} exist"
+    )
+
+
+def _tell_why(
+    handle: Handle, raw: Mapping[str, Any], note: str | None, told: dict[str, str]
+) -> None:
+    meta = raw.get("metadata") or {}
+    uid = str(meta.get("uid") or "")
+    if note is None:
+        told.pop(uid, None)
+        return
+    if told.get(uid) == note:
+        return
+    told[uid] = note
+    regarding = ObjectReference(
+        str(raw.get("apiVersion") or ""),
+        str(raw.get("kind") or "PodGroup"),
+        str(meta.get("namespace") or "default"),
+        str(meta.get("name") or ""),
+        uid,
+    )
+    handle.record_object_event(
+        regarding, event_type="Warning", reason=WAITING_REASON, action="Scheduling", note=note
+    )
+
+
+def _serves(handle: Handle, members: Members) -> bool:
+    """Whether this profile schedules the group's waiting pods (so one profile reports)."""
+    return any(
+        (raw.get("spec") or {}).get("schedulerName", "default-scheduler") == handle.profile_name
+        for raw in members.unbound
+    )
+
+
+async def sync_once(handle: Handle, told: dict[str, str] | None = None) -> int:
+    """Patch every PodGroup whose status is out of date; returns how many were patched.
+    `told` remembers the last waiting note written per PodGroup uid."""
+    told = told if told is not None else {}
     pods = handle.lister(PODS_RESOURCE)
     patched = 0
     for resource in STATUS_RESOURCES:
@@ -67,7 +117,10 @@ async def sync_once(handle: Handle) -> int:
                 continue  # unreadable; the plugin reports it on the members
             ref = ref_of_group_object(resource, raw)
             current = raw.get("status") or {}
-            wanted = desired_status(current, min_member, members_of(pods, ref), handle.clock.wall())
+            members = members_of(pods, ref)
+            if _serves(handle, members):
+                _tell_why(handle, raw, waiting_note(min_member, members), told)
+            wanted = desired_status(current, min_member, members, handle.clock.wall())
             if wanted == current:
                 continue
             try:
@@ -82,6 +135,7 @@ async def sync_once(handle: Handle) -> int:
 
 
 async def run_status_loop(handle: Handle) -> None:
+    told: dict[str, str] = {}
     while True:
-        await sync_once(handle)
+        await sync_once(handle, told)
         await handle.clock.sleep(SYNC_PERIOD_SECONDS)

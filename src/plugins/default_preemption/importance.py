@@ -31,6 +31,38 @@ def by_importance(pods: Iterable[Pod], now: datetime) -> list[Pod]:
     return sorted(pods, key=lambda p: (-p.priority, start_time(p, now)))
 
 
+def _started_at(pod: Pod, now: datetime) -> datetime | None:
+    raw = (pod.raw.get("status") or {}).get("startTime")
+    return start_time(pod, now) if raw else None
+
+
+def more_important(first: Pod, second: Pod, now: datetime) -> bool:
+    """Upstream's MoreImportantPod, asymmetry included: a pod without a start time is given
+    `time.Now()` at each call, the first pod's read before the second's, so between two such
+    pods of equal priority the first one asked about always counts as more important."""
+    if first.priority != second.priority:
+        return first.priority > second.priority
+    started_first, started_second = _started_at(first, now), _started_at(second, now)
+    if started_first is None and started_second is None:
+        return True
+    return (started_first or now) < (started_second or now)
+
+
+def reprieve_order(pods: Sequence[Pod], now: datetime) -> list[Pod]:
+    """The order upstream reprieves potential victims in: Go's sort.Slice over node order with
+    `more_important` as less. For up to 12 pods that sort is an insertion sort, followed here
+    exactly; with the asymmetric comparison, equal pods that have not started come out in
+    reverse node order. (Past 12, Go's pattern-defeating quicksort may order such ties
+    differently; this keeps the insertion sort.)"""
+    ordered = list(pods)
+    for i in range(1, len(ordered)):
+        j = i
+        while j > 0 and more_important(ordered[j], ordered[j - 1], now):
+            ordered[j], ordered[j - 1] = ordered[j - 1], ordered[j]
+            j -= 1
+    return ordered
+
+
 def earliest_start_of_highest_priority(victims: Sequence[Pod], now: datetime) -> datetime:
     """Among the victims with the highest priority, the earliest start time."""
     top = max(p.priority for p in victims)

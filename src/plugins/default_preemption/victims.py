@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from plugins.default_preemption.disruption_budgets import DisruptionBudget, split_by_violation
-from plugins.default_preemption.importance import by_importance
+from plugins.default_preemption.importance import by_importance, reprieve_order
 from scheduler.framework import Code, CycleState, Handle, NodeInfo, Pod, Status
 
 NO_VICTIMS_FOUND = "No preemption victims found for incoming pod"
@@ -83,7 +83,7 @@ def select_victims(
     status = node.fits()
     if not status.is_success:
         return status
-    violating, non_violating = split_by_violation(by_importance(potential, now), budgets)
+    violating, non_violating = split_by_violation(reprieve_order(potential, now), budgets)
     victims: list[Pod] = []
     num_violations = 0
     for group, counts_as_violation in ((violating, True), (non_violating, False)):

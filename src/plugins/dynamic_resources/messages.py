@@ -12,6 +12,8 @@ ALLOCATION_NOT_FOUND = "claim allocation not found for node"
 NO_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
 DEALLOCATED = "deallocation of ResourceClaim completed"
 STILL_NOT_SCHEDULABLE = "still not schedulable"
+# The cycle state's error for a key never written (PreFilter did not get to this plugin).
+STATE_NOT_FOUND = "not found"
 
 
 def claim_not_created(namespace: str, pod: str) -> str:

@@ -273,10 +273,12 @@ class DynamicResources:
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
-        # No state: an earlier PreFilter plugin rejected the pod before this one ran, so no
-        # claim of it was looked at (upstream reports its state-read error here; an error text
-        # about the scheduler's own bookkeeping would tell the user nothing).
-        data = state.get(STATE_KEY, StateData) or StateData()
+        data = state.get(STATE_KEY, StateData)
+        if data is None:
+            # An earlier PreFilter plugin rejected the pod as unresolvable before this one ran.
+            # Upstream answers with its cycle-state read error, which ends the PostFilter
+            # chain before preemption and is appended to the FitError text as it is.
+            return None, Status.from_error(messages.STATE_NOT_FOUND)
         if not data.claims:
             return None, Status.unschedulable(messages.NO_CLAIMS_TO_DEALLOCATE)
         for index in sorted(data.unavailable, key=lambda _: self._handle.rng.random()):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from scheduler.framework import Pod
-from scheduler.objects.node import Node
 
 MB = 1024 * 1024
 # Bounds of the scored range: below 23 MiB an image is worth nothing, and each container
@@ -20,22 +19,25 @@ def normalized_image_name(name: str) -> str:
 
 
 def pod_image_names(pod: Pod) -> tuple[str, ...]:
-    """Normalized images of the init and regular containers, one entry per container."""
-    return tuple(normalized_image_name(image) for image in pod.images)
+    """Normalized images the pod pulls, one entry per init container, container and image
+    volume (`spec.volumes[].image.reference`), in that order."""
+    spec = pod.raw.get("spec") or {}
+    references = [
+        str(container.get("image") or "")
+        for key in ("initContainers", "containers")
+        for container in spec.get(key) or ()
+    ]
+    for volume in spec.get("volumes") or ():
+        image = volume.get("image")
+        if image is not None:
+            references.append(str(image.get("reference") or ""))
+    return tuple(normalized_image_name(reference) for reference in references)
 
 
 def container_count(pod: Pod) -> int:
+    """Init and regular containers: each raises the score's cap, image volumes do not."""
     spec = pod.raw.get("spec") or {}
     return len(spec.get("initContainers") or ()) + len(spec.get("containers") or ())
-
-
-def node_image_sizes(node: Node) -> dict[str, int]:
-    """Size of every image name the node reports; the first entry wins for repeated names."""
-    sizes: dict[str, int] = {}
-    for image in node.images:
-        for name in image.names:
-            sizes.setdefault(name, image.size_bytes)
-    return sizes
 
 
 def scaled_image_score(size: int, holders: int, total_nodes: int) -> int:

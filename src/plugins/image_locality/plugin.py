@@ -14,7 +14,6 @@ from plugins.image_locality.images import (
     MIN_THRESHOLD,
     calculate_priority,
     container_count,
-    node_image_sizes,
     pod_image_names,
     scaled_image_score,
 )
@@ -39,14 +38,16 @@ _MEMO_LIMIT = 1024
 
 
 class ImageLocality:
+    """Scores each image the pod pulls and the node holds by the one size the cluster keeps for
+    that name, damped by the share of nodes holding it (upstream's cluster-wide image state)."""
+
     name = "ImageLocality"
 
     def __init__(self, args: PluginArgs | None, handle: Handle) -> None:
         del args
         self._handle = handle
-        # Image name -> (validity key, rows holding it, size on each of those rows), for the
-        # table referenced by `_memo_table` only.
-        self._holders_memo: dict[str, tuple[Hashable, Int64Array, Int64Array]] = {}
+        # Image name -> (validity key, rows holding it), for the table `_memo_table` only.
+        self._holders_memo: dict[str, tuple[Hashable, Int64Array]] = {}
         self._memo_table: weakref.ref[NodeTable] | None = None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
@@ -54,13 +55,11 @@ class ImageLocality:
         if node is None:
             return 0, Status.from_error(NODE_NOT_FOUND_MESSAGE)
         table = self._handle.node_table
-        sizes = node_image_sizes(node)
         total = 0
         for image in pod_image_names(pod):
-            size = sizes.get(image)
-            if size is not None:
-                holders = len(table.image_nodes.get(image, ()))
-                total += scaled_image_score(size, holders, table.size)
+            holders = table.image_nodes.get(image, ())
+            if node.name in holders:
+                total += scaled_image_score(table.image_sizes[image], len(holders), table.size)
         return calculate_priority(total, container_count(pod)), SUCCESS
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
@@ -70,11 +69,11 @@ class ImageLocality:
             return np.zeros(len(rows), dtype=np.int64)
         sums = np.zeros(table.size, dtype=np.int64)
         for image in images:
-            holder_rows, sizes = self._holders(table, image)
+            holder_rows = self._holder_rows(table, image)
             if len(holder_rows):
-                spread = len(holder_rows) / table.size
-                # float64 product truncated toward zero, exactly as scaled_image_score does.
-                sums[holder_rows] += (sizes.astype(np.float64) * spread).astype(np.int64)
+                sums[holder_rows] += scaled_image_score(
+                    table.image_sizes[image], len(table.image_nodes[image]), table.size
+                )
         containers = container_count(pod)
         max_threshold = MAX_CONTAINER_THRESHOLD * containers
         span = max_threshold - MIN_THRESHOLD
@@ -87,33 +86,18 @@ class ImageLocality:
     def score_extensions(self) -> ScoreExtensions | None:
         return None
 
-    def _holders(self, table: NodeTable, image: str) -> tuple[Int64Array, Int64Array]:
-        """Rows whose node holds `image` and its size there, memoized until nodes change.
-
-        Every node event rewrites its row through `upsert_node`, which bumps the table's
-        label version, so (label version, size, holder count) identifies the answer.
-        """
-        names = table.image_nodes.get(image)
-        if not names:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    def _holder_rows(self, table: NodeTable, image: str) -> Int64Array:
+        """Rows whose node holds `image`, memoized until rows move or the image state changes."""
         if self._memo_table is None or self._memo_table() is not table:
             self._holders_memo.clear()
             self._memo_table = weakref.ref(table)
-        key = (table.label_version, table.size, len(names))
+        key = (table.label_version, table.image_version, table.size)
         cached = self._holders_memo.get(image)
         if cached is not None and cached[0] == key:
-            return cached[1], cached[2]
-        rows: list[int] = []
-        sizes: list[int] = []
-        for name in names:
-            row = table.row_of(name)
-            node = table.node_infos[row].node if row is not None else None
-            size = node_image_sizes(node).get(image) if node is not None else None
-            if row is not None and size is not None:
-                rows.append(row)
-                sizes.append(size)
-        result = (np.asarray(rows, dtype=np.int64), np.asarray(sizes, dtype=np.int64))
+            return cached[1]
+        found = (table.row_of(name) for name in table.image_nodes.get(image, ()))
+        rows = np.asarray(sorted(row for row in found if row is not None), dtype=np.int64)
         if len(self._holders_memo) >= _MEMO_LIMIT:
             self._holders_memo.clear()
-        self._holders_memo[image] = (key, *result)
-        return result
+        self._holders_memo[image] = (key, rows)
+        return rows

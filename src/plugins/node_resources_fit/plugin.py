@@ -98,7 +98,9 @@ class NodeResourcesFit:
     # ---- PreScore / Score -------------------------------------------------------------
 
     def _pod_score_requests(self, pod: Pod) -> PodScoreRequests:
-        return PodScoreRequests(pod_requests_for(pod, self._resource_names, use_requested=False))
+        # Upstream's Fit scorer is built without pod-level resources: containers only.
+        requests = pod_requests_for(pod, self._resource_names, use_requested=False, pod_level=False)
+        return PodScoreRequests(requests)
 
     def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Status:
         state.write(PRE_SCORE_STATE_KEY, self._pod_score_requests(pod))

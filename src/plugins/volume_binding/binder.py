@@ -28,13 +28,12 @@ from plugins.volume_binding.claims import PodVolumeClaims, classify_claims
 from plugins.volume_binding.matching import (
     find_matching_volume,
     is_bound_to_claim,
-    local_volume_node_names,
 )
 from plugins.volume_binding.provisioning import check_provisioning
 from scheduler.framework import Handle, Node, Pod
 
 REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
-REASON_NODE_CONFLICT = "node(s) had volume node affinity conflict"
+REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"
 REASON_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
 REASON_PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
 
@@ -94,19 +93,6 @@ class VolumeBinder:
 
     def pod_volume_claims(self, pod: Pod) -> PodVolumeClaims | str:
         return classify_claims(pod, self._handle, self.pvc_cache, self.pv_cache)
-
-    def eligible_nodes(self, bound: Sequence[RawObject]) -> frozenset[str] | None:
-        """Nodes the pod's bound local PVs pin it to; None when they do not narrow anything
-        (or a PV cannot be found)."""
-        eligible: set[str] | None = None
-        for pvc in bound:
-            pv = self.pv_cache.get(("", str(spec_of(pvc).get("volumeName"))))
-            if pv is None:
-                return None
-            names = local_volume_node_names(pv)
-            if names:
-                eligible = set(names) if eligible is None else eligible & names
-        return frozenset(eligible) if eligible is not None else None
 
     # ---- Filter -----------------------------------------------------------------------
 

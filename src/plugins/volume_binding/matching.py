@@ -24,7 +24,6 @@ from plugins.helpers.volumes import (
     volume_mode,
 )
 from scheduler.objects.labels import SelectorError, parse_label_selector
-from scheduler.objects.node import HOSTNAME_LABEL
 
 
 def claim_ref_of(pv: RawObject) -> RawObject | None:
@@ -82,21 +81,3 @@ def find_matching_volume(
         if smallest is None or volume_capacity(smallest) > capacity:
             smallest = pv
     return smallest
-
-
-def local_volume_node_names(pv: RawObject) -> set[str] | None:
-    """Nodes a local PV is pinned to by `kubernetes.io/hostname In` expressions, None if it
-    names none. Values of terms are united; within a term they are intersected. Hostname
-    values are taken as node names, as upstream does."""
-    required = (spec_of(pv).get("nodeAffinity") or {}).get("required")
-    if required is None:
-        return None
-    result: set[str] = set()
-    for term in required.get("nodeSelectorTerms") or ():
-        names: set[str] | None = None
-        for expression in term.get("matchExpressions") or ():
-            if expression.get("key") == HOSTNAME_LABEL and expression.get("operator") == "In":
-                values = {str(v) for v in expression.get("values") or ()}
-                names = values if names is None else names & values
-        result |= names or set()
-    return result or None

@@ -66,8 +66,9 @@ class VolumeBinding:
             # The PV controller binds these; the claim update requeues the pod.
             return None, Status.unresolvable(REASON_UNBOUND_IMMEDIATE)
         state.write(STATE_KEY, StateData(claims))
-        eligible = self.binder.eligible_nodes(claims.bound)
-        return (PreFilterResult(eligible) if eligible is not None else None), SUCCESS
+        # v1.36 no longer narrows the nodes to those of bound local volumes: Filter checks
+        # each node against the volumes' node affinity and names the reason.
+        return None, SUCCESS
 
     def pre_filter_extensions(self) -> None:
         return None

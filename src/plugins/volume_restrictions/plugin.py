@@ -35,7 +35,8 @@ from scheduler.framework import (
 
 REASON_DISK_CONFLICT = "node(s) had no available disk"
 REASON_READ_WRITE_ONCE_POD_CONFLICT = (
-    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already "
+    "in-use by another pod"
 )
 
 

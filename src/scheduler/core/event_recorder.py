@@ -6,6 +6,7 @@ from typing import Any, NotRequired, TypedDict, Unpack
 
 from scheduler.core.event_sink import EventSink
 from scheduler.framework.clock import Clock
+from scheduler.framework.handle import ObjectReference
 from scheduler.objects.pod import Pod
 
 # Upstream truncates event notes to 1024 characters, ending them with " ...".
@@ -40,23 +41,26 @@ class EventRecorder:
         self._instance = instance
         self._last_stamp = 0
 
-    def _name(self, pod: Pod) -> str:
-        """`<pod>.<wall-clock nanoseconds in hex>`, upstream's name; a stamp is never reused
+    def _name(self, name: str) -> str:
+        """`<object>.<wall-clock nanoseconds in hex>`, upstream's name; a stamp is never reused
         in this process, so two events in one clock tick (or under a test clock) differ."""
         wall = self._clock.wall()
         stamp = int(wall.timestamp()) * 1_000_000_000 + wall.microsecond * 1000
         self._last_stamp = max(stamp, self._last_stamp + 1)
-        return f"{pod.name}.{self._last_stamp:x}"
+        return f"{name}.{self._last_stamp:x}"
 
     def pod_event(self, pod: Pod, **fields: Unpack[EventFields]) -> None:
-        self._sink.submit(self._body(pod, **fields))
+        self._sink.submit(self._body(_pod_reference(pod), **fields))
 
     async def pod_event_waiting(self, pod: Pod, **fields: Unpack[EventFields]) -> None:
-        await self._sink.put(self._body(pod, **fields))
+        await self._sink.put(self._body(_pod_reference(pod), **fields))
+
+    def object_event(self, regarding: ObjectReference, **fields: Unpack[EventFields]) -> None:
+        self._sink.submit(self._body(regarding, **fields))
 
     def _body(
         self,
-        pod: Pod,
+        regarding: ObjectReference,
         *,
         event_type: str,
         reason: str,
@@ -70,8 +74,8 @@ class EventRecorder:
             "apiVersion": "events.k8s.io/v1",
             "kind": "Event",
             "metadata": {
-                "name": self._name(pod),
-                "namespace": pod.namespace,
+                "name": self._name(regarding.name),
+                "namespace": regarding.namespace,
             },
             "eventTime": now,
             "reportingController": controller,
@@ -80,20 +84,22 @@ class EventRecorder:
             "reason": reason,
             "type": event_type,
             "note": truncate_note(note),
-            "regarding": {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "namespace": pod.namespace,
-                "name": pod.name,
-                "uid": pod.uid,
-            },
+            "regarding": _reference_body(regarding),
         }
         if related is not None:
-            body["related"] = {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "namespace": related.namespace,
-                "name": related.name,
-                "uid": related.uid,
-            }
+            body["related"] = _reference_body(_pod_reference(related))
         return body
+
+
+def _pod_reference(pod: Pod) -> ObjectReference:
+    return ObjectReference("v1", "Pod", pod.namespace, pod.name, pod.uid)
+
+
+def _reference_body(ref: ObjectReference) -> dict[str, str]:
+    return {
+        "apiVersion": ref.api_version,
+        "kind": ref.kind,
+        "namespace": ref.namespace,
+        "name": ref.name,
+        "uid": ref.uid,
+    }

@@ -3,11 +3,13 @@
 Bindings, preemption evictions and the writes plugins make in PreBind change what other
 replicas would decide; made by a replica that has lost the lease, they double-book a node. The
 fenced API lets such a write start only while the lease holder's tenure lasts
-(`LeaderElector.tenure_remaining`), and abandons it if the tenure ends while it still waits
-(for the client's rate limiter, say), so nothing is sent afterwards. A write sent and still
-unanswered when the tenure ends is abandoned client-side; the server may still carry it out,
-and the lease cannot pass to another replica for leaseDuration - renewDeadline more seconds,
-which is the margin such a request has (docs/architecture.md argues it in full).
+(`LeaderElector.tenure_remaining`), checks again immediately before it goes on the wire (the
+API transport calls the send gate after its rate limiter), and abandons it if the tenure ends
+while it still waits, so nothing is sent afterwards. A write already sent when the tenure ends
+is left to finish: the server may carry it out whatever the client does, and the lease cannot
+pass to another replica for leaseDuration - renewDeadline more seconds, which is the margin
+such a request has (docs/architecture.md argues it in full). Cutting it off would only lose
+its answer: a Binding made that way would leave its pod bound with no Scheduled Event.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
+from scheduler.cluster.send_gate import gated
 from scheduler.framework.clock import Clock
 from scheduler.framework.errors import APIError
 from scheduler.framework.handle import ClusterAPI
@@ -81,13 +84,25 @@ class FencedClusterAPI:
         remaining = self._tenure.tenure_remaining(self._clock.now())
         if remaining <= 0:
             raise NotLeadingError(what)
-        work = asyncio.ensure_future(call())
+        sent = False
+
+        def gate(method: str) -> None:
+            nonlocal sent
+            if method == "GET":
+                return  # a read within the call (settling an uncertain Binding, say)
+            if self._tenure.tenure_remaining(self._clock.now()) <= 0:
+                raise NotLeadingError(what)
+            sent = True
+
+        with gated(gate):
+            work = asyncio.ensure_future(call())
         expired = False
 
         def expire() -> None:
             nonlocal expired
-            # Cancelling stops a request still waiting to be sent; one already on the wire is
-            # cut off client-side only, and the caller learns it may or may not have happened.
+            if sent:
+                return  # on the wire: its answer says what happened
+            # Still waiting to be sent (for the rate limiter, say): it never will be.
             expired = True
             work.cancel()
 

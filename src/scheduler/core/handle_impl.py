@@ -13,7 +13,7 @@ from scheduler.cluster.port import ClusterClient
 from scheduler.core.event_recorder import EventRecorder
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
-from scheduler.framework.handle import ClusterAPI, IndexFunc, Lister, WaitingPod
+from scheduler.framework.handle import ClusterAPI, IndexFunc, Lister, ObjectReference, WaitingPod
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Status
@@ -175,4 +175,24 @@ class SchedulerHandle:
             note=note,
             controller=self._profile_name,
             related=related,
+        )
+
+    def record_object_event(
+        self,
+        regarding: ObjectReference,
+        *,
+        event_type: str,
+        reason: str,
+        action: str,
+        note: str,
+    ) -> None:
+        if self.recorder is None:
+            raise RuntimeError("the event recorder is not built yet")
+        self.recorder.object_event(
+            regarding,
+            event_type=event_type,
+            reason=reason,
+            action=action,
+            note=note,
+            controller=self._profile_name,
         )

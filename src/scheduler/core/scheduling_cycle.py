@@ -42,7 +42,7 @@ from scheduler.observability import (
 from scheduler.runtime.diagnosis import NO_NODES_AVAILABLE, Diagnosis
 from scheduler.runtime.filtering import FilterError
 from scheduler.runtime.framework import Framework
-from scheduler.runtime.invoke import PluginError, raised
+from scheduler.runtime.invoke import PluginError, PluginFault, raised
 
 _log = get_logger("scheduler")
 
@@ -316,7 +316,9 @@ def _post_filter(
     result = None
     if framework.post_filter:
         result, post_status = framework.run_post_filter(state, pod, diagnosis)
-        if post_status.code is Code.ERROR:
+        # A plugin that broke its contract fails the attempt; an Error it returned is, as
+        # upstream has it, only the PostFilter part of the still unschedulable pod's text.
+        if isinstance(post_status, PluginFault):
             return Failure(post_status, post_status.message(), diagnosis)
         if post_status.message():
             diagnosis.post_filter_message = post_status.message()

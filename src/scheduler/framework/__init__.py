@@ -14,7 +14,14 @@ from scheduler.framework.events import (
     QueueingHintFn,
 )
 from scheduler.framework.field_errors import FieldErrors
-from scheduler.framework.handle import ClusterAPI, Handle, IndexFunc, Lister, WaitingPod
+from scheduler.framework.handle import (
+    ClusterAPI,
+    Handle,
+    IndexFunc,
+    Lister,
+    ObjectReference,
+    WaitingPod,
+)
 from scheduler.framework.log import get_logger
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
@@ -83,6 +90,7 @@ __all__ = [
     "NodeInfo",
     "NodeStatusReader",
     "NodeTable",
+    "ObjectReference",
     "PermitPlugin",
     "Plugin",
     "PluginArgs",

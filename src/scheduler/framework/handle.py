@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from scheduler.framework.clock import Clock
@@ -12,6 +13,17 @@ from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectReference:
+    """The object an Event is about, when it is not a pod (a PodGroup, say)."""
+
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+    uid: str
 
 
 class ClusterAPI(Protocol):
@@ -153,4 +165,16 @@ class Handle(Protocol):
         related: Pod | None = None,
     ) -> None:
         """Write an events.k8s.io/v1 Event reported by this profile (asynchronously)."""
+        ...
+
+    def record_object_event(
+        self,
+        regarding: ObjectReference,
+        *,
+        event_type: str,
+        reason: str,
+        action: str,
+        note: str,
+    ) -> None:
+        """Write an Event about an object other than a pod, reported by this profile."""
         ...

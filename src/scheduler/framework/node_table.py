@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from scheduler.framework.node_info import NodeInfo
 from scheduler.objects.labels import LabelSelector, Requirement
+from scheduler.objects.node import ContainerImage
 from scheduler.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from scheduler.objects.taints import Taint
 
@@ -85,8 +86,13 @@ class NodeTable:
         self.taint_sets: list[tuple[Taint, ...]] = [()]
         self._taint_set_ids: dict[tuple[Taint, ...], int] = {(): 0}
         self._label_columns: dict[str, LabelColumn] = {}
-        # Image name -> names of nodes that have it (ImageLocality's spread factor).
+        # Cluster-wide image state, kept as kube-scheduler's cache keeps it: image name ->
+        # names of the nodes that have it (ImageLocality's spread factor), and one size per
+        # name, the size reported by the node that added the name while no other node held it.
         self.image_nodes: dict[str, set[str]] = {}
+        self.image_sizes: dict[str, int] = {}
+        # Bumped whenever the image state is written, so answers memoized from it stay valid.
+        self.image_version = 0
         # Bumped whenever labels of any row change, so memoized selector masks stay valid.
         self.label_version = 0
         self._selector_memo: dict[Hashable, tuple[int, BoolArray]] = {}
@@ -282,15 +288,31 @@ class NodeTable:
         self.node_infos.pop()
         self.label_version += 1
 
-    def set_images(self, name: str, old: Iterable[str], new: Iterable[str]) -> None:
-        for image in old:
-            holders = self.image_nodes.get(image)
-            if holders is not None:
-                holders.discard(name)
-                if not holders:
-                    del self.image_nodes[image]
-        for image in new:
-            self.image_nodes.setdefault(image, set()).add(name)
+    def add_images(self, name: str, images: Iterable[ContainerImage]) -> None:
+        """Record that node `name` holds `images`; a name new to the cluster takes this
+        node's size, a name already held keeps the size it has."""
+        self.image_version += 1
+        for image in images:
+            for image_name in image.names:
+                holders = self.image_nodes.get(image_name)
+                if holders is None:
+                    self.image_nodes[image_name] = {name}
+                    self.image_sizes[image_name] = image.size_bytes
+                else:
+                    holders.add(name)
+
+    def remove_images(self, name: str, images: Iterable[ContainerImage]) -> None:
+        """Forget that node `name` holds `images`; a name no node holds any more is dropped
+        with its size."""
+        self.image_version += 1
+        for image in images:
+            for image_name in image.names:
+                holders = self.image_nodes.get(image_name)
+                if holders is not None:
+                    holders.discard(name)
+                    if not holders:
+                        del self.image_nodes[image_name]
+                        del self.image_sizes[image_name]
 
     # ---- internals ---------------------------------------------------------------------
 

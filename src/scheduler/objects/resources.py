@@ -111,13 +111,13 @@ def _is_sidecar(container: Mapping[str, Any]) -> bool:
     return container.get("restartPolicy") == "Always"
 
 
-def pod_requests(spec: Mapping[str, Any]) -> dict[str, int]:
+def pod_requests(spec: Mapping[str, Any], *, pod_level: bool = True) -> dict[str, int]:
     """Effective requests of a pod: regular containers plus sidecars, or the largest init step.
 
     A non-restartable init container runs alone beside the sidecars started before it, so the
     pod needs the maximum of each such step and of the steady state; pod overhead is added on
     top. Pod-level requests (spec.resources), where set, replace the container sum for the
-    resources they name.
+    resources they name, unless `pod_level` is False.
     """
     steady: dict[str, int] = {}
     for container in spec.get("containers") or ():
@@ -135,12 +135,13 @@ def pod_requests(spec: Mapping[str, Any]) -> dict[str, int]:
             _max_into(init_peak, step)
     _add_into(steady, sidecars)
     _max_into(steady, init_peak)
-    pod_level = parse_resource_list(
-        (spec.get("resources") or {}).get("requests"), "spec.resources.requests"
-    )
-    for name in (CPU, MEMORY):
-        if name in pod_level:
-            steady[name] = pod_level[name]
+    if pod_level:
+        pod_requested = parse_resource_list(
+            (spec.get("resources") or {}).get("requests"), "spec.resources.requests"
+        )
+        for name in (CPU, MEMORY):
+            if name in pod_requested:
+                steady[name] = pod_requested[name]
     _add_into(steady, parse_resource_list(spec.get("overhead"), "spec.overhead"))
     for name, value in steady.items():
         _check_total(name, value)
@@ -163,8 +164,9 @@ def _non_zero(containers: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
     return cpu, memory
 
 
-def pod_non_zero_requests(spec: Mapping[str, Any]) -> tuple[int, int]:
-    """CPU (milli) and memory requests with upstream's defaults for containers that set none."""
+def pod_non_zero_requests(spec: Mapping[str, Any], *, pod_level: bool = True) -> tuple[int, int]:
+    """CPU (milli) and memory requests with upstream's defaults for containers that set none;
+    pod-level requests replace them unless `pod_level` is False."""
     containers = list(spec.get("containers") or ())
     sidecars = [c for c in spec.get("initContainers") or () if _is_sidecar(c)]
     cpu, memory = _non_zero([*containers, *sidecars])
@@ -173,9 +175,10 @@ def pod_non_zero_requests(spec: Mapping[str, Any]) -> tuple[int, int]:
             continue
         init_cpu, init_memory = _non_zero([container])
         cpu, memory = max(cpu, init_cpu), max(memory, init_memory)
-    pod_level = parse_resource_list((spec.get("resources") or {}).get("requests"))
-    cpu = pod_level.get(CPU, cpu)
-    memory = pod_level.get(MEMORY, memory)
+    if pod_level:
+        pod_requested = parse_resource_list((spec.get("resources") or {}).get("requests"))
+        cpu = pod_requested.get(CPU, cpu)
+        memory = pod_requested.get(MEMORY, memory)
     overhead = parse_resource_list(spec.get("overhead"))
     cpu, memory = cpu + overhead.get(CPU, 0), memory + overhead.get(MEMORY, 0)
     _check_total(CPU, cpu)

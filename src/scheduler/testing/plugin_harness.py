@@ -12,7 +12,7 @@ from scheduler.framework.batch import FilterBatch
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.errors import NotFoundError
-from scheduler.framework.handle import ClusterAPI, IndexFunc, Lister, WaitingPod
+from scheduler.framework.handle import ClusterAPI, IndexFunc, Lister, ObjectReference, WaitingPod
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import (
@@ -41,7 +41,7 @@ def build_table(nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> NodeTable:
     for info in infos.values():
         table.upsert_node(info)
         if info.node is not None:
-            table.set_images(info.name, (), (n for i in info.node.images for n in i.names))
+            table.add_images(info.name, info.node.images)
     return table
 
 
@@ -215,6 +215,26 @@ class FakeHandle:
                 "action": action,
                 "note": note,
                 "related": related.key if related is not None else None,
+            }
+        )
+
+    def record_object_event(
+        self,
+        regarding: ObjectReference,
+        *,
+        event_type: str,
+        reason: str,
+        action: str,
+        note: str,
+    ) -> None:
+        self.events.append(
+            {
+                "regarding": f"{regarding.kind} {regarding.namespace}/{regarding.name}",
+                "type": event_type,
+                "reason": reason,
+                "action": action,
+                "note": note,
+                "related": None,
             }
         )
 

@@ -10,7 +10,7 @@ import pytest
 
 from scheduler.app.shadow.daemon import ShadowDaemon
 from scheduler.app.shadow.options import ShadowOptions
-from scheduler.app.shadow.read_only import ReadOnlyClusterClient, ShadowWriteRefusedError
+from scheduler.cluster.read_only import ReadOnlyCluster, WriteRefusedError
 from scheduler.cluster.sim import SimCluster
 from scheduler.config import load_config_dict
 from scheduler.framework.clock import SystemClock
@@ -69,12 +69,14 @@ async def test_compares_a_binding_and_never_writes(tmp_path: Path) -> None:
 
 
 async def test_the_read_only_client_refuses_every_write() -> None:
-    client = ReadOnlyClusterClient(SimCluster(clock=SystemClock()))
+    client = ReadOnlyCluster(
+        SimCluster(clock=SystemClock()), "shadow mode writes nothing to the cluster"
+    )
     pod = Pod.from_dict(make_pod("p", "ns").dict())
-    with pytest.raises(ShadowWriteRefusedError, match="refused binding ns/p to n"):
+    with pytest.raises(WriteRefusedError, match="refused binding ns/p to n"):
         await client.bind(pod, "n")
-    with pytest.raises(ShadowWriteRefusedError, match="refused creating an Event"):
+    with pytest.raises(WriteRefusedError, match="refused creating an Event"):
         await client.create_event({})
-    with pytest.raises(ShadowWriteRefusedError, match="refused patching the status"):
+    with pytest.raises(WriteRefusedError, match="refused patching the status"):
         await client.patch_pod_status("ns", "p", {})
     assert len(client.refused) == 3

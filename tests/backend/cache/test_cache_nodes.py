@@ -213,6 +213,22 @@ def test_images_follow_node_add_update_and_remove() -> None:
     assert cache.table.image_nodes == {"nginx:1": {"n1"}, "etcd:3": {"n1"}}
 
 
+def test_one_size_per_image_name_kept_as_upstream_keeps_it() -> None:
+    cache = SchedulerCache()
+    cache.add_node(make_node("n1").image("app:v1", 100).obj())
+    # A second holder reporting another size does not change the size the cluster keeps.
+    cache.add_node(make_node("n2").image("app:v1", 300).obj())
+    assert cache.table.image_sizes == {"app:v1": 100}
+    # The first holder leaving keeps the size too: the name is still held.
+    cache.remove_node(make_node("n1").obj())
+    assert cache.table.image_sizes == {"app:v1": 100}
+    # Any update of the sole holder records its images again, with the size it reports now.
+    cache.update_node(None, make_node("n2").image("app:v1", 300).label("x", "y").obj())
+    assert cache.table.image_sizes == {"app:v1": 300}
+    cache.remove_node(make_node("n2").obj())
+    assert cache.table.image_sizes == {} and cache.table.image_nodes == {}
+
+
 def test_swap_remove_keeps_rows_names_and_infos_in_step() -> None:
     cache = SchedulerCache()
     for index in range(5):

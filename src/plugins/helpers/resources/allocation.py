@@ -26,21 +26,38 @@ import numpy.typing as npt
 from plugins.helpers.resources.names import is_scalar
 from plugins.helpers.resources.row_columns import RowColumns, Vector
 from scheduler.framework import NodeInfo, NodeTable, Pod, Rows
-from scheduler.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from scheduler.objects.resources import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    pod_non_zero_requests,
+    pod_requests,
+)
 
 Matrix = npt.NDArray[np.int64]
 
 
-def pod_requests_for(pod: Pod, names: Sequence[str], *, use_requested: bool) -> tuple[int, ...]:
-    """The pod's request of each scored resource, in `names` order."""
+def pod_requests_for(
+    pod: Pod, names: Sequence[str], *, use_requested: bool, pod_level: bool = True
+) -> tuple[int, ...]:
+    """The pod's request of each scored resource, in `names` order.
+
+    `pod_level=False` sums the containers even where the pod sets `spec.resources`, as
+    upstream's NodeResourcesFit scorer does (its Filter and BalancedAllocation use them).
+    """
+    requests, non_zero_cpu, non_zero_memory = pod.requests, pod.non_zero_cpu, pod.non_zero_memory
+    spec = pod.raw.get("spec") or {}
+    if not pod_level and (spec.get("resources") or {}).get("requests"):
+        requests = pod_requests(spec, pod_level=False)
+        non_zero_cpu, non_zero_memory = pod_non_zero_requests(spec, pod_level=False)
     values = []
     for name in names:
         if name == CPU and not use_requested:
-            values.append(pod.non_zero_cpu)
+            values.append(non_zero_cpu)
         elif name == MEMORY and not use_requested:
-            values.append(pod.non_zero_memory)
+            values.append(non_zero_memory)
         else:
-            values.append(pod.requests.get(name, 0))
+            values.append(requests.get(name, 0))
     return tuple(values)
 
 

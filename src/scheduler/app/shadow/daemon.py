@@ -21,10 +21,10 @@ from scheduler.app.run_options import RunOptions
 from scheduler.app.shadow.evaluate import evaluate
 from scheduler.app.shadow.handlers import ShadowPodEventHandlers
 from scheduler.app.shadow.options import ShadowOptions
-from scheduler.app.shadow.read_only import ReadOnlyClusterClient
 from scheduler.app.shadow.tally import ShadowTally, write_report
 from scheduler.app.shadow.verdict import compare
 from scheduler.cluster.port import ClusterClient
+from scheduler.cluster.read_only import ReadOnlyCluster
 from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
 from scheduler.framework.clock import Clock
 from scheduler.framework.spec import PluginSpec
@@ -58,7 +58,7 @@ class ShadowDaemon(Daemon):
                 lease=f"{config.leader_election.resource_namespace}/"
                 f"{config.leader_election.resource_name}",
             )
-        self.read_only = ReadOnlyClusterClient(client)
+        self.read_only = ReadOnlyCluster(client, "shadow mode writes nothing to the cluster")
         super().__init__(
             config=without_leader_election(config),
             profiles=profiles,

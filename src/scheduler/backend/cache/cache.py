@@ -20,7 +20,7 @@ import dataclasses
 from typing import Any
 
 from scheduler.backend.cache.errors import CacheError
-from scheduler.backend.cache.node_changes import image_names, table_fields_differ
+from scheduler.backend.cache.node_changes import table_fields_differ
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.objects.node import Node
@@ -57,7 +57,7 @@ class SchedulerCache:
             self._infos[node.name] = info
         _set_node(info, node)
         self._table.upsert_node(info)
-        self._table.set_images(node.name, (), image_names(node))
+        self._table.add_images(node.name, node.images)
 
     def update_node(self, old: Node | None, new: Node) -> None:
         """Apply a node update; `old` is informational, the cached node is what is compared."""
@@ -69,9 +69,10 @@ class SchedulerCache:
         _set_node(info, new)
         if table_fields_differ(current, new):
             self._table.upsert_node(info)
-        old_images, new_images = image_names(current), image_names(new)
-        if old_images != new_images:
-            self._table.set_images(new.name, old_images - new_images, new_images - old_images)
+        # Every update forgets the node's images and records them again, as kube-scheduler's
+        # cache does: an image this node alone holds takes the size it reports now.
+        self._table.remove_images(new.name, current.images)
+        self._table.add_images(new.name, new.images)
 
     def remove_node(self, node: Node) -> None:
         """Forget the node; pods still bound to it stay cached until they are removed."""
@@ -79,7 +80,7 @@ class SchedulerCache:
         if info is None or info.node is None:
             return
         self._table.remove_node(node.name)
-        self._table.set_images(node.name, image_names(info.node), ())
+        self._table.remove_images(node.name, info.node.images)
         info.node = None
         info.generation += 1
         if not info.pods:

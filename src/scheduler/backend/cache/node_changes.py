@@ -17,10 +17,3 @@ def table_fields_differ(old: Node, new: Node) -> bool:
         or old.allocatable != new.allocatable
         or old.unschedulable != new.unschedulable
     )
-
-
-def image_names(node: Node | None) -> frozenset[str]:
-    """Every name (tag or digest) under which the node reports holding an image."""
-    if node is None:
-        return frozenset()
-    return frozenset(name for image in node.images for name in image.names)

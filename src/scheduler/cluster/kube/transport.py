@@ -24,6 +24,7 @@ from kubernetes_asyncio.client import ApiClient
 
 from scheduler.cluster.kube.errors import NO_RESPONSE, error_from_response
 from scheduler.cluster.kube.rate_limit import TokenBucket
+from scheduler.cluster.send_gate import check_before_sending
 from scheduler.framework.clock import Clock, SystemClock
 from scheduler.framework.errors import APIError
 from scheduler.observability import get_logger
@@ -160,6 +161,7 @@ class Transport:
             raise APIError(NO_RESPONSE, f"{method} {path}: the client is closed")
         queued = self._clock.now()
         await self._limiter.acquire()
+        check_before_sending(method)
         started = self._clock.now()
         if self.observer is not None:
             self.observer.rate_limited(method, self._host, started - queued)

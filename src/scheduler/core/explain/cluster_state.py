@@ -12,8 +12,8 @@ import random
 from collections.abc import Mapping, Sequence
 
 from scheduler.cluster.port import ClusterClient
+from scheduler.cluster.read_only import ReadOnlyCluster
 from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
-from scheduler.core.explain.read_only import ReadOnlyCluster
 from scheduler.core.scheduler import Scheduler
 from scheduler.framework.clock import Clock
 from scheduler.framework.errors import SchedulerError
@@ -35,7 +35,7 @@ async def load_snapshot(
 ) -> tuple[Scheduler, ReadOnlyCluster]:
     """A scheduler whose cache and listers hold the cluster's current state; the caller
     calls `scheduler.stop()` when done."""
-    read_only = ReadOnlyCluster(client)
+    read_only = ReadOnlyCluster(client, "explain is read-only")
     scheduler = Scheduler(
         config=config,
         profiles=profiles,

@@ -1,8 +1,9 @@
 """A cluster client that reads and refuses to write.
 
-`explain` loads the cluster through the scheduler's own informers and plugins. Any of those
-could try to write (an Event, a status patch, a preemption); wrapping the client makes such a
-write fail loudly instead of changing the cluster.
+`explain` and shadow mode load the cluster through the scheduler's own informers and plugins,
+any of which could try to write (an Event, a status patch, a Binding, a preemption). Wrapping
+the client makes such a write fail loudly, as an API server refusing it would, instead of
+changing the cluster; every refusal is remembered so the caller can report it.
 """
 
 from __future__ import annotations
@@ -23,15 +24,17 @@ class WriteRefusedError(APIError):
 
 
 class ReadOnlyCluster:
-    """Forwards reads to `inner`; every write raises WriteRefusedError and is remembered."""
+    """Forwards reads to `inner`; every write raises WriteRefusedError (its message starts
+    with `who`, e.g. "explain is read-only") and is remembered in `refused`."""
 
-    def __init__(self, inner: ClusterClient) -> None:
+    def __init__(self, inner: ClusterClient, who: str) -> None:
         self._inner = inner
+        self._who = who
         self.refused: list[str] = []
 
     def _refuse(self, what: str) -> WriteRefusedError:
         self.refused.append(what)
-        return WriteRefusedError(FORBIDDEN, f"explain is read-only: refused to {what}")
+        return WriteRefusedError(FORBIDDEN, f"{self._who}: refused {what}")
 
     async def list(
         self, resource: str, *, namespace: str | None = None, field_selector: str | None = None
@@ -57,25 +60,25 @@ class ReadOnlyCluster:
         return await self._inner.get(resource, namespace, name)
 
     async def create(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
-        raise self._refuse(f"create {resource}")
+        raise self._refuse(f"creating a {resource} object")
 
     async def update(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
-        raise self._refuse(f"update {resource}")
+        raise self._refuse(f"updating a {resource} object")
 
     async def delete(self, resource: str, namespace: str, name: str) -> None:
-        raise self._refuse(f"delete {resource} {namespace}/{name}")
+        raise self._refuse(f"deleting {resource} {namespace}/{name}")
 
     async def create_event(self, event: Mapping[str, Any]) -> None:
-        raise self._refuse("create an Event")
+        raise self._refuse("creating an Event")
 
     async def bind(self, pod: Pod, node_name: str) -> None:
-        raise self._refuse(f"bind {pod.key} to {node_name}")
+        raise self._refuse(f"binding {pod.key} to {node_name}")
 
     async def delete_pod(self, namespace: str, name: str, uid: str = "") -> None:
-        raise self._refuse(f"delete pod {namespace}/{name}")
+        raise self._refuse(f"deleting pod {namespace}/{name}")
 
     async def patch_pod_status(self, namespace: str, name: str, patch: Mapping[str, Any]) -> None:
-        raise self._refuse(f"patch the status of pod {namespace}/{name}")
+        raise self._refuse(f"patching the status of pod {namespace}/{name}")
 
     async def patch_object(
         self,
@@ -85,7 +88,7 @@ class ReadOnlyCluster:
         patch: Mapping[str, Any],
         subresource: str = "",
     ) -> None:
-        raise self._refuse(f"patch {resource} {namespace}/{name}")
+        raise self._refuse(f"patching {resource} {namespace}/{name}")
 
     async def close(self) -> None:
         await self._inner.close()
