@@ -15,15 +15,25 @@ import json
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.compare_procstat import cpu_seconds, peak_rss_bytes
-from bench.compare_schedulers import KINDS, OURS, UPSTREAM, SchedulerKind, SchedulerProcess
-from bench.compare_watch import BoundPodCounter, percentile, sample_until_all_bound
-from bench.compare_workload import NAMESPACE, create_workload
-from tests.e2e.binaries import ControlPlaneBinaries, ensure_binaries
+from bench.compare_procstat import cpu_seconds
+from bench.compare_procstat import peak_rss_bytes
+from bench.compare_schedulers import KINDS
+from bench.compare_schedulers import OURS
+from bench.compare_schedulers import UPSTREAM
+from bench.compare_schedulers import SchedulerKind
+from bench.compare_schedulers import SchedulerProcess
+from bench.compare_watch import BoundPodCounter
+from bench.compare_watch import percentile
+from bench.compare_watch import sample_until_all_bound
+from bench.compare_workload import NAMESPACE
+from bench.compare_workload import create_workload
+from tests.e2e.binaries import ControlPlaneBinaries
+from tests.e2e.binaries import ensure_binaries
 from tests.e2e.controlplane import ControlPlane
 
 MIB = 1024 * 1024

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import argparse
 
-from bench.simulate_basic import describe, spawn
+from bench.simulate_basic import describe
+from bench.simulate_basic import spawn
 
 NODES, PODS = 5000, 10000
 

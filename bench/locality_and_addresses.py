@@ -21,11 +21,20 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.plugin_micro import time_calls
-from plugins.data_locality import LOCATIONS_ANNOTATION, DataLocality
-from plugins.ip_allocation import NETWORK, IPAllocation
-from scheduler.framework import CycleState, NodeTable, Pod
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.storage_builders import claim_volume, make_pv, make_pvc
+from plugins.data_locality import LOCATIONS_ANNOTATION
+from plugins.data_locality import DataLocality
+from plugins.ip_allocation import NETWORK
+from plugins.ip_allocation import IPAllocation
+from scheduler.framework import CycleState
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.storage_builders import claim_volume
+from scheduler.testing.storage_builders import make_pv
+from scheduler.testing.storage_builders import make_pvc
 from tests.ip_pools import ip_pool
 
 REGIONS = 3

@@ -22,13 +22,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from plugins.balanced_allocation import (
-    NodeResourcesBalancedAllocation,
-    NodeResourcesBalancedAllocationArgs,
-)
-from plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs
-from scheduler.framework import CycleState, NodeTable, Pod, Rows
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
+from plugins.balanced_allocation import NodeResourcesBalancedAllocation
+from plugins.balanced_allocation import NodeResourcesBalancedAllocationArgs
+from plugins.node_resources_fit import NodeResourcesFit
+from plugins.node_resources_fit import NodeResourcesFitArgs
+from scheduler.framework import CycleState
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import Rows
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 
 GPU = "nvidia.com/gpu"
 ROUNDS = 5

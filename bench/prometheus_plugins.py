@@ -32,15 +32,28 @@ from typing import Any
 
 import numpy as np
 
-from bench.plugin_micro import GPU, build_cluster, time_calls
-from plugins.gpu_aware import GPUAware, GPUAwareArgs
-from plugins.gpu_aware.plugin import FREE_MEMORY, GPU_UTIL
-from plugins.load_aware import LoadAware, LoadAwareArgs
-from plugins.load_aware.plugin import CPU_STD, CPU_UTIL, MEMORY_STD, MEMORY_UTIL
-from scheduler.framework import CycleState, NodeTable, Pod, SystemClock
+from bench.plugin_micro import GPU
+from bench.plugin_micro import build_cluster
+from bench.plugin_micro import time_calls
+from plugins.gpu_aware import GPUAware
+from plugins.gpu_aware import GPUAwareArgs
+from plugins.gpu_aware.plugin import FREE_MEMORY
+from plugins.gpu_aware.plugin import GPU_UTIL
+from plugins.load_aware import LoadAware
+from plugins.load_aware import LoadAwareArgs
+from plugins.load_aware.plugin import CPU_STD
+from plugins.load_aware.plugin import CPU_UTIL
+from plugins.load_aware.plugin import MEMORY_STD
+from plugins.load_aware.plugin import MEMORY_UTIL
+from scheduler.framework import CycleState
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import SystemClock
 from scheduler.testing import make_pod
-from tests.plugins.background_handles import RecordingHandle, RunningHandle
-from tests.prometheus.server import Exporter, PrometheusServer
+from tests.plugins.background_handles import RecordingHandle
+from tests.plugins.background_handles import RunningHandle
+from tests.prometheus.server import Exporter
+from tests.prometheus.server import PrometheusServer
 
 QUICK_CPU = '100 * (1 - avg by (instance) (rate(node_cpu_seconds_total{mode="idle"}[2s])))'
 

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.workloads import WORKLOADS
-from scheduler.app.configuration import load_effective, plugin_registry
+from scheduler.app.configuration import load_effective
+from scheduler.app.configuration import plugin_registry
 from scheduler.app.simulation import simulate
 
 REPO = Path(__file__).resolve().parent.parent

@@ -20,8 +20,10 @@ from typing import Any
 
 from prometheus_client.samples import Sample
 
-from scheduler.app.configuration import load_effective, plugin_registry
-from scheduler.app.gangs import GANG_CONFIG, generate_gangs
+from scheduler.app.configuration import load_effective
+from scheduler.app.configuration import plugin_registry
+from scheduler.app.gangs import GANG_CONFIG
+from scheduler.app.gangs import generate_gangs
 from scheduler.app.scenario import generate_nodes
 from scheduler.app.simulation import simulate
 

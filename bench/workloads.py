@@ -6,8 +6,11 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from scheduler.app.dra_scenario import claim_gpus, gpu_slices
-from scheduler.app.scenario import generate_nodes, generate_pods, parse_shape
+from scheduler.app.dra_scenario import claim_gpus
+from scheduler.app.dra_scenario import gpu_slices
+from scheduler.app.scenario import generate_nodes
+from scheduler.app.scenario import generate_pods
+from scheduler.app.scenario import parse_shape
 
 NODE_SHAPE = "cpu=4,memory=32Gi,pods=110"
 POD_SHAPE = "cpu=100m,memory=500Mi"

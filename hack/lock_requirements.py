@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import sys
 import tomllib
-from importlib.metadata import PackageNotFoundError, distribution
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import distribution
 from pathlib import Path
 
 from packaging.requirements import Requirement

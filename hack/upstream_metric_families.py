@@ -28,7 +28,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from tests.e2e.binaries import binaries_or_skip
 from tests.e2e.controlplane import ControlPlane
 from tests.e2e.daemon import poll_until
-from tests.e2e.processes import ManagedProcess, free_loopback_port
+from tests.e2e.processes import ManagedProcess
+from tests.e2e.processes import free_loopback_port
 from tests.e2e.secure_port_client import secure_port_status
 from tests.e2e.workload import Workload
 

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from scheduler.observability import configure_logging, reset_logging
+from scheduler.observability import configure_logging
+from scheduler.observability import reset_logging
 
 _UNRETRIEVED = "exception was never retrieved"
 

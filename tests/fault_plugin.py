@@ -19,20 +19,22 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from scheduler.framework import (
-    ClusterEventWithHint,
-    CycleState,
-    Handle,
-    NodeInfo,
-    NodeTable,
-    PluginSpec,
-    Pod,
-    PreFilterResult,
-    QueuedPodInfo,
-    Status,
-)
-from scheduler.framework.events import NODE_ADD, UNSCHEDULED_POD_UPDATE, QueueingHint
-from scheduler.framework.plugins import PostFilterResult, Rows, Scores
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import PluginSpec
+from scheduler.framework import Pod
+from scheduler.framework import PreFilterResult
+from scheduler.framework import QueuedPodInfo
+from scheduler.framework import Status
+from scheduler.framework.events import NODE_ADD
+from scheduler.framework.events import UNSCHEDULED_POD_UPDATE
+from scheduler.framework.events import QueueingHint
+from scheduler.framework.plugins import PostFilterResult
+from scheduler.framework.plugins import Rows
+from scheduler.framework.plugins import Scores
 
 FAULT_AT = "faults.example.com/at"
 FAULT_KIND = "faults.example.com/kind"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any
 
-from plugins.ip_allocation import ADDRESS, NETWORK, POOL
+from plugins.ip_allocation import ADDRESS
+from plugins.ip_allocation import NETWORK
+from plugins.ip_allocation import POOL
 
 API_VERSION = "kube-pyscheduler.io/v1alpha1"
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from scheduler.framework import Handle, PluginSpec, QueuedPodInfo
+from scheduler.framework import Handle
+from scheduler.framework import PluginSpec
+from scheduler.framework import QueuedPodInfo
 
 
 class DemoSort:

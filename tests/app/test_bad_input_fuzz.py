@@ -23,11 +23,16 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from scheduler.runtime.discovery import PluginRegistry
-from tests.app.bad_input import assert_clean_ending, run_cli, use_registry, warm_up
+from tests.app.bad_input import assert_clean_ending
+from tests.app.bad_input import run_cli
+from tests.app.bad_input import use_registry
+from tests.app.bad_input import warm_up
 
 # Configurations are cheap to check; a scenario that stays valid runs a whole simulation.
 CONFIG_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "1500"))

@@ -9,13 +9,11 @@ from pathlib import Path
 import pytest
 
 from scheduler.runtime.discovery import PluginRegistry
-from tests.app.bad_input import (
-    EXIT_BAD_INPUT,
-    assert_clean_ending,
-    run_cli,
-    use_registry,
-    warm_up,
-)
+from tests.app.bad_input import EXIT_BAD_INPUT
+from tests.app.bad_input import assert_clean_ending
+from tests.app.bad_input import run_cli
+from tests.app.bad_input import use_registry
+from tests.app.bad_input import warm_up
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 NODE = (

@@ -10,7 +10,9 @@ import pytest
 import yaml
 
 from scheduler.app.cli import main
-from tests.extender_server import ExtenderBehaviour, extender_config, running_extender
+from tests.extender_server import ExtenderBehaviour
+from tests.extender_server import extender_config
+from tests.extender_server import running_extender
 
 
 def test_simulate_consults_the_extender_for_every_pod(

@@ -9,9 +9,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from scheduler.app.cli import EXIT_POD_ERRORS, EXIT_TIMED_OUT, main
-from scheduler.testing import make_node, make_pod
-from tests.fault_plugin import NAME, fault_annotations, profile_plugins
+from scheduler.app.cli import EXIT_POD_ERRORS
+from scheduler.app.cli import EXIT_TIMED_OUT
+from scheduler.app.cli import main
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from tests.fault_plugin import NAME
+from tests.fault_plugin import fault_annotations
+from tests.fault_plugin import profile_plugins
 
 # A run that names the plugin must come back well within this on a busy machine.
 FINISHES_WITHIN_S = 20.0

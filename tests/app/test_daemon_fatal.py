@@ -7,7 +7,8 @@ import ssl
 
 import aiohttp
 
-from scheduler.app.daemon import EXIT_SCHEDULER_FAILED, Daemon
+from scheduler.app.daemon import EXIT_SCHEDULER_FAILED
+from scheduler.app.daemon import Daemon
 from scheduler.app.run_options import RunOptions
 from scheduler.cluster.sim import SimCluster
 from scheduler.config import load_config_dict

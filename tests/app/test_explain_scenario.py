@@ -13,9 +13,11 @@ import pytest
 import yaml
 
 from scheduler.app.cli import main
-from scheduler.app.configuration import load_effective, plugin_registry
+from scheduler.app.configuration import load_effective
+from scheduler.app.configuration import plugin_registry
 from scheduler.app.explain.render import write
-from scheduler.app.scenario import ordered_for_loading, parse_documents
+from scheduler.app.scenario import ordered_for_loading
+from scheduler.app.scenario import parse_documents
 from scheduler.cluster.sim import SimCluster
 from scheduler.cluster.sim.merge import merge_patch
 from scheduler.core.explain.session import explain_in

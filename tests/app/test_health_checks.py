@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler.app.health_checks import (
-    handler_sync_check,
-    leader_election_check,
-    scheduler_checks,
-    shutdown_check,
-)
-from scheduler.app.healthz import Answer, HealthCheck, check_answer, endpoint_answer, run_check
+from scheduler.app.health_checks import handler_sync_check
+from scheduler.app.health_checks import leader_election_check
+from scheduler.app.health_checks import scheduler_checks
+from scheduler.app.health_checks import shutdown_check
+from scheduler.app.healthz import Answer
+from scheduler.app.healthz import HealthCheck
+from scheduler.app.healthz import check_answer
+from scheduler.app.healthz import endpoint_answer
+from scheduler.app.healthz import run_check
 from scheduler.cluster.sim import SimCluster
-from scheduler.core.leader_election import WATCHDOG_GRACE, LeaderElector
+from scheduler.core.leader_election import WATCHDOG_GRACE
+from scheduler.core.leader_election import LeaderElector
 from scheduler.testing import FakeClock
 
 

@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from scheduler.app.cli import main
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.app.headless_chromium import headless_chromium
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

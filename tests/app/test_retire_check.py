@@ -7,7 +7,8 @@ import io
 import pytest
 
 from scheduler.app.cli import main
-from scheduler.app.retire_check import EXIT_PODS_REMAIN, report_pods_naming
+from scheduler.app.retire_check import EXIT_PODS_REMAIN
+from scheduler.app.retire_check import report_pods_naming
 
 
 def test_no_pod_means_it_can_go() -> None:

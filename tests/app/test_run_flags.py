@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from scheduler.app.cli import build_parser, main
-from scheduler.app.run_options import RunOptions, apply_flags
+from scheduler.app.cli import build_parser
+from scheduler.app.cli import main
+from scheduler.app.run_options import RunOptions
+from scheduler.app.run_options import apply_flags
 from scheduler.app.tls_options import TLSOptions
 from scheduler.config import KubeSchedulerConfiguration
 from scheduler.framework.errors import ConfigError

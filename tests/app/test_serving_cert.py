@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import ipaddress
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 
 import pytest
 from cryptography import x509
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from cryptography.x509.oid import ExtendedKeyUsageOID
+from cryptography.x509.oid import NameOID
 
-from scheduler.app.serving_cert import generate_self_signed, server_context_from_pem
+from scheduler.app.serving_cert import generate_self_signed
+from scheduler.app.serving_cert import server_context_from_pem
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -14,7 +14,8 @@ import yaml
 
 from scheduler.app.cli import main
 from scheduler.app.progress import BindingProgress
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 
 
 def _write(tmp_path: Path, objects: list[dict[str, Any]]) -> Path:

@@ -9,13 +9,12 @@ import pytest
 import yaml
 
 from scheduler.app.cli import main
-from scheduler.testing import make_node, make_pod
-from scheduler.testing.storage_builders import (
-    claim_volume,
-    make_pv,
-    make_pvc,
-    make_storage_class,
-)
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.storage_builders import claim_volume
+from scheduler.testing.storage_builders import make_pv
+from scheduler.testing.storage_builders import make_pvc
+from scheduler.testing.storage_builders import make_storage_class
 
 PLUGINS = [
     "plugins.volume_restrictions:SPEC",

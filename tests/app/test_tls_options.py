@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import ssl
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from pathlib import Path
 
 import pytest

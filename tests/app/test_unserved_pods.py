@@ -5,7 +5,8 @@ from __future__ import annotations
 from scheduler.cluster.sim import SimCluster
 from scheduler.framework.clock import SystemClock
 from scheduler.testing import make_pod
-from tests.app.daemon_on_sim import scheduling_daemon, until
+from tests.app.daemon_on_sim import scheduling_daemon
+from tests.app.daemon_on_sim import until
 
 
 async def test_the_daemon_counts_pending_pods_no_scheduler_serves() -> None:

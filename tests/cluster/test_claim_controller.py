@@ -8,8 +8,11 @@ from typing import Any
 from scheduler.cluster.sim import SimCluster
 from scheduler.cluster.sim.claim_controller import ResourceClaimController
 from scheduler.objects.pod import Pod
-from scheduler.testing import FakeClock, make_pod
-from scheduler.testing.dra_builders import make_claim, make_claim_template, with_claims
+from scheduler.testing import FakeClock
+from scheduler.testing import make_pod
+from scheduler.testing.dra_builders import make_claim
+from scheduler.testing.dra_builders import make_claim_template
+from scheduler.testing.dra_builders import with_claims
 
 GPU = make_claim("gpu").request("gpu", "gpu-class")
 

@@ -8,13 +8,19 @@ from typing import Any
 
 import pytest
 
-from scheduler.cluster.informer import Backoff, Informer, InformerStore
+from scheduler.cluster.informer import Backoff
+from scheduler.cluster.informer import Informer
+from scheduler.cluster.informer import InformerStore
 from scheduler.cluster.port import WatchEvent
 from scheduler.cluster.sim import SimCluster
-from scheduler.framework.errors import APIError, GoneError, NotFoundError
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import GoneError
+from scheduler.framework.errors import NotFoundError
 from scheduler.framework.handle import Lister
 from scheduler.objects.pod import Pod
-from scheduler.testing import FakeClock, make_node, make_pod
+from scheduler.testing import FakeClock
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.conftest import CapturedLogs
 
 

@@ -8,12 +8,10 @@ from typing import Any
 from scheduler.cluster.sim import SimCluster
 from scheduler.cluster.sim.pv_controller import PVBinderController
 from scheduler.testing import make_node
-from scheduler.testing.storage_builders import (
-    make_csi_node,
-    make_pv,
-    make_pvc,
-    make_storage_class,
-)
+from scheduler.testing.storage_builders import make_csi_node
+from scheduler.testing.storage_builders import make_pv
+from scheduler.testing.storage_builders import make_pvc
+from scheduler.testing.storage_builders import make_storage_class
 
 ZONE = "topology.kubernetes.io/zone"
 HOSTNAME = "kubernetes.io/hostname"

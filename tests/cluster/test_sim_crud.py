@@ -8,9 +8,14 @@ from typing import Any
 import pytest
 
 from scheduler.cluster.port import ClusterClient
-from scheduler.cluster.sim import SYSTEM_NAMESPACES, SimCluster
-from scheduler.framework.errors import APIError, ConflictError, NotFoundError
-from scheduler.testing import FakeClock, make_node, make_pod
+from scheduler.cluster.sim import SYSTEM_NAMESPACES
+from scheduler.cluster.sim import SimCluster
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConflictError
+from scheduler.framework.errors import NotFoundError
+from scheduler.testing import FakeClock
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 
 
 def lease(name: str, holder: str = "a") -> dict[str, Any]:

@@ -8,7 +8,8 @@ import pytest
 
 from scheduler.cluster.sim.field_selector import parse_field_selector
 from scheduler.framework.errors import APIError
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 
 PENDING = make_pod("pending").scheduler("mine").dict()
 BOUND = make_pod("bound").node("n1").phase("Running").dict()

@@ -7,9 +7,13 @@ from typing import Any
 import pytest
 
 from scheduler.cluster.sim import SimCluster
-from scheduler.framework.errors import APIError, ConflictError, NotFoundError
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConflictError
+from scheduler.framework.errors import NotFoundError
 from scheduler.objects.pod import Pod
-from scheduler.testing import FakeClock, make_node, make_pod
+from scheduler.testing import FakeClock
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 
 LEASE = {
     "apiVersion": "coordination.k8s.io/v1",

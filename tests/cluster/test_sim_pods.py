@@ -7,9 +7,11 @@ from typing import Any
 import pytest
 
 from scheduler.cluster.sim import SimCluster
-from scheduler.framework.errors import ConflictError, NotFoundError
+from scheduler.framework.errors import ConflictError
+from scheduler.framework.errors import NotFoundError
 from scheduler.objects.pod import Pod
-from scheduler.testing import FakeClock, make_pod
+from scheduler.testing import FakeClock
+from scheduler.testing import make_pod
 
 
 async def pending_pod(sim: SimCluster, name: str = "web") -> Pod:

@@ -9,9 +9,12 @@ import pytest
 
 from scheduler.cluster.port import WatchEvent
 from scheduler.cluster.sim import SimCluster
-from scheduler.framework.errors import APIError, GoneError
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import GoneError
 from scheduler.objects.pod import Pod
-from scheduler.testing import FakeClock, make_node, make_pod
+from scheduler.testing import FakeClock
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 
 
 class Collector:

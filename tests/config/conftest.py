@@ -6,13 +6,17 @@ configuration looks at); names match upstream default plugins so the default set
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
 import pytest
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
+from pydantic import ConfigDict
+from pydantic import Field
 from pydantic.alias_generators import to_camel
 
-from scheduler.framework import PluginArgs, PluginSpec
+from scheduler.framework import PluginArgs
+from scheduler.framework import PluginSpec
 
 
 class _Plugin:

@@ -6,13 +6,11 @@ from typing import Any
 
 import pytest
 
-from scheduler.config import (
-    API_VERSION,
-    KIND,
-    EffectiveProfile,
-    default_config,
-    load_config_dict,
-)
+from scheduler.config import API_VERSION
+from scheduler.config import KIND
+from scheduler.config import EffectiveProfile
+from scheduler.config import default_config
+from scheduler.config import load_config_dict
 from scheduler.framework import PluginSpec
 
 HEADER = {"apiVersion": API_VERSION, "kind": KIND}

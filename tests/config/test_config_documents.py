@@ -9,8 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from scheduler.config import ConfigError, load_yaml_documents, parse_duration, read_text
-from scheduler.config.documents import MAX_ALIAS_NODES, MAX_DEPTH, load_yaml_or_json
+from scheduler.config import ConfigError
+from scheduler.config import load_yaml_documents
+from scheduler.config import parse_duration
+from scheduler.config import read_text
+from scheduler.config.documents import MAX_ALIAS_NODES
+from scheduler.config.documents import MAX_DEPTH
+from scheduler.config.documents import load_yaml_or_json
 
 
 def _laughs(levels: int, width: int = 10) -> str:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler.config import format_duration, parse_duration
+from scheduler.config import format_duration
+from scheduler.config import parse_duration
 
 
 @pytest.mark.parametrize(

@@ -8,15 +8,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from scheduler.config import (
-    API_VERSION,
-    ConfigError,
-    EffectiveProfile,
-    default_config,
-    dump_config,
-    load_config_file,
-    load_config_text,
-)
+from scheduler.config import API_VERSION
+from scheduler.config import ConfigError
+from scheduler.config import EffectiveProfile
+from scheduler.config import default_config
+from scheduler.config import dump_config
+from scheduler.config import load_config_file
+from scheduler.config import load_config_text
 from scheduler.framework import PluginSpec
 from tests.data import MULTI_PROFILE
 

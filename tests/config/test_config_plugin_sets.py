@@ -11,8 +11,12 @@ from typing import Any
 
 import pytest
 
-from scheduler.config import API_VERSION, KIND, EffectiveProfile, load_config_dict
-from scheduler.config.models import Plugin, PluginSet
+from scheduler.config import API_VERSION
+from scheduler.config import KIND
+from scheduler.config import EffectiveProfile
+from scheduler.config import load_config_dict
+from scheduler.config.models import Plugin
+from scheduler.config.models import PluginSet
 from scheduler.config.plugin_sets import merge_plugin_set
 from scheduler.framework import PluginSpec
 

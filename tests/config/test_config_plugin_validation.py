@@ -6,7 +6,10 @@ from typing import Any
 
 import pytest
 
-from scheduler.config import API_VERSION, KIND, ConfigError, load_config_dict
+from scheduler.config import API_VERSION
+from scheduler.config import KIND
+from scheduler.config import ConfigError
+from scheduler.config import load_config_dict
 from scheduler.config.field_errors import ROOT
 from scheduler.config.plugin_sets import PluginRef
 from scheduler.config.plugin_validation import check_score_weight_total

@@ -6,15 +6,13 @@ from importlib.metadata import entry_points
 
 import pytest
 
-from scheduler.config import (
-    API_VERSION,
-    KIND,
-    ConfigError,
-    default_config,
-    dump_config,
-    load_config_dict,
-    load_config_text,
-)
+from scheduler.config import API_VERSION
+from scheduler.config import KIND
+from scheduler.config import ConfigError
+from scheduler.config import default_config
+from scheduler.config import dump_config
+from scheduler.config import load_config_dict
+from scheduler.config import load_config_text
 from scheduler.framework import PluginSpec
 from tests.data import MULTI_PROFILE
 

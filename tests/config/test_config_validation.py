@@ -6,7 +6,10 @@ from typing import Any
 
 import pytest
 
-from scheduler.config import API_VERSION, KIND, ConfigError, load_config_dict
+from scheduler.config import API_VERSION
+from scheduler.config import KIND
+from scheduler.config import ConfigError
+from scheduler.config import load_config_dict
 from scheduler.config.models import KubeSchedulerConfiguration
 from scheduler.config.validation import validate_configuration
 from scheduler.framework import PluginSpec

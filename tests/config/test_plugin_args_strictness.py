@@ -12,8 +12,12 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from scheduler.config import API_VERSION, KIND, ConfigError, load_config_dict
-from scheduler.framework import PluginArgs, PluginSpec
+from scheduler.config import API_VERSION
+from scheduler.config import KIND
+from scheduler.config import ConfigError
+from scheduler.config import load_config_dict
+from scheduler.framework import PluginArgs
+from scheduler.framework import PluginSpec
 
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1

@@ -12,8 +12,13 @@ from pathlib import Path
 import pytest
 
 from scheduler.app.cli import main
-from scheduler.framework import CycleState, NodeInfo, PluginSpec, Pod, Status
-from scheduler.framework.contract import contract_problems, extension_problems
+from scheduler.framework import CycleState
+from scheduler.framework import NodeInfo
+from scheduler.framework import PluginSpec
+from scheduler.framework import Pod
+from scheduler.framework import Status
+from scheduler.framework.contract import contract_problems
+from scheduler.framework.contract import extension_problems
 from scheduler.runtime.discovery import PluginRegistry
 from scheduler.testing import FakeHandle
 from tests.fault_plugin import BREAKER_SPEC

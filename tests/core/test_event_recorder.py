@@ -6,7 +6,8 @@ from typing import Any
 
 from scheduler.core.event_recorder import EventRecorder
 from scheduler.core.event_sink import EventSink
-from scheduler.testing import FakeClock, make_pod
+from scheduler.testing import FakeClock
+from scheduler.testing import make_pod
 
 
 class Sink(EventSink):

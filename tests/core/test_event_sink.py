@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
-from scheduler.core.event_sink import (
-    MAX_ATTEMPTS,
-    SERIES_FINISH,
-    SERIES_REFRESH,
-    EventSink,
-    isomorphic_key,
-)
-from scheduler.framework.errors import APIError, ConflictError
+from scheduler.core.event_sink import MAX_ATTEMPTS
+from scheduler.core.event_sink import SERIES_FINISH
+from scheduler.core.event_sink import SERIES_REFRESH
+from scheduler.core.event_sink import EventSink
+from scheduler.core.event_sink import isomorphic_key
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConflictError
 from scheduler.observability import SchedulerMetrics
 from scheduler.testing import FakeClock
 

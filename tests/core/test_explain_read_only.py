@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar
+from collections.abc import Awaitable
+from collections.abc import Callable
+from typing import Any
+from typing import ClassVar
 
 import pytest
 
 from scheduler.app.configuration import plugin_registry
-from scheduler.app.scenario import ordered_for_loading, parse_documents
-from scheduler.cluster.read_only import ReadOnlyCluster, WriteRefusedError
+from scheduler.app.scenario import ordered_for_loading
+from scheduler.app.scenario import parse_documents
+from scheduler.cluster.read_only import ReadOnlyCluster
+from scheduler.cluster.read_only import WriteRefusedError
 from scheduler.cluster.sim import SimCluster
 from scheduler.config import load_config_dict
 from scheduler.core.explain.session import explain_in
-from scheduler.framework import CycleState, Handle, NodeStatusReader, PluginSpec, Pod, Status
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import NodeStatusReader
+from scheduler.framework import PluginSpec
+from scheduler.framework import Pod
+from scheduler.framework import Status
 from scheduler.framework.plugins import PostFilterResult
 from scheduler.objects.pod import Pod as PodView
-from scheduler.testing import FakeClock, make_node, make_pod
+from scheduler.testing import FakeClock
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 
 CLUSTER = """
 apiVersion: v1

@@ -9,9 +9,11 @@ from typing import Any
 import pytest
 
 from scheduler.cluster.send_gate import check_before_sending
-from scheduler.core.fencing import FencedClusterAPI, NotLeadingError
+from scheduler.core.fencing import FencedClusterAPI
+from scheduler.core.fencing import NotLeadingError
 from scheduler.objects.pod import Pod
-from scheduler.testing import FakeClock, make_pod
+from scheduler.testing import FakeClock
+from scheduler.testing import make_pod
 
 
 class Tenure:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
 from scheduler.cluster.sim import SimCluster
-from scheduler.core.leader_election import WATCHDOG_GRACE, LeaderElector, new_identity
+from scheduler.core.leader_election import WATCHDOG_GRACE
+from scheduler.core.leader_election import LeaderElector
+from scheduler.core.leader_election import new_identity
 from scheduler.core.lease_record import micro_time
 from scheduler.framework.errors import APIError
 from scheduler.observability import SchedulerMetrics

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
-from scheduler.core.result_annotation import ANNOTATION, ResultAnnotations
-from scheduler.testing import make_node, make_pod
+from scheduler.core.result_annotation import ANNOTATION
+from scheduler.core.result_annotation import ResultAnnotations
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.integration.harness import Harness
 
 PAST_BACKOFF = 11.0

@@ -12,7 +12,8 @@ from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime.framework import Framework
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.integration.harness import Harness
 
 PAST_BACKOFF = 11.0

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from scheduler.observability import configure_logging
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.integration.harness import Harness
 
 FIT_ERROR = (

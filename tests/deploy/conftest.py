@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.deploy.manifests import DEPLOY_DIR, MONITORING_DIR, Manifest, Manifests, read_objects
+from tests.deploy.manifests import DEPLOY_DIR
+from tests.deploy.manifests import MONITORING_DIR
+from tests.deploy.manifests import Manifest
+from tests.deploy.manifests import Manifests
+from tests.deploy.manifests import read_objects
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,8 @@ from typing import Any
 
 import yaml
 
-from tests.deploy.manifests import DEPLOY_DIR, REPO_ROOT
+from tests.deploy.manifests import DEPLOY_DIR
+from tests.deploy.manifests import REPO_ROOT
 
 CHART_DIR = DEPLOY_DIR / "helm" / "kube-pyscheduler"
 BUILD_SCRIPT = REPO_ROOT / "hack" / "build-helm.sh"

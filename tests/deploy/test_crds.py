@@ -7,8 +7,11 @@ from typing import Any
 import pytest
 import yaml
 
-from plugins.coscheduling.dialects import API_GROUPS, NATIVE_RESOURCE
-from tests.deploy.manifests import DEPLOY_DIR, KUSTOMIZATION, object_files
+from plugins.coscheduling.dialects import API_GROUPS
+from plugins.coscheduling.dialects import NATIVE_RESOURCE
+from tests.deploy.manifests import DEPLOY_DIR
+from tests.deploy.manifests import KUSTOMIZATION
+from tests.deploy.manifests import object_files
 
 CRD_DIR = DEPLOY_DIR / "crds"
 CRDS = object_files(CRD_DIR)

@@ -11,7 +11,8 @@ import json
 import re
 import tomllib
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, distribution
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import distribution
 
 import pytest
 from packaging.requirements import Requirement

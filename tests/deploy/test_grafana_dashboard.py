@@ -20,9 +20,11 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from scheduler.cluster.sim import SimCluster
 from scheduler.framework.clock import SystemClock
-from tests.app.daemon_on_sim import scheduling_daemon, until
+from tests.app.daemon_on_sim import scheduling_daemon
+from tests.app.daemon_on_sim import until
 from tests.deploy.manifests import DEPLOY_DIR
-from tests.deploy.promql_names import metric_names, template_query_names
+from tests.deploy.promql_names import metric_names
+from tests.deploy.promql_names import template_query_names
 
 DASHBOARD = DEPLOY_DIR / "grafana" / "kube-pyscheduler.json"
 SAMPLE_SUFFIXES = {

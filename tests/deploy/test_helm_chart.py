@@ -7,15 +7,13 @@ import yaml
 from scheduler.app.cli import build_parser
 from scheduler.config import load_config_dict
 from scheduler.runtime.discovery import PluginRegistry
-from tests.deploy.helm import (
-    CHART_DIR,
-    EVERYTHING_ON,
-    Manifest,
-    by_kind,
-    helm,
-    render,
-    render_error,
-)
+from tests.deploy.helm import CHART_DIR
+from tests.deploy.helm import EVERYTHING_ON
+from tests.deploy.helm import Manifest
+from tests.deploy.helm import by_kind
+from tests.deploy.helm import helm
+from tests.deploy.helm import render
+from tests.deploy.helm import render_error
 from tests.deploy.manifests import Manifests
 
 NAME = "kube-pyscheduler"

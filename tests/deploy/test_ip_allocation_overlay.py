@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import yaml
 
-from plugins.ip_allocation.pool import API_GROUP, IP_POOLS
-from tests.deploy.manifests import DEPLOY_DIR, KUSTOMIZATION, Manifests, object_files, read_objects
-from tests.deploy.test_rbac import Grant, grants
+from plugins.ip_allocation.pool import API_GROUP
+from plugins.ip_allocation.pool import IP_POOLS
+from tests.deploy.manifests import DEPLOY_DIR
+from tests.deploy.manifests import KUSTOMIZATION
+from tests.deploy.manifests import Manifests
+from tests.deploy.manifests import object_files
+from tests.deploy.manifests import read_objects
+from tests.deploy.test_rbac import Grant
+from tests.deploy.test_rbac import grants
 
 OVERLAY = DEPLOY_DIR / "ip-allocation"
 ROLE = ("ClusterRole", "kube-pyscheduler-ip-allocation")

@@ -17,14 +17,12 @@ import yaml
 from scheduler.config import load_config_text
 from scheduler.objects.quantity import parse_quantity
 from scheduler.runtime.discovery import PluginRegistry
-from tests.deploy.manifests import (
-    DEPLOY_DIR,
-    KUSTOMIZATION,
-    MONITORING_DIR,
-    Manifest,
-    Manifests,
-    object_files,
-)
+from tests.deploy.manifests import DEPLOY_DIR
+from tests.deploy.manifests import KUSTOMIZATION
+from tests.deploy.manifests import MONITORING_DIR
+from tests.deploy.manifests import Manifest
+from tests.deploy.manifests import Manifests
+from tests.deploy.manifests import object_files
 
 NAME = "kube-pyscheduler"
 NAMESPACE = "kube-system"

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.deploy.manifests import Manifest, Manifests
+from tests.deploy.manifests import Manifest
+from tests.deploy.manifests import Manifests
 
 NAME = "kube-pyscheduler"
 NAMESPACE = "kube-system"

@@ -8,7 +8,8 @@ are local to the case; the runner gives each scheduler's run its own namespace a
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 ZONE = "topology.kubernetes.io/zone"

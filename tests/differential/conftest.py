@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.binaries import ControlPlaneBinaries, binaries_or_skip
+from tests.e2e.binaries import ControlPlaneBinaries
+from tests.e2e.binaries import binaries_or_skip
 
 
 @pytest.fixture(scope="session")

@@ -10,10 +10,14 @@ from __future__ import annotations
 import copy
 import re
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
-from tests.differential.cases import HOSTNAME, Case, Object
+from tests.differential.cases import HOSTNAME
+from tests.differential.cases import Case
+from tests.differential.cases import Object
 from tests.e2e.api_client import ApiClient
 
 EVENTS = "/apis/events.k8s.io/v1"

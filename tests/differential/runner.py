@@ -15,19 +15,28 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from bench.compare_schedulers import KINDS, OURS, UPSTREAM, SchedulerProcess
-from tests.differential.cases import Case, generate, storage_class
-from tests.differential.placement import CaseRun, Observation
+from bench.compare_schedulers import KINDS
+from bench.compare_schedulers import OURS
+from bench.compare_schedulers import UPSTREAM
+from bench.compare_schedulers import SchedulerProcess
+from tests.differential.cases import Case
+from tests.differential.cases import generate
+from tests.differential.cases import storage_class
+from tests.differential.placement import CaseRun
+from tests.differential.placement import Observation
 from tests.differential.upstream_log import upstream_top_is_unique
 from tests.differential.verdicts import differences
 from tests.e2e.api_client import ApiClient
-from tests.e2e.binaries import ControlPlaneBinaries, ensure_binaries
+from tests.e2e.binaries import ControlPlaneBinaries
+from tests.e2e.binaries import ensure_binaries
 from tests.e2e.controlplane import ControlPlane
 
 # Fields added to upstream's one profile; None compares the two default profiles as they are.

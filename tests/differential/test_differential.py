@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.differential.cases import Case, generate
+from tests.differential.cases import Case
+from tests.differential.cases import generate
 from tests.differential.runner import run_cases
 from tests.e2e.binaries import ControlPlaneBinaries
 

@@ -12,7 +12,8 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
+from typing import NamedTuple
 
 DEFAULT_TIMEOUT_S = 30.0
 

@@ -26,24 +26,31 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from tests.e2e.api_client import ApiClient
-from tests.e2e.audit import AuditLog, AuditRecord
-from tests.e2e.binaries import ControlPlaneBinaries, ensure_binaries
+from tests.e2e.audit import AuditLog
+from tests.e2e.audit import AuditRecord
+from tests.e2e.binaries import ControlPlaneBinaries
+from tests.e2e.binaries import ensure_binaries
 from tests.e2e.bound_pods import BoundPods
 from tests.e2e.controlplane import ControlPlane
-from tests.e2e.packed_cluster import (
-    PackedShape,
-    bound_names,
-    create_all,
-    occurrences,
-    overcommitted,
-)
-from tests.e2e.replicas import FLAVOURS, OURS, ElectionTimings, Replicas, ReplicaSpec
-from tests.e2e.tenure import LeaseTimeline, lease_timeline
+from tests.e2e.packed_cluster import PackedShape
+from tests.e2e.packed_cluster import bound_names
+from tests.e2e.packed_cluster import create_all
+from tests.e2e.packed_cluster import occurrences
+from tests.e2e.packed_cluster import overcommitted
+from tests.e2e.replicas import FLAVOURS
+from tests.e2e.replicas import OURS
+from tests.e2e.replicas import ElectionTimings
+from tests.e2e.replicas import Replicas
+from tests.e2e.replicas import ReplicaSpec
+from tests.e2e.tenure import LeaseTimeline
+from tests.e2e.tenure import lease_timeline
 
 NAMESPACE = "chaos"
 LEASE_NAME = "chaos-scheduler"

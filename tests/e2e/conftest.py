@@ -8,13 +8,15 @@ suite must never pass as green in CI.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.api_client import ApiClient
-from tests.e2e.binaries import ControlPlaneBinaries, binaries_or_skip
+from tests.e2e.binaries import ControlPlaneBinaries
+from tests.e2e.binaries import binaries_or_skip
 from tests.e2e.controlplane import ControlPlane
 from tests.e2e.daemon import DaemonLauncher
 from tests.e2e.workload import Workload

@@ -18,14 +18,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
 from tests.e2e.api_client import ApiClient
-from tests.e2e.audit import AuditLog, write_policy
+from tests.e2e.audit import AuditLog
+from tests.e2e.audit import write_policy
 from tests.e2e.binaries import ControlPlaneBinaries
-from tests.e2e.certs import CertificateAuthority, KeyPair, service_account_key_pair
+from tests.e2e.certs import CertificateAuthority
+from tests.e2e.certs import KeyPair
+from tests.e2e.certs import service_account_key_pair
 from tests.e2e.kubeconfig import write_kubeconfig
-from tests.e2e.processes import ManagedProcess, ProcessExitedError, free_loopback_port
+from tests.e2e.processes import ManagedProcess
+from tests.e2e.processes import ProcessExitedError
+from tests.e2e.processes import free_loopback_port
 
 READY_TIMEOUT_S = 90.0
 ETCD_READY_TIMEOUT_S = 30.0

@@ -11,7 +11,8 @@ from typing import Any
 
 import yaml
 
-from tests.e2e.api_client import ApiClient, ApiResponse
+from tests.e2e.api_client import ApiClient
+from tests.e2e.api_client import ApiResponse
 
 FIELD_MANAGER = "kube-pyscheduler-e2e"
 APPLY_PATCH = "application/apply-patch+yaml"

@@ -7,7 +7,8 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 
 POLL_INTERVAL_S = 0.2

@@ -17,7 +17,8 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
+from collections.abc import Iterator
 from types import TracebackType
 from typing import Any
 

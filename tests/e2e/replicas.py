@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.binaries import ControlPlaneBinaries
-from tests.e2e.controlplane import ADMIN_GROUPS, ControlPlane
-from tests.e2e.processes import ManagedProcess, free_loopback_port
+from tests.e2e.controlplane import ADMIN_GROUPS
+from tests.e2e.controlplane import ControlPlane
+from tests.e2e.processes import ManagedProcess
+from tests.e2e.processes import free_loopback_port
 
 OURS = "ours"
 UPSTREAM = "upstream"

@@ -7,14 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.binaries import (
-    BIN_DIR_ENV,
-    BUILD_SCRIPT,
-    CACHE_ENV,
-    binaries_or_skip,
-    default_bin_dir,
-    read_pinned_versions,
-)
+from tests.e2e.binaries import BIN_DIR_ENV
+from tests.e2e.binaries import BUILD_SCRIPT
+from tests.e2e.binaries import CACHE_ENV
+from tests.e2e.binaries import binaries_or_skip
+from tests.e2e.binaries import default_bin_dir
+from tests.e2e.binaries import read_pinned_versions
 
 pytestmark = pytest.mark.e2e
 

@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
-from scheduler.testing import make_node, make_pod
-from tests.e2e.api_client import ApiClient, ApiResponse
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from tests.e2e.api_client import ApiClient
+from tests.e2e.api_client import ApiResponse
 from tests.e2e.binaries import read_pinned_versions
 from tests.e2e.controlplane import ControlPlane
 

@@ -12,7 +12,8 @@ import pytest
 from tests.e2e import controlplane
 from tests.e2e.api_client import ApiClient
 from tests.e2e.binaries import ControlPlaneBinaries
-from tests.e2e.controlplane import ControlPlane, ControlPlaneStartError
+from tests.e2e.controlplane import ControlPlane
+from tests.e2e.controlplane import ControlPlaneStartError
 from tests.e2e.processes import free_loopback_port
 
 pytestmark = pytest.mark.e2e

@@ -10,8 +10,11 @@ import time
 import pytest
 
 from tests.e2e.controlplane import ControlPlane
-from tests.e2e.daemon import DaemonLauncher, LeaderElection, poll_until
-from tests.e2e.workload import Workload, unique
+from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import LeaderElection
+from tests.e2e.daemon import poll_until
+from tests.e2e.workload import Workload
+from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 

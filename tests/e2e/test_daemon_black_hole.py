@@ -15,11 +15,13 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.e2e.controlplane import ADMIN_GROUPS, ControlPlane
+from tests.e2e.controlplane import ADMIN_GROUPS
+from tests.e2e.controlplane import ControlPlane
 from tests.e2e.daemon import DaemonLauncher
 from tests.e2e.processes import free_loopback_port
 from tests.e2e.tcp_proxy import TcpProxy
-from tests.e2e.workload import Workload, unique
+from tests.e2e.workload import Workload
+from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 

@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.binaries import ControlPlaneBinaries
-from tests.e2e.chaos import ChaosPlan, run_chaos, violations
+from tests.e2e.chaos import ChaosPlan
+from tests.e2e.chaos import run_chaos
+from tests.e2e.chaos import violations
 
 pytestmark = pytest.mark.e2e
 

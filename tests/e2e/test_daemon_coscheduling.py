@@ -15,8 +15,12 @@ import pytest
 from scheduler.testing import make_pod
 from tests.e2e.api_client import ApiClient
 from tests.e2e.custom_resources import install_crds
-from tests.e2e.daemon import DaemonLauncher, poll_until
-from tests.e2e.workload import Object, Workload, pod_scheduled_condition, unique
+from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import poll_until
+from tests.e2e.workload import Object
+from tests.e2e.workload import Workload
+from tests.e2e.workload import pod_scheduled_condition
+from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 

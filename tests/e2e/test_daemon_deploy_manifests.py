@@ -15,9 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.deploy.manifests import DEPLOY_DIR, MONITORING_DIR, object_files
+from tests.deploy.manifests import DEPLOY_DIR
+from tests.deploy.manifests import MONITORING_DIR
+from tests.deploy.manifests import object_files
 from tests.e2e.api_client import ApiClient
-from tests.e2e.manifests import KindNotServedError, Manifest, apply, object_path, read_manifests
+from tests.e2e.manifests import KindNotServedError
+from tests.e2e.manifests import Manifest
+from tests.e2e.manifests import apply
+from tests.e2e.manifests import object_path
+from tests.e2e.manifests import read_manifests
 
 pytestmark = pytest.mark.e2e
 

@@ -14,10 +14,15 @@ from typing import Any
 
 import pytest
 
-from scheduler.testing.dra_builders import device, make_claim, make_device_class, make_slice
+from scheduler.testing.dra_builders import device
+from scheduler.testing.dra_builders import make_claim
+from scheduler.testing.dra_builders import make_device_class
+from scheduler.testing.dra_builders import make_slice
 from tests.e2e.api_client import ApiClient
-from tests.e2e.daemon import DaemonLauncher, poll_until
-from tests.e2e.workload import Workload, unique
+from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import poll_until
+from tests.e2e.workload import Workload
+from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 

@@ -17,16 +17,18 @@ import yaml
 from tests.e2e.api_client import ApiClient
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.controlplane import ControlPlane
-from tests.e2e.daemon import DaemonLauncher, poll_until
-from tests.e2e.processes import ManagedProcess, free_loopback_port
-from tests.e2e.workload import Workload, pod_scheduled_condition, unique
-from tests.extender_server import (
-    Binder,
-    ExtenderBehaviour,
-    RecordingExtender,
-    extender_config,
-    running_extender,
-)
+from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import poll_until
+from tests.e2e.processes import ManagedProcess
+from tests.e2e.processes import free_loopback_port
+from tests.e2e.workload import Workload
+from tests.e2e.workload import pod_scheduled_condition
+from tests.e2e.workload import unique
+from tests.extender_server import Binder
+from tests.extender_server import ExtenderBehaviour
+from tests.extender_server import RecordingExtender
+from tests.extender_server import extender_config
+from tests.extender_server import running_extender
 
 pytestmark = pytest.mark.e2e
 

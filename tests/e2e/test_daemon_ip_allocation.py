@@ -24,11 +24,19 @@ from tests.deploy.manifests import DEPLOY_DIR
 from tests.e2e.api_client import ApiClient
 from tests.e2e.controlplane import ControlPlane
 from tests.e2e.custom_resources import install_crds
-from tests.e2e.daemon import DaemonLauncher, LeaderElection, SchedulerDaemon, poll_until
-from tests.e2e.manifests import apply, read_manifests
-from tests.e2e.test_daemon_rbac import RBAC_PROPAGATION_S, apply_deployed_rbac
-from tests.e2e.workload import Workload, unique
-from tests.ip_pools import allocations_of, carried, ip_pool
+from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import LeaderElection
+from tests.e2e.daemon import SchedulerDaemon
+from tests.e2e.daemon import poll_until
+from tests.e2e.manifests import apply
+from tests.e2e.manifests import read_manifests
+from tests.e2e.test_daemon_rbac import RBAC_PROPAGATION_S
+from tests.e2e.test_daemon_rbac import apply_deployed_rbac
+from tests.e2e.workload import Workload
+from tests.e2e.workload import unique
+from tests.ip_pools import allocations_of
+from tests.ip_pools import carried
+from tests.ip_pools import ip_pool
 
 pytestmark = pytest.mark.e2e
 

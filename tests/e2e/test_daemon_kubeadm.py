@@ -15,10 +15,12 @@ import pytest
 import yaml
 
 from tests.e2e.controlplane import ControlPlane
-from tests.e2e.daemon import DaemonLauncher, SchedulerDaemon
+from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import SchedulerDaemon
 from tests.e2e.lease_history import LEASES
 from tests.e2e.processes import free_loopback_port
-from tests.e2e.workload import Workload, unique
+from tests.e2e.workload import Workload
+from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 

@@ -10,9 +10,13 @@ from typing import Any
 import pytest
 
 from tests.e2e.api_client import ApiClient
-from tests.e2e.daemon import DaemonLauncher, LeaderElection, SchedulerDaemon, poll_until
+from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import LeaderElection
+from tests.e2e.daemon import SchedulerDaemon
+from tests.e2e.daemon import poll_until
 from tests.e2e.lease_history import LeaseHistory
-from tests.e2e.workload import Workload, unique
+from tests.e2e.workload import Workload
+from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 

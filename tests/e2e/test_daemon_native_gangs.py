@@ -19,7 +19,9 @@ from tests.e2e.api_client import ApiClient
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.controlplane import ControlPlane
 from tests.e2e.daemon import DaemonLauncher
-from tests.e2e.workload import Workload, pod_scheduled_condition, unique
+from tests.e2e.workload import Workload
+from tests.e2e.workload import pod_scheduled_condition
+from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 

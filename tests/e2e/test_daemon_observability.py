@@ -10,10 +10,15 @@ import pytest
 import yaml
 
 from tests.e2e.controlplane import ControlPlane
-from tests.e2e.daemon import DaemonLauncher, LeaderElection, Metrics, poll_until
+from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import LeaderElection
+from tests.e2e.daemon import Metrics
+from tests.e2e.daemon import poll_until
 from tests.e2e.processes import free_loopback_port
 from tests.e2e.tcp_proxy import TcpProxy
-from tests.e2e.workload import Workload, pod_scheduled_condition, unique
+from tests.e2e.workload import Workload
+from tests.e2e.workload import pod_scheduled_condition
+from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 

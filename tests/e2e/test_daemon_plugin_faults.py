@@ -17,16 +17,20 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.e2e.daemon import DaemonLauncher, LeaderElection, SchedulerDaemon, poll_until
-from tests.e2e.test_daemon_rbac import Deployed, deployed  # noqa: F401 - the module fixture
-from tests.e2e.workload import Workload, pod_scheduled_condition, unique
-from tests.fault_plugin import (
-    BREAK_LOOP,
-    FAILING_POINTS,
-    NAME,
-    fault_annotations,
-    profile_plugins,
-)
+from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import LeaderElection
+from tests.e2e.daemon import SchedulerDaemon
+from tests.e2e.daemon import poll_until
+from tests.e2e.test_daemon_rbac import Deployed
+from tests.e2e.test_daemon_rbac import deployed  # noqa: F401 - the module fixture
+from tests.e2e.workload import Workload
+from tests.e2e.workload import pod_scheduled_condition
+from tests.e2e.workload import unique
+from tests.fault_plugin import BREAK_LOOP
+from tests.fault_plugin import FAILING_POINTS
+from tests.fault_plugin import NAME
+from tests.fault_plugin import fault_annotations
+from tests.fault_plugin import profile_plugins
 
 pytestmark = pytest.mark.e2e
 

@@ -13,7 +13,8 @@ No kubelet runs, so a `Reaper` finishes the graceful deletions the daemon starts
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -22,7 +23,9 @@ from scheduler.testing import make_pod
 from tests.e2e.api_client import ApiClient
 from tests.e2e.daemon import DaemonLauncher
 from tests.e2e.reaper import Reaper
-from tests.e2e.workload import Object, Workload, unique
+from tests.e2e.workload import Object
+from tests.e2e.workload import Workload
+from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 

@@ -8,7 +8,8 @@ import pytest
 
 from tests.e2e.api_client import ApiClient
 from tests.e2e.daemon import DaemonLauncher
-from tests.e2e.workload import Workload, unique
+from tests.e2e.workload import Workload
+from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 

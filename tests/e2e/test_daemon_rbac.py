@@ -19,10 +19,15 @@ import yaml
 from tests.deploy.manifests import DEPLOY_DIR
 from tests.e2e.controlplane import ControlPlane
 from tests.e2e.custom_resources import install_crds
-from tests.e2e.daemon import DaemonLauncher, LeaderElection, poll_until
+from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import LeaderElection
+from tests.e2e.daemon import poll_until
 from tests.e2e.lease_history import LEASES
-from tests.e2e.manifests import apply, read_manifests
-from tests.e2e.workload import Workload, pod_scheduled_condition, unique
+from tests.e2e.manifests import apply
+from tests.e2e.manifests import read_manifests
+from tests.e2e.workload import Workload
+from tests.e2e.workload import pod_scheduled_condition
+from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 

@@ -10,13 +10,12 @@ from collections import Counter
 import pytest
 
 from tests.e2e.api_client import ApiClient
-from tests.e2e.daemon import DaemonLauncher, poll_until
-from tests.e2e.workload import (
-    Workload,
-    cpu_millis,
-    pod_scheduled_condition,
-    unique,
-)
+from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import poll_until
+from tests.e2e.workload import Workload
+from tests.e2e.workload import cpu_millis
+from tests.e2e.workload import pod_scheduled_condition
+from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 

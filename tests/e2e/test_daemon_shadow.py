@@ -21,9 +21,14 @@ import yaml
 from tests.e2e.api_client import ApiClient
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.controlplane import ControlPlane
-from tests.e2e.daemon import DaemonLauncher, Metrics, SchedulerDaemon, poll_until
-from tests.e2e.processes import ManagedProcess, free_loopback_port
-from tests.e2e.workload import Workload, unique
+from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import Metrics
+from tests.e2e.daemon import SchedulerDaemon
+from tests.e2e.daemon import poll_until
+from tests.e2e.processes import ManagedProcess
+from tests.e2e.processes import free_loopback_port
+from tests.e2e.workload import Workload
+from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 

@@ -7,9 +7,13 @@ from collections import Counter
 import pytest
 
 from scheduler.objects.node import ZONE_LABEL
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.e2e.daemon import DaemonLauncher
-from tests.e2e.workload import NODE_LABEL, Object, Workload, unique
+from tests.e2e.workload import NODE_LABEL
+from tests.e2e.workload import Object
+from tests.e2e.workload import Workload
+from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 

@@ -24,8 +24,10 @@ from scheduler.cluster.sim.merge import merge_patch
 from scheduler.core.result_annotation import ANNOTATION
 from tests.e2e.api_client import ApiClient
 from tests.e2e.controlplane import ControlPlane
-from tests.e2e.daemon import DaemonLauncher, poll_until
-from tests.e2e.workload import Workload, unique
+from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import poll_until
+from tests.e2e.workload import Workload
+from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 

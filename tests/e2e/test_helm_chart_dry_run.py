@@ -14,12 +14,16 @@ from typing import Any
 
 import pytest
 
-from tests.deploy.helm import EVERYTHING_ON, Manifest, render
+from tests.deploy.helm import EVERYTHING_ON
+from tests.deploy.helm import Manifest
+from tests.deploy.helm import render
 from tests.e2e.api_client import ApiClient
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.controlplane import ControlPlane
 from tests.e2e.daemon import poll_until
-from tests.e2e.manifests import KindNotServedError, apply, object_path
+from tests.e2e.manifests import KindNotServedError
+from tests.e2e.manifests import apply
+from tests.e2e.manifests import object_path
 
 pytestmark = pytest.mark.e2e
 

@@ -9,11 +9,16 @@ from typing import Any
 
 import pytest
 
-from scheduler.cluster.kube import KubeClusterClient, connect, default_user_agent
+from scheduler.cluster.kube import KubeClusterClient
+from scheduler.cluster.kube import connect
+from scheduler.cluster.kube import default_user_agent
 from scheduler.cluster.port import WatchEvent
-from scheduler.framework.errors import ConflictError, GoneError, NotFoundError
+from scheduler.framework.errors import ConflictError
+from scheduler.framework.errors import GoneError
+from scheduler.framework.errors import NotFoundError
 from scheduler.objects.pod import Pod
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.e2e.api_client import ApiClient
 from tests.e2e.controlplane import ControlPlane
 

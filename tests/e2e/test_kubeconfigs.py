@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kubernetes_asyncio import client, config
+from kubernetes_asyncio import client
+from kubernetes_asyncio import config
 from kubernetes_asyncio.client.exceptions import ApiException
 
 from tests.e2e.controlplane import ControlPlane

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.controlplane import ControlPlane
-from tests.e2e.daemon import DaemonLauncher, poll_until
-from tests.e2e.workload import Workload, unique
+from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import poll_until
+from tests.e2e.workload import Workload
+from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 

@@ -15,11 +15,15 @@ import pytest
 from tests.deploy.manifests import DEPLOY_DIR
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.controlplane import ControlPlane
-from tests.e2e.daemon import DaemonLauncher, poll_until
-from tests.e2e.manifests import apply, read_manifests
-from tests.e2e.processes import ManagedProcess, free_loopback_port
+from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import poll_until
+from tests.e2e.manifests import apply
+from tests.e2e.manifests import read_manifests
+from tests.e2e.processes import ManagedProcess
+from tests.e2e.processes import free_loopback_port
 from tests.e2e.secure_port_client import secure_port_status
-from tests.e2e.test_daemon_rbac import RBAC_PROPAGATION_S, apply_deployed_rbac
+from tests.e2e.test_daemon_rbac import RBAC_PROPAGATION_S
+from tests.e2e.test_daemon_rbac import apply_deployed_rbac
 
 pytestmark = pytest.mark.e2e
 

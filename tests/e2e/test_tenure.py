@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.audit import AuditLog, AuditRecord
+from tests.e2e.audit import AuditLog
+from tests.e2e.audit import AuditRecord
 from tests.e2e.tenure import lease_timeline
 
 NS, LEASE = "ns", "lease"

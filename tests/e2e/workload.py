@@ -8,12 +8,15 @@ the nodes are deleted when the test ends. Pods live in the test's own namespace.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from scheduler.objects.resources import pod_requests
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.e2e.api_client import ApiClient
 from tests.e2e.daemon import poll_until
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.integration.harness import Harness
 
 GROUP_LABEL = "scheduling.x-k8s.io/pod-group"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from scheduler.cluster.sim import SimCluster

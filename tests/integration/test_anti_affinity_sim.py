@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.integration.harness import Harness
 
 HOSTNAME = "kubernetes.io/hostname"

@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from scheduler.testing import make_pod
-from tests.integration.gangs import COSCHEDULING_CONFIG, nodes, pod_group, run_for
+from tests.integration.gangs import COSCHEDULING_CONFIG
+from tests.integration.gangs import nodes
+from tests.integration.gangs import pod_group
+from tests.integration.gangs import run_for
 from tests.integration.harness import Harness
 
 

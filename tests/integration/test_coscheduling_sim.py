@@ -5,14 +5,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tests.integration.gangs import (
-    COSCHEDULING_CONFIG,
-    bound_count,
-    gang_pods,
-    nodes,
-    pod_group,
-    run_for,
-)
+from tests.integration.gangs import COSCHEDULING_CONFIG
+from tests.integration.gangs import bound_count
+from tests.integration.gangs import gang_pods
+from tests.integration.gangs import nodes
+from tests.integration.gangs import pod_group
+from tests.integration.gangs import run_for
 from tests.integration.harness import Harness
 
 

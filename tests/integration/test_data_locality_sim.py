@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from scheduler.testing import make_node, make_pod
-from scheduler.testing.storage_builders import claim_volume, make_pv, make_pvc
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.storage_builders import claim_volume
+from scheduler.testing.storage_builders import make_pv
+from scheduler.testing.storage_builders import make_pvc
 from tests.integration.harness import Harness
 
 ZONE = "topology.kubernetes.io/zone"

@@ -6,20 +6,22 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from scheduler.app.dra_scenario import claim_gpus, gpu_slices
-from scheduler.app.scenario import generate_nodes, generate_pods
-from scheduler.app.simulation import SimulationResult, simulate
+from scheduler.app.dra_scenario import claim_gpus
+from scheduler.app.dra_scenario import gpu_slices
+from scheduler.app.scenario import generate_nodes
+from scheduler.app.scenario import generate_pods
+from scheduler.app.simulation import SimulationResult
+from scheduler.app.simulation import simulate
 from scheduler.config import default_config
 from scheduler.runtime.discovery import PluginRegistry
-from scheduler.testing import make_node, make_pod
-from scheduler.testing.dra_builders import (
-    device,
-    make_claim,
-    make_claim_template,
-    make_device_class,
-    make_slice,
-    with_claims,
-)
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.dra_builders import device
+from scheduler.testing.dra_builders import make_claim
+from scheduler.testing.dra_builders import make_claim_template
+from scheduler.testing.dra_builders import make_device_class
+from scheduler.testing.dra_builders import make_slice
+from scheduler.testing.dra_builders import with_claims
 
 NODE_SHAPE = {"cpu": "8", "memory": "32Gi", "pods": "110"}
 

@@ -11,14 +11,13 @@ from typing import Any
 import pytest
 
 from scheduler.objects.pod import Pod
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.e2e.processes import free_loopback_port
-from tests.extender_server import (
-    REJECTION,
-    ExtenderBehaviour,
-    extender_config,
-    running_extender,
-)
+from tests.extender_server import REJECTION
+from tests.extender_server import ExtenderBehaviour
+from tests.extender_server import extender_config
+from tests.extender_server import running_extender
 from tests.integration.harness import Harness
 
 # An upper bound for the binding cycle's HTTP round trip, not a synchronisation delay.

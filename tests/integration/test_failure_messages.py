@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from scheduler.testing.storage_builders import claim_volume
 from tests.integration.harness import Harness
 

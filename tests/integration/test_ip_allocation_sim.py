@@ -10,10 +10,15 @@ from typing import Any
 import pytest
 
 from plugins.ip_allocation import ADDRESS
-from scheduler.framework.errors import APIError, ConflictError
-from scheduler.testing import make_node, make_pod
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConflictError
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.integration.harness import Harness
-from tests.ip_pools import allocations_of, carried, ip_pool, network_annotation
+from tests.ip_pools import allocations_of
+from tests.ip_pools import carried
+from tests.ip_pools import ip_pool
+from tests.ip_pools import network_annotation
 
 CONFIG = {
     "profiles": [

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from scheduler.framework import CycleState, Handle, PluginSpec, Pod, Status
-from scheduler.testing import make_node, make_pod
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import PluginSpec
+from scheduler.framework import Pod
+from scheduler.framework import Status
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.integration.harness import Harness
 
 PERMIT_TIMEOUT = 30.0

@@ -13,8 +13,13 @@ from typing import Any
 
 import pytest
 
-from scheduler.testing import make_node, make_pod
-from tests.fault_plugin import FAILING_POINTS, NAME, SPEC, fault_annotations, profile_plugins
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from tests.fault_plugin import FAILING_POINTS
+from tests.fault_plugin import NAME
+from tests.fault_plugin import SPEC
+from tests.fault_plugin import fault_annotations
+from tests.fault_plugin import profile_plugins
 from tests.integration.harness import Harness
 
 # Longer than the maximum error backoff (10 s by default).

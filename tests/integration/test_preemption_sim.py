@@ -7,7 +7,8 @@ from typing import Any
 from plugins.default_preemption import SPEC
 from scheduler.framework.spec import PluginSpec
 from scheduler.runtime.discovery import PluginRegistry
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.integration.harness import Harness
 
 ENABLED = {"enabled": [{"name": "DefaultPreemption"}]}

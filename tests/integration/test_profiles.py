@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import yaml
 
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.data import MULTI_PROFILE
 from tests.integration.harness import Harness
 

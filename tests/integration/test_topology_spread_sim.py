@@ -9,7 +9,8 @@ from plugins.pod_topology_spread import SPEC
 from scheduler.framework import PluginSpec
 from scheduler.objects.node import ZONE_LABEL
 from scheduler.runtime.discovery import PluginRegistry
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.integration.harness import Harness
 
 CONFIG: dict[str, Any] = {

@@ -11,13 +11,12 @@ import plugins.volume_binding
 import plugins.volume_restrictions
 import plugins.volume_zone
 from scheduler.cluster.sim.pv_controller import PVBinderController
-from scheduler.testing import make_node, make_pod
-from scheduler.testing.storage_builders import (
-    claim_volume,
-    make_pv,
-    make_pvc,
-    make_storage_class,
-)
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.storage_builders import claim_volume
+from scheduler.testing.storage_builders import make_pv
+from scheduler.testing.storage_builders import make_pvc
+from scheduler.testing.storage_builders import make_storage_class
 from tests.integration.harness import Harness
 
 SPECS = [

@@ -12,7 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scheduler.objects.errors import InvalidObjectError
-from scheduler.objects.quantity import QuantityError, int_value, milli_value, parse_quantity
+from scheduler.objects.quantity import QuantityError
+from scheduler.objects.quantity import int_value
+from scheduler.objects.quantity import milli_value
+from scheduler.objects.quantity import parse_quantity
 from scheduler.objects.resources import parse_resource_list
 
 

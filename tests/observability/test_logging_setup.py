@@ -12,18 +12,16 @@ from typing import Any
 import pytest
 import structlog
 
-from scheduler.observability import (
-    V_ATTEMPT,
-    V_BIND,
-    V_DEBUG,
-    V_PLUGIN,
-    configure_logging,
-    enabled,
-    get_logger,
-    log_v,
-    reset_logging,
-    verbosity,
-)
+from scheduler.observability import V_ATTEMPT
+from scheduler.observability import V_BIND
+from scheduler.observability import V_DEBUG
+from scheduler.observability import V_PLUGIN
+from scheduler.observability import configure_logging
+from scheduler.observability import enabled
+from scheduler.observability import get_logger
+from scheduler.observability import log_v
+from scheduler.observability import reset_logging
+from scheduler.observability import verbosity
 
 # klog's text header: severity, date, time, pid, caller.
 KLOG_HEADER = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [\w.]+:\d+\] ")

@@ -8,7 +8,8 @@ import prometheus_client
 import pytest
 from prometheus_client import CollectorRegistry
 
-from scheduler.observability import SchedulerMetrics, attempts_label
+from scheduler.observability import SchedulerMetrics
+from scheduler.observability import attempts_label
 
 
 def _value(metrics: SchedulerMetrics, sample: str, /, **labels: str) -> float | None:

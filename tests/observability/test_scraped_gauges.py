@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from scheduler.observability import SchedulerMetrics
-from scheduler.observability.catalog import PENDING_PODS, SCHEDULE_ATTEMPTS
+from scheduler.observability.catalog import PENDING_PODS
+from scheduler.observability.catalog import SCHEDULE_ATTEMPTS
 from scheduler.observability.scraped_gauges import ScrapedGauges
 
 

@@ -19,7 +19,9 @@ from typing import Any
 import pytest
 import yaml
 
-from scheduler.observability import SchedulerMetrics, catalog, component_catalog
+from scheduler.observability import SchedulerMetrics
+from scheduler.observability import catalog
+from scheduler.observability import component_catalog
 
 UPSTREAM = Path(__file__).parent / "data" / "upstream_metrics.yaml"
 

@@ -4,26 +4,33 @@ that keeps background work for the test to run, and Filter outcomes computed lik
 from __future__ import annotations
 
 import copy
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
-from plugins.default_preemption import DefaultPreemption, DefaultPreemptionArgs
-from plugins.inter_pod_affinity import InterPodAffinity, InterPodAffinityArgs
-from plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs
+from plugins.default_preemption import DefaultPreemption
+from plugins.default_preemption import DefaultPreemptionArgs
+from plugins.inter_pod_affinity import InterPodAffinity
+from plugins.inter_pod_affinity import InterPodAffinityArgs
+from plugins.node_resources_fit import NodeResourcesFit
+from plugins.node_resources_fit import NodeResourcesFitArgs
 from plugins.node_unschedulable import NodeUnschedulable
-from scheduler.framework import (
-    CycleState,
-    FilterPlugin,
-    Node,
-    Pod,
-    PostFilterResult,
-    PreFilterPlugin,
-    Status,
-    WaitingPod,
-)
+from scheduler.framework import CycleState
+from scheduler.framework import FilterPlugin
+from scheduler.framework import Node
+from scheduler.framework import Pod
+from scheduler.framework import PostFilterResult
+from scheduler.framework import PreFilterPlugin
+from scheduler.framework import Status
+from scheduler.framework import WaitingPod
 from scheduler.framework.errors import APIError
 from scheduler.runtime.node_filter import FilterChain
-from scheduler.testing import FakeHandle, build_table, make_pod
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_pod
 from scheduler.testing.plugin_harness import RecordingAPI
 
 

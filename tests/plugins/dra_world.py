@@ -3,15 +3,26 @@ cluster as the API for PreBind, and helpers to run the extension points in order
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
-from plugins.dynamic_resources import DynamicResources, DynamicResourcesArgs
+from plugins.dynamic_resources import DynamicResources
+from plugins.dynamic_resources import DynamicResourcesArgs
 from scheduler.cluster.sim import SimCluster
-from scheduler.framework import Code, CycleState, NodeTable, Pod, Status
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import Status
 from scheduler.framework.clock import Clock
-from scheduler.testing import FakeClock, FakeHandle, build_table, make_node
-from scheduler.testing.plugin_harness import filter_batch_as_statuses, filter_each_node
+from scheduler.testing import FakeClock
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
 from tests.plugins.test_volume_binding_prebind import SimLister
 
 DRIVER = "gpu.example.com"

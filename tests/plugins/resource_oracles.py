@@ -15,15 +15,17 @@ import numpy.typing as npt
 
 from plugins.balanced_allocation.balance import HALF_SCORE
 from plugins.helpers.resources.allocation import scored
-from plugins.node_resources_fit.args import (
-    LEAST_ALLOCATED,
-    MAX_UTILIZATION,
-    MOST_ALLOCATED,
-    ScoringStrategy,
-)
-from plugins.node_resources_fit.requested_to_capacity_ratio import broken_linear, scaled_shape
-from scheduler.framework import MAX_NODE_SCORE, NodeTable, Rows
-from scheduler.objects.resources import CPU, MEMORY
+from plugins.node_resources_fit.args import LEAST_ALLOCATED
+from plugins.node_resources_fit.args import MAX_UTILIZATION
+from plugins.node_resources_fit.args import MOST_ALLOCATED
+from plugins.node_resources_fit.args import ScoringStrategy
+from plugins.node_resources_fit.requested_to_capacity_ratio import broken_linear
+from plugins.node_resources_fit.requested_to_capacity_ratio import scaled_shape
+from scheduler.framework import MAX_NODE_SCORE
+from scheduler.framework import NodeTable
+from scheduler.framework import Rows
+from scheduler.objects.resources import CPU
+from scheduler.objects.resources import MEMORY
 
 Matrix = npt.NDArray[np.int64]
 Vector = npt.NDArray[np.int64]

@@ -9,25 +9,32 @@ fraction requested/allocatable capped at 1, and
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from plugins.balanced_allocation import (
-    SPEC,
-    NodeResourcesBalancedAllocation,
-    NodeResourcesBalancedAllocationArgs,
-)
+from plugins.balanced_allocation import SPEC
+from plugins.balanced_allocation import NodeResourcesBalancedAllocation
+from plugins.balanced_allocation import NodeResourcesBalancedAllocationArgs
 from plugins.balanced_allocation.balance import balance
 from plugins.helpers.resources.allocation import pod_requests_for
-from scheduler.framework import CycleState, Node, Pod
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import score_batch, score_each_node
-from tests.plugins.resource_oracles import balanced_allocation_score_rows, rows_allocation
+from scheduler.framework import CycleState
+from scheduler.framework import Node
+from scheduler.framework import Pod
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import score_batch
+from scheduler.testing.plugin_harness import score_each_node
+from tests.plugins.resource_oracles import balanced_allocation_score_rows
+from tests.plugins.resource_oracles import rows_allocation
 from tests.plugins.row_selections import draw_rows
 
 GPU = "example.com/gpu"

@@ -8,14 +8,13 @@ import pytest
 from pydantic import ValidationError
 
 from plugins.coscheduling import CoschedulingArgs
-from plugins.coscheduling.dialects import (
-    NATIVE_RESOURCE,
-    SIGS_RESOURCE,
-    X_K8S_RESOURCE,
-    GroupRef,
-    group_of_raw,
-)
-from plugins.coscheduling.hints import after_group_changed, after_member_changed
+from plugins.coscheduling.dialects import NATIVE_RESOURCE
+from plugins.coscheduling.dialects import SIGS_RESOURCE
+from plugins.coscheduling.dialects import X_K8S_RESOURCE
+from plugins.coscheduling.dialects import GroupRef
+from plugins.coscheduling.dialects import group_of_raw
+from plugins.coscheduling.hints import after_group_changed
+from plugins.coscheduling.hints import after_member_changed
 from plugins.coscheduling.pod_group import parse_pod_group
 from scheduler.framework import QueueingHint
 from scheduler.objects.errors import InvalidObjectError

@@ -4,18 +4,32 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from plugins.data_locality import LOCATIONS_ANNOTATION, SPEC, DataLocality, DataLocalityArgs
-from scheduler.framework import BatchScorePlugin, Code, CycleState, Pod, ScorePlugin
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import score_batch, score_each_node
-from scheduler.testing.storage_builders import claim_volume, make_pv, make_pvc
+from plugins.data_locality import LOCATIONS_ANNOTATION
+from plugins.data_locality import SPEC
+from plugins.data_locality import DataLocality
+from plugins.data_locality import DataLocalityArgs
+from scheduler.framework import BatchScorePlugin
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import Pod
+from scheduler.framework import ScorePlugin
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import score_batch
+from scheduler.testing.plugin_harness import score_each_node
+from scheduler.testing.storage_builders import claim_volume
+from scheduler.testing.storage_builders import make_pv
+from scheduler.testing.storage_builders import make_pvc
 
 REGION = "topology.kubernetes.io/region"
 ZONE = "topology.kubernetes.io/zone"

@@ -5,11 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from plugins.data_locality import LOCATIONS_ANNOTATION, DataLocality, DataLocalityArgs
+from plugins.data_locality import LOCATIONS_ANNOTATION
+from plugins.data_locality import DataLocality
+from plugins.data_locality import DataLocalityArgs
 from scheduler.config import load_config_file
 from scheduler.framework import CycleState
 from scheduler.runtime.discovery import PluginRegistry
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "plugins"
 

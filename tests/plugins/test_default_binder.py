@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from plugins.default_binder import SPEC, DefaultBinder
-from scheduler.framework import BindPlugin, Code, CycleState, Pod
-from scheduler.framework.errors import APIError, ConflictError, NotFoundError
-from scheduler.testing import FakeHandle, make_pod
+from plugins.default_binder import SPEC
+from plugins.default_binder import DefaultBinder
+from scheduler.framework import BindPlugin
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import Pod
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConflictError
+from scheduler.framework.errors import NotFoundError
+from scheduler.testing import FakeHandle
+from scheduler.testing import make_pod
 from scheduler.testing.plugin_harness import RecordingAPI
 
 

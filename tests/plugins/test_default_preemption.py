@@ -7,15 +7,16 @@ import random
 import pytest
 
 from plugins.default_preemption import DefaultPreemptionArgs
-from scheduler.framework import Code, Node, Pod
-from scheduler.testing import make_node, make_pod
-from tests.plugins.default_preemption_world import (
-    World,
-    pdb,
-    preemptor,
-    running,
-    terminating,
-)
+from scheduler.framework import Code
+from scheduler.framework import Node
+from scheduler.framework import Pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from tests.plugins.default_preemption_world import World
+from tests.plugins.default_preemption_world import pdb
+from tests.plugins.default_preemption_world import preemptor
+from tests.plugins.default_preemption_world import running
+from tests.plugins.default_preemption_world import terminating
 
 
 def nodes(*names: str, cpu: str = "2") -> list[Node]:

@@ -7,7 +7,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from plugins.default_preemption import SPEC, DefaultPreemption, DefaultPreemptionArgs
+from plugins.default_preemption import SPEC
+from plugins.default_preemption import DefaultPreemption
+from plugins.default_preemption import DefaultPreemptionArgs
 from plugins.default_preemption.args import num_candidates
 from scheduler.runtime.discovery import PluginRegistry
 

@@ -3,16 +3,21 @@ back meanwhile, events, waiting pods and failures."""
 
 from __future__ import annotations
 
-from scheduler.framework import ActionType, Code, EventResource, Pod, QueueingHint
-from scheduler.framework.errors import APIError, ConflictError, NotFoundError
-from scheduler.testing import make_node, make_pod
-from tests.plugins.default_preemption_world import (
-    FakeWaitingPod,
-    World,
-    preemptor,
-    running,
-    terminating,
-)
+from scheduler.framework import ActionType
+from scheduler.framework import Code
+from scheduler.framework import EventResource
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConflictError
+from scheduler.framework.errors import NotFoundError
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from tests.plugins.default_preemption_world import FakeWaitingPod
+from tests.plugins.default_preemption_world import World
+from tests.plugins.default_preemption_world import preemptor
+from tests.plugins.default_preemption_world import running
+from tests.plugins.default_preemption_world import terminating
 
 WAITING = "waiting for the preemption for this pod to be finished"
 

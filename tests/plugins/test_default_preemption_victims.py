@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 
 import pytest
 
-from plugins.default_preemption.disruption_budgets import DisruptionBudget, split_by_violation
-from plugins.default_preemption.importance import by_importance, reprieve_order
-from plugins.default_preemption.victims import NO_VICTIMS_FOUND, Victims, select_victims
-from scheduler.framework import Code, CycleState, Pod
-from scheduler.testing import make_node, make_pod
-from tests.plugins.default_preemption_world import World, pdb, preemptor, running
+from plugins.default_preemption.disruption_budgets import DisruptionBudget
+from plugins.default_preemption.disruption_budgets import split_by_violation
+from plugins.default_preemption.importance import by_importance
+from plugins.default_preemption.importance import reprieve_order
+from plugins.default_preemption.victims import NO_VICTIMS_FOUND
+from plugins.default_preemption.victims import Victims
+from plugins.default_preemption.victims import select_victims
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import Pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from tests.plugins.default_preemption_world import World
+from tests.plugins.default_preemption_world import pdb
+from tests.plugins.default_preemption_world import preemptor
+from tests.plugins.default_preemption_world import running
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 HOST = "kubernetes.io/hostname"

@@ -5,17 +5,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from plugins.dynamic_resources.state import STATE_KEY, StateData
-from scheduler.framework import CycleState, Pod
+from plugins.dynamic_resources.state import STATE_KEY
+from plugins.dynamic_resources.state import StateData
+from scheduler.framework import CycleState
+from scheduler.framework import Pod
 from scheduler.testing import make_pod
-from scheduler.testing.dra_builders import (
-    device,
-    make_claim,
-    make_device_class,
-    make_slice,
-    with_claims,
-)
-from tests.plugins.dra_world import CLASS, DRIVER, World, outcome, unresolvable
+from scheduler.testing.dra_builders import device
+from scheduler.testing.dra_builders import make_claim
+from scheduler.testing.dra_builders import make_device_class
+from scheduler.testing.dra_builders import make_slice
+from scheduler.testing.dra_builders import with_claims
+from tests.plugins.dra_world import CLASS
+from tests.plugins.dra_world import DRIVER
+from tests.plugins.dra_world import World
+from tests.plugins.dra_world import outcome
+from tests.plugins.dra_world import unresolvable
 
 GPU_CLASS = make_device_class(CLASS, f'device.driver == "{DRIVER}"')
 BIG_CLASS = make_device_class(

@@ -6,8 +6,10 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from plugins.dynamic_resources import DynamicResources, DynamicResourcesArgs
-from scheduler.framework import ActionType, EventResource
+from plugins.dynamic_resources import DynamicResources
+from plugins.dynamic_resources import DynamicResourcesArgs
+from scheduler.framework import ActionType
+from scheduler.framework import EventResource
 from scheduler.testing import FakeHandle
 
 

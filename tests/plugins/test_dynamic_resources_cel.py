@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from plugins.dynamic_resources.cel_selectors import (
-    MAX_EXPRESSION_LENGTH,
-    SelectorCompiler,
-    SelectorError,
-)
+from plugins.dynamic_resources.cel_selectors import MAX_EXPRESSION_LENGTH
+from plugins.dynamic_resources.cel_selectors import SelectorCompiler
+from plugins.dynamic_resources.cel_selectors import SelectorError
 from plugins.dynamic_resources.cel_values import device_variable
 from scheduler.testing.dra_builders import device
 

@@ -6,11 +6,19 @@ from typing import Any
 
 import pytest
 
-from plugins.dynamic_resources.hints import after_claim_change, after_pod_change
-from scheduler.framework import Code, Pod, QueueingHint
+from plugins.dynamic_resources.hints import after_claim_change
+from plugins.dynamic_resources.hints import after_pod_change
+from scheduler.framework import Code
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
 from scheduler.testing import make_pod
-from scheduler.testing.dra_builders import make_claim, make_device_class, with_claims
-from tests.plugins.dra_world import CLASS, World, outcome, unresolvable
+from scheduler.testing.dra_builders import make_claim
+from scheduler.testing.dra_builders import make_device_class
+from scheduler.testing.dra_builders import with_claims
+from tests.plugins.dra_world import CLASS
+from tests.plugins.dra_world import World
+from tests.plugins.dra_world import outcome
+from tests.plugins.dra_world import unresolvable
 
 OWNER = make_pod("my-pod").uid("pod-uid").obj()
 

@@ -6,17 +6,23 @@ from typing import Any
 
 import pytest
 
-from plugins.dynamic_resources.state import STATE_KEY, StateData
-from scheduler.framework import Code, CycleState, Pod
-from scheduler.testing import FakeClock, make_pod
-from scheduler.testing.dra_builders import (
-    device,
-    make_claim,
-    make_device_class,
-    make_slice,
-    with_claims,
-)
-from tests.plugins.dra_world import CLASS, DRIVER, World, outcome, unresolvable
+from plugins.dynamic_resources.state import STATE_KEY
+from plugins.dynamic_resources.state import StateData
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import Pod
+from scheduler.testing import FakeClock
+from scheduler.testing import make_pod
+from scheduler.testing.dra_builders import device
+from scheduler.testing.dra_builders import make_claim
+from scheduler.testing.dra_builders import make_device_class
+from scheduler.testing.dra_builders import make_slice
+from scheduler.testing.dra_builders import with_claims
+from tests.plugins.dra_world import CLASS
+from tests.plugins.dra_world import DRIVER
+from tests.plugins.dra_world import World
+from tests.plugins.dra_world import outcome
+from tests.plugins.dra_world import unresolvable
 
 GPU_CLASS = make_device_class(CLASS, f'device.driver == "{DRIVER}"')
 ONE_GPU = make_slice("worker-gpus", DRIVER, [device("gpu-0", model="a100")], node="worker")

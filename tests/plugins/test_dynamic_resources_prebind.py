@@ -4,21 +4,23 @@ finalizer and the reservation written to the claim, conflicts retried, losers to
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
+from collections.abc import Callable
 from typing import Any
 
 from plugins.dynamic_resources import DynamicResources
-from scheduler.framework import Code, Pod
+from scheduler.framework import Code
+from scheduler.framework import Pod
 from scheduler.framework.errors import ConflictError
 from scheduler.testing import make_pod
-from scheduler.testing.dra_builders import (
-    device,
-    make_claim,
-    make_device_class,
-    make_slice,
-    with_claims,
-)
-from tests.plugins.dra_world import CLASS, DRIVER, World
+from scheduler.testing.dra_builders import device
+from scheduler.testing.dra_builders import make_claim
+from scheduler.testing.dra_builders import make_device_class
+from scheduler.testing.dra_builders import make_slice
+from scheduler.testing.dra_builders import with_claims
+from tests.plugins.dra_world import CLASS
+from tests.plugins.dra_world import DRIVER
+from tests.plugins.dra_world import World
 
 GPU_CLASS = make_device_class(CLASS, f'device.driver == "{DRIVER}"')
 ONE_GPU = make_slice("worker-gpus", DRIVER, [device("gpu-0")], node="worker")

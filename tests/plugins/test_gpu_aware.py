@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from plugins.gpu_aware import SPEC, GPUAware, GPUAwareArgs
-from plugins.gpu_aware.plugin import FREE_MEMORY, GPU_UTIL
+from plugins.gpu_aware import SPEC
+from plugins.gpu_aware import GPUAware
+from plugins.gpu_aware import GPUAwareArgs
+from plugins.gpu_aware.plugin import FREE_MEMORY
+from plugins.gpu_aware.plugin import GPU_UTIL
 from scheduler.framework import CycleState
-from scheduler.testing import FakeClock, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import score_batch, score_each_node
+from scheduler.testing import FakeClock
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import score_batch
+from scheduler.testing.plugin_harness import score_each_node
 from tests.plugins.background_handles import RecordingHandle
 from tests.plugins.row_selections import draw_rows
 

@@ -6,28 +6,33 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from plugins.helpers import (
-    DefaultNormalizer,
-    RequiredNodeAffinity,
-    count_intolerable_prefer_no_schedule,
-    default_normalize_score,
-    deleted_pod,
-    match_node_selector,
-    node_change,
-    pod_change,
-    prefer_no_schedule_tolerations,
-    preferred_score,
-    preferred_scores,
-    untolerated_rows,
-)
+from plugins.helpers import DefaultNormalizer
+from plugins.helpers import RequiredNodeAffinity
+from plugins.helpers import count_intolerable_prefer_no_schedule
+from plugins.helpers import default_normalize_score
+from plugins.helpers import deleted_pod
+from plugins.helpers import match_node_selector
+from plugins.helpers import node_change
+from plugins.helpers import pod_change
+from plugins.helpers import prefer_no_schedule_tolerations
+from plugins.helpers import preferred_score
+from plugins.helpers import preferred_scores
+from plugins.helpers import untolerated_rows
 from scheduler.framework import CycleState
 from scheduler.objects.node import Node
-from scheduler.objects.node_selector import parse_node_affinity, parse_node_selector
-from scheduler.objects.taints import NO_EXECUTE, NO_SCHEDULE, Taint, Toleration
-from scheduler.testing import build_table, make_node, make_pod
+from scheduler.objects.node_selector import parse_node_affinity
+from scheduler.objects.node_selector import parse_node_selector
+from scheduler.objects.taints import NO_EXECUTE
+from scheduler.objects.taints import NO_SCHEDULE
+from scheduler.objects.taints import Taint
+from scheduler.objects.taints import Toleration
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 
 # ---- default_normalize_score ---------------------------------------------------------
 

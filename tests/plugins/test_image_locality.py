@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from plugins.image_locality import SPEC, ImageLocality
+from plugins.image_locality import SPEC
+from plugins.image_locality import ImageLocality
 from plugins.image_locality.images import normalized_image_name
-from scheduler.framework import BatchScorePlugin, CycleState, Pod, ScorePlugin
+from scheduler.framework import BatchScorePlugin
+from scheduler.framework import CycleState
+from scheduler.framework import Pod
+from scheduler.framework import ScorePlugin
 from scheduler.objects.node import Node
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import score_batch, score_each_node
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import score_batch
+from scheduler.testing.plugin_harness import score_each_node
 
 MB = 1024 * 1024
 

@@ -8,26 +8,33 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from plugins.inter_pod_affinity import (
-    AFFINITY_RULES_NOT_MATCH,
-    ANTI_AFFINITY_RULES_NOT_MATCH,
-    EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
-    InterPodAffinity,
-    InterPodAffinityArgs,
-)
-from scheduler.framework import Code, CycleState, Node, NodeTable, Pod, Status
-from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL
+from plugins.inter_pod_affinity import AFFINITY_RULES_NOT_MATCH
+from plugins.inter_pod_affinity import ANTI_AFFINITY_RULES_NOT_MATCH
+from plugins.inter_pod_affinity import EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH
+from plugins.inter_pod_affinity import InterPodAffinity
+from plugins.inter_pod_affinity import InterPodAffinityArgs
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import Node
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import Status
+from scheduler.objects.node import HOSTNAME_LABEL
+from scheduler.objects.node import ZONE_LABEL
 from scheduler.objects.pod_affinity import AffinityTerm
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import (
-    filter_batch_as_statuses,
-    filter_each_node,
-    score_batch,
-    score_each_node,
-)
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
+from scheduler.testing.plugin_harness import score_batch
+from scheduler.testing.plugin_harness import score_each_node
 
 KEYS = (ZONE_LABEL, HOSTNAME_LABEL, "rack")
 NAMESPACE_LABELS = {"default": {"team": "x"}, "ns1": {"team": "x"}, "ns2": {"team": "y"}, "ns3": {}}

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
-from plugins.inter_pod_affinity import (
-    AFFINITY_RULES_NOT_MATCH,
-    ANTI_AFFINITY_RULES_NOT_MATCH,
-    EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
-    InterPodAffinity,
-    InterPodAffinityArgs,
-)
-from scheduler.framework import Code, CycleState, NodeInfo, NodeTable, Pod, Status
+from plugins.inter_pod_affinity import AFFINITY_RULES_NOT_MATCH
+from plugins.inter_pod_affinity import ANTI_AFFINITY_RULES_NOT_MATCH
+from plugins.inter_pod_affinity import EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH
+from plugins.inter_pod_affinity import InterPodAffinity
+from plugins.inter_pod_affinity import InterPodAffinityArgs
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import Status
 from scheduler.objects.node import ZONE_LABEL
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import filter_batch_as_statuses, filter_each_node
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
 
 HOST = "kubernetes.io/hostname"
 PASS = ""

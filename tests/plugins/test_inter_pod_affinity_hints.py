@@ -7,23 +7,23 @@ from typing import Any
 import pydantic
 import pytest
 
-from plugins.inter_pod_affinity import SPEC, InterPodAffinity, InterPodAffinityArgs
-from scheduler.framework import (
-    ActionType,
-    ClusterEvent,
-    EventResource,
-    Node,
-    Pod,
-    QueueingHint,
-)
-from scheduler.framework.events import (
-    ASSIGNED_POD_ADD,
-    ASSIGNED_POD_DELETE,
-    ASSIGNED_POD_UPDATE,
-    NODE_ADD,
-)
+from plugins.inter_pod_affinity import SPEC
+from plugins.inter_pod_affinity import InterPodAffinity
+from plugins.inter_pod_affinity import InterPodAffinityArgs
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import EventResource
+from scheduler.framework import Node
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
+from scheduler.framework.events import ASSIGNED_POD_ADD
+from scheduler.framework.events import ASSIGNED_POD_DELETE
+from scheduler.framework.events import ASSIGNED_POD_UPDATE
+from scheduler.framework.events import NODE_ADD
 from scheduler.objects.node import ZONE_LABEL
-from scheduler.testing import FakeHandle, make_node, make_pod
+from scheduler.testing import FakeHandle
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 
 QUEUE = QueueingHint.QUEUE
 SKIP = QueueingHint.QUEUE_SKIP

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pytest
 
-from plugins.inter_pod_affinity import InterPodAffinity, InterPodAffinityArgs
-from scheduler.framework import CycleState, Pod, Status
+from plugins.inter_pod_affinity import InterPodAffinity
+from plugins.inter_pod_affinity import InterPodAffinityArgs
+from scheduler.framework import CycleState
+from scheduler.framework import Pod
+from scheduler.framework import Status
 from scheduler.objects.node import ZONE_LABEL
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import score_batch, score_each_node
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import score_batch
+from scheduler.testing.plugin_harness import score_each_node
 
 HOST = "kubernetes.io/hostname"
 ZONE = ZONE_LABEL

@@ -9,36 +9,45 @@ from collections.abc import Awaitable
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from plugins.ip_allocation import SPEC, IPAllocation, IPAllocationArgs
+from plugins.ip_allocation import SPEC
+from plugins.ip_allocation import IPAllocation
+from plugins.ip_allocation import IPAllocationArgs
 from plugins.ip_allocation.hints import after_pool_changed
-from plugins.ip_allocation.ledger import Held, Ledger, choose_address
+from plugins.ip_allocation.ledger import Held
+from plugins.ip_allocation.ledger import Ledger
+from plugins.ip_allocation.ledger import choose_address
 from plugins.ip_allocation.metrics import IPAllocationCounts
-from plugins.ip_allocation.pool import IPPool, PoolError, parse_pool
+from plugins.ip_allocation.pool import IPPool
+from plugins.ip_allocation.pool import PoolError
+from plugins.ip_allocation.pool import parse_pool
 from plugins.ip_allocation.reconcile import leftovers
-from plugins.ip_allocation.writes import (
-    OUTCOME_POLL_CAP_SECONDS,
-    PoolWriteError,
-    PoolWriter,
-    WriteContext,
-)
+from plugins.ip_allocation.writes import OUTCOME_POLL_CAP_SECONDS
+from plugins.ip_allocation.writes import PoolWriteError
+from plugins.ip_allocation.writes import PoolWriter
+from plugins.ip_allocation.writes import WriteContext
 from scheduler.cluster.sim import SimCluster
-from scheduler.framework import (
-    BatchFilterPlugin,
-    Code,
-    CycleState,
-    EventResource,
-    PreBindPlugin,
-    QueueingHint,
-    ReservePlugin,
-)
+from scheduler.framework import BatchFilterPlugin
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import PreBindPlugin
+from scheduler.framework import QueueingHint
+from scheduler.framework import ReservePlugin
 from scheduler.framework.errors import ConflictError
-from scheduler.testing import FakeClock, FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import filter_batch_as_statuses, filter_each_node
-from tests.ip_pools import ip_pool, network_annotation
+from scheduler.testing import FakeClock
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
+from tests.ip_pools import ip_pool
+from tests.ip_pools import network_annotation
 
 
 def pool_of(*cidrs: str, **kwargs: Any) -> IPPool:

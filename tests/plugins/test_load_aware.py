@@ -4,17 +4,31 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from plugins.load_aware import SPEC, LoadAware, LoadAwareArgs
+from plugins.load_aware import SPEC
+from plugins.load_aware import LoadAware
+from plugins.load_aware import LoadAwareArgs
 from plugins.load_aware.demand import predicted_cpu_millis
-from plugins.load_aware.formulas import resource_risk_score, target_load_packing
-from plugins.load_aware.plugin import CPU_STD, CPU_UTIL, MEMORY_STD, MEMORY_UTIL
-from scheduler.framework import BatchScorePlugin, CycleState, Pod, ScorePlugin
-from scheduler.testing import FakeClock, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import score_batch, score_each_node
+from plugins.load_aware.formulas import resource_risk_score
+from plugins.load_aware.formulas import target_load_packing
+from plugins.load_aware.plugin import CPU_STD
+from plugins.load_aware.plugin import CPU_UTIL
+from plugins.load_aware.plugin import MEMORY_STD
+from plugins.load_aware.plugin import MEMORY_UTIL
+from scheduler.framework import BatchScorePlugin
+from scheduler.framework import CycleState
+from scheduler.framework import Pod
+from scheduler.framework import ScorePlugin
+from scheduler.testing import FakeClock
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import score_batch
+from scheduler.testing.plugin_harness import score_each_node
 from tests.plugins.background_handles import RecordingHandle
 from tests.plugins.reported_metrics import reported
 from tests.plugins.row_selections import draw_rows

@@ -6,42 +6,40 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from plugins.node_affinity import (
-    REASON_CONFLICT,
-    REASON_ENFORCED,
-    REASON_POD,
-    SPEC,
-    NodeAffinity,
-    NodeAffinityArgs,
-)
-from scheduler.framework import (
-    ActionType,
-    BatchFilterPlugin,
-    BatchScorePlugin,
-    ClusterEvent,
-    Code,
-    CycleState,
-    EventResource,
-    FilterPlugin,
-    Pod,
-    PreFilterPlugin,
-    PreFilterResult,
-    QueueingHint,
-    ScorePlugin,
-    Status,
-)
+from plugins.node_affinity import REASON_CONFLICT
+from plugins.node_affinity import REASON_ENFORCED
+from plugins.node_affinity import REASON_POD
+from plugins.node_affinity import SPEC
+from plugins.node_affinity import NodeAffinity
+from plugins.node_affinity import NodeAffinityArgs
+from scheduler.framework import ActionType
+from scheduler.framework import BatchFilterPlugin
+from scheduler.framework import BatchScorePlugin
+from scheduler.framework import ClusterEvent
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterPlugin
+from scheduler.framework import Pod
+from scheduler.framework import PreFilterPlugin
+from scheduler.framework import PreFilterResult
+from scheduler.framework import QueueingHint
+from scheduler.framework import ScorePlugin
+from scheduler.framework import Status
 from scheduler.objects.node import Node
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import (
-    filter_batch_as_statuses,
-    filter_each_node,
-    score_batch,
-    score_each_node,
-)
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
+from scheduler.testing.plugin_harness import score_batch
+from scheduler.testing.plugin_harness import score_each_node
 
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"

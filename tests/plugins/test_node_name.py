@@ -4,21 +4,26 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from plugins.node_name import REASON, SPEC, NodeName
-from scheduler.framework import (
-    ActionType,
-    BatchFilterPlugin,
-    ClusterEvent,
-    CycleState,
-    EventResource,
-    FilterPlugin,
-    Status,
-)
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import filter_batch_as_statuses, filter_each_node
+from plugins.node_name import REASON
+from plugins.node_name import SPEC
+from plugins.node_name import NodeName
+from scheduler.framework import ActionType
+from scheduler.framework import BatchFilterPlugin
+from scheduler.framework import ClusterEvent
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterPlugin
+from scheduler.framework import Status
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
 
 PLUGIN = NodeName(None, FakeHandle())
 REJECTED = Status.unresolvable(REASON)

@@ -6,25 +6,30 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from plugins.node_ports import REASON, SPEC, NodePorts
-from scheduler.framework import (
-    ActionType,
-    BatchFilterPlugin,
-    ClusterEvent,
-    Code,
-    CycleState,
-    EventResource,
-    FilterPlugin,
-    Pod,
-    PreFilterPlugin,
-    QueueingHint,
-    Status,
-)
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import filter_batch_as_statuses, filter_each_node
+from plugins.node_ports import REASON
+from plugins.node_ports import SPEC
+from plugins.node_ports import NodePorts
+from scheduler.framework import ActionType
+from scheduler.framework import BatchFilterPlugin
+from scheduler.framework import ClusterEvent
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterPlugin
+from scheduler.framework import Pod
+from scheduler.framework import PreFilterPlugin
+from scheduler.framework import QueueingHint
+from scheduler.framework import Status
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
 
 PLUGIN = NodePorts(None, FakeHandle())
 BUSY = Status.unschedulable(REASON)

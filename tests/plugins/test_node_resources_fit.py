@@ -2,28 +2,35 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pytest
 
-from plugins.node_resources_fit import SPEC, NodeResourcesFit, NodeResourcesFitArgs
+from plugins.node_resources_fit import SPEC
+from plugins.node_resources_fit import NodeResourcesFit
+from plugins.node_resources_fit import NodeResourcesFitArgs
 from plugins.node_resources_fit.fits_batch import _distinct_patterns
-from plugins.node_resources_fit.hints import after_node_change, after_pod_event
-from plugins.node_resources_fit.requests import PRE_FILTER_STATE_KEY, PodResourceRequest
-from scheduler.framework import (
-    ActionType,
-    Code,
-    CycleState,
-    EventResource,
-    Node,
-    Pod,
-    QueueingHint,
-    Status,
-)
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import filter_batch_as_statuses, filter_each_node
+from plugins.node_resources_fit.hints import after_node_change
+from plugins.node_resources_fit.hints import after_pod_event
+from plugins.node_resources_fit.requests import PRE_FILTER_STATE_KEY
+from plugins.node_resources_fit.requests import PodResourceRequest
+from scheduler.framework import ActionType
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import Node
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
+from scheduler.framework import Status
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
 
 GPU = "example.com/gpu"
 FPGA = "example.com/fpga"

@@ -10,20 +10,23 @@ from typing import Any
 import numpy as np
 import pytest
 
-from plugins.balanced_allocation import (
-    NodeResourcesBalancedAllocation,
-    NodeResourcesBalancedAllocationArgs,
-)
+from plugins.balanced_allocation import NodeResourcesBalancedAllocation
+from plugins.balanced_allocation import NodeResourcesBalancedAllocationArgs
 from plugins.helpers.resources.row_columns import covers_every_row
-from plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs
-from scheduler.framework import CycleState, Node, NodeTable, Pod
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import (
-    filter_batch_as_statuses,
-    filter_each_node,
-    score_batch,
-    score_each_node,
-)
+from plugins.node_resources_fit import NodeResourcesFit
+from plugins.node_resources_fit import NodeResourcesFitArgs
+from scheduler.framework import CycleState
+from scheduler.framework import Node
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
+from scheduler.testing.plugin_harness import score_batch
+from scheduler.testing.plugin_harness import score_each_node
 
 
 def extended(i: int) -> str:

@@ -6,20 +6,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from plugins.helpers.resources.allocation import pod_requests_for
-from plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs
-from scheduler.framework import CycleState, Node, NodeTable, Pod
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import (
-    filter_batch_as_statuses,
-    filter_each_node,
-    score_batch,
-    score_each_node,
-)
-from tests.plugins.resource_oracles import rows_allocation, score_rows
+from plugins.node_resources_fit import NodeResourcesFit
+from plugins.node_resources_fit import NodeResourcesFitArgs
+from scheduler.framework import CycleState
+from scheduler.framework import Node
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
+from scheduler.testing.plugin_harness import score_batch
+from scheduler.testing.plugin_harness import score_each_node
+from tests.plugins.resource_oracles import rows_allocation
+from tests.plugins.resource_oracles import score_rows
 from tests.plugins.row_selections import draw_rows
 
 GPU = "example.com/gpu"

@@ -8,16 +8,24 @@ spells out the arithmetic so a reader can check the expectation without the code
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import pytest
 
-from plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs
+from plugins.node_resources_fit import NodeResourcesFit
+from plugins.node_resources_fit import NodeResourcesFitArgs
 from plugins.node_resources_fit.requested_to_capacity_ratio import broken_linear
-from scheduler.framework import CycleState, Node, Pod
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import score_batch, score_each_node
+from scheduler.framework import CycleState
+from scheduler.framework import Node
+from scheduler.framework import Pod
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import score_batch
+from scheduler.testing.plugin_harness import score_each_node
 
 GPU = "example.com/gpu"
 FOO = "intel.com/foo"

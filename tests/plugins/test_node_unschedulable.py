@@ -4,24 +4,29 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from plugins.node_unschedulable import REASON, SPEC, NodeUnschedulable
-from scheduler.framework import (
-    ActionType,
-    BatchFilterPlugin,
-    ClusterEvent,
-    CycleState,
-    EventResource,
-    FilterPlugin,
-    Pod,
-    QueueingHint,
-    Status,
-)
+from plugins.node_unschedulable import REASON
+from plugins.node_unschedulable import SPEC
+from plugins.node_unschedulable import NodeUnschedulable
+from scheduler.framework import ActionType
+from scheduler.framework import BatchFilterPlugin
+from scheduler.framework import ClusterEvent
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterPlugin
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
+from scheduler.framework import Status
 from scheduler.objects.node import Node
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import filter_batch_as_statuses, filter_each_node
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
 
 PLUGIN = NodeUnschedulable(None, FakeHandle())
 KEY = "node.kubernetes.io/unschedulable"

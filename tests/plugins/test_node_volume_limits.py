@@ -2,42 +2,42 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from plugins.node_volume_limits import (
-    REASON_MAX_VOLUME_COUNT,
-    SPEC,
-    NodeVolumeLimits,
-    attach_limit_key,
-)
-from scheduler.framework import (
-    ActionType,
-    BatchFilterPlugin,
-    Code,
-    CycleState,
-    EventResource,
-    FilterPlugin,
-    Pod,
-    PreFilterPlugin,
-    QueueingHint,
-    Status,
-)
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import filter_batch_as_statuses, filter_each_node
-from scheduler.testing.storage_builders import (
-    claim_volume,
-    ephemeral_volume,
-    make_csi_node,
-    make_pv,
-    make_pvc,
-    make_storage_class,
-)
+from plugins.node_volume_limits import REASON_MAX_VOLUME_COUNT
+from plugins.node_volume_limits import SPEC
+from plugins.node_volume_limits import NodeVolumeLimits
+from plugins.node_volume_limits import attach_limit_key
+from scheduler.framework import ActionType
+from scheduler.framework import BatchFilterPlugin
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterPlugin
+from scheduler.framework import Pod
+from scheduler.framework import PreFilterPlugin
+from scheduler.framework import QueueingHint
+from scheduler.framework import Status
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
+from scheduler.testing.storage_builders import claim_volume
+from scheduler.testing.storage_builders import ephemeral_volume
+from scheduler.testing.storage_builders import make_csi_node
+from scheduler.testing.storage_builders import make_pv
+from scheduler.testing.storage_builders import make_pvc
+from scheduler.testing.storage_builders import make_storage_class
 
 EBS = "ebs.csi.aws.com"
 GCE = "pd.csi.storage.gke.io"

@@ -4,35 +4,45 @@ and with a plain reading of upstream's rules that recounts every pod for every n
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from decimal import ROUND_HALF_UP, Decimal
+from collections.abc import Mapping
+from collections.abc import Sequence
+from decimal import ROUND_HALF_UP
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from plugins.helpers import DO_NOT_SCHEDULE_EFFECTS, RequiredNodeAffinity
+from plugins.helpers import DO_NOT_SCHEDULE_EFFECTS
+from plugins.helpers import RequiredNodeAffinity
 from plugins.pod_topology_spread import PodTopologySpread
-from scheduler.framework import Code, CycleState, Node, Pod, Status
-from scheduler.objects.labels import LabelSelector, Requirement, parse_label_selector
-from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import Node
+from scheduler.framework import Pod
+from scheduler.framework import Status
+from scheduler.objects.labels import LabelSelector
+from scheduler.objects.labels import Requirement
+from scheduler.objects.labels import parse_label_selector
+from scheduler.objects.node import HOSTNAME_LABEL
+from scheduler.objects.node import ZONE_LABEL
 from scheduler.objects.taints import first_untolerated
-from scheduler.testing import FakeHandle, build_table, make_node
-from scheduler.testing.plugin_harness import (
-    filter_batch_as_statuses,
-    filter_each_node,
-    score_batch,
-    score_each_node,
-)
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
+from scheduler.testing.plugin_harness import score_batch
+from scheduler.testing.plugin_harness import score_each_node
 from tests.plugins.row_selections import draw_rows
-from tests.plugins.topology_spread_kit import (
-    CONSTRAINTS_NOT_MATCH_STATUS,
-    MISSING_LABEL_STATUS,
-    incoming,
-    owned,
-    running,
-)
+from tests.plugins.topology_spread_kit import CONSTRAINTS_NOT_MATCH_STATUS
+from tests.plugins.topology_spread_kit import MISSING_LABEL_STATUS
+from tests.plugins.topology_spread_kit import incoming
+from tests.plugins.topology_spread_kit import owned
+from tests.plugins.topology_spread_kit import running
 
 KEYS = (ZONE_LABEL, "rack", HOSTNAME_LABEL)
 SELECTORS: list[dict[str, Any] | None] = [

@@ -7,8 +7,11 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from plugins.pod_topology_spread import SPEC, PodTopologySpread, PodTopologySpreadArgs
-from scheduler.config import ConfigError, load_config_dict
+from plugins.pod_topology_spread import SPEC
+from plugins.pod_topology_spread import PodTopologySpread
+from plugins.pod_topology_spread import PodTopologySpreadArgs
+from scheduler.config import ConfigError
+from scheduler.config import load_config_dict
 from scheduler.objects.node import ZONE_LABEL
 from scheduler.runtime.discovery import PluginRegistry
 from scheduler.testing import FakeHandle

@@ -9,18 +9,22 @@ import numpy as np
 import pytest
 
 from plugins.pod_topology_spread import PodTopologySpread
-from plugins.pod_topology_spread.critical_paths import EMPTY_COUNT, CriticalPaths
-from scheduler.framework import CycleState, NodeInfo, NodeTable, Pod, Status
+from plugins.pod_topology_spread.critical_paths import EMPTY_COUNT
+from plugins.pod_topology_spread.critical_paths import CriticalPaths
+from scheduler.framework import CycleState
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import Status
 from scheduler.runtime.node_filter import FilterChain
-from scheduler.testing import FakeHandle, build_table
-from tests.plugins.topology_spread_kit import (
-    brief,
-    incoming,
-    plugin_for,
-    running,
-    spread,
-    zoned,
-)
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from tests.plugins.topology_spread_kit import brief
+from tests.plugins.topology_spread_kit import incoming
+from tests.plugins.topology_spread_kit import plugin_for
+from tests.plugins.topology_spread_kit import running
+from tests.plugins.topology_spread_kit import spread
+from tests.plugins.topology_spread_kit import zoned
 
 NODES = [zoned("a1", "a"), zoned("b1", "b"), zoned("c1", "c")]
 

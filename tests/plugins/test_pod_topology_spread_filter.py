@@ -3,28 +3,30 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import pytest
 
-from plugins.pod_topology_spread import (
-    CONSTRAINTS_NOT_MATCH,
-    NODE_LABEL_NOT_MATCH,
-    PodTopologySpreadArgs,
-)
-from scheduler.framework import Code, CycleState, Node, Pod
-from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL
-from scheduler.testing import build_table, make_node
-from tests.plugins.topology_spread_kit import (
-    brief,
-    filter_outcomes,
-    incoming,
-    plugin_for,
-    running,
-    spread,
-    zoned,
-)
+from plugins.pod_topology_spread import CONSTRAINTS_NOT_MATCH
+from plugins.pod_topology_spread import NODE_LABEL_NOT_MATCH
+from plugins.pod_topology_spread import PodTopologySpreadArgs
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import Node
+from scheduler.framework import Pod
+from scheduler.objects.node import HOSTNAME_LABEL
+from scheduler.objects.node import ZONE_LABEL
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from tests.plugins.topology_spread_kit import brief
+from tests.plugins.topology_spread_kit import filter_outcomes
+from tests.plugins.topology_spread_kit import incoming
+from tests.plugins.topology_spread_kit import plugin_for
+from tests.plugins.topology_spread_kit import running
+from tests.plugins.topology_spread_kit import spread
+from tests.plugins.topology_spread_kit import zoned
 
 
 def make_tainted(name: str, zone: str) -> Node:

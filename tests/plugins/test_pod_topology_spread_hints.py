@@ -6,19 +6,22 @@ from dataclasses import dataclass
 
 import pytest
 
-from plugins.pod_topology_spread import PodTopologySpread, PodTopologySpreadArgs
-from scheduler.framework import (
-    ActionType,
-    ClusterEvent,
-    EventResource,
-    Node,
-    Pod,
-    QueueingHint,
-    QueueingHintFn,
-)
+from plugins.pod_topology_spread import PodTopologySpread
+from plugins.pod_topology_spread import PodTopologySpreadArgs
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import EventResource
+from scheduler.framework import Node
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
+from scheduler.framework import QueueingHintFn
 from scheduler.objects.node import ZONE_LABEL
-from scheduler.testing import FakeHandle, make_node, make_pod
-from tests.plugins.topology_spread_kit import incoming, running, spread
+from scheduler.testing import FakeHandle
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from tests.plugins.topology_spread_kit import incoming
+from tests.plugins.topology_spread_kit import running
+from tests.plugins.topology_spread_kit import spread
 
 QUEUE = QueueingHint.QUEUE
 SKIP = QueueingHint.QUEUE_SKIP

@@ -6,16 +6,25 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from plugins.pod_topology_spread import PodTopologySpread
 from scheduler.backend.cache.cache import SchedulerCache
-from scheduler.framework import CycleState, Pod, Status
+from scheduler.framework import CycleState
+from scheduler.framework import Pod
+from scheduler.framework import Status
 from scheduler.objects.node import HOSTNAME_LABEL
-from scheduler.testing import FakeHandle, make_node, make_pod
-from scheduler.testing.plugin_harness import filter_batch_as_statuses, score_batch
-from tests.plugins.topology_spread_kit import incoming, running, spread
+from scheduler.testing import FakeHandle
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import score_batch
+from tests.plugins.topology_spread_kit import incoming
+from tests.plugins.topology_spread_kit import running
+from tests.plugins.topology_spread_kit import spread
 
 NODE_NAMES = [f"n{i}" for i in range(5)]
 POD_NAMES = [f"p{i}" for i in range(8)]

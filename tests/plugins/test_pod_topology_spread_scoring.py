@@ -4,25 +4,29 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pytest
 
 from plugins.pod_topology_spread import PodTopologySpreadArgs
-from scheduler.framework import Code, CycleState, Node, Pod
-from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL
-from scheduler.testing import build_table, make_pod
-from tests.plugins.topology_spread_kit import (
-    incoming,
-    owned,
-    plugin_for,
-    raw_and_normalized_scores,
-    running,
-    spread,
-    zoned,
-)
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import Node
+from scheduler.framework import Pod
+from scheduler.objects.node import HOSTNAME_LABEL
+from scheduler.objects.node import ZONE_LABEL
+from scheduler.testing import build_table
+from scheduler.testing import make_pod
+from tests.plugins.topology_spread_kit import incoming
+from tests.plugins.topology_spread_kit import owned
+from tests.plugins.topology_spread_kit import plugin_for
+from tests.plugins.topology_spread_kit import raw_and_normalized_scores
+from tests.plugins.topology_spread_kit import running
+from tests.plugins.topology_spread_kit import spread
+from tests.plugins.topology_spread_kit import zoned
 
 SOFT = "ScheduleAnyway"
 

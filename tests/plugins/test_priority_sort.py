@@ -6,9 +6,12 @@ import functools
 
 import pytest
 
-from plugins.priority_sort import SPEC, PrioritySort
-from scheduler.framework import QueuedPodInfo, QueueSortPlugin
-from scheduler.testing import FakeHandle, make_pod
+from plugins.priority_sort import SPEC
+from plugins.priority_sort import PrioritySort
+from scheduler.framework import QueuedPodInfo
+from scheduler.framework import QueueSortPlugin
+from scheduler.testing import FakeHandle
+from scheduler.testing import make_pod
 
 
 def queued(name: str, priority: int | None, timestamp: float) -> QueuedPodInfo:

@@ -7,9 +7,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from plugins.gpu_aware import GPUAwareArgs, Strategy
-from plugins.load_aware import LoadAwareArgs, Mode
-from scheduler.config import load_config_dict, load_config_file
+from plugins.gpu_aware import GPUAwareArgs
+from plugins.gpu_aware import Strategy
+from plugins.load_aware import LoadAwareArgs
+from plugins.load_aware import Mode
+from scheduler.config import load_config_dict
+from scheduler.config import load_config_file
 from scheduler.runtime.discovery import PluginRegistry
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "plugins"

@@ -8,18 +8,19 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from plugins.helpers.prometheus import (
-    PrometheusSource,
-    PrometheusSourceArgs,
-    QueryError,
-    node_of,
-    per_node_values,
-)
+from plugins.helpers.prometheus import PrometheusSource
+from plugins.helpers.prometheus import PrometheusSourceArgs
+from plugins.helpers.prometheus import QueryError
+from plugins.helpers.prometheus import node_of
+from plugins.helpers.prometheus import per_node_values
 from scheduler.observability import SchedulerMetrics
-from scheduler.testing import FakeClock, build_table, make_node
+from scheduler.testing import FakeClock
+from scheduler.testing import build_table
+from scheduler.testing import make_node
 from tests.conftest import CapturedLogs
 from tests.plugins.background_handles import RecordingHandle
-from tests.plugins.reported_metrics import Reporter, reported
+from tests.plugins.reported_metrics import Reporter
+from tests.plugins.reported_metrics import reported
 
 
 def vector(*samples: tuple[dict[str, str], str]) -> dict[str, object]:

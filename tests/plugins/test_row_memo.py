@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from plugins.balanced_allocation import NodeResourcesBalancedAllocation
 from plugins.node_resources_fit import NodeResourcesFit
 from scheduler.backend.cache import SchedulerCache
 from scheduler.framework import CycleState
-from scheduler.testing import FakeHandle, make_node, make_pod
+from scheduler.testing import FakeHandle
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 
 NODES = [f"n{i}" for i in range(6)]
 CPUS = ["1", "2", "4"]

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from plugins.scheduling_gates import SPEC, SchedulingGates
-from scheduler.framework import (
-    ActionType,
-    ClusterEvent,
-    Code,
-    EnqueueExtensions,
-    EventResource,
-    Pod,
-    PreEnqueuePlugin,
-    QueueingHint,
-)
-from scheduler.testing import FakeHandle, make_pod
+from plugins.scheduling_gates import SPEC
+from plugins.scheduling_gates import SchedulingGates
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import Code
+from scheduler.framework import EnqueueExtensions
+from scheduler.framework import EventResource
+from scheduler.framework import Pod
+from scheduler.framework import PreEnqueuePlugin
+from scheduler.framework import QueueingHint
+from scheduler.testing import FakeHandle
+from scheduler.testing import make_pod
 
 PLUGIN = SchedulingGates(None, FakeHandle())
 

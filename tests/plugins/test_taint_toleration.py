@@ -6,31 +6,33 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from plugins.taint_toleration import REASON, SPEC, TaintToleration
-from scheduler.framework import (
-    ActionType,
-    BatchFilterPlugin,
-    BatchScorePlugin,
-    ClusterEvent,
-    CycleState,
-    EventResource,
-    FilterPlugin,
-    Pod,
-    QueueingHint,
-    ScorePlugin,
-    Status,
-)
+from plugins.taint_toleration import REASON
+from plugins.taint_toleration import SPEC
+from plugins.taint_toleration import TaintToleration
+from scheduler.framework import ActionType
+from scheduler.framework import BatchFilterPlugin
+from scheduler.framework import BatchScorePlugin
+from scheduler.framework import ClusterEvent
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterPlugin
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
+from scheduler.framework import ScorePlugin
+from scheduler.framework import Status
 from scheduler.objects.node import Node
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import (
-    filter_batch_as_statuses,
-    filter_each_node,
-    score_batch,
-    score_each_node,
-)
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
+from scheduler.testing.plugin_harness import score_batch
+from scheduler.testing.plugin_harness import score_each_node
 
 PLUGIN = TaintToleration(None, FakeHandle())
 REJECTED = Status.unresolvable(REASON)

@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import pytest
 
-from plugins import (
-    inter_pod_affinity,
-    node_affinity,
-    node_name,
-    node_ports,
-    node_unschedulable,
-    node_volume_limits,
-    pod_topology_spread,
-    taint_toleration,
-    volume_binding,
-    volume_restrictions,
-    volume_zone,
-)
+from plugins import inter_pod_affinity
+from plugins import node_affinity
+from plugins import node_name
+from plugins import node_ports
+from plugins import node_unschedulable
+from plugins import node_volume_limits
+from plugins import pod_topology_spread
+from plugins import taint_toleration
+from plugins import volume_binding
+from plugins import volume_restrictions
+from plugins import volume_zone
 from plugins.default_preemption import messages as preemption
 from plugins.default_preemption.victims import NO_VICTIMS_FOUND
 

@@ -2,57 +2,55 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from plugins.volume_binding import (
-    REASON_BIND_CONFLICT,
-    REASON_NODE_CONFLICT,
-    REASON_NOT_ENOUGH_SPACE,
-    REASON_PV_NOT_EXIST,
-    REASON_UNBOUND_IMMEDIATE,
-    SPEC,
-    VolumeBinding,
-    VolumeBindingArgs,
-)
+from plugins.volume_binding import REASON_BIND_CONFLICT
+from plugins.volume_binding import REASON_NODE_CONFLICT
+from plugins.volume_binding import REASON_NOT_ENOUGH_SPACE
+from plugins.volume_binding import REASON_PV_NOT_EXIST
+from plugins.volume_binding import REASON_UNBOUND_IMMEDIATE
+from plugins.volume_binding import SPEC
+from plugins.volume_binding import VolumeBinding
+from plugins.volume_binding import VolumeBindingArgs
 from plugins.volume_binding.binder import PodVolumes
-from plugins.volume_binding.state import STATE_KEY, StateData
-from scheduler.framework import (
-    ActionType,
-    BatchFilterPlugin,
-    Code,
-    CycleState,
-    EventResource,
-    FilterPlugin,
-    Node,
-    Pod,
-    PreBindPlugin,
-    PreFilterPlugin,
-    QueueingHint,
-    ReservePlugin,
-    Status,
-)
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import (
-    DictLister,
-    filter_batch_as_statuses,
-    filter_each_node,
-)
-from scheduler.testing.storage_builders import (
-    claim_volume,
-    ephemeral_volume,
-    make_csi_driver,
-    make_pv,
-    make_pvc,
-    make_storage_class,
-)
+from plugins.volume_binding.state import STATE_KEY
+from plugins.volume_binding.state import StateData
+from scheduler.framework import ActionType
+from scheduler.framework import BatchFilterPlugin
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterPlugin
+from scheduler.framework import Node
+from scheduler.framework import Pod
+from scheduler.framework import PreBindPlugin
+from scheduler.framework import PreFilterPlugin
+from scheduler.framework import QueueingHint
+from scheduler.framework import ReservePlugin
+from scheduler.framework import Status
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import DictLister
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
+from scheduler.testing.storage_builders import claim_volume
+from scheduler.testing.storage_builders import ephemeral_volume
+from scheduler.testing.storage_builders import make_csi_driver
+from scheduler.testing.storage_builders import make_pv
+from scheduler.testing.storage_builders import make_pvc
 from scheduler.testing.storage_builders import make_storage_capacity as capacity
+from scheduler.testing.storage_builders import make_storage_class
 
 OK = Status()
 BIND_CONFLICT = Status.unresolvable(REASON_BIND_CONFLICT)

@@ -4,22 +4,31 @@ controller, on a fake clock."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from plugins.volume_binding import VolumeBinding, VolumeBindingArgs
+from plugins.volume_binding import VolumeBinding
+from plugins.volume_binding import VolumeBindingArgs
 from scheduler.cluster.sim import SimCluster
 from scheduler.cluster.sim.pv_controller import PVBinderController
-from scheduler.framework import Code, CycleState, NodeTable, Pod, Status
-from scheduler.testing import FakeClock, FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.storage_builders import (
-    claim_volume,
-    make_pv,
-    make_pvc,
-    make_storage_class,
-)
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import Status
+from scheduler.testing import FakeClock
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.storage_builders import claim_volume
+from scheduler.testing.storage_builders import make_pv
+from scheduler.testing.storage_builders import make_pvc
+from scheduler.testing.storage_builders import make_storage_class
 
 STORAGE_RESOURCES = (
     "persistentvolumeclaims",

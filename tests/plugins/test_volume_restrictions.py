@@ -2,37 +2,40 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from plugins.volume_restrictions import (
-    REASON_DISK_CONFLICT,
-    REASON_READ_WRITE_ONCE_POD_CONFLICT,
-    SPEC,
-    VolumeRestrictions,
-)
-from scheduler.framework import (
-    ActionType,
-    BatchFilterPlugin,
-    ClusterEvent,
-    Code,
-    CycleState,
-    EventResource,
-    FilterPlugin,
-    Pod,
-    PreFilterPlugin,
-    QueueingHint,
-    Status,
-)
+from plugins.volume_restrictions import REASON_DISK_CONFLICT
+from plugins.volume_restrictions import REASON_READ_WRITE_ONCE_POD_CONFLICT
+from plugins.volume_restrictions import SPEC
+from plugins.volume_restrictions import VolumeRestrictions
+from scheduler.framework import ActionType
+from scheduler.framework import BatchFilterPlugin
+from scheduler.framework import ClusterEvent
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterPlugin
+from scheduler.framework import Pod
+from scheduler.framework import PreFilterPlugin
+from scheduler.framework import QueueingHint
+from scheduler.framework import Status
 from scheduler.runtime.discovery import PluginRegistry
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import filter_batch_as_statuses, filter_each_node
-from scheduler.testing.storage_builders import claim_volume, make_pvc
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
+from scheduler.testing.storage_builders import claim_volume
+from scheduler.testing.storage_builders import make_pvc
 
 DISK = Status.unschedulable(REASON_DISK_CONFLICT)
 RWOP = Status.unschedulable(REASON_READ_WRITE_ONCE_POD_CONFLICT)

@@ -3,21 +3,29 @@ the plugin's Filter/Score in both forms."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from plugins.pod_topology_spread import PodTopologySpread, PodTopologySpreadArgs
-from scheduler.framework import Code, CycleState, Node, NodeTable, Pod, Status
+from plugins.pod_topology_spread import PodTopologySpread
+from plugins.pod_topology_spread import PodTopologySpreadArgs
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import Node
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import Status
 from scheduler.objects.node import ZONE_LABEL
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import (
-    filter_batch_as_statuses,
-    filter_each_node,
-    score_batch,
-    score_each_node,
-)
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
+from scheduler.testing.plugin_harness import score_batch
+from scheduler.testing.plugin_harness import score_each_node
 
 WEB = {"matchLabels": {"app": "web"}}
 UNSET = object()

@@ -7,14 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.prometheus.server import (
-    CPU_NODES,
-    GPUS,
-    STEADY_CPU,
-    STEADY_MEMORY,
-    Exporter,
-    PrometheusServer,
-)
+from tests.prometheus.server import CPU_NODES
+from tests.prometheus.server import GPUS
+from tests.prometheus.server import STEADY_CPU
+from tests.prometheus.server import STEADY_MEMORY
+from tests.prometheus.server import Exporter
+from tests.prometheus.server import PrometheusServer
 
 
 @pytest.fixture(scope="session")

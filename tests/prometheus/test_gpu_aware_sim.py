@@ -8,9 +8,11 @@ import time
 
 import pytest
 
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.integration.harness import Harness
-from tests.prometheus.server import GPUS, Exporter
+from tests.prometheus.server import GPUS
+from tests.prometheus.server import Exporter
 
 GPU = "nvidia.com/gpu"
 

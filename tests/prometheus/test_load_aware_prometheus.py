@@ -9,22 +9,30 @@ import time
 import aiohttp
 import pytest
 
-from plugins.helpers.prometheus import PrometheusSource, PrometheusSourceArgs
-from plugins.load_aware import LoadAware, LoadAwareArgs
-from plugins.load_aware.args import CPU_STD_DEV, CPU_UTILIZATION, MEMORY_STD_DEV, MEMORY_UTILIZATION
-from scheduler.framework import CycleState, SystemClock
-from scheduler.testing import build_table, make_node, make_pod
+from plugins.helpers.prometheus import PrometheusSource
+from plugins.helpers.prometheus import PrometheusSourceArgs
+from plugins.load_aware import LoadAware
+from plugins.load_aware import LoadAwareArgs
+from plugins.load_aware.args import CPU_STD_DEV
+from plugins.load_aware.args import CPU_UTILIZATION
+from plugins.load_aware.args import MEMORY_STD_DEV
+from plugins.load_aware.args import MEMORY_UTILIZATION
+from scheduler.framework import CycleState
+from scheduler.framework import SystemClock
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from scheduler.testing.plugin_harness import score_batch
-from tests.plugins.background_handles import RecordingHandle, RunningHandle
-from tests.plugins.reported_metrics import Reporter, reported
-from tests.prometheus.server import (
-    CPU_NODES,
-    SCRAPE_INTERVAL,
-    STEADY_CPU,
-    STEADY_MEMORY,
-    Exporter,
-    free_port,
-)
+from tests.plugins.background_handles import RecordingHandle
+from tests.plugins.background_handles import RunningHandle
+from tests.plugins.reported_metrics import Reporter
+from tests.plugins.reported_metrics import reported
+from tests.prometheus.server import CPU_NODES
+from tests.prometheus.server import SCRAPE_INTERVAL
+from tests.prometheus.server import STEADY_CPU
+from tests.prometheus.server import STEADY_MEMORY
+from tests.prometheus.server import Exporter
+from tests.prometheus.server import free_port
 
 INTERVAL = 0.5
 MAX_STALENESS = 3.0

@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scheduler.framework.status import Code, Status
-from scheduler.runtime.diagnosis import Diagnosis, single_node_fit_error
-from scheduler.testing import build_table, make_node
+from scheduler.framework.status import Code
+from scheduler.framework.status import Status
+from scheduler.runtime.diagnosis import Diagnosis
+from scheduler.runtime.diagnosis import single_node_fit_error
+from scheduler.testing import build_table
+from scheduler.testing import make_node
 
 
 def _table(count: int) -> Diagnosis:

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from scheduler.framework.errors import PluginLoadError
-from scheduler.runtime.discovery import PluginRegistry, load_reference
+from scheduler.runtime.discovery import PluginRegistry
+from scheduler.runtime.discovery import load_reference
 
 GROUP = "kube_pyscheduler.plugins"
 

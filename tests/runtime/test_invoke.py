@@ -8,11 +8,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from scheduler.framework import CycleState, FilterBatch, NodeTable, Pod, QueuedPodInfo, Status
+from scheduler.framework import CycleState
+from scheduler.framework import FilterBatch
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import QueuedPodInfo
+from scheduler.framework import Status
 from scheduler.framework.events import QueueingHint
 from scheduler.framework.status import Code
 from scheduler.runtime import invoke
-from scheduler.testing import build_table, make_node, make_pod
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 from tests.conftest import CapturedLogs
 
 

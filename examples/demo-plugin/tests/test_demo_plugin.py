@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from kube_pyscheduler_demo import SPEC, DemoPlugin
+from kube_pyscheduler_demo import SPEC
+from kube_pyscheduler_demo import DemoPlugin
 
-from scheduler.framework import CycleState, NodeTable
+from scheduler.framework import CycleState
+from scheduler.framework import NodeTable
 from scheduler.framework.contract import contract_problems
-from scheduler.testing import FakeHandle, build_table, make_node, make_pod
-from scheduler.testing.plugin_harness import filter_each_node, score_each_node
+from scheduler.testing import FakeHandle
+from scheduler.testing import build_table
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from scheduler.testing.plugin_harness import filter_each_node
+from scheduler.testing.plugin_harness import score_each_node
 
 
 def _table() -> NodeTable:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Self
 
-from pydantic import field_validator, model_validator
+from pydantic import field_validator
+from pydantic import model_validator
 
-from plugins.helpers.resources.spec import DEFAULT_RESOURCES, ResourceSpec
-from scheduler.framework import FieldErrors, PluginArgs
+from plugins.helpers.resources.spec import DEFAULT_RESOURCES
+from plugins.helpers.resources.spec import ResourceSpec
+from scheduler.framework import FieldErrors
+from scheduler.framework import PluginArgs
 
 
 class NodeResourcesBalancedAllocationArgs(PluginArgs):

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from plugins.balanced_allocation.balance import HALF_SCORE, improvement_score
+from plugins.balanced_allocation.balance import HALF_SCORE
+from plugins.balanced_allocation.balance import improvement_score
 from plugins.helpers.resources.allocation import ScoredColumn
 from scheduler.framework import MAX_NODE_SCORE
 

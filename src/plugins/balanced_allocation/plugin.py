@@ -9,23 +9,19 @@ import numpy as np
 from plugins.balanced_allocation.args import NodeResourcesBalancedAllocationArgs
 from plugins.balanced_allocation.balance import balanced_allocation_score
 from plugins.balanced_allocation.balance_columns import balanced_allocation_score_columns
-from plugins.helpers.resources.allocation import (
-    node_allocation,
-    pod_requests_for,
-    scored_columns,
-)
+from plugins.helpers.resources.allocation import node_allocation
+from plugins.helpers.resources.allocation import pod_requests_for
+from plugins.helpers.resources.allocation import scored_columns
 from plugins.helpers.row_memo import RowMemo
-from scheduler.framework import (
-    CycleState,
-    Handle,
-    NodeInfo,
-    NodeTable,
-    Pod,
-    Rows,
-    ScoreExtensions,
-    Scores,
-    Status,
-)
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import Rows
+from scheduler.framework import ScoreExtensions
+from scheduler.framework import Scores
+from scheduler.framework import Status
 
 PRE_SCORE_STATE_KEY = "PreScoreNodeResourcesBalancedAllocation"
 

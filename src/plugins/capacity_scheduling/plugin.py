@@ -5,30 +5,32 @@ from __future__ import annotations
 
 import contextlib
 
-from plugins.capacity_scheduling.preemption import best_choice, quota_status
-from plugins.capacity_scheduling.quota import ELASTIC_QUOTA_RESOURCE, ElasticQuota, parse_quota
+from plugins.capacity_scheduling.preemption import best_choice
+from plugins.capacity_scheduling.preemption import quota_status
+from plugins.capacity_scheduling.quota import ELASTIC_QUOTA_RESOURCE
+from plugins.capacity_scheduling.quota import ElasticQuota
+from plugins.capacity_scheduling.quota import parse_quota
 from plugins.capacity_scheduling.status import run_status_loop
-from plugins.capacity_scheduling.usage import QuotaUsage, UsageCounter
-from scheduler.framework import (
-    SUCCESS,
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    Code,
-    CycleState,
-    EventResource,
-    Handle,
-    MetricSamples,
-    NodeInfo,
-    NodeStatusReader,
-    NodeTable,
-    PluginArgs,
-    Pod,
-    PostFilterResult,
-    PreFilterExtensions,
-    PreFilterResult,
-    Status,
-)
+from plugins.capacity_scheduling.usage import QuotaUsage
+from plugins.capacity_scheduling.usage import UsageCounter
+from scheduler.framework import SUCCESS
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import Handle
+from scheduler.framework import MetricSamples
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeStatusReader
+from scheduler.framework import NodeTable
+from scheduler.framework import PluginArgs
+from scheduler.framework import Pod
+from scheduler.framework import PostFilterResult
+from scheduler.framework import PreFilterExtensions
+from scheduler.framework import PreFilterResult
+from scheduler.framework import Status
 from scheduler.framework.errors import APIError
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.resources import CPU

@@ -14,7 +14,11 @@ from dataclasses import dataclass
 
 from plugins.capacity_scheduling.quota import counted
 from plugins.capacity_scheduling.usage import QuotaUsage
-from scheduler.framework import CycleState, Handle, NodeInfo, Pod, Status
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import Pod
+from scheduler.framework import Status
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,12 +4,15 @@ memory and scalar (extended, hugepages) resources, as scheduler-plugins counts t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from scheduler.objects.errors import InvalidObjectError
-from scheduler.objects.resources import EPHEMERAL_STORAGE, PODS, parse_resource_list
+from scheduler.objects.resources import EPHEMERAL_STORAGE
+from scheduler.objects.resources import PODS
+from scheduler.objects.resources import parse_resource_list
 
 ELASTIC_QUOTA_RESOURCE = "elasticquotas"
 # Resources quotas do not count (upstream compares cpu, memory and scalar resources only).

@@ -3,7 +3,8 @@ the requests of the namespace's scheduled (and assumed) pods, in Kubernetes quan
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 from plugins.capacity_scheduling.quota import ELASTIC_QUOTA_RESOURCE

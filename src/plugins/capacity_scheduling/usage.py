@@ -5,10 +5,14 @@ assume and forget. Recounted only when some node's pods changed (the node table'
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
-from plugins.capacity_scheduling.quota import ElasticQuota, counted, sum_of
-from scheduler.framework import NodeTable, Pod
+from plugins.capacity_scheduling.quota import ElasticQuota
+from plugins.capacity_scheduling.quota import counted
+from plugins.capacity_scheduling.quota import sum_of
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
 
 
 @dataclass(slots=True)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Final, Self
+from typing import Final
+from typing import Self
 
 from pydantic import model_validator
 
-from scheduler.framework import FieldErrors, PluginArgs
+from scheduler.framework import FieldErrors
+from scheduler.framework import PluginArgs
 
 DEFAULT_PERMIT_WAITING_TIME_SECONDS: Final = 60
 DEFAULT_POD_GROUP_BACKOFF_SECONDS: Final = 0

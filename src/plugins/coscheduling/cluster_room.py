@@ -7,12 +7,14 @@ minResources plus one pod slot per required member.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from collections.abc import Mapping
 
 import numpy as np
 
 from scheduler.framework import NodeTable
-from scheduler.objects.resources import CPU, PODS
+from scheduler.objects.resources import CPU
+from scheduler.objects.resources import PODS
 
 
 def free_resources(

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from plugins.coscheduling.dialects import GroupRef
-from plugins.coscheduling.pod_group import PodGroup, parse_pod_group
+from plugins.coscheduling.pod_group import PodGroup
+from plugins.coscheduling.pod_group import parse_pod_group
 from scheduler.framework import Handle
 from scheduler.objects.errors import InvalidObjectError
 

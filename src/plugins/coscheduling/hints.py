@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from plugins.coscheduling.dialects import group_of_raw, ref_of_group_object, resource_of_api_version
+from plugins.coscheduling.dialects import group_of_raw
+from plugins.coscheduling.dialects import ref_of_group_object
+from plugins.coscheduling.dialects import resource_of_api_version
 from plugins.helpers import pod_change
-from scheduler.framework import (
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    EventResource,
-    Pod,
-    QueueingHint,
-)
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import EventResource
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
 
 
 def _same_group(pod: Pod, other: Pod) -> bool:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
-from plugins.coscheduling.dialects import GroupRef, group_of_raw
+from plugins.coscheduling.dialects import GroupRef
+from plugins.coscheduling.dialects import group_of_raw
 from scheduler.framework import Lister
 
 PODS_RESOURCE = "pods"

@@ -4,29 +4,32 @@ at all. Semantics follow scheduler-plugins' plugin (see this package's README)."
 from __future__ import annotations
 
 from plugins.coscheduling.args import CoschedulingArgs
-from plugins.coscheduling.cluster_room import describe, free_resources, shortfall
-from plugins.coscheduling.dialects import GroupRef, group_of_raw
+from plugins.coscheduling.cluster_room import describe
+from plugins.coscheduling.cluster_room import free_resources
+from plugins.coscheduling.cluster_room import shortfall
+from plugins.coscheduling.dialects import GroupRef
+from plugins.coscheduling.dialects import group_of_raw
 from plugins.coscheduling.directory import GroupDirectory
 from plugins.coscheduling.hints import coscheduling_events
-from plugins.coscheduling.members import PODS_RESOURCE, Members, members_of
+from plugins.coscheduling.members import PODS_RESOURCE
+from plugins.coscheduling.members import Members
+from plugins.coscheduling.members import members_of
 from plugins.coscheduling.pod_group import PodGroup
 from plugins.coscheduling.status import run_status_loop
 from plugins.coscheduling.tracker import GroupTracker
-from scheduler.framework import (
-    SUCCESS,
-    ClusterEventWithHint,
-    CycleState,
-    Handle,
-    MetricSamples,
-    NodeStatusReader,
-    NodeTable,
-    Pod,
-    PostFilterResult,
-    PreFilterExtensions,
-    PreFilterResult,
-    QueuedPodInfo,
-    Status,
-)
+from scheduler.framework import SUCCESS
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import MetricSamples
+from scheduler.framework import NodeStatusReader
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import PostFilterResult
+from scheduler.framework import PreFilterExtensions
+from scheduler.framework import PreFilterResult
+from scheduler.framework import QueuedPodInfo
+from scheduler.framework import Status
 from scheduler.objects.resources import PODS
 
 _REJECTED_IN_PRE_FILTER = "Coscheduling/rejected-in-pre-filter"

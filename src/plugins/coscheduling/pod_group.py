@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from plugins.coscheduling.dialects import NATIVE_RESOURCE, GroupRef
+from plugins.coscheduling.dialects import NATIVE_RESOURCE
+from plugins.coscheduling.dialects import GroupRef
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.resources import parse_resource_list
 

@@ -19,9 +19,14 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from plugins.coscheduling.dialects import SIGS_RESOURCE, X_K8S_RESOURCE, ref_of_group_object
-from plugins.coscheduling.members import PODS_RESOURCE, Members, members_of
-from scheduler.framework import Handle, ObjectReference
+from plugins.coscheduling.dialects import SIGS_RESOURCE
+from plugins.coscheduling.dialects import X_K8S_RESOURCE
+from plugins.coscheduling.dialects import ref_of_group_object
+from plugins.coscheduling.members import PODS_RESOURCE
+from plugins.coscheduling.members import Members
+from plugins.coscheduling.members import members_of
+from scheduler.framework import Handle
+from scheduler.framework import ObjectReference
 from scheduler.framework.errors import APIError
 
 PENDING = "Pending"

@@ -3,7 +3,8 @@
 from plugins.data_locality.args import DataLocalityArgs
 from plugins.data_locality.plugin import DataLocality
 from plugins.data_locality.sites import LOCATIONS_ANNOTATION
-from plugins.helpers.volumes import PVCS, PVS
+from plugins.helpers.volumes import PVCS
+from plugins.helpers.volumes import PVS
 from scheduler.framework import PluginSpec
 
 SPEC = PluginSpec(

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pydantic import Field, model_validator
+from pydantic import Field
+from pydantic import model_validator
 
 from scheduler.framework import PluginArgs
 

@@ -13,9 +13,13 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from plugins.data_locality.sites import LEVEL_LABELS, REGION_LABEL, ZONE_LABEL, Site
+from plugins.data_locality.sites import LEVEL_LABELS
+from plugins.data_locality.sites import REGION_LABEL
+from plugins.data_locality.sites import ZONE_LABEL
+from plugins.data_locality.sites import Site
 from plugins.helpers import match_node_selector
-from scheduler.framework import MAX_NODE_SCORE, NodeTable
+from scheduler.framework import MAX_NODE_SCORE
+from scheduler.framework import NodeTable
 
 Floats = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]

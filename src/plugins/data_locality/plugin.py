@@ -6,22 +6,22 @@ import numpy as np
 
 from plugins.data_locality.args import DataLocalityArgs
 from plugins.data_locality.nearness import nearness_scores
-from plugins.data_locality.sites import LocationsError, annotated_sites, volume_sites
+from plugins.data_locality.sites import LocationsError
+from plugins.data_locality.sites import annotated_sites
+from plugins.data_locality.sites import volume_sites
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
-from scheduler.framework import (
-    MIN_NODE_SCORE,
-    SUCCESS,
-    ClusterEventWithHint,
-    CycleState,
-    Handle,
-    NodeInfo,
-    NodeTable,
-    Pod,
-    Rows,
-    ScoreExtensions,
-    Scores,
-    Status,
-)
+from scheduler.framework import MIN_NODE_SCORE
+from scheduler.framework import SUCCESS
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import Rows
+from scheduler.framework import ScoreExtensions
+from scheduler.framework import Scores
+from scheduler.framework import Status
 
 PRE_SCORE_STATE_KEY = "PreScoreDataLocality"
 

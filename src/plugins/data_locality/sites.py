@@ -9,10 +9,18 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from plugins.helpers.volumes import PVCS, PVS, labels_of, pod_claims, spec_of, volume_capacity
-from scheduler.framework import Handle, Pod
-from scheduler.objects.node_selector import NodeSelector, parse_node_selector
-from scheduler.objects.quantity import QuantityError, int_value
+from plugins.helpers.volumes import PVCS
+from plugins.helpers.volumes import PVS
+from plugins.helpers.volumes import labels_of
+from plugins.helpers.volumes import pod_claims
+from plugins.helpers.volumes import spec_of
+from plugins.helpers.volumes import volume_capacity
+from scheduler.framework import Handle
+from scheduler.framework import Pod
+from scheduler.objects.node_selector import NodeSelector
+from scheduler.objects.node_selector import parse_node_selector
+from scheduler.objects.quantity import QuantityError
+from scheduler.objects.quantity import int_value
 
 LOCATIONS_ANNOTATION = "data-locality.kube-pyscheduler.io/locations"
 ZONE_LABEL = "topology.kubernetes.io/zone"

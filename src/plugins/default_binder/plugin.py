@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from scheduler.framework import SUCCESS, CycleState, Handle, PluginArgs, Pod, Status
+from scheduler.framework import SUCCESS
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import PluginArgs
+from scheduler.framework import Pod
+from scheduler.framework import Status
 from scheduler.framework.errors import APIError
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Final, Self
+from typing import Final
+from typing import Self
 
 from pydantic import model_validator
 
-from scheduler.framework import FieldErrors, Int32, PluginArgs
+from scheduler.framework import FieldErrors
+from scheduler.framework import Int32
+from scheduler.framework import PluginArgs
 
 DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE: Final = 10
 DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE: Final = 100

@@ -12,7 +12,8 @@ Criteria, each only breaking the ties of the ones before it:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from datetime import datetime
 
 from plugins.default_preemption.candidates import Candidate

@@ -8,12 +8,18 @@ breaks no PodDisruptionBudget.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from datetime import datetime
 
 from plugins.default_preemption.disruption_budgets import DisruptionBudget
-from plugins.default_preemption.victims import Victims, select_victims
-from scheduler.framework import Code, CycleState, Handle, Pod, Status
+from plugins.default_preemption.victims import Victims
+from plugins.default_preemption.victims import select_victims
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import Pod
+from scheduler.framework import Status
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,12 +7,17 @@ a victim less attractive. A victim violates a budget when taking it would push t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scheduler.framework import Lister, Pod
-from scheduler.objects.labels import LabelSelector, SelectorError, parse_label_selector
+from scheduler.framework import Lister
+from scheduler.framework import Pod
+from scheduler.objects.labels import LabelSelector
+from scheduler.objects.labels import SelectorError
+from scheduler.objects.labels import parse_label_selector
 
 PDB_RESOURCE = "poddisruptionbudgets"
 

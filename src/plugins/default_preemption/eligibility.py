@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from plugins.default_preemption.messages import (
-    NOT_ELIGIBLE_POLICY_NEVER,
-    NOT_ELIGIBLE_TERMINATING,
-)
+from plugins.default_preemption.messages import NOT_ELIGIBLE_POLICY_NEVER
+from plugins.default_preemption.messages import NOT_ELIGIBLE_TERMINATING
 from plugins.default_preemption.victims import may_preempt
-from scheduler.framework import Code, Handle, NodeStatusReader, Pod
+from scheduler.framework import Code
+from scheduler.framework import Handle
+from scheduler.framework import NodeStatusReader
+from scheduler.framework import Pod
 
 PREEMPT_NEVER = "Never"
 DISRUPTION_TARGET = "DisruptionTarget"

@@ -8,14 +8,12 @@ answers QueueSkip.
 
 from __future__ import annotations
 
-from scheduler.framework import (
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    EventResource,
-    Pod,
-    QueueingHint,
-)
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import EventResource
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
 
 
 def skip_after_assigned_pod_deletion(pod: Pod, old: object, new: object) -> QueueingHint:

@@ -7,7 +7,8 @@ one that started earlier is (it has more work to lose). A pod that has not start
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from collections.abc import Sequence
 from datetime import datetime
 
 from scheduler.framework import Pod

@@ -4,30 +4,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from plugins.default_preemption.args import DefaultPreemptionArgs, num_candidates
+from plugins.default_preemption.args import DefaultPreemptionArgs
+from plugins.default_preemption.args import num_candidates
 from plugins.default_preemption.candidate_order import pick_best
-from plugins.default_preemption.candidates import Candidate, DryRunResult, dry_run
-from plugins.default_preemption.disruption_budgets import PDB_RESOURCE, list_budgets
+from plugins.default_preemption.candidates import Candidate
+from plugins.default_preemption.candidates import DryRunResult
+from plugins.default_preemption.candidates import dry_run
+from plugins.default_preemption.disruption_budgets import PDB_RESOURCE
+from plugins.default_preemption.disruption_budgets import list_budgets
 from plugins.default_preemption.eligibility import ineligibility
 from plugins.default_preemption.hints import preemption_events
-from plugins.default_preemption.messages import (
-    NO_CANDIDATE,
-    WAITING_FOR_PREEMPTION,
-    no_candidates_message,
-    with_prefix,
-)
+from plugins.default_preemption.messages import NO_CANDIDATE
+from plugins.default_preemption.messages import WAITING_FOR_PREEMPTION
+from plugins.default_preemption.messages import no_candidates_message
+from plugins.default_preemption.messages import with_prefix
 from plugins.default_preemption.preparation import PreemptionExecutor
-from scheduler.framework import (
-    SUCCESS,
-    ClusterEventWithHint,
-    Code,
-    CycleState,
-    Handle,
-    NodeStatusReader,
-    Pod,
-    PostFilterResult,
-    Status,
-)
+from scheduler.framework import SUCCESS
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import NodeStatusReader
+from scheduler.framework import Pod
+from scheduler.framework import PostFilterResult
+from scheduler.framework import Status
 
 
 @dataclass(frozen=True, slots=True)

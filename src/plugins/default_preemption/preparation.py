@@ -9,14 +9,20 @@ again before the first preemption has taken effect.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from plugins.default_preemption.candidates import Candidate
-from plugins.default_preemption.eligibility import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
-from scheduler.framework import Handle, Pod, get_logger
-from scheduler.framework.errors import APIError, ConflictError, NotFoundError
+from plugins.default_preemption.eligibility import DISRUPTION_TARGET
+from plugins.default_preemption.eligibility import PREEMPTION_BY_SCHEDULER
+from scheduler.framework import Handle
+from scheduler.framework import Pod
+from scheduler.framework import get_logger
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConflictError
+from scheduler.framework.errors import NotFoundError
 
 logger = get_logger(__name__)
 

@@ -10,9 +10,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from plugins.default_preemption.disruption_budgets import DisruptionBudget, split_by_violation
-from plugins.default_preemption.importance import by_importance, reprieve_order
-from scheduler.framework import Code, CycleState, Handle, NodeInfo, Pod, Status
+from plugins.default_preemption.disruption_budgets import DisruptionBudget
+from plugins.default_preemption.disruption_budgets import split_by_violation
+from plugins.default_preemption.importance import by_importance
+from plugins.default_preemption.importance import reprieve_order
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import Pod
+from scheduler.framework import Status
 
 NO_VICTIMS_FOUND = "No preemption victims found for incoming pod"
 

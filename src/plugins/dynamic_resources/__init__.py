@@ -1,12 +1,11 @@
 """The DynamicResources plugin: devices for pods' ResourceClaims (resource.k8s.io/v1)."""
 
-from plugins.dynamic_resources.args import DEFAULT_FILTER_TIMEOUT_SECONDS, DynamicResourcesArgs
-from plugins.dynamic_resources.names import (
-    DEVICE_CLASSES,
-    RESOURCE_CLAIM_TEMPLATES,
-    RESOURCE_CLAIMS,
-    RESOURCE_SLICES,
-)
+from plugins.dynamic_resources.args import DEFAULT_FILTER_TIMEOUT_SECONDS
+from plugins.dynamic_resources.args import DynamicResourcesArgs
+from plugins.dynamic_resources.names import DEVICE_CLASSES
+from plugins.dynamic_resources.names import RESOURCE_CLAIM_TEMPLATES
+from plugins.dynamic_resources.names import RESOURCE_CLAIMS
+from plugins.dynamic_resources.names import RESOURCE_SLICES
 from plugins.dynamic_resources.plugin import DynamicResources
 from scheduler.framework import PluginSpec
 

@@ -8,7 +8,8 @@ Devices allocated with admin access are not taken: they stay available to ordina
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 

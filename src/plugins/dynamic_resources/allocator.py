@@ -5,13 +5,20 @@ that backs up when a later request cannot be met, bounded by the filter timeout.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
-from plugins.dynamic_resources.inventory import Device, DeviceID
+from plugins.dynamic_resources.inventory import Device
+from plugins.dynamic_resources.inventory import DeviceID
 from plugins.dynamic_resources.names import FIRST_AVAILABLE_MAX_SIZE
-from plugins.dynamic_resources.requests import ALL, Alternative, ClaimPlan, requests_of
+from plugins.dynamic_resources.requests import ALL
+from plugins.dynamic_resources.requests import Alternative
+from plugins.dynamic_resources.requests import ClaimPlan
+from plugins.dynamic_resources.requests import requests_of
 from plugins.dynamic_resources.selectors import AllocationError
 
 Candidates = Callable[[Alternative], Sequence[Device]]

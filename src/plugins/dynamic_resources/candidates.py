@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from plugins.dynamic_resources.inventory import Device, Inventory, InventoryView
+from plugins.dynamic_resources.inventory import Device
+from plugins.dynamic_resources.inventory import Inventory
+from plugins.dynamic_resources.inventory import InventoryView
 from plugins.dynamic_resources.requests import Alternative
 from plugins.dynamic_resources.selectors import DeviceMatcher
 from scheduler.framework import Node

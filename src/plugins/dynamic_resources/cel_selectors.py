@@ -14,10 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import celpy
-from celpy import celparser, celtypes, evaluation
+from celpy import celparser
+from celpy import celtypes
+from celpy import evaluation
 from lark import Tree
 
-from plugins.dynamic_resources.cel_values import FUNCTIONS, CELValueError
+from plugins.dynamic_resources.cel_values import FUNCTIONS
+from plugins.dynamic_resources.cel_values import CELValueError
 
 MAX_EXPRESSION_LENGTH = 10 * 1024
 MAX_COST = 1_000_000

@@ -5,14 +5,16 @@ into the `device` variable (`driver`, `attributes[domain][name]`, `capacity[doma
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from fractions import Fraction
 from functools import total_ordering
 from typing import Any
 
 from celpy import celtypes
 
-from scheduler.objects.quantity import QuantityError, parse_quantity
+from scheduler.objects.quantity import QuantityError
+from scheduler.objects.quantity import parse_quantity
 
 _SEMVER = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"

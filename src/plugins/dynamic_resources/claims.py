@@ -3,13 +3,15 @@ through the pod's `status.resourceClaimStatuses`, and the checks that make a cla
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from plugins.dynamic_resources import messages
 from plugins.dynamic_resources.names import RESERVED_FOR_MAX_SIZE
-from scheduler.framework import Lister, Pod
+from scheduler.framework import Lister
+from scheduler.framework import Pod
 
 RawObject = Mapping[str, Any]
 

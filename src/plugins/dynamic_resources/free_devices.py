@@ -6,14 +6,16 @@ decides every node of a one-request pod with one comparison."""
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
+from collections.abc import Hashable
 
 import numpy as np
 import numpy.typing as npt
 
 from plugins.dynamic_resources.allocated_devices import AllocatedDevices
 from plugins.dynamic_resources.inventory import Device
-from scheduler.framework import Node, NodeTable
+from scheduler.framework import Node
+from scheduler.framework import NodeTable
 
 Counts = npt.NDArray[np.int32]
 Pool = tuple[str, str]

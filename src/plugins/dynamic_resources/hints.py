@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from plugins.dynamic_resources.claims import (
-    ClaimProblemError,
-    pod_claim_names,
-    resolve_pod_claims,
-)
+from plugins.dynamic_resources.claims import ClaimProblemError
+from plugins.dynamic_resources.claims import pod_claim_names
+from plugins.dynamic_resources.claims import resolve_pod_claims
 from plugins.helpers.event_objects import pod_change
 from plugins.helpers.volumes import object_change
-from scheduler.framework import Lister, Pod, QueueingHint
+from scheduler.framework import Lister
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
 
 
 def after_claim_change(claims: Lister, pod: Pod, old: object, new: object) -> QueueingHint:

@@ -9,13 +9,18 @@ not offer such devices either. Device taints are not honoured (that feature is o
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
-from scheduler.framework import Lister, Node
+from scheduler.framework import Lister
+from scheduler.framework import Node
 from scheduler.objects.labels import SelectorError
-from scheduler.objects.node_selector import NodeSelector, parse_node_selector
+from scheduler.objects.node_selector import NodeSelector
+from scheduler.objects.node_selector import parse_node_selector
 
 RawObject = Mapping[str, Any]
 DeviceID = tuple[str, str, str]  # (driver, pool, device)

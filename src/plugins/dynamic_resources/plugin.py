@@ -11,58 +11,57 @@ import numpy as np
 
 from plugins.dynamic_resources import messages
 from plugins.dynamic_resources.allocated_devices import AllocatedDevices
-from plugins.dynamic_resources.allocator import (
-    Chosen,
-    FilterTimeoutError,
-    allocate,
-    allocation_result,
-    first_available_score,
-)
+from plugins.dynamic_resources.allocator import Chosen
+from plugins.dynamic_resources.allocator import FilterTimeoutError
+from plugins.dynamic_resources.allocator import allocate
+from plugins.dynamic_resources.allocator import allocation_result
+from plugins.dynamic_resources.allocator import first_available_score
 from plugins.dynamic_resources.args import DynamicResourcesArgs
 from plugins.dynamic_resources.candidates import CandidateCache
-from plugins.dynamic_resources.claims import (
-    ClaimProblemError,
-    PodClaim,
-    has_claims,
-    resolve_pod_claims,
-)
+from plugins.dynamic_resources.claims import ClaimProblemError
+from plugins.dynamic_resources.claims import PodClaim
+from plugins.dynamic_resources.claims import has_claims
+from plugins.dynamic_resources.claims import resolve_pod_claims
 from plugins.dynamic_resources.free_devices import FreeDeviceColumns
-from plugins.dynamic_resources.hints import after_claim_change, after_pod_change
-from plugins.dynamic_resources.inventory import Inventory, InventoryView
-from plugins.dynamic_resources.names import DEVICE_CLASSES, RESOURCE_CLAIMS, RESOURCE_SLICES
-from plugins.dynamic_resources.prebind import (
-    ClaimWriteError,
-    deallocate_claim,
-    reserve_claim,
-    unreserve_claim,
-)
-from plugins.dynamic_resources.requests import ClaimPlan, plan_claim
-from plugins.dynamic_resources.selectors import AllocationError, DeviceMatcher
-from plugins.dynamic_resources.state import STATE_KEY, StateData
+from plugins.dynamic_resources.hints import after_claim_change
+from plugins.dynamic_resources.hints import after_pod_change
+from plugins.dynamic_resources.inventory import Inventory
+from plugins.dynamic_resources.inventory import InventoryView
+from plugins.dynamic_resources.names import DEVICE_CLASSES
+from plugins.dynamic_resources.names import RESOURCE_CLAIMS
+from plugins.dynamic_resources.names import RESOURCE_SLICES
+from plugins.dynamic_resources.prebind import ClaimWriteError
+from plugins.dynamic_resources.prebind import deallocate_claim
+from plugins.dynamic_resources.prebind import reserve_claim
+from plugins.dynamic_resources.prebind import unreserve_claim
+from plugins.dynamic_resources.requests import ClaimPlan
+from plugins.dynamic_resources.requests import plan_claim
+from plugins.dynamic_resources.selectors import AllocationError
+from plugins.dynamic_resources.selectors import DeviceMatcher
+from plugins.dynamic_resources.state import STATE_KEY
+from plugins.dynamic_resources.state import StateData
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
 from plugins.helpers.normalize import DefaultNormalizer
-from scheduler.framework import (
-    SUCCESS,
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    Code,
-    CycleState,
-    EventResource,
-    FilterBatch,
-    Handle,
-    Lister,
-    Node,
-    NodeInfo,
-    NodeStatusReader,
-    NodeTable,
-    Pod,
-    PostFilterResult,
-    PreFilterResult,
-    Rows,
-    Scores,
-    Status,
-)
+from scheduler.framework import SUCCESS
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterBatch
+from scheduler.framework import Handle
+from scheduler.framework import Lister
+from scheduler.framework import Node
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeStatusReader
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import PostFilterResult
+from scheduler.framework import PreFilterResult
+from scheduler.framework import Rows
+from scheduler.framework import Scores
+from scheduler.framework import Status
 from scheduler.framework.errors import APIError
 from scheduler.objects.labels import SelectorError
 from scheduler.objects.node_selector import parse_node_selector

@@ -8,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from plugins.dynamic_resources.names import CLAIM_FINALIZER, RESOURCE_CLAIMS
-from scheduler.framework import Handle, Pod
+from plugins.dynamic_resources.names import CLAIM_FINALIZER
+from plugins.dynamic_resources.names import RESOURCE_CLAIMS
+from scheduler.framework import Handle
+from scheduler.framework import Pod
 from scheduler.framework.errors import ConflictError
 
 RawObject = Mapping[str, Any]

@@ -4,13 +4,17 @@ its configuration. Missing classes are found here, before any node is looked at.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from plugins.dynamic_resources import messages
-from plugins.dynamic_resources.claims import ClaimProblemError, PodClaim
-from plugins.dynamic_resources.selectors import AllocationError, SelectorSet, cel_expressions
+from plugins.dynamic_resources.claims import ClaimProblemError
+from plugins.dynamic_resources.claims import PodClaim
+from plugins.dynamic_resources.selectors import AllocationError
+from plugins.dynamic_resources.selectors import SelectorSet
+from plugins.dynamic_resources.selectors import cel_expressions
 from scheduler.framework import Lister
 
 RawObject = Mapping[str, Any]

@@ -3,7 +3,8 @@ for the later extension points of the same attempt."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from plugins.dynamic_resources.allocator import Chosen

@@ -5,7 +5,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel
+from pydantic import ConfigDict
+from pydantic import Field
+from pydantic import model_validator
 from pydantic.alias_generators import to_camel
 
 from plugins.helpers.prometheus import PrometheusSourceArgs

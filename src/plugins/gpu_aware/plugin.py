@@ -4,25 +4,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from plugins.gpu_aware.args import GPUAwareArgs, Strategy
-from plugins.gpu_aware.formulas import gpu_score, gpu_score_rows
+from plugins.gpu_aware.args import GPUAwareArgs
+from plugins.gpu_aware.args import Strategy
+from plugins.gpu_aware.formulas import gpu_score
+from plugins.gpu_aware.formulas import gpu_score_rows
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
 from plugins.helpers.prometheus import PrometheusSource
-from scheduler.framework import (
-    MIN_NODE_SCORE,
-    SUCCESS,
-    ClusterEventWithHint,
-    CycleState,
-    Handle,
-    MetricSamples,
-    NodeInfo,
-    NodeTable,
-    Pod,
-    Rows,
-    ScoreExtensions,
-    Scores,
-    Status,
-)
+from scheduler.framework import MIN_NODE_SCORE
+from scheduler.framework import SUCCESS
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import MetricSamples
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import Rows
+from scheduler.framework import ScoreExtensions
+from scheduler.framework import Scores
+from scheduler.framework import Status
 
 GPU_UTIL = "gpuUtilization"
 FREE_MEMORY = "freeMemoryPercent"

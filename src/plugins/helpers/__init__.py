@@ -1,20 +1,20 @@
 """Pieces several in-tree plugins share: score normalization, vectorized node-affinity
 matching, taint checks per taint set and typed access to QueueingHint event objects."""
 
-from plugins.helpers.event_objects import deleted_pod, node_change, pod_change
-from plugins.helpers.node_affinity import (
-    RequiredNodeAffinity,
-    preferred_score,
-    preferred_scores,
-)
-from plugins.helpers.node_selector_mask import match_node_selector, match_term
-from plugins.helpers.normalize import DefaultNormalizer, default_normalize_score
-from plugins.helpers.taints import (
-    DO_NOT_SCHEDULE_EFFECTS,
-    count_intolerable_prefer_no_schedule,
-    prefer_no_schedule_tolerations,
-    untolerated_rows,
-)
+from plugins.helpers.event_objects import deleted_pod
+from plugins.helpers.event_objects import node_change
+from plugins.helpers.event_objects import pod_change
+from plugins.helpers.node_affinity import RequiredNodeAffinity
+from plugins.helpers.node_affinity import preferred_score
+from plugins.helpers.node_affinity import preferred_scores
+from plugins.helpers.node_selector_mask import match_node_selector
+from plugins.helpers.node_selector_mask import match_term
+from plugins.helpers.normalize import DefaultNormalizer
+from plugins.helpers.normalize import default_normalize_score
+from plugins.helpers.taints import DO_NOT_SCHEDULE_EFFECTS
+from plugins.helpers.taints import count_intolerable_prefer_no_schedule
+from plugins.helpers.taints import prefer_no_schedule_tolerations
+from plugins.helpers.taints import untolerated_rows
 
 NODE_NOT_FOUND_MESSAGE = "node not found"
 

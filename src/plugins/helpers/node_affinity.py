@@ -9,11 +9,15 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from plugins.helpers.node_selector_mask import BoolArray, match_node_selector, match_term
+from plugins.helpers.node_selector_mask import BoolArray
+from plugins.helpers.node_selector_mask import match_node_selector
+from plugins.helpers.node_selector_mask import match_term
 from scheduler.framework import NodeTable
-from scheduler.objects.labels import LabelSelector, selector_from_set
+from scheduler.objects.labels import LabelSelector
+from scheduler.objects.labels import selector_from_set
 from scheduler.objects.node import Node
-from scheduler.objects.node_selector import NodeSelector, PreferredTerm
+from scheduler.objects.node_selector import NodeSelector
+from scheduler.objects.node_selector import PreferredTerm
 from scheduler.objects.pod import Pod
 
 Int64Array = npt.NDArray[np.int64]

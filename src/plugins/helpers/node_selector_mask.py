@@ -11,8 +11,10 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.framework import NodeTable
-from scheduler.objects.labels import LabelSelector, Requirement
-from scheduler.objects.node_selector import NodeSelector, NodeSelectorTerm
+from scheduler.objects.labels import LabelSelector
+from scheduler.objects.labels import Requirement
+from scheduler.objects.node_selector import NodeSelector
+from scheduler.objects.node_selector import NodeSelectorTerm
 
 BoolArray = npt.NDArray[np.bool_]
 

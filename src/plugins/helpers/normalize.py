@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from scheduler.framework import (
-    MAX_NODE_SCORE,
-    SUCCESS,
-    CycleState,
-    NodeTable,
-    Pod,
-    Rows,
-    Scores,
-    Status,
-)
+from scheduler.framework import MAX_NODE_SCORE
+from scheduler.framework import SUCCESS
+from scheduler.framework import CycleState
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import Rows
+from scheduler.framework import Scores
+from scheduler.framework import Status
 
 
 def _truncating_divide(numerator: Scores, denominator: int) -> Scores:

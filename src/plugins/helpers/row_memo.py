@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from scheduler.framework import NodeTable, Rows
+from scheduler.framework import NodeTable
+from scheduler.framework import Rows
 
 Values = npt.NDArray[Any]
 # Distinct questions remembered at once (least recently used ones are dropped).

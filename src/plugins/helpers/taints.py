@@ -11,16 +11,15 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from scheduler.framework import NodeTable, Rows
-from scheduler.objects.taints import (
-    NO_EXECUTE,
-    NO_SCHEDULE,
-    PREFER_NO_SCHEDULE,
-    Taint,
-    Toleration,
-    first_untolerated,
-    tolerated,
-)
+from scheduler.framework import NodeTable
+from scheduler.framework import Rows
+from scheduler.objects.taints import NO_EXECUTE
+from scheduler.objects.taints import NO_SCHEDULE
+from scheduler.objects.taints import PREFER_NO_SCHEDULE
+from scheduler.objects.taints import Taint
+from scheduler.objects.taints import Toleration
+from scheduler.objects.taints import first_untolerated
+from scheduler.objects.taints import tolerated
 
 # Effects that keep a pod off a node (upstream's DoNotScheduleTaintsFilterFunc).
 DO_NOT_SCHEDULE_EFFECTS = frozenset({NO_SCHEDULE, NO_EXECUTE})

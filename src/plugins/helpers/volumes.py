@@ -4,7 +4,8 @@ volume plugins need them. Objects are the raw API dicts the listers hold; nothin
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +13,8 @@ from scheduler.framework.events import QueueingHint
 from scheduler.objects.labels import SelectorError
 from scheduler.objects.node_selector import parse_node_selector
 from scheduler.objects.pod import Pod
-from scheduler.objects.quantity import QuantityError, int_value
+from scheduler.objects.quantity import QuantityError
+from scheduler.objects.quantity import int_value
 
 RawObject = Mapping[str, Any]
 

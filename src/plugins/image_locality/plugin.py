@@ -9,28 +9,24 @@ import numpy as np
 import numpy.typing as npt
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
-from plugins.image_locality.images import (
-    MAX_CONTAINER_THRESHOLD,
-    MIN_THRESHOLD,
-    calculate_priority,
-    container_count,
-    pod_image_names,
-    scaled_image_score,
-)
-from scheduler.framework import (
-    MAX_NODE_SCORE,
-    SUCCESS,
-    CycleState,
-    Handle,
-    NodeInfo,
-    NodeTable,
-    PluginArgs,
-    Pod,
-    Rows,
-    ScoreExtensions,
-    Scores,
-    Status,
-)
+from plugins.image_locality.images import MAX_CONTAINER_THRESHOLD
+from plugins.image_locality.images import MIN_THRESHOLD
+from plugins.image_locality.images import calculate_priority
+from plugins.image_locality.images import container_count
+from plugins.image_locality.images import pod_image_names
+from plugins.image_locality.images import scaled_image_score
+from scheduler.framework import MAX_NODE_SCORE
+from scheduler.framework import SUCCESS
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import PluginArgs
+from scheduler.framework import Pod
+from scheduler.framework import Rows
+from scheduler.framework import ScoreExtensions
+from scheduler.framework import Scores
+from scheduler.framework import Status
 
 Int64Array = npt.NDArray[np.int64]
 

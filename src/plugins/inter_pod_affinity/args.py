@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pydantic import field_validator
 
-from scheduler.framework import Int32, PluginArgs
+from scheduler.framework import Int32
+from scheduler.framework import PluginArgs
 
 MIN_HARD_POD_AFFINITY_WEIGHT = 0
 MAX_HARD_POD_AFFINITY_WEIGHT = 100

@@ -14,7 +14,11 @@ import numpy.typing as npt
 
 from plugins.inter_pod_affinity.domains import ABSENT
 from plugins.inter_pod_affinity.prefilter_state import PreFilterState
-from scheduler.framework import Code, FilterBatch, NodeTable, Rows, Status
+from scheduler.framework import Code
+from scheduler.framework import FilterBatch
+from scheduler.framework import NodeTable
+from scheduler.framework import Rows
+from scheduler.framework import Status
 from scheduler.objects.node import Node
 
 AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"

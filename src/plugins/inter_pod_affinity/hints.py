@@ -16,23 +16,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from plugins.inter_pod_affinity.terms import (
-    NAMESPACES,
-    matches_all_terms,
-    namespace_labels,
-    required_affinity_terms,
-    required_anti_affinity_terms,
-)
-from scheduler.framework import (
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    EventResource,
-    Handle,
-    Node,
-    Pod,
-    QueueingHint,
-)
+from plugins.inter_pod_affinity.terms import NAMESPACES
+from plugins.inter_pod_affinity.terms import matches_all_terms
+from plugins.inter_pod_affinity.terms import namespace_labels
+from plugins.inter_pod_affinity.terms import required_affinity_terms
+from plugins.inter_pod_affinity.terms import required_anti_affinity_terms
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import EventResource
+from scheduler.framework import Handle
+from scheduler.framework import Node
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
 
 QUEUE = QueueingHint.QUEUE
 QUEUE_SKIP = QueueingHint.QUEUE_SKIP

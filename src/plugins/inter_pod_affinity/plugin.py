@@ -3,38 +3,35 @@
 from __future__ import annotations
 
 from plugins.inter_pod_affinity.args import InterPodAffinityArgs
-from plugins.inter_pod_affinity.filter import filter_node, filter_rows
+from plugins.inter_pod_affinity.filter import filter_node
+from plugins.inter_pod_affinity.filter import filter_rows
 from plugins.inter_pod_affinity.hints import AffinityHints
-from plugins.inter_pod_affinity.prefilter_state import (
-    PRE_FILTER_STATE_KEY,
-    PreFilterState,
-    compute_pre_filter_state,
-    has_required_terms,
-)
-from plugins.inter_pod_affinity.scoring import (
-    PRE_SCORE_STATE_KEY,
-    PreScoreState,
-    compute_pre_score_state,
-    has_preferred_terms,
-    normalize,
-    score_node,
-    score_rows,
-)
-from plugins.inter_pod_affinity.terms import NAMESPACES, NamespaceResolver, namespace_labels
-from scheduler.framework import (
-    SUCCESS,
-    ClusterEventWithHint,
-    CycleState,
-    FilterBatch,
-    Handle,
-    NodeInfo,
-    NodeTable,
-    Pod,
-    PreFilterResult,
-    Rows,
-    Scores,
-    Status,
-)
+from plugins.inter_pod_affinity.prefilter_state import PRE_FILTER_STATE_KEY
+from plugins.inter_pod_affinity.prefilter_state import PreFilterState
+from plugins.inter_pod_affinity.prefilter_state import compute_pre_filter_state
+from plugins.inter_pod_affinity.prefilter_state import has_required_terms
+from plugins.inter_pod_affinity.scoring import PRE_SCORE_STATE_KEY
+from plugins.inter_pod_affinity.scoring import PreScoreState
+from plugins.inter_pod_affinity.scoring import compute_pre_score_state
+from plugins.inter_pod_affinity.scoring import has_preferred_terms
+from plugins.inter_pod_affinity.scoring import normalize
+from plugins.inter_pod_affinity.scoring import score_node
+from plugins.inter_pod_affinity.scoring import score_rows
+from plugins.inter_pod_affinity.terms import NAMESPACES
+from plugins.inter_pod_affinity.terms import NamespaceResolver
+from plugins.inter_pod_affinity.terms import namespace_labels
+from scheduler.framework import SUCCESS
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import CycleState
+from scheduler.framework import FilterBatch
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import PreFilterResult
+from scheduler.framework import Rows
+from scheduler.framework import Scores
+from scheduler.framework import Status
 
 NAME = "InterPodAffinity"
 

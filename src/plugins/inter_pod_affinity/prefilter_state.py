@@ -17,18 +17,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from plugins.inter_pod_affinity.domains import DomainHits, DomainIndex, TopologyCounts
-from plugins.inter_pod_affinity.terms import (
-    NO_LABELS,
-    NamespaceResolver,
-    compile_all_terms,
-    compile_resolved_term,
-    matches_all_terms,
-    required_affinity_terms,
-    required_anti_affinity_terms,
-    term_selects,
-)
-from scheduler.framework import NodeTable, Pod
+from plugins.inter_pod_affinity.domains import DomainHits
+from plugins.inter_pod_affinity.domains import DomainIndex
+from plugins.inter_pod_affinity.domains import TopologyCounts
+from plugins.inter_pod_affinity.terms import NO_LABELS
+from plugins.inter_pod_affinity.terms import NamespaceResolver
+from plugins.inter_pod_affinity.terms import compile_all_terms
+from plugins.inter_pod_affinity.terms import compile_resolved_term
+from plugins.inter_pod_affinity.terms import matches_all_terms
+from plugins.inter_pod_affinity.terms import required_affinity_terms
+from plugins.inter_pod_affinity.terms import required_anti_affinity_terms
+from plugins.inter_pod_affinity.terms import term_selects
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
 from scheduler.objects.node import Node
 from scheduler.objects.pod_affinity import AffinityTerm
 

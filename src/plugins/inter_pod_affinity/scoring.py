@@ -12,21 +12,26 @@ min..max onto 0..100.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from plugins.inter_pod_affinity.domains import DomainHits, DomainIndex, TopologyCounts
-from plugins.inter_pod_affinity.terms import (
-    NamespaceResolver,
-    PodMatcher,
-    compile_resolved_term,
-    preferred_affinity_terms,
-    preferred_anti_affinity_terms,
-    term_selects,
-)
-from scheduler.framework import MAX_NODE_SCORE, NodeTable, Pod, Rows, Scores
+from plugins.inter_pod_affinity.domains import DomainHits
+from plugins.inter_pod_affinity.domains import DomainIndex
+from plugins.inter_pod_affinity.domains import TopologyCounts
+from plugins.inter_pod_affinity.terms import NamespaceResolver
+from plugins.inter_pod_affinity.terms import PodMatcher
+from plugins.inter_pod_affinity.terms import compile_resolved_term
+from plugins.inter_pod_affinity.terms import preferred_affinity_terms
+from plugins.inter_pod_affinity.terms import preferred_anti_affinity_terms
+from plugins.inter_pod_affinity.terms import term_selects
+from scheduler.framework import MAX_NODE_SCORE
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import Rows
+from scheduler.framework import Scores
 from scheduler.objects.node import Node
 from scheduler.objects.pod_affinity import WeightedAffinityTerm
 

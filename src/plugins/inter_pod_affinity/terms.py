@@ -9,12 +9,16 @@ Two asymmetries follow upstream:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
-from scheduler.framework import Lister, Pod
+from scheduler.framework import Lister
+from scheduler.framework import Pod
 from scheduler.objects.labels import LabelSelector
-from scheduler.objects.pod_affinity import AffinityTerm, WeightedAffinityTerm
+from scheduler.objects.pod_affinity import AffinityTerm
+from scheduler.objects.pod_affinity import WeightedAffinityTerm
 
 # (namespace, labels) of a pod -> whether a term selects it.
 PodMatcher = Callable[[str, Mapping[str, str]], bool]

@@ -1,7 +1,9 @@
 """The IPAllocation plugin: an address from an IPPool for each annotated pod, written to the
 pool and the pod before the pod is bound."""
 
-from plugins.ip_allocation.annotations import ADDRESS, NETWORK, POOL
+from plugins.ip_allocation.annotations import ADDRESS
+from plugins.ip_allocation.annotations import NETWORK
+from plugins.ip_allocation.annotations import POOL
 from plugins.ip_allocation.args import IPAllocationArgs
 from plugins.ip_allocation.plugin import IPAllocation
 from plugins.ip_allocation.pool import IP_POOLS

@@ -6,14 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from plugins.ip_allocation.annotations import requested_network
-from scheduler.framework import (
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    EventResource,
-    Pod,
-    QueueingHint,
-)
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import EventResource
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
 
 
 def after_pool_changed(pod: Pod, old: object, new: object) -> QueueingHint:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
-from plugins.ip_allocation.pool import IPPool, number_of
+from plugins.ip_allocation.pool import IPPool
+from plugins.ip_allocation.pool import number_of
 
 
 @dataclass(slots=True)

@@ -12,32 +12,38 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from plugins.ip_allocation.annotations import address_patch, requested_network
+from plugins.ip_allocation.annotations import address_patch
+from plugins.ip_allocation.annotations import requested_network
 from plugins.ip_allocation.args import IPAllocationArgs
 from plugins.ip_allocation.hints import ip_allocation_events
-from plugins.ip_allocation.ledger import Held, Ledger, choose_address
+from plugins.ip_allocation.ledger import Held
+from plugins.ip_allocation.ledger import Ledger
+from plugins.ip_allocation.ledger import choose_address
 from plugins.ip_allocation.metrics import IPAllocationCounts
-from plugins.ip_allocation.pool import IP_POOLS, IPPool, PoolError, parse_pool
+from plugins.ip_allocation.pool import IP_POOLS
+from plugins.ip_allocation.pool import IPPool
+from plugins.ip_allocation.pool import PoolError
+from plugins.ip_allocation.pool import parse_pool
 from plugins.ip_allocation.reach import Reach
 from plugins.ip_allocation.release import Releaser
-from plugins.ip_allocation.writes import PoolWriteError, PoolWriters, WriteContext
-from scheduler.framework import (
-    SUCCESS,
-    ClusterEventWithHint,
-    Code,
-    CycleState,
-    FilterBatch,
-    Handle,
-    MetricSamples,
-    NodeInfo,
-    NodeTable,
-    Pod,
-    PreFilterExtensions,
-    PreFilterResult,
-    Rows,
-    Status,
-    get_logger,
-)
+from plugins.ip_allocation.writes import PoolWriteError
+from plugins.ip_allocation.writes import PoolWriters
+from plugins.ip_allocation.writes import WriteContext
+from scheduler.framework import SUCCESS
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import FilterBatch
+from scheduler.framework import Handle
+from scheduler.framework import MetricSamples
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import PreFilterExtensions
+from scheduler.framework import PreFilterResult
+from scheduler.framework import Rows
+from scheduler.framework import Status
+from scheduler.framework import get_logger
 from scheduler.framework.errors import APIError
 
 _log = get_logger(__name__)

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from plugins.ip_allocation.pool import ZONE_LABEL, IPPool
-from scheduler.framework import NodeTable, Rows
+from plugins.ip_allocation.pool import ZONE_LABEL
+from plugins.ip_allocation.pool import IPPool
+from scheduler.framework import NodeTable
+from scheduler.framework import Rows
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,8 @@ a binding that failed, or a scheduler that stopped between its writes, and is re
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 

@@ -11,11 +11,18 @@ from plugins.ip_allocation.annotations import carried_address
 from plugins.ip_allocation.args import IPAllocationArgs
 from plugins.ip_allocation.ledger import Ledger
 from plugins.ip_allocation.metrics import IPAllocationCounts
-from plugins.ip_allocation.pool import IP_POOLS, IPPool, PoolError, parse_pool
+from plugins.ip_allocation.pool import IP_POOLS
+from plugins.ip_allocation.pool import IPPool
+from plugins.ip_allocation.pool import PoolError
+from plugins.ip_allocation.pool import parse_pool
 from plugins.ip_allocation.reconcile import leftovers
-from plugins.ip_allocation.writes import PoolWriteError, PoolWriters
-from scheduler.framework import Handle, Pod, get_logger
-from scheduler.framework.errors import APIError, NotFoundError
+from plugins.ip_allocation.writes import PoolWriteError
+from plugins.ip_allocation.writes import PoolWriters
+from scheduler.framework import Handle
+from scheduler.framework import Pod
+from scheduler.framework import get_logger
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import NotFoundError
 
 _log = get_logger(__name__)
 

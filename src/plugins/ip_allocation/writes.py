@@ -21,9 +21,13 @@ from typing import Any
 
 from plugins.ip_allocation.ledger import choose_address
 from plugins.ip_allocation.metrics import IPAllocationCounts
-from plugins.ip_allocation.pool import IP_POOLS, IPPool, parse_pool
-from scheduler.framework import Clock, ClusterAPI
-from scheduler.framework.errors import ConflictError, NotFoundError
+from plugins.ip_allocation.pool import IP_POOLS
+from plugins.ip_allocation.pool import IPPool
+from plugins.ip_allocation.pool import parse_pool
+from scheduler.framework import Clock
+from scheduler.framework import ClusterAPI
+from scheduler.framework.errors import ConflictError
+from scheduler.framework.errors import NotFoundError
 
 # A waiter looks again after this, then twice as long each time up to the cap: a burst of
 # pods waiting on one slow write must not turn into a storm of wake-ups.

@@ -1,6 +1,7 @@
 """The LoadAware score plugin: TargetLoadPacking or LoadVariationRiskBalancing from Prometheus."""
 
-from plugins.load_aware.args import LoadAwareArgs, Mode
+from plugins.load_aware.args import LoadAwareArgs
+from plugins.load_aware.args import Mode
 from plugins.load_aware.plugin import LoadAware
 from scheduler.framework import PluginSpec
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel
+from pydantic import ConfigDict
+from pydantic import Field
+from pydantic import field_validator
 from pydantic.alias_generators import to_camel
 
 from plugins.helpers.prometheus import PrometheusSourceArgs

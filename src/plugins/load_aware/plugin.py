@@ -8,33 +8,34 @@ import numpy as np
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
 from plugins.helpers.prometheus import PrometheusSource
-from plugins.load_aware.args import LoadAwareArgs, Mode
-from plugins.load_aware.demand import CPU, MEMORY, predicted_cpu_millis, requested
-from plugins.load_aware.formulas import (
-    Floats,
-    combine_risk_scores,
-    combine_risk_scores_rows,
-    resource_risk_score,
-    resource_risk_score_rows,
-    target_load_packing,
-    target_load_packing_rows,
-)
-from plugins.load_aware.recent import Placement, RecentPlacements
-from scheduler.framework import (
-    MIN_NODE_SCORE,
-    SUCCESS,
-    ClusterEventWithHint,
-    CycleState,
-    Handle,
-    MetricSamples,
-    NodeInfo,
-    NodeTable,
-    Pod,
-    Rows,
-    ScoreExtensions,
-    Scores,
-    Status,
-)
+from plugins.load_aware.args import LoadAwareArgs
+from plugins.load_aware.args import Mode
+from plugins.load_aware.demand import CPU
+from plugins.load_aware.demand import MEMORY
+from plugins.load_aware.demand import predicted_cpu_millis
+from plugins.load_aware.demand import requested
+from plugins.load_aware.formulas import Floats
+from plugins.load_aware.formulas import combine_risk_scores
+from plugins.load_aware.formulas import combine_risk_scores_rows
+from plugins.load_aware.formulas import resource_risk_score
+from plugins.load_aware.formulas import resource_risk_score_rows
+from plugins.load_aware.formulas import target_load_packing
+from plugins.load_aware.formulas import target_load_packing_rows
+from plugins.load_aware.recent import Placement
+from plugins.load_aware.recent import RecentPlacements
+from scheduler.framework import MIN_NODE_SCORE
+from scheduler.framework import SUCCESS
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import MetricSamples
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import Rows
+from scheduler.framework import ScoreExtensions
+from scheduler.framework import Scores
+from scheduler.framework import Status
 
 CPU_UTIL = "cpuUtilization"
 CPU_STD = "cpuStdDev"

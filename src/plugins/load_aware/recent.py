@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from scheduler.framework import NodeTable, Rows
+from scheduler.framework import NodeTable
+from scheduler.framework import Rows
 
 Floats = npt.NDArray[np.float64]
 

@@ -5,15 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field
+from pydantic import field_validator
 
 from scheduler.framework import PluginArgs
 from scheduler.objects.labels import SelectorError
-from scheduler.objects.node_selector import (
-    NodeAffinity,
-    parse_node_affinity,
-    parse_node_selector,
-)
+from scheduler.objects.node_selector import NodeAffinity
+from scheduler.objects.node_selector import parse_node_affinity
+from scheduler.objects.node_selector import parse_node_selector
 
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from plugins.helpers import RequiredNodeAffinity, node_change
-from scheduler.framework import Pod, QueueingHint, QueueingHintFn
+from plugins.helpers import RequiredNodeAffinity
+from plugins.helpers import node_change
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
+from scheduler.framework import QueueingHintFn
 from scheduler.objects.node_selector import NodeSelector
 
 

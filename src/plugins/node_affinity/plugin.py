@@ -5,42 +5,37 @@ from __future__ import annotations
 
 import numpy as np
 
-from plugins.helpers import (
-    NODE_NOT_FOUND_MESSAGE,
-    DefaultNormalizer,
-    RequiredNodeAffinity,
-    match_node_selector,
-    preferred_score,
-    preferred_scores,
-)
-from plugins.node_affinity.args import NodeAffinityArgs, parse_added_affinity
+from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers import DefaultNormalizer
+from plugins.helpers import RequiredNodeAffinity
+from plugins.helpers import match_node_selector
+from plugins.helpers import preferred_score
+from plugins.helpers import preferred_scores
+from plugins.node_affinity.args import NodeAffinityArgs
+from plugins.node_affinity.args import parse_added_affinity
 from plugins.node_affinity.hints import node_change_hint
-from plugins.node_affinity.state import (
-    PRE_FILTER_STATE_KEY,
-    PRE_SCORE_STATE_KEY,
-    PreFilterState,
-    PreScoreState,
-    pod_preferred_terms,
-)
-from scheduler.framework import (
-    SUCCESS,
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    Code,
-    CycleState,
-    EventResource,
-    FilterBatch,
-    Handle,
-    NodeInfo,
-    NodeTable,
-    Pod,
-    PreFilterExtensions,
-    PreFilterResult,
-    Rows,
-    Scores,
-    Status,
-)
+from plugins.node_affinity.state import PRE_FILTER_STATE_KEY
+from plugins.node_affinity.state import PRE_SCORE_STATE_KEY
+from plugins.node_affinity.state import PreFilterState
+from plugins.node_affinity.state import PreScoreState
+from plugins.node_affinity.state import pod_preferred_terms
+from scheduler.framework import SUCCESS
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterBatch
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import PreFilterExtensions
+from scheduler.framework import PreFilterResult
+from scheduler.framework import Rows
+from scheduler.framework import Scores
+from scheduler.framework import Status
 from scheduler.objects.node_selector import NodeSelector
 
 REASON_POD = "node(s) didn't match Pod's node affinity/selector"

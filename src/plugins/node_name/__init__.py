@@ -1,6 +1,7 @@
 """The NodeName filter plugin."""
 
-from plugins.node_name.plugin import REASON, NodeName
+from plugins.node_name.plugin import REASON
+from plugins.node_name.plugin import NodeName
 from scheduler.framework import PluginSpec
 
 SPEC = PluginSpec(name="NodeName", plugin_class=NodeName, args_model=None)

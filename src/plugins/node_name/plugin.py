@@ -5,23 +5,21 @@ from __future__ import annotations
 import numpy as np
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
-from scheduler.framework import (
-    SUCCESS,
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    Code,
-    CycleState,
-    EventResource,
-    FilterBatch,
-    Handle,
-    NodeInfo,
-    NodeTable,
-    PluginArgs,
-    Pod,
-    Rows,
-    Status,
-)
+from scheduler.framework import SUCCESS
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterBatch
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import PluginArgs
+from scheduler.framework import Pod
+from scheduler.framework import Rows
+from scheduler.framework import Status
 
 REASON = "node(s) didn't match the requested node name"
 

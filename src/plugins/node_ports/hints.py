@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from plugins.helpers import deleted_pod
 from plugins.node_ports.ports import ports_conflict
-from scheduler.framework import Pod, QueueingHint
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
 
 
 def is_schedulable_after_pod_deleted(pod: Pod, old: object, new: object) -> QueueingHint:

@@ -9,25 +9,23 @@ import numpy as np
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
 from plugins.node_ports.hints import is_schedulable_after_pod_deleted
 from plugins.node_ports.ports import ports_conflict
-from scheduler.framework import (
-    SUCCESS,
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    Code,
-    CycleState,
-    EventResource,
-    FilterBatch,
-    Handle,
-    NodeInfo,
-    NodeTable,
-    PluginArgs,
-    Pod,
-    PreFilterExtensions,
-    PreFilterResult,
-    Rows,
-    Status,
-)
+from scheduler.framework import SUCCESS
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterBatch
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import PluginArgs
+from scheduler.framework import Pod
+from scheduler.framework import PreFilterExtensions
+from scheduler.framework import PreFilterResult
+from scheduler.framework import Rows
+from scheduler.framework import Status
 from scheduler.objects.pod import HostPort
 
 REASON = "node(s) didn't have free ports for the requested pod ports"

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Final, Self
+from typing import Final
+from typing import Self
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field
+from pydantic import field_validator
+from pydantic import model_validator
 
-from plugins.helpers.resources.spec import DEFAULT_RESOURCES, ResourceSpec
-from scheduler.framework import ArgsModel, Int32, PluginArgs
-from scheduler.framework.field_errors import FieldErrors, Loc
+from plugins.helpers.resources.spec import DEFAULT_RESOURCES
+from plugins.helpers.resources.spec import ResourceSpec
+from scheduler.framework import ArgsModel
+from scheduler.framework import Int32
+from scheduler.framework import PluginArgs
+from scheduler.framework.field_errors import FieldErrors
+from scheduler.framework.field_errors import Loc
 from scheduler.objects.names import qualified_name_problems
 
 LEAST_ALLOCATED: Final = "LeastAllocated"

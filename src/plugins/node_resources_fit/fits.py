@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from plugins.helpers.resources.names import is_extended, resource_group
+from plugins.helpers.resources.names import is_extended
+from plugins.helpers.resources.names import resource_group
 from plugins.node_resources_fit.requests import PodResourceRequest
-from scheduler.framework import Code, NodeInfo, Status
+from scheduler.framework import Code
+from scheduler.framework import NodeInfo
+from scheduler.framework import Status
 from scheduler.objects.resources import PODS
 
 TOO_MANY_PODS = "Too many pods"

@@ -14,15 +14,17 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from plugins.helpers.resources.row_columns import RowColumns, Vector
-from plugins.node_resources_fit.fits import (
-    TOO_MANY_PODS,
-    IgnoredResources,
-    checked_resources,
-    insufficient_reason,
-)
+from plugins.helpers.resources.row_columns import RowColumns
+from plugins.helpers.resources.row_columns import Vector
+from plugins.node_resources_fit.fits import TOO_MANY_PODS
+from plugins.node_resources_fit.fits import IgnoredResources
+from plugins.node_resources_fit.fits import checked_resources
+from plugins.node_resources_fit.fits import insufficient_reason
 from plugins.node_resources_fit.requests import PodResourceRequest
-from scheduler.framework import Code, FilterBatch, NodeTable, Rows
+from scheduler.framework import Code
+from scheduler.framework import FilterBatch
+from scheduler.framework import NodeTable
+from scheduler.framework import Rows
 
 BoolMatrix = npt.NDArray[np.bool_]
 BoolVector = npt.NDArray[np.bool_]

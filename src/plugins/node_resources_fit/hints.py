@@ -8,8 +8,13 @@ from typing import Any
 from plugins.helpers.resources.names import is_scalar
 from plugins.node_resources_fit.fits import insufficient_resources
 from plugins.node_resources_fit.requests import PodResourceRequest
-from scheduler.framework import Node, Pod, QueueingHint
-from scheduler.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
+from scheduler.framework import Node
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
+from scheduler.objects.resources import CPU
+from scheduler.objects.resources import EPHEMERAL_STORAGE
+from scheduler.objects.resources import MEMORY
+from scheduler.objects.resources import PODS
 
 QUEUE = QueueingHint.QUEUE
 SKIP = QueueingHint.QUEUE_SKIP

@@ -11,11 +11,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from plugins.helpers.resources.allocation import ScoredColumn
-from plugins.node_resources_fit.scorer import (
-    Vector,
-    weighted_floor_average,
-    weighted_floor_average_columns,
-)
+from plugins.node_resources_fit.scorer import Vector
+from plugins.node_resources_fit.scorer import weighted_floor_average
+from plugins.node_resources_fit.scorer import weighted_floor_average_columns
 from scheduler.framework import MAX_NODE_SCORE
 
 

@@ -6,40 +6,36 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from plugins.helpers.resources.allocation import (
-    node_allocation,
-    pod_requests_for,
-    scored_columns,
-)
+from plugins.helpers.resources.allocation import node_allocation
+from plugins.helpers.resources.allocation import pod_requests_for
+from plugins.helpers.resources.allocation import scored_columns
 from plugins.helpers.row_memo import RowMemo
 from plugins.node_resources_fit.args import NodeResourcesFitArgs
-from plugins.node_resources_fit.fits import (
-    IgnoredResources,
-    node_insufficient_resources,
-    status_of,
-)
+from plugins.node_resources_fit.fits import IgnoredResources
+from plugins.node_resources_fit.fits import node_insufficient_resources
+from plugins.node_resources_fit.fits import status_of
 from plugins.node_resources_fit.fits_batch import filter_rows
-from plugins.node_resources_fit.hints import after_node_change, after_pod_event
-from plugins.node_resources_fit.requests import PRE_FILTER_STATE_KEY, PodResourceRequest
+from plugins.node_resources_fit.hints import after_node_change
+from plugins.node_resources_fit.hints import after_pod_event
+from plugins.node_resources_fit.requests import PRE_FILTER_STATE_KEY
+from plugins.node_resources_fit.requests import PodResourceRequest
 from plugins.node_resources_fit.strategies import build_scorer
-from scheduler.framework import (
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    CycleState,
-    EventResource,
-    FilterBatch,
-    Handle,
-    NodeInfo,
-    NodeTable,
-    Pod,
-    PreFilterExtensions,
-    PreFilterResult,
-    Rows,
-    ScoreExtensions,
-    Scores,
-    Status,
-)
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterBatch
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import PreFilterExtensions
+from scheduler.framework import PreFilterResult
+from scheduler.framework import Rows
+from scheduler.framework import ScoreExtensions
+from scheduler.framework import Scores
+from scheduler.framework import Status
 
 PRE_SCORE_STATE_KEY = "PreScoreNodeResourcesFit"
 

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from plugins.helpers.resources.allocation import ScoredColumn
-from plugins.node_resources_fit.args import MAX_CUSTOM_PRIORITY_SCORE, MAX_UTILIZATION
+from plugins.node_resources_fit.args import MAX_CUSTOM_PRIORITY_SCORE
+from plugins.node_resources_fit.args import MAX_UTILIZATION
 from plugins.node_resources_fit.scorer import Vector
 from scheduler.framework import MAX_NODE_SCORE
 

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 from plugins.helpers.resources.names import is_scalar
 from scheduler.framework import Pod
-from scheduler.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from scheduler.objects.resources import CPU
+from scheduler.objects.resources import EPHEMERAL_STORAGE
+from scheduler.objects.resources import MEMORY
 
 PRE_FILTER_STATE_KEY = "PreFilterNodeResourcesFit"
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from plugins.node_resources_fit.args import (
-    LEAST_ALLOCATED,
-    MOST_ALLOCATED,
-    REQUESTED_TO_CAPACITY_RATIO,
-    ScoringStrategy,
-)
+from plugins.node_resources_fit.args import LEAST_ALLOCATED
+from plugins.node_resources_fit.args import MOST_ALLOCATED
+from plugins.node_resources_fit.args import REQUESTED_TO_CAPACITY_RATIO
+from plugins.node_resources_fit.args import ScoringStrategy
 from plugins.node_resources_fit.least_allocated import LeastAllocatedScorer
 from plugins.node_resources_fit.most_allocated import MostAllocatedScorer
 from plugins.node_resources_fit.requested_to_capacity_ratio import RequestedToCapacityRatioScorer

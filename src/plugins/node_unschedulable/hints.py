@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from plugins.helpers import node_change, pod_change
+from plugins.helpers import node_change
+from plugins.helpers import pod_change
 from plugins.node_unschedulable.tolerance import tolerates_unschedulable
-from scheduler.framework import Pod, QueueingHint
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
 
 
 def is_schedulable_after_node_change(pod: Pod, old: object, new: object) -> QueueingHint:

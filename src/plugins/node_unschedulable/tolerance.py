@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from scheduler.framework import Pod
-from scheduler.objects.taints import NO_SCHEDULE, Taint, tolerated
+from scheduler.objects.taints import NO_SCHEDULE
+from scheduler.objects.taints import Taint
+from scheduler.objects.taints import tolerated
 
 # A pod that tolerates this taint also tolerates spec.unschedulable.
 UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)

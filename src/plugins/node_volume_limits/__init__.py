@@ -1,8 +1,13 @@
 """The NodeVolumeLimits filter plugin (CSI attach limits)."""
 
-from plugins.helpers.volumes import CSI_NODES, PVCS, PVS, STORAGE_CLASSES
-from plugins.node_volume_limits.limits import attach_limit_key, node_volume_limits
-from plugins.node_volume_limits.plugin import REASON_MAX_VOLUME_COUNT, NodeVolumeLimits
+from plugins.helpers.volumes import CSI_NODES
+from plugins.helpers.volumes import PVCS
+from plugins.helpers.volumes import PVS
+from plugins.helpers.volumes import STORAGE_CLASSES
+from plugins.node_volume_limits.limits import attach_limit_key
+from plugins.node_volume_limits.limits import node_volume_limits
+from plugins.node_volume_limits.plugin import REASON_MAX_VOLUME_COUNT
+from plugins.node_volume_limits.plugin import NodeVolumeLimits
 from scheduler.framework import PluginSpec
 
 SPEC = PluginSpec(

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from plugins.helpers import deleted_pod
-from plugins.helpers.volumes import (
-    claim_event_hint,
-    object_change,
-    pod_claims,
-)
+from plugins.helpers.volumes import claim_event_hint
+from plugins.helpers.volumes import object_change
+from plugins.helpers.volumes import pod_claims
 from plugins.node_volume_limits.limits import csi_node_counts
-from scheduler.framework import Pod, QueueingHint
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
 
 
 def after_assigned_pod_deleted(pod: Pod, old: object, new: object) -> QueueingHint:

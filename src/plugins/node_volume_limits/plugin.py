@@ -5,30 +5,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
-from plugins.helpers.volumes import CSI_NODES, pod_claims
-from plugins.node_volume_limits.attachable import AttachedVolumes, VolumeResolver
-from plugins.node_volume_limits.hints import (
-    after_assigned_pod_deleted,
-    after_claim_added,
-    after_csi_node_updated,
-)
+from plugins.helpers.volumes import CSI_NODES
+from plugins.helpers.volumes import pod_claims
+from plugins.node_volume_limits.attachable import AttachedVolumes
+from plugins.node_volume_limits.attachable import VolumeResolver
+from plugins.node_volume_limits.hints import after_assigned_pod_deleted
+from plugins.node_volume_limits.hints import after_claim_added
+from plugins.node_volume_limits.hints import after_csi_node_updated
 from plugins.node_volume_limits.limits import node_volume_limits
-from scheduler.framework import (
-    SUCCESS,
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    CycleState,
-    EventResource,
-    FilterBatch,
-    Handle,
-    NodeInfo,
-    NodeTable,
-    Pod,
-    PreFilterResult,
-    Rows,
-    Status,
-)
+from scheduler.framework import SUCCESS
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterBatch
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import PreFilterResult
+from scheduler.framework import Rows
+from scheduler.framework import Status
 
 REASON_MAX_VOLUME_COUNT = "node(s) exceed max volume count"
 PRE_FILTER_STATE_KEY = "PreFilterNodeVolumeLimits"

@@ -6,12 +6,19 @@ in the wording of Kubernetes field errors, all at once.
 
 from __future__ import annotations
 
-from typing import Any, Final, Self
+from typing import Any
+from typing import Final
+from typing import Self
 
-from pydantic import field_validator, model_validator
+from pydantic import field_validator
+from pydantic import model_validator
 
-from plugins.pod_topology_spread.constraints import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
-from scheduler.framework import ArgsModel, FieldErrors, Int32, PluginArgs
+from plugins.pod_topology_spread.constraints import DO_NOT_SCHEDULE
+from plugins.pod_topology_spread.constraints import SCHEDULE_ANYWAY
+from scheduler.framework import ArgsModel
+from scheduler.framework import FieldErrors
+from scheduler.framework import Int32
+from scheduler.framework import PluginArgs
 from scheduler.framework.field_errors import Loc
 from scheduler.objects.names import qualified_name_problems
 

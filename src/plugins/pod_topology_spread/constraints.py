@@ -7,12 +7,17 @@ constraint's own selector; a constraint without a labelSelector keeps selecting 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
+from typing import Final
 
-from scheduler.objects.labels import LabelSelector, Requirement, parse_label_selector
-from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL
+from scheduler.objects.labels import LabelSelector
+from scheduler.objects.labels import Requirement
+from scheduler.objects.labels import parse_label_selector
+from scheduler.objects.node import HOSTNAME_LABEL
+from scheduler.objects.node import ZONE_LABEL
 
 DO_NOT_SCHEDULE: Final = "DoNotSchedule"
 SCHEDULE_ANYWAY: Final = "ScheduleAnyway"

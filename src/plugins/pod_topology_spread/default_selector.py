@@ -10,15 +10,15 @@ the handle's listers; one that is not found contributes nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
+from typing import Final
 
-from scheduler.framework import Handle, Pod
-from scheduler.objects.labels import (
-    LabelSelector,
-    SelectorError,
-    parse_label_selector,
-    selector_from_set,
-)
+from scheduler.framework import Handle
+from scheduler.framework import Pod
+from scheduler.objects.labels import LabelSelector
+from scheduler.objects.labels import SelectorError
+from scheduler.objects.labels import parse_label_selector
+from scheduler.objects.labels import selector_from_set
 
 SERVICES: Final = "services"
 REPLICATION_CONTROLLERS: Final = "replicationcontrollers"

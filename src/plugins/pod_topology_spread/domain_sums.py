@@ -15,7 +15,8 @@ from weakref import WeakKeyDictionary
 import numpy as np
 import numpy.typing as npt
 
-from plugins.pod_topology_spread.domain_counts import BoolArray, Int64Array
+from plugins.pod_topology_spread.domain_counts import BoolArray
+from plugins.pod_topology_spread.domain_counts import Int64Array
 from plugins.pod_topology_spread.pod_counts import MatchingPodCounts
 from scheduler.framework import NodeTable
 from scheduler.objects.labels import LabelSelector

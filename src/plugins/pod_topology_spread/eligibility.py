@@ -11,9 +11,13 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from plugins.helpers import DO_NOT_SCHEDULE_EFFECTS, RequiredNodeAffinity, untolerated_rows
+from plugins.helpers import DO_NOT_SCHEDULE_EFFECTS
+from plugins.helpers import RequiredNodeAffinity
+from plugins.helpers import untolerated_rows
 from plugins.pod_topology_spread.constraints import SpreadConstraint
-from scheduler.framework import Node, NodeTable, Pod
+from scheduler.framework import Node
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
 from scheduler.objects.taints import first_untolerated
 
 BoolArray = npt.NDArray[np.bool_]

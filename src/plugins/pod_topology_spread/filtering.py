@@ -17,23 +17,26 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from plugins.pod_topology_spread.constraints import (
-    SpreadConstraint,
-    has_all_keys,
-    topology_keys,
-)
+from plugins.pod_topology_spread.constraints import SpreadConstraint
+from plugins.pod_topology_spread.constraints import has_all_keys
+from plugins.pod_topology_spread.constraints import topology_keys
 from plugins.pod_topology_spread.critical_paths import CriticalPaths
-from plugins.pod_topology_spread.domain_counts import (
-    BoolArray,
-    DomainValues,
-    Int32Array,
-    Int64Array,
-    per_domain,
-)
+from plugins.pod_topology_spread.domain_counts import BoolArray
+from plugins.pod_topology_spread.domain_counts import DomainValues
+from plugins.pod_topology_spread.domain_counts import Int32Array
+from plugins.pod_topology_spread.domain_counts import Int64Array
+from plugins.pod_topology_spread.domain_counts import per_domain
 from plugins.pod_topology_spread.domain_sums import DomainSums
-from plugins.pod_topology_spread.eligibility import NodeInclusion, RowInclusion
+from plugins.pod_topology_spread.eligibility import NodeInclusion
+from plugins.pod_topology_spread.eligibility import RowInclusion
 from plugins.pod_topology_spread.pod_counts import MatchingPodCounts
-from scheduler.framework import Code, FilterBatch, Node, NodeTable, Pod, Rows, Status
+from scheduler.framework import Code
+from scheduler.framework import FilterBatch
+from scheduler.framework import Node
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import Rows
+from scheduler.framework import Status
 
 PRE_FILTER_STATE_KEY: Final = "PreFilterPodTopologySpread"
 

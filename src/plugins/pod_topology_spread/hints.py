@@ -11,22 +11,21 @@ a topology value, or changes taints while some constraint honours taints.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 
-from plugins.helpers import deleted_pod, node_change, pod_change
-from plugins.pod_topology_spread.constraints import (
-    SpreadConstraint,
-    has_all_keys,
-)
-from scheduler.framework import (
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    EventResource,
-    Node,
-    Pod,
-    QueueingHint,
-)
+from plugins.helpers import deleted_pod
+from plugins.helpers import node_change
+from plugins.helpers import pod_change
+from plugins.pod_topology_spread.constraints import SpreadConstraint
+from plugins.pod_topology_spread.constraints import has_all_keys
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import EventResource
+from scheduler.framework import Node
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
 
 QUEUE = QueueingHint.QUEUE
 QUEUE_SKIP = QueueingHint.QUEUE_SKIP

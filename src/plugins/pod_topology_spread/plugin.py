@@ -3,49 +3,42 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
+from typing import Final
 
 from plugins.pod_topology_spread.args import PodTopologySpreadArgs
-from plugins.pod_topology_spread.constraints import (
-    DO_NOT_SCHEDULE,
-    SCHEDULE_ANYWAY,
-    SYSTEM_DEFAULT_CONSTRAINTS,
-    SpreadConstraint,
-    constraints_for_action,
-)
+from plugins.pod_topology_spread.constraints import DO_NOT_SCHEDULE
+from plugins.pod_topology_spread.constraints import SCHEDULE_ANYWAY
+from plugins.pod_topology_spread.constraints import SYSTEM_DEFAULT_CONSTRAINTS
+from plugins.pod_topology_spread.constraints import SpreadConstraint
+from plugins.pod_topology_spread.constraints import constraints_for_action
 from plugins.pod_topology_spread.default_selector import default_selector
 from plugins.pod_topology_spread.domain_sums import DomainSums
-from plugins.pod_topology_spread.filtering import (
-    PRE_FILTER_STATE_KEY,
-    PreFilterState,
-    compute_pre_filter_state,
-    filter_node,
-    filter_rows,
-)
+from plugins.pod_topology_spread.filtering import PRE_FILTER_STATE_KEY
+from plugins.pod_topology_spread.filtering import PreFilterState
+from plugins.pod_topology_spread.filtering import compute_pre_filter_state
+from plugins.pod_topology_spread.filtering import filter_node
+from plugins.pod_topology_spread.filtering import filter_rows
 from plugins.pod_topology_spread.hints import SpreadHints
 from plugins.pod_topology_spread.pod_counts import MatchingPodCounts
-from plugins.pod_topology_spread.scoring import (
-    PRE_SCORE_STATE_KEY,
-    PreScoreState,
-    compute_pre_score_state,
-    normalize,
-    score_node,
-    score_rows,
-)
-from scheduler.framework import (
-    SUCCESS,
-    ClusterEventWithHint,
-    CycleState,
-    FilterBatch,
-    Handle,
-    NodeInfo,
-    NodeTable,
-    Pod,
-    PreFilterResult,
-    Rows,
-    Scores,
-    Status,
-)
+from plugins.pod_topology_spread.scoring import PRE_SCORE_STATE_KEY
+from plugins.pod_topology_spread.scoring import PreScoreState
+from plugins.pod_topology_spread.scoring import compute_pre_score_state
+from plugins.pod_topology_spread.scoring import normalize
+from plugins.pod_topology_spread.scoring import score_node
+from plugins.pod_topology_spread.scoring import score_rows
+from scheduler.framework import SUCCESS
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import CycleState
+from scheduler.framework import FilterBatch
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import PreFilterResult
+from scheduler.framework import Rows
+from scheduler.framework import Scores
+from scheduler.framework import Status
 from scheduler.objects.labels import SelectorError
 
 NAME: Final = "PodTopologySpread"

@@ -10,14 +10,17 @@ pods). Only plain numbers are remembered, never nodes or pods.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Final
 from weakref import WeakKeyDictionary
 
 import numpy as np
 import numpy.typing as npt
 
-from scheduler.framework import NodeTable, Pod
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
 from scheduler.objects.labels import LabelSelector
 
 Int64Array = npt.NDArray[np.int64]

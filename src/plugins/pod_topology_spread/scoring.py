@@ -19,25 +19,24 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from plugins.pod_topology_spread.constraints import (
-    SpreadConstraint,
-    has_all_keys,
-    topology_keys,
-)
-from plugins.pod_topology_spread.domain_counts import (
-    BoolArray,
-    DomainValues,
-    Int32Array,
-    Int64Array,
-)
+from plugins.pod_topology_spread.constraints import SpreadConstraint
+from plugins.pod_topology_spread.constraints import has_all_keys
+from plugins.pod_topology_spread.constraints import topology_keys
+from plugins.pod_topology_spread.domain_counts import BoolArray
+from plugins.pod_topology_spread.domain_counts import DomainValues
+from plugins.pod_topology_spread.domain_counts import Int32Array
+from plugins.pod_topology_spread.domain_counts import Int64Array
 from plugins.pod_topology_spread.domain_sums import DomainSums
 from plugins.pod_topology_spread.eligibility import RowInclusion
-from plugins.pod_topology_spread.pod_counts import (
-    MatchingPodCounts,
-    compile_selector,
-    count_matching,
-)
-from scheduler.framework import MAX_NODE_SCORE, NodeInfo, NodeTable, Pod, Rows, Scores
+from plugins.pod_topology_spread.pod_counts import MatchingPodCounts
+from plugins.pod_topology_spread.pod_counts import compile_selector
+from plugins.pod_topology_spread.pod_counts import count_matching
+from scheduler.framework import MAX_NODE_SCORE
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import Rows
+from scheduler.framework import Scores
 
 PRE_SCORE_STATE_KEY: Final = "PreScorePodTopologySpread"
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from scheduler.framework import Handle, PluginArgs, QueuedPodInfo
+from scheduler.framework import Handle
+from scheduler.framework import PluginArgs
+from scheduler.framework import QueuedPodInfo
 
 
 class PrioritySort:

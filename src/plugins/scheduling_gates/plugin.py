@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 from plugins.helpers import pod_change
-from scheduler.framework import (
-    SUCCESS,
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    EventResource,
-    Handle,
-    PluginArgs,
-    Pod,
-    QueueingHint,
-    Status,
-)
+from scheduler.framework import SUCCESS
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import EventResource
+from scheduler.framework import Handle
+from scheduler.framework import PluginArgs
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
+from scheduler.framework import Status
 
 
 def waiting_for_gates_message(gates: tuple[str, ...]) -> str:

@@ -1,6 +1,7 @@
 """The TaintToleration filter and score plugin."""
 
-from plugins.taint_toleration.plugin import REASON, TaintToleration
+from plugins.taint_toleration.plugin import REASON
+from plugins.taint_toleration.plugin import TaintToleration
 from scheduler.framework import PluginSpec
 
 SPEC = PluginSpec(name="TaintToleration", plugin_class=TaintToleration, args_model=None)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from plugins.helpers import DO_NOT_SCHEDULE_EFFECTS, node_change, pod_change
-from scheduler.framework import Pod, QueueingHint
+from plugins.helpers import DO_NOT_SCHEDULE_EFFECTS
+from plugins.helpers import node_change
+from plugins.helpers import pod_change
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
 from scheduler.objects.taints import first_untolerated
 
 

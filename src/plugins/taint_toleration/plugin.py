@@ -6,37 +6,33 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from plugins.helpers import (
-    DO_NOT_SCHEDULE_EFFECTS,
-    NODE_NOT_FOUND_MESSAGE,
-    DefaultNormalizer,
-    count_intolerable_prefer_no_schedule,
-    prefer_no_schedule_tolerations,
-    untolerated_rows,
-)
-from plugins.taint_toleration.hints import (
-    is_schedulable_after_node_change,
-    is_schedulable_after_toleration_change,
-)
-from scheduler.framework import (
-    SUCCESS,
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    Code,
-    CycleState,
-    EventResource,
-    FilterBatch,
-    Handle,
-    NodeInfo,
-    NodeTable,
-    PluginArgs,
-    Pod,
-    Rows,
-    Scores,
-    Status,
-)
-from scheduler.objects.taints import Taint, Toleration, first_untolerated
+from plugins.helpers import DO_NOT_SCHEDULE_EFFECTS
+from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers import DefaultNormalizer
+from plugins.helpers import count_intolerable_prefer_no_schedule
+from plugins.helpers import prefer_no_schedule_tolerations
+from plugins.helpers import untolerated_rows
+from plugins.taint_toleration.hints import is_schedulable_after_node_change
+from plugins.taint_toleration.hints import is_schedulable_after_toleration_change
+from scheduler.framework import SUCCESS
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterBatch
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import PluginArgs
+from scheduler.framework import Pod
+from scheduler.framework import Rows
+from scheduler.framework import Scores
+from scheduler.framework import Status
+from scheduler.objects.taints import Taint
+from scheduler.objects.taints import Toleration
+from scheduler.objects.taints import first_untolerated
 
 # Since v1.35 (and v1.34 patches) upstream no longer names the taint in the reason, so that
 # taint keys and values do not leak into pod status; the taint is only logged.

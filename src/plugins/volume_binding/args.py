@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Self
 
-from pydantic import Field, model_validator
+from pydantic import Field
+from pydantic import model_validator
 
-from scheduler.framework import FieldErrors, Int64, PluginArgs
+from scheduler.framework import FieldErrors
+from scheduler.framework import Int64
+from scheduler.framework import PluginArgs
 
 DEFAULT_BIND_TIMEOUT_SECONDS = 600
 

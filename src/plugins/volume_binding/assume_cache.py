@@ -11,7 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from plugins.helpers.volumes import RawObject, name_of, namespace_of, resource_version
+from plugins.helpers.volumes import RawObject
+from plugins.helpers.volumes import name_of
+from plugins.helpers.volumes import namespace_of
+from plugins.helpers.volumes import resource_version
 from scheduler.framework import Lister
 
 ObjectKey = tuple[str, str]

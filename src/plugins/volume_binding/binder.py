@@ -4,33 +4,36 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 
-from plugins.helpers.volumes import (
-    ANN_BOUND_BY_CONTROLLER,
-    ANN_SELECTED_NODE,
-    PVCS,
-    PVS,
-    RawObject,
-    annotations_of,
-    is_fully_bound,
-    name_of,
-    namespace_of,
-    pod_claims,
-    pv_node_affinity_matches,
-    requested_storage,
-    spec_of,
-    storage_class_of,
-)
-from plugins.volume_binding.assume_cache import AssumeCache, AssumeError, key_of
-from plugins.volume_binding.claims import PodVolumeClaims, classify_claims
-from plugins.volume_binding.matching import (
-    find_matching_volume,
-    is_bound_to_claim,
-)
+from plugins.helpers.volumes import ANN_BOUND_BY_CONTROLLER
+from plugins.helpers.volumes import ANN_SELECTED_NODE
+from plugins.helpers.volumes import PVCS
+from plugins.helpers.volumes import PVS
+from plugins.helpers.volumes import RawObject
+from plugins.helpers.volumes import annotations_of
+from plugins.helpers.volumes import is_fully_bound
+from plugins.helpers.volumes import name_of
+from plugins.helpers.volumes import namespace_of
+from plugins.helpers.volumes import pod_claims
+from plugins.helpers.volumes import pv_node_affinity_matches
+from plugins.helpers.volumes import requested_storage
+from plugins.helpers.volumes import spec_of
+from plugins.helpers.volumes import storage_class_of
+from plugins.volume_binding.assume_cache import AssumeCache
+from plugins.volume_binding.assume_cache import AssumeError
+from plugins.volume_binding.assume_cache import key_of
+from plugins.volume_binding.claims import PodVolumeClaims
+from plugins.volume_binding.claims import classify_claims
+from plugins.volume_binding.matching import find_matching_volume
+from plugins.volume_binding.matching import is_bound_to_claim
 from plugins.volume_binding.provisioning import check_provisioning
-from scheduler.framework import Handle, Node, Pod
+from scheduler.framework import Handle
+from scheduler.framework import Node
+from scheduler.framework import Pod
 
 REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
 REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"

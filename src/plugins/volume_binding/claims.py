@@ -9,23 +9,24 @@ been bound already (Immediate mode, or pre-bound to a volume by name).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
-from plugins.helpers.volumes import (
-    STORAGE_CLASSES,
-    RawObject,
-    claim_not_found,
-    ephemeral_not_yet_created,
-    ephemeral_owner_error,
-    is_fully_bound,
-    is_wait_for_first_consumer,
-    name_of,
-    pod_claims,
-    spec_of,
-    storage_class_of,
-)
+from plugins.helpers.volumes import STORAGE_CLASSES
+from plugins.helpers.volumes import RawObject
+from plugins.helpers.volumes import claim_not_found
+from plugins.helpers.volumes import ephemeral_not_yet_created
+from plugins.helpers.volumes import ephemeral_owner_error
+from plugins.helpers.volumes import is_fully_bound
+from plugins.helpers.volumes import is_wait_for_first_consumer
+from plugins.helpers.volumes import name_of
+from plugins.helpers.volumes import pod_claims
+from plugins.helpers.volumes import spec_of
+from plugins.helpers.volumes import storage_class_of
 from plugins.volume_binding.assume_cache import AssumeCache
-from scheduler.framework import Handle, Lister, Pod
+from scheduler.framework import Handle
+from scheduler.framework import Lister
+from scheduler.framework import Pod
 
 
 @dataclass(frozen=True, slots=True)

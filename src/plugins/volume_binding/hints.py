@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from plugins.helpers.volumes import (
-    annotations_of,
-    claim_event_hint,
-    name_of,
-    object_change,
-    pod_volumes,
-)
+from plugins.helpers.volumes import annotations_of
+from plugins.helpers.volumes import claim_event_hint
+from plugins.helpers.volumes import name_of
+from plugins.helpers.volumes import object_change
+from plugins.helpers.volumes import pod_volumes
 from plugins.volume_binding.provisioning import capacity_limit
-from scheduler.framework import Pod, QueueingHint
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
 
 MIGRATED_PLUGINS_ANNOTATION = "storage.alpha.kubernetes.io/migrated-plugins"
 

@@ -8,22 +8,23 @@ pre-bound to this very claim is taken whatever its size, if the node can use it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection
+from collections.abc import Iterable
+from collections.abc import Mapping
 
-from plugins.helpers.volumes import (
-    RawObject,
-    access_modes,
-    labels_of,
-    name_of,
-    namespace_of,
-    pv_node_affinity_matches,
-    requested_storage,
-    spec_of,
-    storage_class_of,
-    volume_capacity,
-    volume_mode,
-)
-from scheduler.objects.labels import SelectorError, parse_label_selector
+from plugins.helpers.volumes import RawObject
+from plugins.helpers.volumes import access_modes
+from plugins.helpers.volumes import labels_of
+from plugins.helpers.volumes import name_of
+from plugins.helpers.volumes import namespace_of
+from plugins.helpers.volumes import pv_node_affinity_matches
+from plugins.helpers.volumes import requested_storage
+from plugins.helpers.volumes import spec_of
+from plugins.helpers.volumes import storage_class_of
+from plugins.helpers.volumes import volume_capacity
+from plugins.helpers.volumes import volume_mode
+from scheduler.objects.labels import SelectorError
+from scheduler.objects.labels import parse_label_selector
 
 
 def claim_ref_of(pv: RawObject) -> RawObject | None:

@@ -5,37 +5,38 @@ waited for at PreBind."""
 from __future__ import annotations
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
-from plugins.helpers.volumes import PVCS, pod_claims
+from plugins.helpers.volumes import PVCS
+from plugins.helpers.volumes import pod_claims
 from plugins.volume_binding.args import VolumeBindingArgs
 from plugins.volume_binding.assume_cache import AssumeError
 from plugins.volume_binding.binder import VolumeBinder
-from plugins.volume_binding.claims import PodVolumeClaims, claims_problem
-from plugins.volume_binding.hints import (
-    after_claim_change,
-    after_csi_driver_change,
-    after_csi_node_change,
-    after_storage_capacity_change,
-    after_storage_class_change,
-)
-from plugins.volume_binding.prebind import BindingError, wait_for_bindings, write_bindings
+from plugins.volume_binding.claims import PodVolumeClaims
+from plugins.volume_binding.claims import claims_problem
+from plugins.volume_binding.hints import after_claim_change
+from plugins.volume_binding.hints import after_csi_driver_change
+from plugins.volume_binding.hints import after_csi_node_change
+from plugins.volume_binding.hints import after_storage_capacity_change
+from plugins.volume_binding.hints import after_storage_class_change
+from plugins.volume_binding.prebind import BindingError
+from plugins.volume_binding.prebind import wait_for_bindings
+from plugins.volume_binding.prebind import write_bindings
 from plugins.volume_binding.provisioning import ProvisioningError
-from plugins.volume_binding.state import STATE_KEY, StateData
-from scheduler.framework import (
-    SUCCESS,
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    CycleState,
-    EventResource,
-    FilterBatch,
-    Handle,
-    NodeInfo,
-    NodeTable,
-    Pod,
-    PreFilterResult,
-    Rows,
-    Status,
-)
+from plugins.volume_binding.state import STATE_KEY
+from plugins.volume_binding.state import StateData
+from scheduler.framework import SUCCESS
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterBatch
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import PreFilterResult
+from scheduler.framework import Rows
+from scheduler.framework import Status
 from scheduler.framework.errors import APIError
 
 REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"

@@ -7,24 +7,25 @@ CSIStorageCapacity of the class reachable from the node must fit the claim's req
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from plugins.helpers.volumes import (
-    CSI_DRIVERS,
-    CSI_STORAGE_CAPACITIES,
-    NOT_SUPPORTED_PROVISIONER,
-    STORAGE_CLASSES,
-    RawObject,
-    name_of,
-    namespace_of,
-    requested_storage,
-    storage_class_of,
-    topology_terms_match,
-)
+from plugins.helpers.volumes import CSI_DRIVERS
+from plugins.helpers.volumes import CSI_STORAGE_CAPACITIES
+from plugins.helpers.volumes import NOT_SUPPORTED_PROVISIONER
+from plugins.helpers.volumes import STORAGE_CLASSES
+from plugins.helpers.volumes import RawObject
+from plugins.helpers.volumes import name_of
+from plugins.helpers.volumes import namespace_of
+from plugins.helpers.volumes import requested_storage
+from plugins.helpers.volumes import storage_class_of
+from plugins.helpers.volumes import topology_terms_match
 from scheduler.framework import Handle
-from scheduler.objects.labels import SelectorError, parse_label_selector
-from scheduler.objects.quantity import QuantityError, int_value
+from scheduler.objects.labels import SelectorError
+from scheduler.objects.labels import parse_label_selector
+from scheduler.objects.quantity import QuantityError
+from scheduler.objects.quantity import int_value
 
 
 class ProvisioningError(Exception):

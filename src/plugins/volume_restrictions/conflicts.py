@@ -6,11 +6,14 @@ when every user mounts it read-only. AWS EBS forbids any sharing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from plugins.helpers.volumes import pod_volumes
-from scheduler.framework import NodeInfo, Pod
+from scheduler.framework import NodeInfo
+from scheduler.framework import Pod
 
 RawVolume = Mapping[str, Any]
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from plugins.helpers import deleted_pod
-from plugins.helpers.volumes import (
-    claim_event_hint,
-    pod_claims,
-)
-from plugins.volume_restrictions.conflicts import conflicts_with_pods, restricted_volumes
-from scheduler.framework import Pod, QueueingHint
+from plugins.helpers.volumes import claim_event_hint
+from plugins.helpers.volumes import pod_claims
+from plugins.volume_restrictions.conflicts import conflicts_with_pods
+from plugins.volume_restrictions.conflicts import restricted_volumes
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
 
 
 def after_pod_deleted(pod: Pod, old: object, new: object) -> QueueingHint:

@@ -4,34 +4,34 @@ from __future__ import annotations
 
 import numpy as np
 
-from plugins.helpers.volumes import (
-    PVCS,
-    READ_WRITE_ONCE_POD,
-    access_modes,
-    claim_not_found,
-    pod_claims,
-    pod_volumes,
-)
-from plugins.volume_restrictions.conflicts import conflicts_on_node, restricted_volumes
-from plugins.volume_restrictions.hints import after_claim_added, after_pod_deleted
-from plugins.volume_restrictions.state import PRE_FILTER_STATE_KEY, PreFilterState, claims_in_use
-from scheduler.framework import (
-    SUCCESS,
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    Code,
-    CycleState,
-    EventResource,
-    FilterBatch,
-    Handle,
-    NodeInfo,
-    NodeTable,
-    Pod,
-    PreFilterResult,
-    Rows,
-    Status,
-)
+from plugins.helpers.volumes import PVCS
+from plugins.helpers.volumes import READ_WRITE_ONCE_POD
+from plugins.helpers.volumes import access_modes
+from plugins.helpers.volumes import claim_not_found
+from plugins.helpers.volumes import pod_claims
+from plugins.helpers.volumes import pod_volumes
+from plugins.volume_restrictions.conflicts import conflicts_on_node
+from plugins.volume_restrictions.conflicts import restricted_volumes
+from plugins.volume_restrictions.hints import after_claim_added
+from plugins.volume_restrictions.hints import after_pod_deleted
+from plugins.volume_restrictions.state import PRE_FILTER_STATE_KEY
+from plugins.volume_restrictions.state import PreFilterState
+from plugins.volume_restrictions.state import claims_in_use
+from scheduler.framework import SUCCESS
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterBatch
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import PreFilterResult
+from scheduler.framework import Rows
+from scheduler.framework import Status
 
 REASON_DISK_CONFLICT = "node(s) had no available disk"
 REASON_READ_WRITE_ONCE_POD_CONFLICT = (

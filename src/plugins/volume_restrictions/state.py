@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from plugins.helpers.volumes import pod_claims
 from plugins.volume_restrictions.conflicts import RawVolume
-from scheduler.framework import NodeTable, Pod
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
 
 PRE_FILTER_STATE_KEY = "PreFilterVolumeRestrictions"
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from plugins.helpers.volumes import (
-    claim_event_hint,
-    is_wait_for_first_consumer,
-    labels_of,
-    name_of,
-    object_change,
-)
+from plugins.helpers.volumes import claim_event_hint
+from plugins.helpers.volumes import is_wait_for_first_consumer
+from plugins.helpers.volumes import labels_of
+from plugins.helpers.volumes import name_of
+from plugins.helpers.volumes import object_change
 from plugins.volume_zone.topology import pv_topologies
-from scheduler.framework import Pod, QueueingHint
+from scheduler.framework import Pod
+from scheduler.framework import QueueingHint
 
 
 def after_storage_class_added(pod: Pod, old: object, new: object) -> QueueingHint:

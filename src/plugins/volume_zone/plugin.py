@@ -8,45 +8,37 @@ import numpy as np
 import numpy.typing as npt
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
-from plugins.helpers.volumes import (
-    PVCS,
-    PVS,
-    STORAGE_CLASSES,
-    claim_not_found,
-    is_wait_for_first_consumer,
-    labels_of,
-    pod_claims,
-    spec_of,
-    storage_class_of,
-)
-from plugins.volume_zone.hints import (
-    after_claim_change,
-    after_storage_class_added,
-    after_volume_change,
-)
-from plugins.volume_zone.topology import (
-    TOPOLOGY_LABELS,
-    PVTopology,
-    node_satisfies,
-    pv_topologies,
-)
-from scheduler.framework import (
-    SUCCESS,
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    Code,
-    CycleState,
-    EventResource,
-    FilterBatch,
-    Handle,
-    NodeInfo,
-    NodeTable,
-    Pod,
-    PreFilterResult,
-    Rows,
-    Status,
-)
+from plugins.helpers.volumes import PVCS
+from plugins.helpers.volumes import PVS
+from plugins.helpers.volumes import STORAGE_CLASSES
+from plugins.helpers.volumes import claim_not_found
+from plugins.helpers.volumes import is_wait_for_first_consumer
+from plugins.helpers.volumes import labels_of
+from plugins.helpers.volumes import pod_claims
+from plugins.helpers.volumes import spec_of
+from plugins.helpers.volumes import storage_class_of
+from plugins.volume_zone.hints import after_claim_change
+from plugins.volume_zone.hints import after_storage_class_added
+from plugins.volume_zone.hints import after_volume_change
+from plugins.volume_zone.topology import TOPOLOGY_LABELS
+from plugins.volume_zone.topology import PVTopology
+from plugins.volume_zone.topology import node_satisfies
+from plugins.volume_zone.topology import pv_topologies
+from scheduler.framework import SUCCESS
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import Code
+from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import FilterBatch
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import PreFilterResult
+from scheduler.framework import Rows
+from scheduler.framework import Status
 
 REASON_CONFLICT = "node(s) had no available volume zone"
 PRE_FILTER_STATE_KEY = "PreFilterVolumeZone"

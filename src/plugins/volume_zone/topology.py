@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from scheduler.objects.node import REGION_LABEL, ZONE_LABEL
+from scheduler.objects.node import REGION_LABEL
+from scheduler.objects.node import ZONE_LABEL
 
 BETA_ZONE_LABEL = "failure-domain.beta.kubernetes.io/zone"
 BETA_REGION_LABEL = "failure-domain.beta.kubernetes.io/region"

@@ -8,29 +8,44 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from scheduler.app import html_report, report
-from scheduler.app.configuration import check_extenders, load_effective, plugin_registry
-from scheduler.app.dra_scenario import claim_gpus, gpu_slices
-from scheduler.app.explain.command import add_explain_parser, run_explain
-from scheduler.app.gangs import GANG_CONFIG, generate_gangs, require_coscheduling
-from scheduler.app.output_format import OutputChoice, OutputFormat
+from scheduler.app import html_report
+from scheduler.app import report
+from scheduler.app.configuration import check_extenders
+from scheduler.app.configuration import load_effective
+from scheduler.app.configuration import plugin_registry
+from scheduler.app.dra_scenario import claim_gpus
+from scheduler.app.dra_scenario import gpu_slices
+from scheduler.app.explain.command import add_explain_parser
+from scheduler.app.explain.command import run_explain
+from scheduler.app.gangs import GANG_CONFIG
+from scheduler.app.gangs import generate_gangs
+from scheduler.app.gangs import require_coscheduling
+from scheduler.app.output_format import OutputChoice
+from scheduler.app.output_format import OutputFormat
 from scheduler.app.progress import BindingProgress
-from scheduler.app.retire_check import check_scheduler_name, pods_naming, report_pods_naming
-from scheduler.app.run_options import RunOptions, add_run_flags, apply_flags
-from scheduler.app.scenario import (
-    Scenario,
-    generate_nodes,
-    generate_pods,
-    load_bundled,
-    load_scenario_file,
-    parse_shape,
-)
-from scheduler.app.shadow.options import ShadowOptions, add_shadow_flags
-from scheduler.app.simulation import DEFAULT_TIMEOUT_SECONDS, simulate
+from scheduler.app.retire_check import check_scheduler_name
+from scheduler.app.retire_check import pods_naming
+from scheduler.app.retire_check import report_pods_naming
+from scheduler.app.run_options import RunOptions
+from scheduler.app.run_options import add_run_flags
+from scheduler.app.run_options import apply_flags
+from scheduler.app.scenario import Scenario
+from scheduler.app.scenario import generate_nodes
+from scheduler.app.scenario import generate_pods
+from scheduler.app.scenario import load_bundled
+from scheduler.app.scenario import load_scenario_file
+from scheduler.app.scenario import parse_shape
+from scheduler.app.shadow.options import ShadowOptions
+from scheduler.app.shadow.options import add_shadow_flags
+from scheduler.app.simulation import DEFAULT_TIMEOUT_SECONDS
+from scheduler.app.simulation import simulate
 from scheduler.app.version import version_text
 from scheduler.config import dump_config
-from scheduler.framework.errors import ConfigError, PluginLoadError, SchedulerError
-from scheduler.observability import configure_logging, get_logger
+from scheduler.framework.errors import ConfigError
+from scheduler.framework.errors import PluginLoadError
+from scheduler.framework.errors import SchedulerError
+from scheduler.observability import configure_logging
+from scheduler.observability import get_logger
 
 EXIT_BAD_INPUT = 2
 _log = get_logger("scheduler.cli")
@@ -308,7 +323,8 @@ def run_daemon(args: argparse.Namespace) -> int:
 def run_retire_check(args: argparse.Namespace) -> int:
     name = check_scheduler_name(args.scheduler_name)
     # Imported here for the same reason as in run_daemon.
-    from scheduler.cluster.kube import connect, default_user_agent  # noqa: PLC0415
+    from scheduler.cluster.kube import connect  # noqa: PLC0415
+    from scheduler.cluster.kube import default_user_agent  # noqa: PLC0415
 
     async def listed() -> list[dict[str, object]]:
         client = await connect(

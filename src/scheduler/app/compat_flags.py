@@ -19,14 +19,15 @@ no meaning here. A refused flag given its default value is accepted: it asks for
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
-from scheduler.app.feature_gates import (
-    check_feature_gates,
-    check_version_flag,
-    parse_feature_gates,
-)
-from scheduler.app.secure_port_options import bool_flag, comma_list, duration_seconds
+from scheduler.app.feature_gates import check_feature_gates
+from scheduler.app.feature_gates import check_version_flag
+from scheduler.app.feature_gates import parse_feature_gates
+from scheduler.app.secure_port_options import bool_flag
+from scheduler.app.secure_port_options import comma_list
+from scheduler.app.secure_port_options import duration_seconds
 from scheduler.config import KubeSchedulerConfiguration
 from scheduler.framework.errors import ConfigError
 

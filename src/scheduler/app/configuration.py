@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from scheduler.config import (
-    EffectiveProfile,
-    KubeSchedulerConfiguration,
-    default_config,
-    load_config_dict,
-    load_config_file,
-)
+from scheduler.config import EffectiveProfile
+from scheduler.config import KubeSchedulerConfiguration
+from scheduler.config import default_config
+from scheduler.config import load_config_dict
+from scheduler.config import load_config_file
 from scheduler.framework.errors import ConfigError
 from scheduler.framework.spec import PluginSpec
 from scheduler.runtime.discovery import PluginRegistry

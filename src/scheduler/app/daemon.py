@@ -18,28 +18,32 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 
 import yaml
 
 from scheduler.app.access.delegation import SecurePortAccess
-from scheduler.app.health_checks import (
-    SCHEDULER_FAILED,
-    leader_election_check,
-    scheduler_checks,
-    scheduler_failed_check,
-)
+from scheduler.app.health_checks import SCHEDULER_FAILED
+from scheduler.app.health_checks import leader_election_check
+from scheduler.app.health_checks import scheduler_checks
+from scheduler.app.health_checks import scheduler_failed_check
 from scheduler.app.http_server import HealthServer
 from scheduler.app.run_options import RunOptions
-from scheduler.app.unserved_pods import served_scheduler_names, unserved_pods_source
+from scheduler.app.unserved_pods import served_scheduler_names
+from scheduler.app.unserved_pods import unserved_pods_source
 from scheduler.cluster.port import ClusterClient
-from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration, dump_config
-from scheduler.core.leader_election import LeaderElector, new_identity
+from scheduler.config import EffectiveProfile
+from scheduler.config import KubeSchedulerConfiguration
+from scheduler.config import dump_config
+from scheduler.core.leader_election import LeaderElector
+from scheduler.core.leader_election import new_identity
 from scheduler.core.result_annotation import ResultAnnotations
 from scheduler.core.scheduler import Scheduler
 from scheduler.framework.clock import Clock
 from scheduler.framework.spec import PluginSpec
-from scheduler.observability import SchedulerMetrics, get_logger
+from scheduler.observability import SchedulerMetrics
+from scheduler.observability import get_logger
 
 _log = get_logger("scheduler.daemon")
 

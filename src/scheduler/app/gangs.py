@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from plugins.coscheduling.dialects import GroupRef, group_of_raw, resource_of_api_version
+from plugins.coscheduling.dialects import GroupRef
+from plugins.coscheduling.dialects import group_of_raw
+from plugins.coscheduling.dialects import resource_of_api_version
 from scheduler.config import EffectiveProfile
 from scheduler.framework.errors import ConfigError
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from scheduler.app.healthz import PING, HealthCheck
+from scheduler.app.healthz import PING
+from scheduler.app.healthz import HealthCheck
 from scheduler.core.leader_election import LeaderElector
 from scheduler.framework.clock import Clock
 

@@ -12,10 +12,13 @@ it fails. A check that raises fails with the exception as its reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable
+from collections.abc import Collection
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from scheduler.observability import get_logger, log_v
+from scheduler.observability import get_logger
+from scheduler.observability import log_v
 
 HealthCheck = Callable[[], bool | str]
 

@@ -8,14 +8,18 @@ tables are plain HTML; the script only filters the pod table and fills the drill
 from __future__ import annotations
 
 import json
-from collections import Counter, defaultdict
+from collections import Counter
+from collections import defaultdict
 from html import escape
 from pathlib import Path
 from typing import Any
 
-from scheduler.app.failure_reasons import histogram, reasons
-from scheduler.app.outcomes import PREEMPTED, PodOutcome
-from scheduler.app.report import node_utilisation, summary
+from scheduler.app.failure_reasons import histogram
+from scheduler.app.failure_reasons import reasons
+from scheduler.app.outcomes import PREEMPTED
+from scheduler.app.outcomes import PodOutcome
+from scheduler.app.report import node_utilisation
+from scheduler.app.report import summary
 from scheduler.app.simulation import SimulationResult
 from scheduler.framework.errors import ConfigError
 from scheduler.objects.pod import Pod

@@ -16,21 +16,26 @@ from __future__ import annotations
 
 import json
 import ssl
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 from aiohttp import web
 
 from scheduler.app.access.guard import AccessGuard
-from scheduler.app.healthz import PING, Answer, HealthCheck, check_answer, endpoint_answer
-from scheduler.app.serving_cert import (
-    cert_dir_pair,
-    generate_self_signed,
-    server_context_from_files,
-    server_context_from_pem,
-)
+from scheduler.app.healthz import PING
+from scheduler.app.healthz import Answer
+from scheduler.app.healthz import HealthCheck
+from scheduler.app.healthz import check_answer
+from scheduler.app.healthz import endpoint_answer
+from scheduler.app.serving_cert import cert_dir_pair
+from scheduler.app.serving_cert import generate_self_signed
+from scheduler.app.serving_cert import server_context_from_files
+from scheduler.app.serving_cert import server_context_from_pem
 from scheduler.app.tls_options import TLSOptions
-from scheduler.framework.clock import Clock, SystemClock
+from scheduler.framework.clock import Clock
+from scheduler.framework.clock import SystemClock
 from scheduler.observability import SchedulerMetrics
 
 _Handler = Callable[[web.Request], Awaitable[web.Response]]

@@ -7,7 +7,8 @@ import io
 import json
 import sys
 from collections import Counter
-from typing import Any, TextIO
+from typing import Any
+from typing import TextIO
 
 import yaml
 from rich.console import Console
@@ -17,7 +18,9 @@ from rich.text import Text
 from scheduler.app.outcomes import PREEMPTED
 from scheduler.app.simulation import SimulationResult
 from scheduler.objects.pod import Pod
-from scheduler.objects.resources import CPU, MEMORY, parse_resource_list
+from scheduler.objects.resources import CPU
+from scheduler.objects.resources import MEMORY
+from scheduler.objects.resources import parse_resource_list
 
 # Above this many nodes the per-node table is summarised into a distribution.
 NODE_TABLE_LIMIT = 25

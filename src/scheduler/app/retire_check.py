@@ -9,8 +9,10 @@ pods of old Jobs count too, as the documented removal steps delete them first.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any, TextIO
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import Any
+from typing import TextIO
 
 from scheduler.cluster.port import ClusterClient
 from scheduler.framework.errors import ConfigError

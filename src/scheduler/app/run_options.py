@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 
-from scheduler.app.compat_flags import CompatOptions, add_compat_flags
-from scheduler.app.secure_port_options import SecurePortOptions, add_secure_port_flags, flag_bool
-from scheduler.config import KubeSchedulerConfiguration, parse_duration
+from scheduler.app.compat_flags import CompatOptions
+from scheduler.app.compat_flags import add_compat_flags
+from scheduler.app.secure_port_options import SecurePortOptions
+from scheduler.app.secure_port_options import add_secure_port_flags
+from scheduler.app.secure_port_options import flag_bool
+from scheduler.config import KubeSchedulerConfiguration
+from scheduler.config import parse_duration
 from scheduler.framework.errors import ConfigError
 
 DEFAULT_SECURE_PORT = 10259

@@ -7,21 +7,29 @@ may also carry one KubeSchedulerConfiguration document, used when --config is no
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from scheduler.app.workloads import WORKLOAD_KINDS, refuse_unexpanded
+from scheduler.app.workloads import WORKLOAD_KINDS
+from scheduler.app.workloads import refuse_unexpanded
 from scheduler.cluster.resource_kinds import BUILTIN_KINDS
 from scheduler.cluster.sim.kinds import KindRegistry
-from scheduler.config import load_yaml_documents, read_text
+from scheduler.config import load_yaml_documents
+from scheduler.config import read_text
 from scheduler.framework.errors import ConfigError
 from scheduler.objects.errors import InvalidObjectError
-from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL, Node
+from scheduler.objects.node import HOSTNAME_LABEL
+from scheduler.objects.node import ZONE_LABEL
+from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
-from scheduler.objects.quantity import QuantityError, parse_quantity
+from scheduler.objects.quantity import QuantityError
+from scheduler.objects.quantity import parse_quantity
 
 CONFIG_KIND = "KubeSchedulerConfiguration"
 BUNDLED = "default.yaml"

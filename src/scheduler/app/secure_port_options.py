@@ -9,19 +9,16 @@ are accepted and change nothing: there is no HTTP/2 to disable or limit.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
-from scheduler.app.access.authn import (
-    DEFAULT_EXTRA_HEADER_PREFIXES,
-    DEFAULT_GROUP_HEADERS,
-    DEFAULT_TOKEN_CACHE_TTL,
-    DEFAULT_USERNAME_HEADERS,
-)
-from scheduler.app.access.authz import (
-    DEFAULT_ALLOW_CACHE_TTL,
-    DEFAULT_ALWAYS_ALLOW_PATHS,
-    DEFAULT_DENY_CACHE_TTL,
-)
+from scheduler.app.access.authn import DEFAULT_EXTRA_HEADER_PREFIXES
+from scheduler.app.access.authn import DEFAULT_GROUP_HEADERS
+from scheduler.app.access.authn import DEFAULT_TOKEN_CACHE_TTL
+from scheduler.app.access.authn import DEFAULT_USERNAME_HEADERS
+from scheduler.app.access.authz import DEFAULT_ALLOW_CACHE_TTL
+from scheduler.app.access.authz import DEFAULT_ALWAYS_ALLOW_PATHS
+from scheduler.app.access.authz import DEFAULT_DENY_CACHE_TTL
 from scheduler.config import parse_duration
 
 

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 
 from scheduler.app.access.delegation import build_access
-from scheduler.app.daemon import Daemon, install_signal_handlers
+from scheduler.app.daemon import Daemon
+from scheduler.app.daemon import install_signal_handlers
 from scheduler.app.run_options import RunOptions
 from scheduler.app.shadow.daemon import ShadowDaemon
 from scheduler.app.shadow.options import ShadowOptions
-from scheduler.cluster.kube import connect_daemon, default_user_agent
-from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
+from scheduler.cluster.kube import connect_daemon
+from scheduler.cluster.kube import default_user_agent
+from scheduler.config import EffectiveProfile
+from scheduler.config import KubeSchedulerConfiguration
 from scheduler.framework.clock import SystemClock
 from scheduler.framework.spec import PluginSpec
 

@@ -5,21 +5,32 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
-from scheduler.app.gangs import GroupOutcome, group_outcomes
-from scheduler.app.outcomes import PodOutcome, final_cluster, preempted
+from scheduler.app.gangs import GroupOutcome
+from scheduler.app.gangs import group_outcomes
+from scheduler.app.outcomes import PodOutcome
+from scheduler.app.outcomes import final_cluster
+from scheduler.app.outcomes import preempted
 from scheduler.app.scenario import ordered_for_loading
-from scheduler.app.workloads import WORKLOAD_KINDS, expand_workloads
+from scheduler.app.workloads import WORKLOAD_KINDS
+from scheduler.app.workloads import expand_workloads
 from scheduler.cluster.sim import SimCluster
 from scheduler.cluster.sim.claim_controller import ResourceClaimController
 from scheduler.cluster.sim.pv_controller import PVBinderController
-from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
+from scheduler.config import EffectiveProfile
+from scheduler.config import KubeSchedulerConfiguration
 from scheduler.core.scheduler import Scheduler
-from scheduler.framework.clock import Clock, SystemClock
-from scheduler.framework.errors import APIError, ConfigError, SchedulerError
+from scheduler.framework.clock import Clock
+from scheduler.framework.clock import SystemClock
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConfigError
+from scheduler.framework.errors import SchedulerError
 from scheduler.framework.spec import PluginSpec
 from scheduler.objects.pod import Pod
 from scheduler.observability import SchedulerMetrics

@@ -13,7 +13,10 @@ are labelled by name, and the alert (deploy/monitoring/prometheusrule.yaml, the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from scheduler.cluster.informer import Informer

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from scheduler.observability.component_metrics import KUBERNETES_RELEASE, own_version
+from scheduler.observability.component_metrics import KUBERNETES_RELEASE
+from scheduler.observability.component_metrics import own_version
 
 
 def version_text(form: str) -> str:

@@ -14,12 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any
 
-from scheduler.cluster.port import ClusterClient, WatchEvent
+from scheduler.cluster.port import ClusterClient
+from scheduler.cluster.port import WatchEvent
 from scheduler.framework.clock import Clock
-from scheduler.framework.errors import APIError, GoneError, NotFoundError
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import GoneError
+from scheduler.framework.errors import NotFoundError
 from scheduler.observability import get_logger
 
 logger = get_logger(__name__)

@@ -12,9 +12,12 @@ namespace "". Failures raise the `scheduler.framework.errors.APIError` family: `
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any
+from typing import Literal
+from typing import Protocol
 
 from scheduler.framework.handle import ClusterAPI
 

@@ -8,10 +8,13 @@ changing the cluster; every refusal is remembered so the caller can report it.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
+from collections.abc import Mapping
 from typing import Any
 
-from scheduler.cluster.port import ClusterClient, ObjectList, WatchEvent
+from scheduler.cluster.port import ClusterClient
+from scheduler.cluster.port import ObjectList
+from scheduler.cluster.port import WatchEvent
 from scheduler.framework.errors import APIError
 from scheduler.objects.pod import Pod
 

@@ -9,7 +9,8 @@ client-side would not stop the server from carrying it out, only hide whether it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 

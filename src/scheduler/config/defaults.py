@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from scheduler.config.models import KubeSchedulerProfile, Plugin, Plugins, PluginSet
+from scheduler.config.models import KubeSchedulerProfile
+from scheduler.config.models import Plugin
+from scheduler.config.models import Plugins
+from scheduler.config.models import PluginSet
 from scheduler.framework.spec import PluginSpec
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"

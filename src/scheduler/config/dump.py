@@ -7,7 +7,9 @@ from typing import Any
 import yaml
 
 from scheduler.config.effective import EffectiveProfile
-from scheduler.config.models import KubeSchedulerConfiguration, KubeSchedulerProfile, PluginConfig
+from scheduler.config.models import KubeSchedulerConfiguration
+from scheduler.config.models import KubeSchedulerProfile
+from scheduler.config.models import PluginConfig
 from scheduler.config.plugin_args import args_document
 
 

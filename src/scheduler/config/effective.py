@@ -6,13 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from scheduler.config.models import Plugins
-from scheduler.config.plugin_sets import (
-    EXTENSION_POINTS,
-    PluginRef,
-    expand_extension_point,
-    needed_plugin_names,
-    score_weights,
-)
+from scheduler.config.plugin_sets import EXTENSION_POINTS
+from scheduler.config.plugin_sets import PluginRef
+from scheduler.config.plugin_sets import expand_extension_point
+from scheduler.config.plugin_sets import needed_plugin_names
+from scheduler.config.plugin_sets import score_weights
 from scheduler.framework.args import PluginArgs
 from scheduler.framework.spec import PluginSpec
 

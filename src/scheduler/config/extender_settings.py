@@ -8,13 +8,13 @@ from __future__ import annotations
 import dataclasses
 
 from scheduler.config.effective import EffectiveProfile
-from scheduler.config.field_errors import ROOT, FieldError, invalid
-from scheduler.config.models import (
-    DEFAULT_EXTENDER_HTTP_TIMEOUT_SECONDS,
-    KubeSchedulerConfiguration,
-    KubeSchedulerProfile,
-    PluginConfig,
-)
+from scheduler.config.field_errors import ROOT
+from scheduler.config.field_errors import FieldError
+from scheduler.config.field_errors import invalid
+from scheduler.config.models import DEFAULT_EXTENDER_HTTP_TIMEOUT_SECONDS
+from scheduler.config.models import KubeSchedulerConfiguration
+from scheduler.config.models import KubeSchedulerProfile
+from scheduler.config.models import PluginConfig
 from scheduler.config.plugin_args import args_document
 
 NODE_RESOURCES_FIT = "NodeResourcesFit"

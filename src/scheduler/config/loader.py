@@ -8,16 +8,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from scheduler.config.documents import load_yaml_or_json, read_text
+from scheduler.config.documents import load_yaml_or_json
+from scheduler.config.documents import read_text
 from scheduler.config.effective import EffectiveProfile
-from scheduler.config.field_errors import (
-    ROOT,
-    from_validation_error,
-    raise_if_any,
-    required,
-    unsupported,
-)
-from scheduler.config.models import API_VERSION, KIND, KubeSchedulerConfiguration
+from scheduler.config.field_errors import ROOT
+from scheduler.config.field_errors import from_validation_error
+from scheduler.config.field_errors import raise_if_any
+from scheduler.config.field_errors import required
+from scheduler.config.field_errors import unsupported
+from scheduler.config.models import API_VERSION
+from scheduler.config.models import KIND
+from scheduler.config.models import KubeSchedulerConfiguration
 from scheduler.config.resolve import resolve
 from scheduler.framework.errors import ConfigError
 from scheduler.framework.spec import PluginSpec

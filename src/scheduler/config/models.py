@@ -8,13 +8,18 @@ plugin registry (profiles, plugins, pluginConfig) are applied by `scheduler.conf
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel
+from pydantic import ConfigDict
+from pydantic import Field
+from pydantic import model_validator
 from pydantic.alias_generators import to_camel
 
 from scheduler.config.durations import Duration
-from scheduler.framework.args import Int32, Int64
+from scheduler.framework.args import Int32
+from scheduler.framework.args import Int64
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"

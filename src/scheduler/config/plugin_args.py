@@ -7,15 +7,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from scheduler.config.field_errors import (
-    FieldError,
-    FieldPath,
-    duplicate,
-    from_validation_error,
-    invalid,
-    not_found,
-)
-from scheduler.config.models import API_VERSION, PluginConfig
+from scheduler.config.field_errors import FieldError
+from scheduler.config.field_errors import FieldPath
+from scheduler.config.field_errors import duplicate
+from scheduler.config.field_errors import from_validation_error
+from scheduler.config.field_errors import invalid
+from scheduler.config.field_errors import not_found
+from scheduler.config.models import API_VERSION
+from scheduler.config.models import PluginConfig
 from scheduler.framework.args import PluginArgs
 from scheduler.framework.spec import PluginSpec
 

@@ -9,10 +9,13 @@ Both assume names were checked against the registry; unknown names are skipped h
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from scheduler.config.models import Plugin, Plugins, PluginSet
+from scheduler.config.models import Plugin
+from scheduler.config.models import Plugins
+from scheduler.config.models import PluginSet
 from scheduler.framework.spec import PluginSpec
 
 # Upstream extension point names in run order, and the `plugins` field that configures each.

@@ -6,25 +6,25 @@ entries; `check_chains` and `check_common_queue_sort` look at the effective resu
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 
 from scheduler.config.effective import EffectiveProfile
-from scheduler.config.field_errors import (
-    FieldError,
-    FieldPath,
-    duplicate,
-    invalid,
-    not_found,
-    required,
-)
-from scheduler.config.models import API_VERSION, Plugins, PluginSet
-from scheduler.config.plugin_sets import (
-    EXTENSION_POINT_FIELDS,
-    MULTI_POINT_FIELD,
-    PluginRef,
-    plugin_set,
-)
-from scheduler.framework.contract import contract_problems, registration_problems
+from scheduler.config.field_errors import FieldError
+from scheduler.config.field_errors import FieldPath
+from scheduler.config.field_errors import duplicate
+from scheduler.config.field_errors import invalid
+from scheduler.config.field_errors import not_found
+from scheduler.config.field_errors import required
+from scheduler.config.models import API_VERSION
+from scheduler.config.models import Plugins
+from scheduler.config.models import PluginSet
+from scheduler.config.plugin_sets import EXTENSION_POINT_FIELDS
+from scheduler.config.plugin_sets import MULTI_POINT_FIELD
+from scheduler.config.plugin_sets import PluginRef
+from scheduler.config.plugin_sets import plugin_set
+from scheduler.framework.contract import contract_problems
+from scheduler.framework.contract import registration_problems
 from scheduler.framework.spec import PluginSpec
 from scheduler.framework.status import MAX_NODE_SCORE
 

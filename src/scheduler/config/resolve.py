@@ -9,19 +9,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from scheduler.config.defaults import default_plugins, default_profiles
-from scheduler.config.effective import EffectiveProfile, build_effective_profile
+from scheduler.config.defaults import default_plugins
+from scheduler.config.defaults import default_profiles
+from scheduler.config.effective import EffectiveProfile
+from scheduler.config.effective import build_effective_profile
 from scheduler.config.extender_settings import apply_extender_settings
-from scheduler.config.field_errors import ROOT, FieldError, raise_if_any
-from scheduler.config.models import KubeSchedulerConfiguration, KubeSchedulerProfile, PluginConfig
-from scheduler.config.plugin_args import args_document, resolve_plugin_config
+from scheduler.config.field_errors import ROOT
+from scheduler.config.field_errors import FieldError
+from scheduler.config.field_errors import raise_if_any
+from scheduler.config.models import KubeSchedulerConfiguration
+from scheduler.config.models import KubeSchedulerProfile
+from scheduler.config.models import PluginConfig
+from scheduler.config.plugin_args import args_document
+from scheduler.config.plugin_args import resolve_plugin_config
 from scheduler.config.plugin_sets import merge_plugins
-from scheduler.config.plugin_validation import (
-    check_chains,
-    check_common_queue_sort,
-    check_contracts,
-    check_plugin_sets,
-)
+from scheduler.config.plugin_validation import check_chains
+from scheduler.config.plugin_validation import check_common_queue_sort
+from scheduler.config.plugin_validation import check_contracts
+from scheduler.config.plugin_validation import check_plugin_sets
 from scheduler.config.validation import validate_configuration
 from scheduler.framework.args import PluginArgs
 from scheduler.framework.spec import PluginSpec

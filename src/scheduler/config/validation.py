@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 from scheduler.config.durations import format_duration
-from scheduler.config.field_errors import (
-    ROOT,
-    FieldError,
-    FieldPath,
-    duplicate,
-    invalid,
-    required,
-)
-from scheduler.config.models import (
-    ClientConnectionConfiguration,
-    Extender,
-    KubeSchedulerConfiguration,
-    LeaderElectionConfiguration,
-)
+from scheduler.config.field_errors import ROOT
+from scheduler.config.field_errors import FieldError
+from scheduler.config.field_errors import FieldPath
+from scheduler.config.field_errors import duplicate
+from scheduler.config.field_errors import invalid
+from scheduler.config.field_errors import required
+from scheduler.config.models import ClientConnectionConfiguration
+from scheduler.config.models import Extender
+from scheduler.config.models import KubeSchedulerConfiguration
+from scheduler.config.models import LeaderElectionConfiguration
 from scheduler.objects.names import qualified_name_problems
 from scheduler.objects.resources import is_extended_resource
 

@@ -14,11 +14,14 @@ import time
 from collections.abc import Callable
 
 from scheduler.core.failure import FailureHandler
-from scheduler.core.outcome import Attempt, Failure
+from scheduler.core.outcome import Attempt
+from scheduler.core.outcome import Failure
 from scheduler.core.services import CycleServices
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
-from scheduler.observability import V_BIND, get_logger, log_v
+from scheduler.observability import V_BIND
+from scheduler.observability import get_logger
+from scheduler.observability import log_v
 from scheduler.runtime.extenders import ExtenderChain
 from scheduler.runtime.invoke import raised
 

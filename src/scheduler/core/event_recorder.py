@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict, Unpack
+from typing import Any
+from typing import NotRequired
+from typing import TypedDict
+from typing import Unpack
 
 from scheduler.core.event_sink import EventSink
 from scheduler.framework.clock import Clock

@@ -31,11 +31,15 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
+from typing import Protocol
 
-from scheduler.framework.clock import Clock, Timer
-from scheduler.framework.errors import APIError, ConflictError
-from scheduler.observability import SchedulerMetrics, get_logger
+from scheduler.framework.clock import Clock
+from scheduler.framework.clock import Timer
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConflictError
+from scheduler.observability import SchedulerMetrics
+from scheduler.observability import get_logger
 
 log = get_logger("events")
 

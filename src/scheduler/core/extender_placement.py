@@ -8,24 +8,25 @@ upstream's snapshot does, and rows found before an await still name the same nod
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from scheduler.core.outcome import Failure, Placement
-from scheduler.core.scheduling_cycle import (
-    Feasible,
-    decided_or_scored,
-    find_feasible,
-    select_placement,
-)
+from scheduler.core.outcome import Failure
+from scheduler.core.outcome import Placement
+from scheduler.core.scheduling_cycle import Feasible
+from scheduler.core.scheduling_cycle import decided_or_scored
+from scheduler.core.scheduling_cycle import find_feasible
+from scheduler.core.scheduling_cycle import select_placement
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.events import EXTENDER_REJECTOR
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
-from scheduler.runtime.extenders import ExtenderCallError, ExtenderChain
+from scheduler.runtime.extenders import ExtenderCallError
+from scheduler.runtime.extenders import ExtenderChain
 from scheduler.runtime.framework import Framework
 
 

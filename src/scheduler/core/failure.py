@@ -19,13 +19,18 @@ from collections.abc import Callable
 
 from scheduler.cluster.port import ClusterClient
 from scheduler.core.api_dispatcher import ApiDispatcher
-from scheduler.core.outcome import Attempt, Failure
+from scheduler.core.outcome import Attempt
+from scheduler.core.outcome import Failure
 from scheduler.core.pod_status import failure_status_patch
 from scheduler.core.result_annotation import ResultAnnotations
 from scheduler.core.services import CycleServices
 from scheduler.framework.events import ASSIGNED_POD_DELETE
 from scheduler.objects.pod import Pod
-from scheduler.observability import V_BIND, V_PLUGIN, enabled, get_logger, log_v
+from scheduler.observability import V_BIND
+from scheduler.observability import V_PLUGIN
+from scheduler.observability import enabled
+from scheduler.observability import get_logger
+from scheduler.observability import log_v
 
 _log = get_logger("scheduler")
 

@@ -15,8 +15,12 @@ its answer: a Binding made that way would leave its pod bound with no Scheduled 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol, TypeVar
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Mapping
+from typing import Any
+from typing import Protocol
+from typing import TypeVar
 
 from scheduler.cluster.send_gate import gated
 from scheduler.framework.clock import Clock

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from scheduler.backend.cache import SchedulerCache
@@ -13,7 +17,11 @@ from scheduler.cluster.port import ClusterClient
 from scheduler.core.event_recorder import EventRecorder
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
-from scheduler.framework.handle import ClusterAPI, IndexFunc, Lister, ObjectReference, WaitingPod
+from scheduler.framework.handle import ClusterAPI
+from scheduler.framework.handle import IndexFunc
+from scheduler.framework.handle import Lister
+from scheduler.framework.handle import ObjectReference
+from scheduler.framework.handle import WaitingPod
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Status

@@ -27,15 +27,23 @@ from __future__ import annotations
 import asyncio
 import socket
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
 from scheduler.cluster.port import ClusterClient
-from scheduler.core.lease_record import LeaseRecord, micro_time, new_lease, with_record
-from scheduler.framework.clock import Clock, Timer
-from scheduler.framework.errors import APIError, NotFoundError
-from scheduler.observability import SchedulerMetrics, get_logger
+from scheduler.core.lease_record import LeaseRecord
+from scheduler.core.lease_record import micro_time
+from scheduler.core.lease_record import new_lease
+from scheduler.core.lease_record import with_record
+from scheduler.framework.clock import Clock
+from scheduler.framework.clock import Timer
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import NotFoundError
+from scheduler.observability import SchedulerMetrics
+from scheduler.observability import get_logger
 
 LEASES = "leases"
 

@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 from scheduler.backend.cache import SchedulerCache
-from scheduler.backend.queue import SchedulingQueue, node_update_event, pod_update_events
-from scheduler.framework.events import (
-    NODE_ADD,
-    NODE_DELETE,
-    UNSCHEDULED_POD_ADD,
-    ActionType,
-    ClusterEvent,
-    EventResource,
-)
+from scheduler.backend.queue import SchedulingQueue
+from scheduler.backend.queue import node_update_event
+from scheduler.backend.queue import pod_update_events
+from scheduler.framework.events import NODE_ADD
+from scheduler.framework.events import NODE_DELETE
+from scheduler.framework.events import UNSCHEDULED_POD_ADD
+from scheduler.framework.events import ActionType
+from scheduler.framework.events import ClusterEvent
+from scheduler.framework.events import EventResource
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
-from scheduler.observability import SchedulerMetrics, get_logger
+from scheduler.observability import SchedulerMetrics
+from scheduler.observability import get_logger
 
 RawObject = Mapping[str, Any]
 _log = get_logger(__name__)

@@ -4,23 +4,31 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Coroutine
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from scheduler.backend.cache import SchedulerCache
-from scheduler.backend.queue import SchedulingQueue, run_queue_flushes
+from scheduler.backend.queue import SchedulingQueue
+from scheduler.backend.queue import run_queue_flushes
 from scheduler.cluster.informer import Informer
 from scheduler.cluster.port import ClusterClient
-from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
+from scheduler.config import EffectiveProfile
+from scheduler.config import KubeSchedulerConfiguration
 from scheduler.core.api_dispatcher import ApiDispatcher
 from scheduler.core.binding_cycle import BindingCycles
 from scheduler.core.event_recorder import EventRecorder
 from scheduler.core.event_sink import EventSink
 from scheduler.core.extender_placement import find_placement_with_extenders
 from scheduler.core.failure import FailureHandler
-from scheduler.core.fencing import FencedClusterAPI, Tenure
+from scheduler.core.fencing import FencedClusterAPI
+from scheduler.core.fencing import Tenure
 from scheduler.core.handle_impl import SchedulerHandle
-from scheduler.core.outcome import Attempt, Failure, Placement
+from scheduler.core.outcome import Attempt
+from scheduler.core.outcome import Failure
+from scheduler.core.outcome import Placement
 from scheduler.core.pod_events import PodEventHandlers
 from scheduler.core.result_annotation import ResultAnnotations
 from scheduler.core.scheduling_cycle import SchedulingCycle
@@ -30,17 +38,17 @@ from scheduler.framework.handle import Lister
 from scheduler.framework.plugins import MetricsReporter
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.spec import PluginSpec
-from scheduler.framework.status import Code, Status
+from scheduler.framework.status import Code
+from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
-from scheduler.observability import (
-    PluginMetricsSampler,
-    SchedulerMetrics,
-    get_logger,
-)
+from scheduler.observability import PluginMetricsSampler
+from scheduler.observability import SchedulerMetrics
+from scheduler.observability import get_logger
 from scheduler.runtime.extenders import ExtenderChain
 from scheduler.runtime.filtering import FilterRun
 from scheduler.runtime.framework import Framework
-from scheduler.runtime.invoke import guarded_less, raised
+from scheduler.runtime.invoke import guarded_less
+from scheduler.runtime.invoke import raised
 from scheduler.runtime.waiting_pods import WaitingPods
 
 _log = get_logger("scheduler")

@@ -18,31 +18,38 @@ Any failure goes to the one failure handler (`failure.py`).
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from scheduler.core.binding_cycle import BindingCycles
 from scheduler.core.failure import FailureHandler
-from scheduler.core.outcome import Attempt, Failure, Placement
+from scheduler.core.outcome import Attempt
+from scheduler.core.outcome import Failure
+from scheduler.core.outcome import Placement
 from scheduler.core.services import CycleServices
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import NominatingMode
 from scheduler.framework.queued_pod import QueuedPodInfo
-from scheduler.framework.status import Code, Status
+from scheduler.framework.status import Code
+from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
-from scheduler.observability import (
-    V_ATTEMPT,
-    PluginMetricsSampler,
-    get_logger,
-    log_v,
-)
-from scheduler.runtime.diagnosis import NO_NODES_AVAILABLE, Diagnosis
+from scheduler.observability import V_ATTEMPT
+from scheduler.observability import PluginMetricsSampler
+from scheduler.observability import get_logger
+from scheduler.observability import log_v
+from scheduler.runtime.diagnosis import NO_NODES_AVAILABLE
+from scheduler.runtime.diagnosis import Diagnosis
 from scheduler.runtime.filtering import FilterError
 from scheduler.runtime.framework import Framework
-from scheduler.runtime.invoke import PluginError, PluginFault, raised
+from scheduler.runtime.invoke import PluginError
+from scheduler.runtime.invoke import PluginFault
+from scheduler.runtime.invoke import raised
 
 _log = get_logger("scheduler")
 

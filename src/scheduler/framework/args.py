@@ -13,9 +13,15 @@ integer has a width. One rule here gives our models the same behaviour, whatever
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, get_origin
+from typing import Annotated
+from typing import Any
+from typing import get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel
+from pydantic import ConfigDict
+from pydantic import Field
+from pydantic import field_validator
+from pydantic import model_validator
 from pydantic.alias_generators import to_camel
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any
+from typing import Protocol
+from typing import TypeVar
+from typing import runtime_checkable
 
 T = TypeVar("T")
 

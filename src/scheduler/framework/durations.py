@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Annotated, Any
+from typing import Annotated
+from typing import Any
 
-from pydantic import BeforeValidator, PlainSerializer
+from pydantic import BeforeValidator
+from pydantic import PlainSerializer
 
 _NANOS_PER_UNIT: dict[str, int] = {
     "ns": 1,

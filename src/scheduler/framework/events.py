@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import IntEnum, IntFlag, StrEnum
+from enum import IntEnum
+from enum import IntFlag
+from enum import StrEnum
 from typing import Any
 
 from scheduler.objects.node import Node

@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from pydantic import ValidationError
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic_core import InitErrorDetails
+from pydantic_core import PydanticCustomError
 
 Loc = tuple[str | int, ...]
 

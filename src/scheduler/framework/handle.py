@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
+from typing import Protocol
 
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState

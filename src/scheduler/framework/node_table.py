@@ -10,16 +10,22 @@ rows in one operation, even for keys such as kubernetes.io/hostname whose values
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable
+from collections.abc import Hashable
+from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from scheduler.framework.node_info import NodeInfo
-from scheduler.objects.labels import LabelSelector, Requirement
+from scheduler.objects.labels import LabelSelector
+from scheduler.objects.labels import Requirement
 from scheduler.objects.node import ContainerImage
-from scheduler.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from scheduler.objects.resources import CPU
+from scheduler.objects.resources import EPHEMERAL_STORAGE
+from scheduler.objects.resources import MEMORY
 from scheduler.objects.taints import Taint
 
 Int64Array = npt.NDArray[np.int64]

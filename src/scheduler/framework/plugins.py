@@ -14,10 +14,13 @@ and it is retried after backoff. The scheduler itself keeps scheduling other pod
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol, runtime_checkable
+from typing import Protocol
+from typing import runtime_checkable
 
 import numpy as np
 import numpy.typing as npt

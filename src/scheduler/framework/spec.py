@@ -8,7 +8,8 @@ from typing import Any
 
 from scheduler.framework.args import PluginArgs
 from scheduler.framework.handle import Handle
-from scheduler.framework.plugins import Plugin, implemented_extension_points
+from scheduler.framework.plugins import Plugin
+from scheduler.framework.plugins import implemented_extension_points
 
 PluginFactory = Callable[[Any, Handle], Plugin]
 

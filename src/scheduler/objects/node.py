@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.integers import bounded_int
 from scheduler.objects.resources import parse_resource_list
-from scheduler.objects.shapes import object_list, string_map
-from scheduler.objects.taints import Taint, parse_taint
+from scheduler.objects.shapes import object_list
+from scheduler.objects.shapes import string_map
+from scheduler.objects.taints import Taint
+from scheduler.objects.taints import parse_taint
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from scheduler.objects.integers import bounded_int
-from scheduler.objects.labels import Requirement, SelectorError, make_requirement
+from scheduler.objects.labels import Requirement
+from scheduler.objects.labels import SelectorError
+from scheduler.objects.labels import make_requirement
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from scheduler.objects import shapes
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.integers import bounded_int
-from scheduler.objects.node_selector import NodeAffinity, parse_node_affinity
-from scheduler.objects.pod_affinity import PodAffinity, parse_pod_affinity
-from scheduler.objects.resources import pod_non_zero_requests, pod_requests
-from scheduler.objects.shapes import object_list, string_map
-from scheduler.objects.taints import Toleration, parse_toleration
+from scheduler.objects.node_selector import NodeAffinity
+from scheduler.objects.node_selector import parse_node_affinity
+from scheduler.objects.pod_affinity import PodAffinity
+from scheduler.objects.pod_affinity import parse_pod_affinity
+from scheduler.objects.resources import pod_non_zero_requests
+from scheduler.objects.resources import pod_requests
+from scheduler.objects.shapes import object_list
+from scheduler.objects.shapes import string_map
+from scheduler.objects.taints import Toleration
+from scheduler.objects.taints import parse_toleration
 
 
 @dataclass(frozen=True, slots=True)

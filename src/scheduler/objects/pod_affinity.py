@@ -7,12 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from scheduler.objects.integers import bounded_int
-from scheduler.objects.labels import (
-    LabelSelector,
-    Requirement,
-    merge_requirements,
-    parse_label_selector,
-)
+from scheduler.objects.labels import LabelSelector
+from scheduler.objects.labels import Requirement
+from scheduler.objects.labels import merge_requirements
+from scheduler.objects.labels import parse_label_selector
 
 
 @dataclass(frozen=True, slots=True)

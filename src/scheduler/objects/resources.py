@@ -6,12 +6,15 @@ arithmetic is on ints.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
 from scheduler.objects.errors import InvalidObjectError
-from scheduler.objects.quantity import QuantityError, int_value, milli_value
+from scheduler.objects.quantity import QuantityError
+from scheduler.objects.quantity import int_value
+from scheduler.objects.quantity import milli_value
 
 CPU = "cpu"
 MEMORY = "memory"

@@ -9,7 +9,8 @@ API guarantees, when the object is parsed, so the same rule holds for every fiel
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from scheduler.objects.integers import bounded_int

@@ -6,7 +6,9 @@ are component-base's and client-go's; HELP texts are ours.
 from __future__ import annotations
 
 from scheduler.observability.buckets import exponential_buckets
-from scheduler.observability.catalog import Kind, MetricSpec, Stability
+from scheduler.observability.catalog import Kind
+from scheduler.observability.catalog import MetricSpec
+from scheduler.observability.catalog import Stability
 
 # client-go's layouts: latency up to a minute, sizes from 64 bytes to 16 MiB.
 _REQUEST_SECONDS = (0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0)

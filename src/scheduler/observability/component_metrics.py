@@ -10,16 +10,21 @@ from __future__ import annotations
 import platform
 import sys
 from collections.abc import Iterator
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version
 from pathlib import Path
 
-from prometheus_client import CollectorRegistry, ProcessCollector
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client import CollectorRegistry
+from prometheus_client import ProcessCollector
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
 from scheduler.observability import component_catalog as cc
-from scheduler.observability.families import new_counter, new_gauge, new_histogram
+from scheduler.observability.families import new_counter
+from scheduler.observability.families import new_gauge
+from scheduler.observability.families import new_histogram
 
 # The kube-scheduler release whose behaviour, flags and metrics this scheduler follows.
 KUBERNETES_RELEASE = "v1.36.3"

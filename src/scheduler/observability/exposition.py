@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
-from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4, generate_latest
+from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4
+from prometheus_client import generate_latest
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 from prometheus_client.samples import Sample

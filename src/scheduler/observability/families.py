@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry
+from prometheus_client import Counter
+from prometheus_client import Gauge
+from prometheus_client import Histogram
 
-from scheduler.observability.catalog import Kind, MetricSpec
+from scheduler.observability.catalog import Kind
+from scheduler.observability.catalog import MetricSpec
 
 
 def new_counter(spec: MetricSpec, registry: CollectorRegistry) -> Counter:

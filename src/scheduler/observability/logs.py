@@ -40,12 +40,18 @@ import json
 import logging
 import os
 import sys
-from datetime import UTC, datetime
-from typing import Any, Final, Literal, TextIO
+from datetime import UTC
+from datetime import datetime
+from typing import Any
+from typing import Final
+from typing import Literal
+from typing import TextIO
 
 import structlog
 from structlog.processors import CallsiteParameter
-from structlog.typing import EventDict, FilteringBoundLogger, Processor
+from structlog.typing import EventDict
+from structlog.typing import FilteringBoundLogger
+from structlog.typing import Processor
 
 V_BIND: Final = 2
 V_ATTEMPT: Final = 4

@@ -8,24 +8,28 @@ or two tests, never share counters.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import ClassVar, Generic, TypeVar
+from collections.abc import Callable
+from collections.abc import Mapping
+from typing import ClassVar
+from typing import Generic
+from typing import TypeVar
 
 from prometheus_client import CollectorRegistry
 from prometheus_client.metrics import MetricWrapperBase
 
 from scheduler.observability import catalog
-from scheduler.observability.component_metrics import (
-    RestClientMetrics,
-    SecurePortMetrics,
-    register_process_and_build,
-)
-from scheduler.observability.exposition import CONTENT_TYPE, render_text
+from scheduler.observability.component_metrics import RestClientMetrics
+from scheduler.observability.component_metrics import SecurePortMetrics
+from scheduler.observability.component_metrics import register_process_and_build
+from scheduler.observability.exposition import CONTENT_TYPE
+from scheduler.observability.exposition import render_text
 from scheduler.observability.families import new_counter as _counter
 from scheduler.observability.families import new_gauge as _gauge
 from scheduler.observability.families import new_histogram as _histogram
 from scheduler.observability.label_values import attempts_label
-from scheduler.observability.scraped_gauges import GaugeSource, LabelledValues, ScrapedGauges
+from scheduler.observability.scraped_gauges import GaugeSource
+from scheduler.observability.scraped_gauges import LabelledValues
+from scheduler.observability.scraped_gauges import ScrapedGauges
 
 _M = TypeVar("_M", bound=MetricWrapperBase)
 

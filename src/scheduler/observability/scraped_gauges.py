@@ -11,13 +11,18 @@ without samples: one broken source must not take the whole endpoint down.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Sequence
 
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from scheduler.framework.log import get_logger
-from scheduler.observability.catalog import Kind, MetricSpec
+from scheduler.observability.catalog import Kind
+from scheduler.observability.catalog import MetricSpec
 
 LabelledValues = Iterable[tuple[Sequence[str], float]]
 """(label values in the family's label order, value) pairs."""

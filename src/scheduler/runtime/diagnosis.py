@@ -8,7 +8,8 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.framework.node_table import NodeTable
-from scheduler.framework.status import Code, Status
+from scheduler.framework.status import Code
+from scheduler.framework.status import Status
 
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 

@@ -8,8 +8,11 @@ cannot stop the scheduler. A plugin that is used and fails to load names its dis
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Mapping, Sequence
-from importlib.metadata import EntryPoint, entry_points
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
+from importlib.metadata import EntryPoint
+from importlib.metadata import entry_points
 
 from scheduler.framework.errors import PluginLoadError
 from scheduler.framework.spec import PluginSpec

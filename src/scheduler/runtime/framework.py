@@ -10,18 +10,26 @@ to run plugins.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 
 from scheduler.config import EffectiveProfile
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.handle import Handle
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
-from scheduler.framework.plugins import NodeStatusReader, PostFilterResult, Rows, Scores
+from scheduler.framework.plugins import NodeStatusReader
+from scheduler.framework.plugins import PostFilterResult
+from scheduler.framework.plugins import Rows
+from scheduler.framework.plugins import Scores
 from scheduler.framework.spec import PluginSpec
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
-from scheduler.runtime import binding, postfilter, prefilter, reservation, scoring
+from scheduler.runtime import binding
+from scheduler.runtime import postfilter
+from scheduler.runtime import prefilter
+from scheduler.runtime import reservation
+from scheduler.runtime import scoring
 from scheduler.runtime.diagnosis import Diagnosis
 from scheduler.runtime.filtering import FilterRun
 from scheduler.runtime.metrics_port import RuntimeMetrics

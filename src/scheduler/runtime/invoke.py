@@ -14,30 +14,35 @@ which fails the whole attempt, as upstream does when any node's plugin returns E
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Sequence
+from typing import Any
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from scheduler.framework.batch import FilterBatch
 from scheduler.framework.cycle_state import CycleState
-from scheduler.framework.events import QueueingHint, QueueingHintFn
+from scheduler.framework.events import QueueingHint
+from scheduler.framework.events import QueueingHintFn
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
-from scheduler.framework.plugins import (
-    BatchFilterPlugin,
-    BatchScorePlugin,
-    FilterPlugin,
-    PermitPlugin,
-    PostFilterPlugin,
-    PostFilterResult,
-    PreFilterPlugin,
-    PreFilterResult,
-    ScorePlugin,
-)
+from scheduler.framework.plugins import BatchFilterPlugin
+from scheduler.framework.plugins import BatchScorePlugin
+from scheduler.framework.plugins import FilterPlugin
+from scheduler.framework.plugins import PermitPlugin
+from scheduler.framework.plugins import PostFilterPlugin
+from scheduler.framework.plugins import PostFilterResult
+from scheduler.framework.plugins import PreFilterPlugin
+from scheduler.framework.plugins import PreFilterResult
+from scheduler.framework.plugins import ScorePlugin
 from scheduler.framework.queued_pod import QueuedPodInfo
-from scheduler.framework.status import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
+from scheduler.framework.status import MAX_NODE_SCORE
+from scheduler.framework.status import MIN_NODE_SCORE
+from scheduler.framework.status import Code
+from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.observability import get_logger
 

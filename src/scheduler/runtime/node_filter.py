@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.node_info import NodeInfo
-from scheduler.framework.plugins import FilterPlugin, PreFilterPlugin
+from scheduler.framework.plugins import FilterPlugin
+from scheduler.framework.plugins import PreFilterPlugin
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke

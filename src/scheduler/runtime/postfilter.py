@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 
 from scheduler.framework.cycle_state import CycleState
-from scheduler.framework.plugins import NodeStatusReader, PostFilterResult
+from scheduler.framework.plugins import NodeStatusReader
+from scheduler.framework.plugins import PostFilterResult
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke

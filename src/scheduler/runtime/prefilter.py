@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import PreFilterResult
-from scheduler.framework.status import Code, Status
+from scheduler.framework.status import Code
+from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
 from scheduler.runtime.profile import Profile

@@ -12,31 +12,33 @@ from scheduler.framework.args import PluginArgs
 from scheduler.framework.contract import extension_problems
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.errors import PluginLoadError
-from scheduler.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from scheduler.framework.events import ActionType
+from scheduler.framework.events import ClusterEvent
+from scheduler.framework.events import ClusterEventWithHint
+from scheduler.framework.events import EventResource
 from scheduler.framework.handle import Handle
-from scheduler.framework.plugins import (
-    BatchFilterPlugin,
-    BatchScorePlugin,
-    BindPlugin,
-    FilterPlugin,
-    PermitPlugin,
-    Plugin,
-    PostBindPlugin,
-    PostFilterPlugin,
-    PreBindPlugin,
-    PreEnqueuePlugin,
-    PreFilterPlugin,
-    PreScorePlugin,
-    QueueSortPlugin,
-    ReservePlugin,
-    ScoreExtensions,
-    ScorePlugin,
-)
+from scheduler.framework.plugins import BatchFilterPlugin
+from scheduler.framework.plugins import BatchScorePlugin
+from scheduler.framework.plugins import BindPlugin
+from scheduler.framework.plugins import FilterPlugin
+from scheduler.framework.plugins import PermitPlugin
+from scheduler.framework.plugins import Plugin
+from scheduler.framework.plugins import PostBindPlugin
+from scheduler.framework.plugins import PostFilterPlugin
+from scheduler.framework.plugins import PreBindPlugin
+from scheduler.framework.plugins import PreEnqueuePlugin
+from scheduler.framework.plugins import PreFilterPlugin
+from scheduler.framework.plugins import PreScorePlugin
+from scheduler.framework.plugins import QueueSortPlugin
+from scheduler.framework.plugins import ReservePlugin
+from scheduler.framework.plugins import ScoreExtensions
+from scheduler.framework.plugins import ScorePlugin
 from scheduler.framework.spec import PluginSpec
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
-from scheduler.runtime.metrics_port import NoMetrics, RuntimeMetrics
+from scheduler.runtime.metrics_port import NoMetrics
+from scheduler.runtime.metrics_port import RuntimeMetrics
 from scheduler.runtime.node_filter import FilterChain
 from scheduler.runtime.waiting_pods import WaitingPods
 

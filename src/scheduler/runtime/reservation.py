@@ -5,11 +5,13 @@ from __future__ import annotations
 import time
 
 from scheduler.framework.cycle_state import CycleState
-from scheduler.framework.status import Code, Status
+from scheduler.framework.status import Code
+from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
 from scheduler.runtime.profile import Profile
-from scheduler.runtime.waiting_pods import MAX_PERMIT_WAIT_SECONDS, WaitingPod
+from scheduler.runtime.waiting_pods import MAX_PERMIT_WAIT_SECONDS
+from scheduler.runtime.waiting_pods import WaitingPod
 
 
 def run_reserve(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> Status:

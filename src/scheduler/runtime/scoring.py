@@ -13,7 +13,8 @@ from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
-from scheduler.runtime.profile import Profile, ScoreEntry
+from scheduler.runtime.profile import Profile
+from scheduler.runtime.profile import ScoreEntry
 
 Rows = npt.NDArray[np.int64]
 Scores = npt.NDArray[np.int64]

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Mapping
 
-from scheduler.framework.clock import Clock, Timer
-from scheduler.framework.status import Code, Status
+from scheduler.framework.clock import Clock
+from scheduler.framework.clock import Timer
+from scheduler.framework.status import Code
+from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 
 # Upstream caps any Permit wait at 15 minutes.

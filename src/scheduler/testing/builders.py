@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import copy
 import itertools
-from typing import Any, Self
+from typing import Any
+from typing import Self
 
-from scheduler.objects.node import HOSTNAME_LABEL, REGION_LABEL, ZONE_LABEL, Node
+from scheduler.objects.node import HOSTNAME_LABEL
+from scheduler.objects.node import REGION_LABEL
+from scheduler.objects.node import ZONE_LABEL
+from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
 
 _uids = itertools.count(1)

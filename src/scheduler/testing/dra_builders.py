@@ -3,7 +3,8 @@ ResourceSlices with devices, ResourceClaims and their templates, and pods that u
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import Any
+from typing import Self
 
 from scheduler.objects.pod import Pod
 

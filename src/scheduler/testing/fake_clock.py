@@ -6,7 +6,9 @@ import asyncio
 import heapq
 import itertools
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 
 
 class _FakeTimer:

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -12,17 +17,20 @@ from scheduler.framework.batch import FilterBatch
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.errors import NotFoundError
-from scheduler.framework.handle import ClusterAPI, IndexFunc, Lister, ObjectReference, WaitingPod
+from scheduler.framework.handle import ClusterAPI
+from scheduler.framework.handle import IndexFunc
+from scheduler.framework.handle import Lister
+from scheduler.framework.handle import ObjectReference
+from scheduler.framework.handle import WaitingPod
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
-from scheduler.framework.plugins import (
-    BatchFilterPlugin,
-    BatchScorePlugin,
-    FilterPlugin,
-    Rows,
-    ScorePlugin,
-)
-from scheduler.framework.status import Code, Status
+from scheduler.framework.plugins import BatchFilterPlugin
+from scheduler.framework.plugins import BatchScorePlugin
+from scheduler.framework.plugins import FilterPlugin
+from scheduler.framework.plugins import Rows
+from scheduler.framework.plugins import ScorePlugin
+from scheduler.framework.status import Code
+from scheduler.framework.status import Status
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
 from scheduler.runtime.node_filter import FilterChain

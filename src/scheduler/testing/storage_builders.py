@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import copy
 import itertools
-from typing import Any, Self
+from typing import Any
+from typing import Self
 
-from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL
+from scheduler.objects.node import HOSTNAME_LABEL
+from scheduler.objects.node import ZONE_LABEL
 
 _uids = itertools.count(1)
 

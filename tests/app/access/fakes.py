@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from collections.abc import Callable
+from collections.abc import Mapping
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 
 from scheduler.framework.errors import APIError

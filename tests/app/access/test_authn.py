@@ -8,18 +8,19 @@ from typing import Any
 import pytest
 from cryptography import x509
 
-from scheduler.app.access.authn import (
-    AuthenticationFailedError,
-    ClientCertAuthenticator,
-    Credentials,
-    FrontProxyAuthenticator,
-    RequestAuthenticator,
-    TokenReviewAuthenticator,
-    bearer_token,
-)
+from scheduler.app.access.authn import AuthenticationFailedError
+from scheduler.app.access.authn import ClientCertAuthenticator
+from scheduler.app.access.authn import Credentials
+from scheduler.app.access.authn import FrontProxyAuthenticator
+from scheduler.app.access.authn import RequestAuthenticator
+from scheduler.app.access.authn import TokenReviewAuthenticator
+from scheduler.app.access.authn import bearer_token
 from scheduler.app.access.client_ca import CABundle
-from scheduler.app.access.user import ANONYMOUS, CREDENTIAL_ID_KEY, UserInfo
-from tests.app.access.fakes import ReviewServer, SleeplessClock
+from scheduler.app.access.user import ANONYMOUS
+from scheduler.app.access.user import CREDENTIAL_ID_KEY
+from scheduler.app.access.user import UserInfo
+from tests.app.access.fakes import ReviewServer
+from tests.app.access.fakes import SleeplessClock
 from tests.e2e.certs import CertificateAuthority
 
 

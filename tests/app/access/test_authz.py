@@ -7,18 +7,18 @@ from typing import Any
 
 import pytest
 
-from scheduler.app.access.authz import (
-    AlwaysAllowPaths,
-    Attributes,
-    AuthorizationError,
-    Decision,
-    PrivilegedGroups,
-    RequestAuthorizer,
-    SubjectAccessReviewAuthorizer,
-)
-from scheduler.app.access.user import ANONYMOUS, UserInfo
+from scheduler.app.access.authz import AlwaysAllowPaths
+from scheduler.app.access.authz import Attributes
+from scheduler.app.access.authz import AuthorizationError
+from scheduler.app.access.authz import Decision
+from scheduler.app.access.authz import PrivilegedGroups
+from scheduler.app.access.authz import RequestAuthorizer
+from scheduler.app.access.authz import SubjectAccessReviewAuthorizer
+from scheduler.app.access.user import ANONYMOUS
+from scheduler.app.access.user import UserInfo
 from scheduler.framework.errors import ConfigError
-from tests.app.access.fakes import ReviewServer, SleeplessClock
+from tests.app.access.fakes import ReviewServer
+from tests.app.access.fakes import SleeplessClock
 
 READER = UserInfo("reader", "u-9", ("readers", "system:authenticated"), {"k": ("v",)})
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import ssl
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,20 +12,21 @@ from typing import Any
 import aiohttp
 import pytest
 
-from scheduler.app.access.authn import RequestAuthenticator, TokenReviewAuthenticator
-from scheduler.app.access.authz import (
-    AlwaysAllowPaths,
-    PrivilegedGroups,
-    RequestAuthorizer,
-    SubjectAccessReviewAuthorizer,
-)
+from scheduler.app.access.authn import RequestAuthenticator
+from scheduler.app.access.authn import TokenReviewAuthenticator
+from scheduler.app.access.authz import AlwaysAllowPaths
+from scheduler.app.access.authz import PrivilegedGroups
+from scheduler.app.access.authz import RequestAuthorizer
+from scheduler.app.access.authz import SubjectAccessReviewAuthorizer
 from scheduler.app.access.delegation import build_access
 from scheduler.app.access.guard import AccessGuard
 from scheduler.app.http_server import HealthServer
 from scheduler.app.secure_port_options import SecurePortOptions
 from scheduler.observability import SchedulerMetrics
-from tests.app.access.fakes import ReviewServer, SleeplessClock
-from tests.e2e.certs import CertificateAuthority, KeyPair
+from tests.app.access.fakes import ReviewServer
+from tests.app.access.fakes import SleeplessClock
+from tests.e2e.certs import CertificateAuthority
+from tests.e2e.certs import KeyPair
 
 
 @dataclass

@@ -10,14 +10,18 @@ import pytest
 
 from scheduler.app.shadow.daemon import ShadowDaemon
 from scheduler.app.shadow.options import ShadowOptions
-from scheduler.cluster.read_only import ReadOnlyCluster, WriteRefusedError
+from scheduler.cluster.read_only import ReadOnlyCluster
+from scheduler.cluster.read_only import WriteRefusedError
 from scheduler.cluster.sim import SimCluster
 from scheduler.config import load_config_dict
 from scheduler.framework.clock import SystemClock
 from scheduler.objects.pod import Pod
 from scheduler.runtime.discovery import PluginRegistry
-from scheduler.testing import make_node, make_pod
-from tests.app.daemon_on_sim import OPTIONS, config_with_profile, until
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from tests.app.daemon_on_sim import OPTIONS
+from tests.app.daemon_on_sim import config_with_profile
+from tests.app.daemon_on_sim import until
 
 
 async def test_compares_a_binding_and_never_writes(tmp_path: Path) -> None:

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry
 
-from scheduler.app.shadow.tally import ShadowTally, write_report
-from scheduler.app.shadow.verdict import Comparison, Verdict
+from scheduler.app.shadow.tally import ShadowTally
+from scheduler.app.shadow.tally import write_report
+from scheduler.app.shadow.verdict import Comparison
+from scheduler.app.shadow.verdict import Verdict
 
 NOW = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
 

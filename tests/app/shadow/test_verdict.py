@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from scheduler.app.shadow.evaluate import Evaluation
-from scheduler.app.shadow.verdict import Verdict, compare
+from scheduler.app.shadow.verdict import Verdict
+from scheduler.app.shadow.verdict import compare
 
 CASES = [
     ("only best node", Evaluation(scores={"a": 90, "b": 50}), "a", Verdict.SAME_NODE, ""),

@@ -7,9 +7,13 @@ from collections.abc import Callable
 import pytest
 
 from scheduler.backend.cache import SchedulerCache
-from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL, Node
+from scheduler.objects.node import HOSTNAME_LABEL
+from scheduler.objects.node import ZONE_LABEL
+from scheduler.objects.node import Node
 from scheduler.objects.taints import Taint
-from scheduler.testing.builders import NodeBuilder, make_node, make_pod
+from scheduler.testing.builders import NodeBuilder
+from scheduler.testing.builders import make_node
+from scheduler.testing.builders import make_pod
 
 
 def requested_cpu(cache: SchedulerCache, node: str) -> int:

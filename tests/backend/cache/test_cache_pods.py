@@ -7,9 +7,12 @@ from typing import Any
 
 import pytest
 
-from scheduler.backend.cache import CacheError, SchedulerCache
+from scheduler.backend.cache import CacheError
+from scheduler.backend.cache import SchedulerCache
 from scheduler.objects.pod import Pod
-from scheduler.testing.builders import PodBuilder, make_node, make_pod
+from scheduler.testing.builders import PodBuilder
+from scheduler.testing.builders import make_node
+from scheduler.testing.builders import make_pod
 
 GI = 1024**3
 MI = 1024**2

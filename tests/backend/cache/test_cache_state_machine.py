@@ -11,14 +11,22 @@ import numpy as np
 import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine
+from hypothesis.stateful import invariant
+from hypothesis.stateful import precondition
+from hypothesis.stateful import rule
 
-from scheduler.backend.cache import CacheError, SchedulerCache
+from scheduler.backend.cache import CacheError
+from scheduler.backend.cache import SchedulerCache
 from scheduler.framework.node_table import NodeTable
-from scheduler.objects.labels import LabelSelector, parse_label_selector
-from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL, Node
+from scheduler.objects.labels import LabelSelector
+from scheduler.objects.labels import parse_label_selector
+from scheduler.objects.node import HOSTNAME_LABEL
+from scheduler.objects.node import ZONE_LABEL
+from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
-from scheduler.testing.builders import make_node, make_pod
+from scheduler.testing.builders import make_node
+from scheduler.testing.builders import make_pod
 from scheduler.testing.plugin_harness import build_table
 
 NODE_NAMES = ["n0", "n1", "n2", "n3"]

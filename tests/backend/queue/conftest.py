@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from scheduler.backend.queue import SchedulingQueue
-from scheduler.framework.events import (
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    EventResource,
-    QueueingHint,
-)
+from scheduler.framework.events import ActionType
+from scheduler.framework.events import ClusterEvent
+from scheduler.framework.events import ClusterEventWithHint
+from scheduler.framework.events import EventResource
+from scheduler.framework.events import QueueingHint
 from scheduler.framework.queued_pod import QueuedPodInfo
-from scheduler.framework.status import SUCCESS, Status
+from scheduler.framework.status import SUCCESS
+from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.testing.fake_clock import FakeClock
 

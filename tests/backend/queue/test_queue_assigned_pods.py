@@ -8,7 +8,10 @@ from typing import Any
 import pytest
 
 from scheduler.backend.queue import SchedulingQueue
-from scheduler.framework.events import ActionType, ClusterEventWithHint, EventResource, QueueingHint
+from scheduler.framework.events import ActionType
+from scheduler.framework.events import ClusterEventWithHint
+from scheduler.framework.events import EventResource
+from scheduler.framework.events import QueueingHint
 from scheduler.objects.pod import Pod
 from scheduler.testing.builders import make_pod
 

@@ -7,11 +7,17 @@ from collections.abc import Callable
 
 import pytest
 
-from scheduler.backend.queue import QueueClosed, SchedulingQueue, run_queue_flushes
+from scheduler.backend.queue import QueueClosed
+from scheduler.backend.queue import SchedulingQueue
+from scheduler.backend.queue import run_queue_flushes
 from scheduler.framework.errors import SchedulerError
-from scheduler.framework.events import NODE_ADD, ActionType, ClusterEventWithHint, EventResource
+from scheduler.framework.events import NODE_ADD
+from scheduler.framework.events import ActionType
+from scheduler.framework.events import ClusterEventWithHint
+from scheduler.framework.events import EventResource
 from scheduler.framework.queued_pod import QueuedPodInfo
-from scheduler.testing.builders import make_node, make_pod
+from scheduler.testing.builders import make_node
+from scheduler.testing.builders import make_pod
 from scheduler.testing.fake_clock import FakeClock
 
 QueueFactory = Callable[..., SchedulingQueue]

@@ -7,10 +7,16 @@ from collections.abc import Callable
 import pytest
 
 from scheduler.backend.queue import SchedulingQueue
-from scheduler.backend.queue.backoff import BackoffPolicy, BackoffQueue, align_to_window
-from scheduler.framework.events import NODE_ADD, ActionType, ClusterEventWithHint, EventResource
+from scheduler.backend.queue.backoff import BackoffPolicy
+from scheduler.backend.queue.backoff import BackoffQueue
+from scheduler.backend.queue.backoff import align_to_window
+from scheduler.framework.events import NODE_ADD
+from scheduler.framework.events import ActionType
+from scheduler.framework.events import ClusterEventWithHint
+from scheduler.framework.events import EventResource
 from scheduler.framework.queued_pod import QueuedPodInfo
-from scheduler.testing.builders import make_node, make_pod
+from scheduler.testing.builders import make_node
+from scheduler.testing.builders import make_pod
 from scheduler.testing.fake_clock import FakeClock
 
 

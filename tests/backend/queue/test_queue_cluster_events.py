@@ -6,11 +6,19 @@ from typing import Any
 
 import pytest
 
-from scheduler.backend.queue import event_label, node_update_event, pod_update_events
-from scheduler.framework.events import NODE_ADD, ActionType, ClusterEvent, EventResource
+from scheduler.backend.queue import event_label
+from scheduler.backend.queue import node_update_event
+from scheduler.backend.queue import pod_update_events
+from scheduler.framework.events import NODE_ADD
+from scheduler.framework.events import ActionType
+from scheduler.framework.events import ClusterEvent
+from scheduler.framework.events import EventResource
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
-from scheduler.testing.builders import NodeBuilder, PodBuilder, make_node, make_pod
+from scheduler.testing.builders import NodeBuilder
+from scheduler.testing.builders import PodBuilder
+from scheduler.testing.builders import make_node
+from scheduler.testing.builders import make_pod
 
 A = ActionType
 

@@ -6,17 +6,17 @@ from collections.abc import Callable
 from typing import Any
 
 from scheduler.backend.queue import SchedulingQueue
-from scheduler.framework.events import (
-    NODE_ADD,
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    EventResource,
-    QueueingHint,
-)
-from scheduler.framework.status import SUCCESS, Status
+from scheduler.framework.events import NODE_ADD
+from scheduler.framework.events import ActionType
+from scheduler.framework.events import ClusterEvent
+from scheduler.framework.events import ClusterEventWithHint
+from scheduler.framework.events import EventResource
+from scheduler.framework.events import QueueingHint
+from scheduler.framework.status import SUCCESS
+from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
-from scheduler.testing.builders import make_node, make_pod
+from scheduler.testing.builders import make_node
+from scheduler.testing.builders import make_pod
 from scheduler.testing.fake_clock import FakeClock
 
 QueueFactory = Callable[..., SchedulingQueue]

@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from scheduler.backend.queue import UNSCHEDULABLE_TIMEOUT_EVENT, SchedulingQueue
-from scheduler.framework.events import (
-    NODE_ADD,
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    EventResource,
-    QueueingHint,
-)
+from scheduler.backend.queue import UNSCHEDULABLE_TIMEOUT_EVENT
+from scheduler.backend.queue import SchedulingQueue
+from scheduler.framework.events import NODE_ADD
+from scheduler.framework.events import ActionType
+from scheduler.framework.events import ClusterEvent
+from scheduler.framework.events import ClusterEventWithHint
+from scheduler.framework.events import EventResource
+from scheduler.framework.events import QueueingHint
 from scheduler.objects.pod import Pod
-from scheduler.testing.builders import make_node, make_pod
+from scheduler.testing.builders import make_node
+from scheduler.testing.builders import make_pod
 from scheduler.testing.fake_clock import FakeClock
 from tests.conftest import CapturedLogs
 

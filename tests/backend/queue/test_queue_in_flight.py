@@ -7,17 +7,16 @@ from typing import Any
 
 from scheduler.backend.queue import SchedulingQueue
 from scheduler.backend.queue.in_flight import InFlightLog
-from scheduler.framework.events import (
-    NODE_ADD,
-    NODE_DELETE,
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
-    EventResource,
-    QueueingHint,
-)
+from scheduler.framework.events import NODE_ADD
+from scheduler.framework.events import NODE_DELETE
+from scheduler.framework.events import ActionType
+from scheduler.framework.events import ClusterEvent
+from scheduler.framework.events import ClusterEventWithHint
+from scheduler.framework.events import EventResource
+from scheduler.framework.events import QueueingHint
 from scheduler.objects.pod import Pod
-from scheduler.testing.builders import make_node, make_pod
+from scheduler.testing.builders import make_node
+from scheduler.testing.builders import make_pod
 
 QueueFactory = Callable[..., SchedulingQueue]
 Fail = Callable[..., None]

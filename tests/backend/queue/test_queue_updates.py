@@ -8,15 +8,14 @@ from typing import Any
 import pytest
 
 from scheduler.backend.queue import SchedulingQueue
-from scheduler.framework.events import (
-    NODE_ADD,
-    ActionType,
-    ClusterEventWithHint,
-    EventResource,
-    QueueingHint,
-)
+from scheduler.framework.events import NODE_ADD
+from scheduler.framework.events import ActionType
+from scheduler.framework.events import ClusterEventWithHint
+from scheduler.framework.events import EventResource
+from scheduler.framework.events import QueueingHint
 from scheduler.objects.pod import Pod
-from scheduler.testing.builders import make_node, make_pod
+from scheduler.testing.builders import make_node
+from scheduler.testing.builders import make_pod
 from scheduler.testing.fake_clock import FakeClock
 
 QueueFactory = Callable[..., SchedulingQueue]

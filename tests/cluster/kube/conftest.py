@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections import defaultdict, deque
-from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from collections import defaultdict
+from collections import deque
+from collections.abc import AsyncIterator
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import pytest
@@ -20,7 +23,8 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 from kubernetes_asyncio.client import Configuration
 
-from scheduler.cluster.kube import KubeClusterClient, new_client
+from scheduler.cluster.kube import KubeClusterClient
+from scheduler.cluster.kube import new_client
 from scheduler.testing import FakeClock
 
 

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
-from scheduler.cluster.kube.bodies import (
-    binding,
-    delete_options,
-    event_body,
-    namespace_of,
-    status_patch,
-    typed,
-)
+from scheduler.cluster.kube.bodies import binding
+from scheduler.cluster.kube.bodies import delete_options
+from scheduler.cluster.kube.bodies import event_body
+from scheduler.cluster.kube.bodies import namespace_of
+from scheduler.cluster.kube.bodies import status_patch
+from scheduler.cluster.kube.bodies import typed
 from scheduler.cluster.kube.resources import ResourceTable
 
 TABLE = ResourceTable()

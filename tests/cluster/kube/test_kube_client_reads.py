@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 import pytest
 
 from scheduler.cluster.informer import Informer
 from scheduler.cluster.kube import KubeClusterClient
-from scheduler.cluster.port import ClusterClient, WatchEvent
-from scheduler.framework.errors import APIError, GoneError, NotFoundError
+from scheduler.cluster.port import ClusterClient
+from scheduler.cluster.port import WatchEvent
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import GoneError
+from scheduler.framework.errors import NotFoundError
 from scheduler.testing import FakeClock
 
 if TYPE_CHECKING:

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 import pytest
 
 from scheduler.cluster.kube import KubeClusterClient
-from scheduler.framework.errors import APIError, ConflictError, NotFoundError
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConflictError
+from scheduler.framework.errors import NotFoundError
 from scheduler.objects.pod import Pod
-from scheduler.testing import FakeClock, make_pod
+from scheduler.testing import FakeClock
+from scheduler.testing import make_pod
 
 if TYPE_CHECKING:
-    from tests.cluster.kube.conftest import ClientFactory, FakeApiServer
+    from tests.cluster.kube.conftest import ClientFactory
+    from tests.cluster.kube.conftest import FakeApiServer
 
 CREATED = {"kind": "Status", "apiVersion": "v1", "status": "Success", "code": 201}
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 import pytest
 import yaml
 
-from scheduler.cluster.kube import connect, default_user_agent, load_configuration
+from scheduler.cluster.kube import connect
+from scheduler.cluster.kube import default_user_agent
+from scheduler.cluster.kube import load_configuration
 from scheduler.framework.errors import ConfigError
 from scheduler.testing import FakeClock
 

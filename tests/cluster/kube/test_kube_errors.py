@@ -7,10 +7,15 @@ from typing import Any
 
 import pytest
 
-from scheduler.cluster.kube.errors import error_from_response, error_from_status, is_uid_mismatch
+from scheduler.cluster.kube.errors import error_from_response
+from scheduler.cluster.kube.errors import error_from_status
+from scheduler.cluster.kube.errors import is_uid_mismatch
 from scheduler.cluster.kube.transport import split_lines
 from scheduler.cluster.kube.watch_events import decode_watch_event
-from scheduler.framework.errors import APIError, ConflictError, GoneError, NotFoundError
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConflictError
+from scheduler.framework.errors import GoneError
+from scheduler.framework.errors import NotFoundError
 
 
 def status(code: int | None, reason: str, message: str) -> dict[str, Any]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler.cluster.kube.resources import ApiResource, ResourceTable
+from scheduler.cluster.kube.resources import ApiResource
+from scheduler.cluster.kube.resources import ResourceTable
 from scheduler.framework.errors import NotFoundError
 
 TABLE = ResourceTable()

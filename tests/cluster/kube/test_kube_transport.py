@@ -9,13 +9,15 @@ from typing import TYPE_CHECKING
 import pytest
 from kubernetes_asyncio.client import Configuration
 
-from scheduler.cluster.kube import KubeClusterClient, new_client
+from scheduler.cluster.kube import KubeClusterClient
+from scheduler.cluster.kube import new_client
 from scheduler.cluster.kube.errors import NO_RESPONSE
 from scheduler.framework.errors import APIError
 from scheduler.testing import FakeClock
 
 if TYPE_CHECKING:
-    from tests.cluster.kube.conftest import ClientFactory, FakeApiServer
+    from tests.cluster.kube.conftest import ClientFactory
+    from tests.cluster.kube.conftest import FakeApiServer
 
 NODE = "/api/v1/nodes/n1"
 

@@ -8,7 +8,9 @@ import pytest
 
 from scheduler.config import Extender
 from scheduler.objects.pod import Pod
-from scheduler.runtime.extenders import ExtenderChain, HTTPExtender, scaled_score
+from scheduler.runtime.extenders import ExtenderChain
+from scheduler.runtime.extenders import HTTPExtender
+from scheduler.runtime.extenders import scaled_score
 from scheduler.testing import make_pod
 
 

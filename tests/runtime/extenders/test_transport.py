@@ -12,7 +12,8 @@ from scheduler.framework.errors import ConfigError
 from scheduler.runtime.extenders import ExtenderCallError
 from scheduler.runtime.extenders.transport import ExtenderTransport
 from tests.e2e.processes import free_loopback_port
-from tests.extender_server import ExtenderBehaviour, running_extender
+from tests.extender_server import ExtenderBehaviour
+from tests.extender_server import running_extender
 
 
 def _config(url: str, **fields: object) -> Extender:

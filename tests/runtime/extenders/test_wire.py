@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from scheduler.runtime.extenders import wire
-from scheduler.testing import make_node, make_pod
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
 
 
 def test_extender_args_carry_whole_nodes_or_only_their_names() -> None:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from scheduler.framework import CycleState, Handle, NodeInfo, PluginSpec, Pod, Status
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import PluginSpec
+from scheduler.framework import Pod
+from scheduler.framework import Status
 
 DEMO_LABEL = "demo-ok"
 

@@ -22,9 +22,14 @@ import aiohttp
 import numpy as np
 import numpy.typing as npt
 
-from plugins.helpers.prometheus.query import QueryError, instant_query
+from plugins.helpers.prometheus.query import QueryError
+from plugins.helpers.prometheus.query import instant_query
 from plugins.helpers.prometheus.settings import PrometheusSourceArgs
-from scheduler.framework import Handle, MetricSamples, NodeTable, Rows, get_logger
+from scheduler.framework import Handle
+from scheduler.framework import MetricSamples
+from scheduler.framework import NodeTable
+from scheduler.framework import Rows
+from scheduler.framework import get_logger
 
 _log = get_logger(__name__)
 

@@ -24,15 +24,17 @@ import numpy as np
 import numpy.typing as npt
 
 from plugins.helpers.resources.names import is_scalar
-from plugins.helpers.resources.row_columns import RowColumns, Vector
-from scheduler.framework import NodeInfo, NodeTable, Pod, Rows
-from scheduler.objects.resources import (
-    CPU,
-    EPHEMERAL_STORAGE,
-    MEMORY,
-    pod_non_zero_requests,
-    pod_requests,
-)
+from plugins.helpers.resources.row_columns import RowColumns
+from plugins.helpers.resources.row_columns import Vector
+from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
+from scheduler.framework import Pod
+from scheduler.framework import Rows
+from scheduler.objects.resources import CPU
+from scheduler.objects.resources import EPHEMERAL_STORAGE
+from scheduler.objects.resources import MEMORY
+from scheduler.objects.resources import pod_non_zero_requests
+from scheduler.objects.resources import pod_requests
 
 Matrix = npt.NDArray[np.int64]
 

@@ -9,7 +9,9 @@ those classes (for example an unprefixed `foo`) is never checked nor scored.
 from __future__ import annotations
 
 from scheduler.objects.names import qualified_name_problems
-from scheduler.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from scheduler.objects.resources import CPU
+from scheduler.objects.resources import EPHEMERAL_STORAGE
+from scheduler.objects.resources import MEMORY
 
 _NATIVE_MARK = "kubernetes.io/"
 _HUGEPAGES_PREFIX = "hugepages-"

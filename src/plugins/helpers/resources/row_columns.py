@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from scheduler.framework import NodeTable, Rows
+from scheduler.framework import NodeTable
+from scheduler.framework import Rows
 
 Vector = npt.NDArray[np.int64]
 

@@ -6,7 +6,8 @@ from typing import Final
 
 from pydantic import field_validator
 
-from scheduler.framework import ArgsModel, Int64
+from scheduler.framework import ArgsModel
+from scheduler.framework import Int64
 
 
 class ResourceSpec(ArgsModel):

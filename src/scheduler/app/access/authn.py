@@ -15,7 +15,8 @@ does not stop the later ones; if none succeeds and any failed, the request is un
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import unquote
@@ -24,10 +25,15 @@ from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 from cryptography.x509.oid import NameOID
 
-from scheduler.app.access.client_ca import CABundle, CertificateRejectedError
-from scheduler.app.access.reviews import TOKEN_REVIEWS, ReviewAPI, create_review
+from scheduler.app.access.client_ca import CABundle
+from scheduler.app.access.client_ca import CertificateRejectedError
+from scheduler.app.access.reviews import TOKEN_REVIEWS
+from scheduler.app.access.reviews import ReviewAPI
+from scheduler.app.access.reviews import create_review
 from scheduler.app.access.ttl_cache import TTLCache
-from scheduler.app.access.user import ANONYMOUS, CREDENTIAL_ID_KEY, UserInfo
+from scheduler.app.access.user import ANONYMOUS
+from scheduler.app.access.user import CREDENTIAL_ID_KEY
+from scheduler.app.access.user import UserInfo
 from scheduler.framework.clock import Clock
 from scheduler.framework.errors import APIError
 

@@ -19,11 +19,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from scheduler.app.access.reviews import ACCESS_REVIEWS, ReviewAPI, create_review
+from scheduler.app.access.reviews import ACCESS_REVIEWS
+from scheduler.app.access.reviews import ReviewAPI
+from scheduler.app.access.reviews import create_review
 from scheduler.app.access.ttl_cache import TTLCache
-from scheduler.app.access.user import MASTERS_GROUP, UserInfo
+from scheduler.app.access.user import MASTERS_GROUP
+from scheduler.app.access.user import UserInfo
 from scheduler.framework.clock import Clock
-from scheduler.framework.errors import APIError, ConfigError
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConfigError
 
 DEFAULT_ALWAYS_ALLOW_PATHS = ("/healthz", "/readyz", "/livez")
 DEFAULT_ALWAYS_ALLOW_GROUPS = (MASTERS_GROUP,)

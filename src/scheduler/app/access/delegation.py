@@ -16,32 +16,34 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
-from scheduler.app.access.authn import (
-    Authenticator,
-    ClientCertAuthenticator,
-    FrontProxyAuthenticator,
-    RequestAuthenticator,
-    TokenReviewAuthenticator,
-)
-from scheduler.app.access.authz import (
-    AlwaysAllowPaths,
-    Authorizer,
-    PrivilegedGroups,
-    RequestAuthorizer,
-    SubjectAccessReviewAuthorizer,
-)
-from scheduler.app.access.client_ca import CABundle, combined_pem
+from scheduler.app.access.authn import Authenticator
+from scheduler.app.access.authn import ClientCertAuthenticator
+from scheduler.app.access.authn import FrontProxyAuthenticator
+from scheduler.app.access.authn import RequestAuthenticator
+from scheduler.app.access.authn import TokenReviewAuthenticator
+from scheduler.app.access.authz import AlwaysAllowPaths
+from scheduler.app.access.authz import Authorizer
+from scheduler.app.access.authz import PrivilegedGroups
+from scheduler.app.access.authz import RequestAuthorizer
+from scheduler.app.access.authz import SubjectAccessReviewAuthorizer
+from scheduler.app.access.client_ca import CABundle
+from scheduler.app.access.client_ca import combined_pem
 from scheduler.app.access.guard import AccessGuard
-from scheduler.app.access.reviews import ACCESS_REVIEWS, TOKEN_REVIEWS
+from scheduler.app.access.reviews import ACCESS_REVIEWS
+from scheduler.app.access.reviews import TOKEN_REVIEWS
 from scheduler.app.secure_port_options import SecurePortOptions
 from scheduler.app.tls_options import TLSOptions
-from scheduler.cluster.kube import KubeClusterClient, connect
+from scheduler.cluster.kube import KubeClusterClient
+from scheduler.cluster.kube import connect
 from scheduler.framework.clock import Clock
-from scheduler.framework.errors import APIError, ConfigError
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConfigError
 from scheduler.observability import get_logger
 
 _log = get_logger("scheduler.secure_port")

@@ -9,15 +9,22 @@ from __future__ import annotations
 
 import json
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
 from cryptography import x509
 
-from scheduler.app.access.authn import AuthenticationFailedError, Credentials, RequestAuthenticator
-from scheduler.app.access.authz import Attributes, AuthorizationError, Decision, RequestAuthorizer
-from scheduler.framework.clock import Clock, SystemClock
+from scheduler.app.access.authn import AuthenticationFailedError
+from scheduler.app.access.authn import Credentials
+from scheduler.app.access.authn import RequestAuthenticator
+from scheduler.app.access.authz import Attributes
+from scheduler.app.access.authz import AuthorizationError
+from scheduler.app.access.authz import Decision
+from scheduler.app.access.authz import RequestAuthorizer
+from scheduler.framework.clock import Clock
+from scheduler.framework.clock import SystemClock
 from scheduler.observability import get_logger
 from scheduler.observability.component_metrics import SecurePortMetrics
 

@@ -12,7 +12,8 @@ stay deterministic).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
+from typing import Protocol
 
 from scheduler.cluster.resource_kinds import ResourceKind
 from scheduler.framework.clock import Clock

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from typing import Generic
+from typing import TypeVar
 
 from scheduler.framework.clock import Clock
 

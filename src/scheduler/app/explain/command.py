@@ -6,17 +6,24 @@ import argparse
 import asyncio
 import random
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 
-from scheduler.app.configuration import load_effective, plugin_registry
-from scheduler.app.explain.render import OUTPUTS, write
-from scheduler.app.scenario import Scenario, load_scenario_file
+from scheduler.app.configuration import load_effective
+from scheduler.app.configuration import plugin_registry
+from scheduler.app.explain.render import OUTPUTS
+from scheduler.app.explain.render import write
+from scheduler.app.scenario import Scenario
+from scheduler.app.scenario import load_scenario_file
 from scheduler.app.simulation import simulate
 from scheduler.cluster.sim import SimCluster
-from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
+from scheduler.config import EffectiveProfile
+from scheduler.config import KubeSchedulerConfiguration
 from scheduler.core.explain.model import Explanation
-from scheduler.core.explain.session import DEFAULT_SEED, explain_in
+from scheduler.core.explain.session import DEFAULT_SEED
+from scheduler.core.explain.session import explain_in
 from scheduler.framework.clock import SystemClock
 from scheduler.framework.errors import ConfigError
 from scheduler.framework.spec import PluginSpec
@@ -100,7 +107,8 @@ async def _explain_live(
     key: tuple[str, str],
 ) -> Explanation:
     # Imported here: only the live mode needs the real-cluster client, which is slow to import.
-    from scheduler.cluster.kube import connect, default_user_agent  # noqa: PLC0415
+    from scheduler.cluster.kube import connect  # noqa: PLC0415
+    from scheduler.cluster.kube import default_user_agent  # noqa: PLC0415
 
     config, profiles = loaded
     connection = config.client_connection

@@ -9,7 +9,9 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from scheduler.core.explain.model import Explanation, NodeReport, Verdict
+from scheduler.core.explain.model import Explanation
+from scheduler.core.explain.model import NodeReport
+from scheduler.core.explain.model import Verdict
 
 OUTPUTS = ("table", "wide", "json")
 # Wide enough for a FailedScheduling text; a terminal narrower than this wraps cells instead.

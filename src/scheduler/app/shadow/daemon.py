@@ -13,7 +13,8 @@ checks, signals, shutdown), with three differences:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 
 from scheduler.app.access.delegation import SecurePortAccess
 from scheduler.app.daemon import Daemon
@@ -21,15 +22,19 @@ from scheduler.app.run_options import RunOptions
 from scheduler.app.shadow.evaluate import evaluate
 from scheduler.app.shadow.handlers import ShadowPodEventHandlers
 from scheduler.app.shadow.options import ShadowOptions
-from scheduler.app.shadow.tally import ShadowTally, write_report
+from scheduler.app.shadow.tally import ShadowTally
+from scheduler.app.shadow.tally import write_report
 from scheduler.app.shadow.verdict import compare
 from scheduler.cluster.port import ClusterClient
 from scheduler.cluster.read_only import ReadOnlyCluster
-from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
+from scheduler.config import EffectiveProfile
+from scheduler.config import KubeSchedulerConfiguration
 from scheduler.framework.clock import Clock
 from scheduler.framework.spec import PluginSpec
 from scheduler.objects.pod import Pod
-from scheduler.observability import V_BIND, get_logger, log_v
+from scheduler.observability import V_BIND
+from scheduler.observability import get_logger
+from scheduler.observability import log_v
 
 _log = get_logger("scheduler.shadow")
 

@@ -7,7 +7,8 @@ pods), no Reserve or Permit (plugins may hold state or call out), no assume and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 import numpy as np
 
@@ -15,7 +16,8 @@ from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
-from scheduler.runtime.diagnosis import NO_NODES_AVAILABLE, Diagnosis
+from scheduler.runtime.diagnosis import NO_NODES_AVAILABLE
+from scheduler.runtime.diagnosis import Diagnosis
 from scheduler.runtime.framework import Framework
 from scheduler.runtime.invoke import PluginError
 

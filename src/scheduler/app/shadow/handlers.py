@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from scheduler.core.pod_events import PodEventHandlers, RawObject
+from scheduler.core.pod_events import PodEventHandlers
+from scheduler.core.pod_events import RawObject
 from scheduler.objects.pod import Pod
 
 if TYPE_CHECKING:

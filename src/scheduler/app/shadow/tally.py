@@ -5,14 +5,17 @@ from __future__ import annotations
 import datetime
 import json
 import os
-from collections import Counter, deque
+from collections import Counter
+from collections import deque
 from pathlib import Path
 from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from scheduler.app.shadow.verdict import Comparison, Verdict
-from scheduler.observability.catalog import Kind, MetricSpec
+from scheduler.app.shadow.verdict import Comparison
+from scheduler.app.shadow.verdict import Verdict
+from scheduler.observability.catalog import Kind
+from scheduler.observability.catalog import MetricSpec
 from scheduler.observability.families import new_counter
 
 # Shadow mode's own family, registered only by `run --shadow`, so a scheduling daemon never

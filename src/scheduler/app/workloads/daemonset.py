@@ -10,14 +10,20 @@ the rest.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
-from scheduler.app.workloads.naming import GeneratedNames, template_hash
-from scheduler.app.workloads.owners import Owner, stamp_pod
+from scheduler.app.workloads.naming import GeneratedNames
+from scheduler.app.workloads.naming import template_hash
+from scheduler.app.workloads.owners import Owner
+from scheduler.app.workloads.owners import stamp_pod
 from scheduler.objects.node import Node
 from scheduler.objects.node_selector import parse_node_selector
-from scheduler.objects.taints import NO_EXECUTE, NO_SCHEDULE, parse_toleration, tolerated
+from scheduler.objects.taints import NO_EXECUTE
+from scheduler.objects.taints import NO_SCHEDULE
+from scheduler.objects.taints import parse_toleration
+from scheduler.objects.taints import tolerated
 
 REVISION_LABEL = "controller-revision-hash"
 TEMPLATE_GENERATION_LABEL = "pod-template-generation"

@@ -5,16 +5,22 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any
 
 from scheduler.app.workloads.daemonset import daemon_pods
 from scheduler.app.workloads.job import job_pods
 from scheduler.app.workloads.naming import GeneratedNames
-from scheduler.app.workloads.owners import Owner, controller_of, object_key, with_uid
-from scheduler.app.workloads.replicas import deployment_replica_set, replica_pods
+from scheduler.app.workloads.owners import Owner
+from scheduler.app.workloads.owners import controller_of
+from scheduler.app.workloads.owners import object_key
+from scheduler.app.workloads.owners import with_uid
+from scheduler.app.workloads.replicas import deployment_replica_set
+from scheduler.app.workloads.replicas import replica_pods
 from scheduler.app.workloads.statefulset import statefulset_objects
-from scheduler.cluster.resource_kinds import ResourceKind, kind
+from scheduler.cluster.resource_kinds import ResourceKind
+from scheduler.cluster.resource_kinds import kind
 from scheduler.framework.errors import ConfigError
 
 # The workload kinds the scheduler itself never reads, served only so a simulation holds them.

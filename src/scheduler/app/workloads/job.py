@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from scheduler.app.workloads.naming import GeneratedNames
-from scheduler.app.workloads.owners import Owner, stamp_pod
+from scheduler.app.workloads.owners import Owner
+from scheduler.app.workloads.owners import stamp_pod
 
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
 CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"

@@ -12,8 +12,11 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from scheduler.app.workloads.naming import GeneratedNames, template_hash
-from scheduler.app.workloads.owners import Owner, stamp_pod, with_uid
+from scheduler.app.workloads.naming import GeneratedNames
+from scheduler.app.workloads.naming import template_hash
+from scheduler.app.workloads.owners import Owner
+from scheduler.app.workloads.owners import stamp_pod
+from scheduler.app.workloads.owners import with_uid
 
 POD_TEMPLATE_HASH = "pod-template-hash"
 REVISION_ANNOTATION = "deployment.kubernetes.io/revision"

@@ -9,11 +9,15 @@ Parallel one does.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Mapping
+from collections.abc import Sequence
+from collections.abc import Set
 from typing import Any
 
 from scheduler.app.workloads.naming import template_hash
-from scheduler.app.workloads.owners import Owner, object_key, stamp_pod
+from scheduler.app.workloads.owners import Owner
+from scheduler.app.workloads.owners import object_key
+from scheduler.app.workloads.owners import stamp_pod
 
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"

@@ -12,7 +12,8 @@ in priority order. A pod is still backing off while its window is not yet in the
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 
 from scheduler.backend.queue.heap import KeyedHeap
 from scheduler.framework.queued_pod import QueuedPodInfo

@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from scheduler.framework.events import (
-    FORCE_ACTIVATE,
-    UNSCHEDULABLE_TIMEOUT,
-    ActionType,
-    ClusterEvent,
-    EventResource,
-)
+from scheduler.framework.events import FORCE_ACTIVATE
+from scheduler.framework.events import UNSCHEDULABLE_TIMEOUT
+from scheduler.framework.events import ActionType
+from scheduler.framework.events import ClusterEvent
+from scheduler.framework.events import EventResource
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
 

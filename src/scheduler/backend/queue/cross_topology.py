@@ -7,7 +7,9 @@ PodTopologySpread in the same namespace. Everything else is left alone before an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
 
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.objects.pod import Pod

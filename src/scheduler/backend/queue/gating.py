@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from scheduler.framework.queued_pod import QueuedPodInfo
-from scheduler.framework.status import Code, Status
+from scheduler.framework.status import Code
+from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.observability import get_logger
 

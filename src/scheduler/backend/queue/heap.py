@@ -6,8 +6,10 @@ needs all three (a pod's priority changes on update, a deleted pod leaves from t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar
+from collections.abc import Callable
+from collections.abc import Iterator
+from typing import Generic
+from typing import TypeVar
 
 T = TypeVar("T")
 

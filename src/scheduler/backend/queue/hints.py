@@ -8,14 +8,18 @@ hint says QueueSkip the pod stays where it is.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
 from scheduler.backend.queue.cluster_events import event_label
 from scheduler.backend.queue.in_flight import RecordedEvent
-from scheduler.framework.events import ClusterEvent, ClusterEventWithHint, QueueingHint
+from scheduler.framework.events import ClusterEvent
+from scheduler.framework.events import ClusterEventWithHint
+from scheduler.framework.events import QueueingHint
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.objects.pod import Pod
 from scheduler.observability import get_logger

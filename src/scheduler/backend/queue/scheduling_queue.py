@@ -13,42 +13,42 @@ Everything runs on one event loop, so no locking: each method completes before a
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from collections.abc import Iterable
 
 from scheduler.backend.queue.backoff import BackoffPolicy
-from scheduler.backend.queue.cluster_events import (
-    FORCE_ACTIVATE_EVENT,
-    UNSCHEDULABLE_TIMEOUT_EVENT,
-    event_label,
-    pod_update_events,
-)
-from scheduler.backend.queue.cross_topology import NamespaceLabels, pods_with_cross_topology_term
+from scheduler.backend.queue.cluster_events import FORCE_ACTIVATE_EVENT
+from scheduler.backend.queue.cluster_events import UNSCHEDULABLE_TIMEOUT_EVENT
+from scheduler.backend.queue.cluster_events import event_label
+from scheduler.backend.queue.cluster_events import pod_update_events
+from scheduler.backend.queue.cross_topology import NamespaceLabels
+from scheduler.backend.queue.cross_topology import pods_with_cross_topology_term
 from scheduler.backend.queue.errors import QueueClosed
-from scheduler.backend.queue.hints import HintRegistrations, HintTable, QueueingStrategy
-from scheduler.backend.queue.in_flight import InFlightLog, pod_identity
+from scheduler.backend.queue.hints import HintRegistrations
+from scheduler.backend.queue.hints import HintTable
+from scheduler.backend.queue.hints import QueueingStrategy
+from scheduler.backend.queue.in_flight import InFlightLog
+from scheduler.backend.queue.in_flight import pod_identity
 from scheduler.backend.queue.nominator import Nominator
-from scheduler.backend.queue.observer import (
-    ACTIVE,
-    BACKOFF,
-    IN_FLIGHT,
-    POP_FROM_BACKOFF_Q,
-    NullObserver,
-    QueueObserver,
-)
-from scheduler.backend.queue.sub_queues import LessFunc, SubQueues
+from scheduler.backend.queue.observer import ACTIVE
+from scheduler.backend.queue.observer import BACKOFF
+from scheduler.backend.queue.observer import IN_FLIGHT
+from scheduler.backend.queue.observer import POP_FROM_BACKOFF_Q
+from scheduler.backend.queue.observer import NullObserver
+from scheduler.backend.queue.observer import QueueObserver
+from scheduler.backend.queue.sub_queues import LessFunc
+from scheduler.backend.queue.sub_queues import SubQueues
 from scheduler.backend.queue.waiters import PopWaiters
 from scheduler.framework.clock import Clock
-from scheduler.framework.events import (
-    ASSIGNED_POD_ADD,
-    ASSIGNED_POD_DELETE,
-    BACKOFF_COMPLETE,
-    FORCE_ACTIVATE,
-    SCHEDULE_ATTEMPT_FAILURE,
-    UNSCHEDULED_POD_ADD,
-    UNSCHEDULED_POD_UPDATE,
-    ActionType,
-    ClusterEvent,
-)
+from scheduler.framework.events import ASSIGNED_POD_ADD
+from scheduler.framework.events import ASSIGNED_POD_DELETE
+from scheduler.framework.events import BACKOFF_COMPLETE
+from scheduler.framework.events import FORCE_ACTIVATE
+from scheduler.framework.events import SCHEDULE_ATTEMPT_FAILURE
+from scheduler.framework.events import UNSCHEDULED_POD_ADD
+from scheduler.framework.events import UNSCHEDULED_POD_UPDATE
+from scheduler.framework.events import ActionType
+from scheduler.framework.events import ClusterEvent
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.status import Status
 from scheduler.objects.node import Node

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from scheduler.backend.queue.backoff import BackoffPolicy, BackoffQueue
+from scheduler.backend.queue.backoff import BackoffPolicy
+from scheduler.backend.queue.backoff import BackoffQueue
 from scheduler.backend.queue.gating import run_pre_enqueue
 from scheduler.backend.queue.heap import KeyedHeap
 from scheduler.backend.queue.hints import QueueingStrategy
-from scheduler.backend.queue.observer import (
-    ACTIVE,
-    BACKOFF,
-    GATED,
-    UNSCHEDULABLE,
-    QueueObserver,
-)
+from scheduler.backend.queue.observer import ACTIVE
+from scheduler.backend.queue.observer import BACKOFF
+from scheduler.backend.queue.observer import GATED
+from scheduler.backend.queue.observer import UNSCHEDULABLE
+from scheduler.backend.queue.observer import QueueObserver
 from scheduler.backend.queue.unschedulable_pool import UnschedulablePool
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.status import Status

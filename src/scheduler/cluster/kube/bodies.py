@@ -4,10 +4,13 @@ Events. Pure functions over plain dicts, so their shapes are tested without a se
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
 from typing import Any
 
-from scheduler.cluster.kube.resources import DEFAULT_NAMESPACE, ApiResource
+from scheduler.cluster.kube.resources import DEFAULT_NAMESPACE
+from scheduler.cluster.kube.resources import ApiResource
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 

@@ -16,31 +16,33 @@ namespaces, as client-go's does.
 from __future__ import annotations
 
 import builtins
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator
+from collections.abc import Mapping
 from contextlib import aclosing
 from typing import Any
 
-from scheduler.cluster.kube.bodies import (
-    binding,
-    delete_options,
-    event_body,
-    name_of,
-    namespace_of,
-    status_patch,
-    typed,
-)
+from scheduler.cluster.kube.bodies import binding
+from scheduler.cluster.kube.bodies import delete_options
+from scheduler.cluster.kube.bodies import event_body
+from scheduler.cluster.kube.bodies import name_of
+from scheduler.cluster.kube.bodies import namespace_of
+from scheduler.cluster.kube.bodies import status_patch
+from scheduler.cluster.kube.bodies import typed
 from scheduler.cluster.kube.errors import is_uid_mismatch
 from scheduler.cluster.kube.resources import ResourceTable
-from scheduler.cluster.kube.transport import (
-    MERGE_PATCH,
-    STRATEGIC_MERGE_PATCH,
-    RequestObserver,
-    Transport,
-)
+from scheduler.cluster.kube.transport import MERGE_PATCH
+from scheduler.cluster.kube.transport import STRATEGIC_MERGE_PATCH
+from scheduler.cluster.kube.transport import RequestObserver
+from scheduler.cluster.kube.transport import Transport
 from scheduler.cluster.kube.watch_events import decode_watch_event
-from scheduler.cluster.port import ObjectList, WatchEvent
-from scheduler.framework.clock import Clock, SystemClock
-from scheduler.framework.errors import APIError, ConflictError, GoneError, NotFoundError
+from scheduler.cluster.port import ObjectList
+from scheduler.cluster.port import WatchEvent
+from scheduler.framework.clock import Clock
+from scheduler.framework.clock import SystemClock
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConflictError
+from scheduler.framework.errors import GoneError
+from scheduler.framework.errors import NotFoundError
 from scheduler.objects.pod import Pod
 from scheduler.observability import get_logger
 

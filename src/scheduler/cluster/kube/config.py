@@ -15,18 +15,24 @@ import copy
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version
 from pathlib import Path
 
-from kubernetes_asyncio.client import ApiClient, Configuration
-from kubernetes_asyncio.config import ConfigException, load_incluster_config, load_kube_config
+from kubernetes_asyncio.client import ApiClient
+from kubernetes_asyncio.client import Configuration
+from kubernetes_asyncio.config import ConfigException
+from kubernetes_asyncio.config import load_incluster_config
+from kubernetes_asyncio.config import load_kube_config
 from yaml import YAMLError
 
 from scheduler.cluster.kube.client import KubeClusterClient
 from scheduler.cluster.kube.kubeconfig_check import check_kubeconfig
 from scheduler.cluster.kube.rate_limit import TokenBucket
-from scheduler.cluster.kube.transport import DEFAULT_REQUEST_TIMEOUT, Transport
-from scheduler.framework.clock import Clock, SystemClock
+from scheduler.cluster.kube.transport import DEFAULT_REQUEST_TIMEOUT
+from scheduler.cluster.kube.transport import Transport
+from scheduler.framework.clock import Clock
+from scheduler.framework.clock import SystemClock
 from scheduler.framework.errors import ConfigError
 
 SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")

@@ -13,7 +13,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from scheduler.framework.errors import APIError, ConflictError, GoneError, NotFoundError
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConflictError
+from scheduler.framework.errors import GoneError
+from scheduler.framework.errors import NotFoundError
 
 # The status of an APIError raised when no HTTP answer arrived at all (connection refused or
 # reset, timeout): callers treat it like any other failed request.

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from scheduler.cluster.resource_kinds import BUILTIN_KINDS, DEFAULT_NAMESPACE, ResourceKind
+from scheduler.cluster.resource_kinds import BUILTIN_KINDS
+from scheduler.cluster.resource_kinds import DEFAULT_NAMESPACE
+from scheduler.cluster.resource_kinds import ResourceKind
 from scheduler.framework.errors import NotFoundError
 
 # The real-cluster client's names for the shared table.

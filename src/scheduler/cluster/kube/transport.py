@@ -15,17 +15,23 @@ metrics do.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Mapping
-from typing import Any, Protocol
+from collections.abc import AsyncGenerator
+from collections.abc import AsyncIterable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from typing import Any
+from typing import Protocol
 from urllib.parse import urlsplit
 
 import aiohttp
 from kubernetes_asyncio.client import ApiClient
 
-from scheduler.cluster.kube.errors import NO_RESPONSE, error_from_response
+from scheduler.cluster.kube.errors import NO_RESPONSE
+from scheduler.cluster.kube.errors import error_from_response
 from scheduler.cluster.kube.rate_limit import TokenBucket
 from scheduler.cluster.send_gate import check_before_sending
-from scheduler.framework.clock import Clock, SystemClock
+from scheduler.framework.clock import Clock
+from scheduler.framework.clock import SystemClock
 from scheduler.framework.errors import APIError
 from scheduler.observability import get_logger
 

@@ -7,10 +7,13 @@ when the requested resourceVersion is older than the server's history).
 from __future__ import annotations
 
 import json
-from typing import Any, cast
+from typing import Any
+from typing import cast
 
-from scheduler.cluster.kube.errors import NO_RESPONSE, error_from_status
-from scheduler.cluster.port import WatchEvent, WatchEventType
+from scheduler.cluster.kube.errors import NO_RESPONSE
+from scheduler.cluster.kube.errors import error_from_status
+from scheduler.cluster.port import WatchEvent
+from scheduler.cluster.port import WatchEventType
 from scheduler.framework.errors import APIError
 from scheduler.observability import get_logger
 

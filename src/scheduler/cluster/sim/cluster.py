@@ -16,29 +16,38 @@ from __future__ import annotations
 
 import builtins
 import random
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator
+from collections.abc import Iterable
+from collections.abc import Mapping
 from contextlib import aclosing
 from typing import Any
 
-from scheduler.cluster.port import ObjectList, WatchEvent, WatchEventType
-from scheduler.cluster.resource_kinds import BUILTIN_KINDS, ResourceKind
+from scheduler.cluster.port import ObjectList
+from scheduler.cluster.port import WatchEvent
+from scheduler.cluster.port import WatchEventType
+from scheduler.cluster.resource_kinds import BUILTIN_KINDS
+from scheduler.cluster.resource_kinds import ResourceKind
 from scheduler.cluster.sim.faults import FaultInjector
 from scheduler.cluster.sim.field_selector import parse_field_selector
 from scheduler.cluster.sim.kinds import KindRegistry
-from scheduler.cluster.sim.merge import clone_object, merge_patch
-from scheduler.cluster.sim.meta import (
-    SERVER_OWNED_METADATA,
-    next_generation,
-    prepare_create,
-    prepare_update,
-    same_content,
-    timestamp,
-    uid_precondition_failed,
-)
-from scheduler.cluster.sim.pod_rules import bound_pod, existing_pod, status_patched
-from scheduler.cluster.sim.store import Change, ResourceStore
+from scheduler.cluster.sim.merge import clone_object
+from scheduler.cluster.sim.merge import merge_patch
+from scheduler.cluster.sim.meta import SERVER_OWNED_METADATA
+from scheduler.cluster.sim.meta import next_generation
+from scheduler.cluster.sim.meta import prepare_create
+from scheduler.cluster.sim.meta import prepare_update
+from scheduler.cluster.sim.meta import same_content
+from scheduler.cluster.sim.meta import timestamp
+from scheduler.cluster.sim.meta import uid_precondition_failed
+from scheduler.cluster.sim.pod_rules import bound_pod
+from scheduler.cluster.sim.pod_rules import existing_pod
+from scheduler.cluster.sim.pod_rules import status_patched
+from scheduler.cluster.sim.store import Change
+from scheduler.cluster.sim.store import ResourceStore
 from scheduler.framework.clock import Clock
-from scheduler.framework.errors import APIError, ConflictError, NotFoundError
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConflictError
+from scheduler.framework.errors import NotFoundError
 from scheduler.objects.pod import Pod
 
 # The namespaces kube-apiserver's system-namespaces controller keeps in existence.

@@ -4,7 +4,9 @@ change to the resources the controller follows, until cancelled or the cluster c
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Iterable
 
 from scheduler.cluster.sim.cluster import SimCluster
 

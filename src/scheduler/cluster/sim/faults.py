@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
+from collections import defaultdict
+from collections import deque
 
 from scheduler.framework.errors import APIError
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any
 
-from scheduler.cluster.resource_kinds import BUILTIN_KINDS, ResourceKind
+from scheduler.cluster.resource_kinds import BUILTIN_KINDS
+from scheduler.cluster.resource_kinds import ResourceKind
 from scheduler.framework.errors import NotFoundError
 
 

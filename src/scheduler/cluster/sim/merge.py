@@ -7,7 +7,8 @@ fan-out cheap without defensive deep copies.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})

@@ -10,7 +10,8 @@ from datetime import datetime
 from typing import Any
 
 from scheduler.cluster.resource_kinds import ResourceKind
-from scheduler.framework.errors import APIError, ConflictError
+from scheduler.framework.errors import APIError
+from scheduler.framework.errors import ConflictError
 
 # What the API server itself fills in that the scheduler relies on.
 DEFAULT_SCHEDULER_NAME = "default-scheduler"

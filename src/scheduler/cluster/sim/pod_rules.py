@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from scheduler.cluster.sim.merge import merge_status, set_condition
-from scheduler.framework.errors import ConflictError, NotFoundError
+from scheduler.cluster.sim.merge import merge_status
+from scheduler.cluster.sim.merge import set_condition
+from scheduler.framework.errors import ConflictError
+from scheduler.framework.errors import NotFoundError
 from scheduler.objects.pod import Pod
 
 

@@ -23,9 +23,12 @@ from typing import Any
 
 from scheduler.cluster.sim.cluster import SimCluster
 from scheduler.cluster.sim.controller_loop import sync_on_changes
-from scheduler.objects.labels import SelectorError, parse_label_selector
-from scheduler.objects.node import HOSTNAME_LABEL, ZONE_LABEL
-from scheduler.objects.quantity import QuantityError, int_value
+from scheduler.objects.labels import SelectorError
+from scheduler.objects.labels import parse_label_selector
+from scheduler.objects.node import HOSTNAME_LABEL
+from scheduler.objects.node import ZONE_LABEL
+from scheduler.objects.quantity import QuantityError
+from scheduler.objects.quantity import int_value
 
 PVS = "persistentvolumes"
 PVCS = "persistentvolumeclaims"

@@ -14,7 +14,8 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
-from scheduler.cluster.port import WatchEvent, WatchEventType
+from scheduler.cluster.port import WatchEvent
+from scheduler.cluster.port import WatchEventType
 from scheduler.cluster.resource_kinds import ResourceKind
 from scheduler.cluster.sim.field_selector import FieldSelector
 from scheduler.framework.errors import GoneError

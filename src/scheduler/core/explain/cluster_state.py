@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 
 from scheduler.cluster.port import ClusterClient
 from scheduler.cluster.read_only import ReadOnlyCluster
-from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
+from scheduler.config import EffectiveProfile
+from scheduler.config import KubeSchedulerConfiguration
 from scheduler.core.scheduler import Scheduler
 from scheduler.framework.clock import Clock
 from scheduler.framework.errors import SchedulerError

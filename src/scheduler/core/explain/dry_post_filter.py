@@ -12,11 +12,17 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Protocol
+from typing import TypeVar
+from typing import runtime_checkable
 
-from scheduler.core.explain.model import PostFilterReport, PreemptionCandidate, Victim
+from scheduler.core.explain.model import PostFilterReport
+from scheduler.core.explain.model import PreemptionCandidate
+from scheduler.core.explain.model import Victim
 from scheduler.framework.cycle_state import CycleState
-from scheduler.framework.plugins import NodeStatusReader, PostFilterPlugin, PostFilterResult
+from scheduler.framework.plugins import NodeStatusReader
+from scheduler.framework.plugins import PostFilterPlugin
+from scheduler.framework.plugins import PostFilterResult
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime.profile import Profile

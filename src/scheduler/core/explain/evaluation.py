@@ -16,32 +16,33 @@ report can never disagree with the Event.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from scheduler.core.explain.dry_post_filter import dry_profile
-from scheduler.core.explain.model import (
-    ERROR,
-    SCHEDULABLE,
-    UNSCHEDULABLE,
-    Explanation,
-    NodeReport,
-    NodeScore,
-    PluginScore,
-    PostFilterReport,
-    Verdict,
-)
+from scheduler.core.explain.model import ERROR
+from scheduler.core.explain.model import SCHEDULABLE
+from scheduler.core.explain.model import UNSCHEDULABLE
+from scheduler.core.explain.model import Explanation
+from scheduler.core.explain.model import NodeReport
+from scheduler.core.explain.model import NodeScore
+from scheduler.core.explain.model import PluginScore
+from scheduler.core.explain.model import PostFilterReport
+from scheduler.core.explain.model import Verdict
 from scheduler.core.outcome import Failure
 from scheduler.core.scheduling_cycle import find_placement
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.node_table import NodeTable
-from scheduler.framework.status import Code, Status
+from scheduler.framework.status import Code
+from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
 from scheduler.runtime.framework import Framework
-from scheduler.runtime.prefilter import PreFilterOutcome, run_pre_filter
+from scheduler.runtime.prefilter import PreFilterOutcome
+from scheduler.runtime.prefilter import run_pre_filter
 from scheduler.runtime.profile import Profile
 from scheduler.runtime.scoring import run_pre_score
 

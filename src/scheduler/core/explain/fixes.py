@@ -11,19 +11,31 @@ that stands in their way (every other Filter plugin already passes there).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from scheduler.cluster.sim.merge import merge_patch
-from scheduler.core.explain.dry_post_filter import PlanningPostFilter, candidates_of
-from scheduler.core.explain.evaluation import ChainRun, run_chain
-from scheduler.core.explain.model import Explanation, Fix, NodeReport
+from scheduler.core.explain.dry_post_filter import PlanningPostFilter
+from scheduler.core.explain.dry_post_filter import candidates_of
+from scheduler.core.explain.evaluation import ChainRun
+from scheduler.core.explain.evaluation import run_chain
+from scheduler.core.explain.model import Explanation
+from scheduler.core.explain.model import Fix
+from scheduler.core.explain.model import NodeReport
 from scheduler.framework.node_table import NodeTable
-from scheduler.framework.status import Code, Status
+from scheduler.framework.status import Code
+from scheduler.framework.status import Status
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.pod import Pod
-from scheduler.objects.resources import CPU, MEMORY, quantity_in_units
-from scheduler.objects.taints import NO_EXECUTE, NO_SCHEDULE, Taint, tolerated
+from scheduler.objects.resources import CPU
+from scheduler.objects.resources import MEMORY
+from scheduler.objects.resources import quantity_in_units
+from scheduler.objects.taints import NO_EXECUTE
+from scheduler.objects.taints import NO_SCHEDULE
+from scheduler.objects.taints import Taint
+from scheduler.objects.taints import tolerated
 from scheduler.runtime.profile import Profile
 
 RESOURCES_PLUGIN = "NodeResourcesFit"

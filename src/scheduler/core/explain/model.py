@@ -6,7 +6,8 @@ docs/explain.md. Field names are camelCase like the Kubernetes API's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 # Outcomes of the scheduler's own run of the profile on the pod.

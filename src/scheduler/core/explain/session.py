@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 
 from scheduler.cluster.port import ClusterClient
-from scheduler.config import EffectiveProfile, KubeSchedulerConfiguration
-from scheduler.core.explain.cluster_state import (
-    DEFAULT_SYNC_TIMEOUT,
-    cancel_background,
-    load_snapshot,
-)
+from scheduler.config import EffectiveProfile
+from scheduler.config import KubeSchedulerConfiguration
+from scheduler.core.explain.cluster_state import DEFAULT_SYNC_TIMEOUT
+from scheduler.core.explain.cluster_state import cancel_background
+from scheduler.core.explain.cluster_state import load_snapshot
 from scheduler.core.explain.evaluation import explain_pod
 from scheduler.core.explain.fixes import nearest_fixes
 from scheduler.core.explain.model import Explanation

@@ -1,6 +1,8 @@
 """HTTP scheduler extenders, called as kube-scheduler calls them (filter, prioritize, bind)."""
 
-from scheduler.runtime.extenders.chain import ExtenderChain, FilterOutcome, scaled_score
+from scheduler.runtime.extenders.chain import ExtenderChain
+from scheduler.runtime.extenders.chain import FilterOutcome
+from scheduler.runtime.extenders.chain import scaled_score
 from scheduler.runtime.extenders.extender import HTTPExtender
 from scheduler.runtime.extenders.transport import ExtenderCallError
 

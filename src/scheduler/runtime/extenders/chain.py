@@ -8,14 +8,21 @@ previous one kept; prioritizers run concurrently; the first interested binder bi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from scheduler.config import Extender
-from scheduler.framework.status import MAX_NODE_SCORE, Code, Status
+from scheduler.framework.status import MAX_NODE_SCORE
+from scheduler.framework.status import Code
+from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
-from scheduler.observability import V_PLUGIN, get_logger, log_v
+from scheduler.observability import V_PLUGIN
+from scheduler.observability import get_logger
+from scheduler.observability import log_v
 from scheduler.observability.label_values import OPERATION_PRIORITIZING_EXTENDER
 from scheduler.runtime.extenders.extender import HTTPExtender
 from scheduler.runtime.extenders.transport import ExtenderCallError

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
 from scheduler.config import Extender
 from scheduler.objects.pod import Pod
 from scheduler.runtime.extenders import wire
-from scheduler.runtime.extenders.transport import ExtenderCallError, ExtenderTransport
+from scheduler.runtime.extenders.transport import ExtenderCallError
+from scheduler.runtime.extenders.transport import ExtenderTransport
 
 T = TypeVar("T")
 

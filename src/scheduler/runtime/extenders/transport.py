@@ -14,7 +14,8 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-from scheduler.config import Extender, ExtenderTLSConfig
+from scheduler.config import Extender
+from scheduler.config import ExtenderTLSConfig
 from scheduler.config.models import DEFAULT_EXTENDER_HTTP_TIMEOUT_SECONDS
 from scheduler.framework.errors import ConfigError
 

@@ -8,8 +8,10 @@ regard to case, and extenders written against the documentation often answer `no
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 # Extender scores range over [0, MAX_EXTENDER_PRIORITY]; the scheduler's over [0, 100].
