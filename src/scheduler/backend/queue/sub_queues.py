@@ -8,6 +8,7 @@ the observer with the event that caused it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from scheduler.backend.queue.backoff import BackoffPolicy
 from scheduler.backend.queue.backoff import BackoffQueue
@@ -27,12 +28,20 @@ from scheduler.objects.pod import Pod
 LessFunc = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
 
 
+class _PodStore(Protocol):
+    """What activeQ, backoffQ and the unschedulable pool each are: pods by key."""
+
+    def get(self, key: str) -> QueuedPodInfo | None: ...
+
+    def delete(self, key: str) -> QueuedPodInfo | None: ...
+
+
 def _info_key(info: QueuedPodInfo) -> str:
     return info.key
 
 
 class SubQueues:
-    __slots__ = ("_now", "_observer", "_pre_enqueue", "active", "backoff", "pool")
+    __slots__ = ("_now", "_observer", "_parts", "_pre_enqueue", "active", "backoff", "pool")
 
     def __init__(
         self,
@@ -49,17 +58,18 @@ class SubQueues:
         self.active: KeyedHeap[QueuedPodInfo] = KeyedHeap(_info_key, less)
         self.backoff = BackoffQueue(backoff, less, now)
         self.pool = UnschedulablePool()
+        # In the order a pod is looked for: activeQ, backoffQ, then the pool.
+        self._parts: tuple[_PodStore, ...] = (self.active, self.backoff, self.pool)
 
     def __contains__(self, key: str) -> bool:
         return key in self.active or key in self.backoff or key in self.pool
 
     def get(self, key: str) -> QueuedPodInfo | None:
-        info = self.active.get(key)
-        if info is None:
-            info = self.backoff.get(key)
-        if info is None:
-            info = self.pool.get(key)
-        return info
+        for part in self._parts:
+            info = part.get(key)
+            if info is not None:
+                return info
+        return None
 
     def locate(self, key: str) -> str:
         """active, backoff, unschedulable, gated, or "" when the pod is in none of them."""
@@ -73,12 +83,12 @@ class SubQueues:
         return GATED if info.gated else UNSCHEDULABLE
 
     def delete(self, key: str) -> QueuedPodInfo | None:
-        info = self.active.delete(key)
-        if info is None:
-            info = self.backoff.delete(key)
-        if info is None:
-            info = self.pool.delete(key)
-        return info
+        # A pod is in one part at most, so the first part that had it is the only one.
+        for part in self._parts:
+            info = part.delete(key)
+            if info is not None:
+                return info
+        return None
 
     def all(self) -> list[QueuedPodInfo]:
         return [*self.active, *self.backoff, *self.pool]
