@@ -31,6 +31,8 @@ LessFunc = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
 class _PodStore(Protocol):
     """What activeQ, backoffQ and the unschedulable pool each are: pods by key."""
 
+    def __contains__(self, key: str) -> bool: ...
+
     def get(self, key: str) -> QueuedPodInfo | None: ...
 
     def delete(self, key: str) -> QueuedPodInfo | None: ...
@@ -65,10 +67,14 @@ class SubQueues:
         return key in self.active or key in self.backoff or key in self.pool
 
     def get(self, key: str) -> QueuedPodInfo | None:
+        part = self._holder(key)
+        return None if part is None else part.get(key)
+
+    def _holder(self, key: str) -> _PodStore | None:
+        """The part the pod is in (one at most), None if it is in none."""
         for part in self._parts:
-            info = part.get(key)
-            if info is not None:
-                return info
+            if key in part:
+                return part
         return None
 
     def locate(self, key: str) -> str:
@@ -83,12 +89,8 @@ class SubQueues:
         return GATED if info.gated else UNSCHEDULABLE
 
     def delete(self, key: str) -> QueuedPodInfo | None:
-        # A pod is in one part at most, so the first part that had it is the only one.
-        for part in self._parts:
-            info = part.delete(key)
-            if info is not None:
-                return info
-        return None
+        part = self._holder(key)
+        return None if part is None else part.delete(key)
 
     def all(self) -> list[QueuedPodInfo]:
         return [*self.active, *self.backoff, *self.pool]
