@@ -26,7 +26,7 @@ def test_unknown_fields_are_rejected_naming_them() -> None:
 
 
 def test_values_are_not_coerced_between_types() -> None:
-    with pytest.raises(ValidationError, match="max_items|maxItems"):
+    with pytest.raises(ValidationError, match="maxItems"):
         Window.model_validate({"maxItems": "3"})
 
 
