@@ -1,6 +1,7 @@
 """Pieces several in-tree plugins share: score normalization, vectorized node-affinity
 matching, taint checks per taint set and typed access to QueueingHint event objects."""
 
+from plugins.helpers.event_objects import as_view
 from plugins.helpers.event_objects import deleted_pod
 from plugins.helpers.event_objects import node_change
 from plugins.helpers.event_objects import pod_change
@@ -23,6 +24,7 @@ __all__ = [
     "NODE_NOT_FOUND_MESSAGE",
     "DefaultNormalizer",
     "RequiredNodeAffinity",
+    "as_view",
     "count_intolerable_prefer_no_schedule",
     "default_normalize_score",
     "deleted_pod",
