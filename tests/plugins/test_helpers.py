@@ -23,8 +23,13 @@ from plugins.helpers import pod_change
 from plugins.helpers import prefer_no_schedule_tolerations
 from plugins.helpers import preferred_score
 from plugins.helpers import preferred_scores
+from plugins.helpers import taint_events
 from plugins.helpers import untolerated_rows
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
 from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import QueueingHint
 from scheduler.objects.node import Node
 from scheduler.objects.node_selector import parse_node_affinity
 from scheduler.objects.node_selector import parse_node_selector
@@ -217,6 +222,24 @@ def test_prefer_no_schedule_counting() -> None:
     assert kept == (tolerations[0],)
     # "b" is tolerated only for NoSchedule, "c" is not PreferNoSchedule at all.
     assert count_intolerable_prefer_no_schedule(taints, kept) == 1
+
+
+def _queue(pod: object, old: object, new: object) -> QueueingHint:
+    return QueueingHint.QUEUE
+
+
+def _skip(pod: object, old: object, new: object) -> QueueingHint:
+    return QueueingHint.QUEUE_SKIP
+
+
+def test_taint_events_are_node_taint_changes_and_pod_toleration_changes() -> None:
+    node_event, pod_event = taint_events(_queue, _skip)
+    assert node_event.event == ClusterEvent(
+        EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT
+    )
+    assert node_event.hint is _queue
+    assert pod_event.event == ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS)
+    assert pod_event.hint is _skip
 
 
 # ---- event objects -------------------------------------------------------------------

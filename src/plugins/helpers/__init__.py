@@ -15,6 +15,7 @@ from plugins.helpers.normalize import default_normalize_score
 from plugins.helpers.taints import DO_NOT_SCHEDULE_EFFECTS
 from plugins.helpers.taints import count_intolerable_prefer_no_schedule
 from plugins.helpers.taints import prefer_no_schedule_tolerations
+from plugins.helpers.taints import taint_events
 from plugins.helpers.taints import untolerated_rows
 
 NODE_NOT_FOUND_MESSAGE = "node not found"
@@ -35,5 +36,6 @@ __all__ = [
     "prefer_no_schedule_tolerations",
     "preferred_score",
     "preferred_scores",
+    "taint_events",
     "untolerated_rows",
 ]

@@ -5,16 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers import taint_events
 from plugins.node_unschedulable.hints import is_schedulable_after_node_change
 from plugins.node_unschedulable.hints import is_schedulable_after_toleration_change
 from plugins.node_unschedulable.tolerance import tolerates_unschedulable
 from scheduler.framework import SUCCESS
-from scheduler.framework import ActionType
-from scheduler.framework import ClusterEvent
 from scheduler.framework import ClusterEventWithHint
 from scheduler.framework import Code
 from scheduler.framework import CycleState
-from scheduler.framework import EventResource
 from scheduler.framework import FilterBatch
 from scheduler.framework import Handle
 from scheduler.framework import NodeInfo
@@ -50,14 +48,6 @@ class NodeUnschedulable:
         return FilterBatch.reject_where(rejected, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        # Upstream counts a change of spec.unschedulable as a taint update of the node.
-        return [
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
-                is_schedulable_after_node_change,
-            ),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS),
-                is_schedulable_after_toleration_change,
-            ),
-        ]
+        return taint_events(
+            is_schedulable_after_node_change, is_schedulable_after_toleration_change
+        )

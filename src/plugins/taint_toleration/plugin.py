@@ -11,16 +11,14 @@ from plugins.helpers import NODE_NOT_FOUND_MESSAGE
 from plugins.helpers import DefaultNormalizer
 from plugins.helpers import count_intolerable_prefer_no_schedule
 from plugins.helpers import prefer_no_schedule_tolerations
+from plugins.helpers import taint_events
 from plugins.helpers import untolerated_rows
 from plugins.taint_toleration.hints import is_schedulable_after_node_change
 from plugins.taint_toleration.hints import is_schedulable_after_toleration_change
 from scheduler.framework import SUCCESS
-from scheduler.framework import ActionType
-from scheduler.framework import ClusterEvent
 from scheduler.framework import ClusterEventWithHint
 from scheduler.framework import Code
 from scheduler.framework import CycleState
-from scheduler.framework import EventResource
 from scheduler.framework import FilterBatch
 from scheduler.framework import Handle
 from scheduler.framework import NodeInfo
@@ -113,13 +111,6 @@ class TaintToleration:
     # ---- QueueingHints --------------------------------------------------------------
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        return [
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
-                is_schedulable_after_node_change,
-            ),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS),
-                is_schedulable_after_toleration_change,
-            ),
-        ]
+        return taint_events(
+            is_schedulable_after_node_change, is_schedulable_after_toleration_change
+        )
