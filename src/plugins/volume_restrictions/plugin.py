@@ -84,19 +84,18 @@ class VolumeRestrictions:
         return self
 
     def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:
-        found = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
-        if found is None:
-            return Status.missing_state(PRE_FILTER_STATE_KEY)
-        found.update_with_pod(pod_to_add, 1)
-        return SUCCESS
+        return self._update(state, pod_to_add, 1)
 
     def remove_pod(
         self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
     ) -> Status:
+        return self._update(state, pod_to_remove, -1)
+
+    def _update(self, state: CycleState, other: Pod, delta: int) -> Status:
         found = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if found is None:
             return Status.missing_state(PRE_FILTER_STATE_KEY)
-        found.update_with_pod(pod_to_remove, -1)
+        found.update_with_pod(other, delta)
         return SUCCESS
 
     # ---- Filter ---------------------------------------------------------------------
