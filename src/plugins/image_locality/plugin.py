@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Hashable
-
 import numpy as np
 import numpy.typing as npt
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers.table_memo import TableMemo
 from plugins.image_locality.images import MAX_CONTAINER_THRESHOLD
 from plugins.image_locality.images import MIN_THRESHOLD
 from plugins.image_locality.images import calculate_priority
@@ -42,9 +40,8 @@ class ImageLocality:
     def __init__(self, args: PluginArgs | None, handle: Handle) -> None:
         del args
         self._handle = handle
-        # Image name -> (validity key, rows holding it), for the table `_memo_table` only.
-        self._holders_memo: dict[str, tuple[Hashable, Int64Array]] = {}
-        self._memo_table: weakref.ref[NodeTable] | None = None
+        # Image name -> rows holding it.
+        self._holders_memo: TableMemo[Int64Array] = TableMemo(limit=_MEMO_LIMIT)
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
         node = node_info.node
@@ -84,16 +81,10 @@ class ImageLocality:
 
     def _holder_rows(self, table: NodeTable, image: str) -> Int64Array:
         """Rows whose node holds `image`, memoized until rows move or the image state changes."""
-        if self._memo_table is None or self._memo_table() is not table:
-            self._holders_memo.clear()
-            self._memo_table = weakref.ref(table)
-        key = (table.label_version, table.image_version, table.size)
-        cached = self._holders_memo.get(image)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        found = (table.row_of(name) for name in table.image_nodes.get(image, ()))
-        rows = np.asarray(sorted(row for row in found if row is not None), dtype=np.int64)
-        if len(self._holders_memo) >= _MEMO_LIMIT:
-            self._holders_memo.clear()
-        self._holders_memo[image] = (key, rows)
-        return rows
+
+        def holder_rows() -> Int64Array:
+            found = (table.row_of(name) for name in table.image_nodes.get(image, ()))
+            return np.asarray(sorted(row for row in found if row is not None), dtype=np.int64)
+
+        validity = (table.label_version, table.image_version, table.size)
+        return self._holders_memo.get(table, image, validity, holder_rows)
