@@ -8,6 +8,9 @@ from plugins.helpers.event_objects import pod_change
 from plugins.helpers.node_affinity import RequiredNodeAffinity
 from plugins.helpers.node_affinity import preferred_score
 from plugins.helpers.node_affinity import preferred_scores
+from plugins.helpers.node_methods import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers.node_methods import filter_on_node
+from plugins.helpers.node_methods import score_on_node
 from plugins.helpers.node_selector_mask import match_node_selector
 from plugins.helpers.node_selector_mask import match_term
 from plugins.helpers.normalize import DefaultNormalizer
@@ -18,8 +21,6 @@ from plugins.helpers.taints import prefer_no_schedule_tolerations
 from plugins.helpers.taints import taint_events
 from plugins.helpers.taints import untolerated_rows
 
-NODE_NOT_FOUND_MESSAGE = "node not found"
-
 __all__ = [
     "DO_NOT_SCHEDULE_EFFECTS",
     "NODE_NOT_FOUND_MESSAGE",
@@ -29,6 +30,7 @@ __all__ = [
     "count_intolerable_prefer_no_schedule",
     "default_normalize_score",
     "deleted_pod",
+    "filter_on_node",
     "match_node_selector",
     "match_term",
     "node_change",
@@ -36,6 +38,7 @@ __all__ = [
     "prefer_no_schedule_tolerations",
     "preferred_score",
     "preferred_scores",
+    "score_on_node",
     "taint_events",
     "untolerated_rows",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers import score_on_node
 from plugins.helpers.table_memo import TableMemo
 from plugins.image_locality.images import MAX_CONTAINER_THRESHOLD
 from plugins.image_locality.images import MIN_THRESHOLD
@@ -17,7 +17,7 @@ from scheduler.framework import MAX_NODE_SCORE
 from scheduler.framework import SUCCESS
 from scheduler.framework import CycleState
 from scheduler.framework import Handle
-from scheduler.framework import NodeInfo
+from scheduler.framework import Node
 from scheduler.framework import NodeTable
 from scheduler.framework import PluginArgs
 from scheduler.framework import Pod
@@ -43,10 +43,8 @@ class ImageLocality:
         # Image name -> rows holding it.
         self._holders_memo: TableMemo[Int64Array] = TableMemo(limit=_MEMO_LIMIT)
 
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        node = node_info.node
-        if node is None:
-            return 0, Status.from_error(NODE_NOT_FOUND_MESSAGE)
+    @score_on_node
+    def score(self, state: CycleState, pod: Pod, node: Node) -> tuple[int, Status]:
         table = self._handle.node_table
         total = 0
         for image in pod_image_names(pod):

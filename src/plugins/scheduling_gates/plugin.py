@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from plugins.helpers import pod_change
+from plugins.helpers.plugin_bases import NoArgsPlugin
 from scheduler.framework import SUCCESS
 from scheduler.framework import ActionType
 from scheduler.framework import ClusterEvent
 from scheduler.framework import ClusterEventWithHint
 from scheduler.framework import EventResource
-from scheduler.framework import Handle
-from scheduler.framework import PluginArgs
 from scheduler.framework import Pod
 from scheduler.framework import QueueingHint
 from scheduler.framework import Status
@@ -26,11 +25,8 @@ def is_schedulable_after_gates_eliminated(pod: Pod, old: object, new: object) ->
     return QueueingHint.QUEUE if updated.uid == pod.uid else QueueingHint.QUEUE_SKIP
 
 
-class SchedulingGates:
+class SchedulingGates(NoArgsPlugin):
     name = "SchedulingGates"
-
-    def __init__(self, args: PluginArgs | None, handle: Handle) -> None:
-        del args, handle
 
     def pre_enqueue(self, pod: Pod) -> Status:
         if not pod.scheduling_gates:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from plugins.helpers.plugin_bases import HandleOnlyPlugin
 from plugins.helpers.volumes import PVCS
 from plugins.helpers.volumes import READ_WRITE_ONCE_POD
 from plugins.helpers.volumes import access_modes
@@ -25,7 +26,6 @@ from scheduler.framework import Code
 from scheduler.framework import CycleState
 from scheduler.framework import EventResource
 from scheduler.framework import FilterBatch
-from scheduler.framework import Handle
 from scheduler.framework import NodeInfo
 from scheduler.framework import NodeTable
 from scheduler.framework import Pod
@@ -40,12 +40,8 @@ REASON_READ_WRITE_ONCE_POD_CONFLICT = (
 )
 
 
-class VolumeRestrictions:
+class VolumeRestrictions(HandleOnlyPlugin):
     name = "VolumeRestrictions"
-
-    def __init__(self, args: None, handle: Handle) -> None:
-        del args
-        self._handle = handle
 
     # ---- PreFilter --------------------------------------------------------------------
 
