@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from plugins.helpers import DefaultNormalizer
 from plugins.helpers import RequiredNodeAffinity
+from plugins.helpers import after_own_update
 from plugins.helpers import as_view
 from plugins.helpers import count_intolerable_prefer_no_schedule
 from plugins.helpers import default_normalize_score
@@ -299,3 +300,12 @@ def test_as_view_keeps_views_and_none_and_parses_raw_objects() -> None:
     assert raw_node.name == "raw-node"
     assert _type_error(lambda: as_view(pod, Node)) == "expected a Node, got Pod"
     assert _type_error(lambda: as_view("p", Pod)) == "expected a Pod, got str"
+
+
+def test_after_own_update_queues_only_the_updated_pod_itself() -> None:
+    rejected = make_pod("p").uid("u1").obj()
+    other = make_pod("q").uid("u2").obj()
+    assert after_own_update(rejected, rejected, rejected) is QueueingHint.QUEUE
+    assert after_own_update(rejected, other, other) is QueueingHint.QUEUE_SKIP
+    with pytest.raises(TypeError):
+        after_own_update(rejected, rejected, None)

@@ -1,6 +1,7 @@
 """Pieces several in-tree plugins share: score normalization, vectorized node-affinity
 matching, taint checks per taint set and typed access to QueueingHint event objects."""
 
+from plugins.helpers.event_objects import after_own_update
 from plugins.helpers.event_objects import as_view
 from plugins.helpers.event_objects import deleted_pod
 from plugins.helpers.event_objects import node_change
@@ -26,6 +27,7 @@ __all__ = [
     "NODE_NOT_FOUND_MESSAGE",
     "DefaultNormalizer",
     "RequiredNodeAffinity",
+    "after_own_update",
     "as_view",
     "count_intolerable_prefer_no_schedule",
     "default_normalize_score",

@@ -1,10 +1,12 @@
-"""Typed access to the objects a QueueingHint receives (upstream's util.As)."""
+"""Typed access to the objects a QueueingHint receives (upstream's util.As), and the hint of
+plugins that only the rejected pod's own update can help."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TypeVar
 
+from scheduler.framework.events import QueueingHint
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
 
@@ -47,3 +49,9 @@ def as_view(obj: object, kind: type[View]) -> View | None:
     if isinstance(obj, Mapping):
         return kind.from_dict(obj)
     raise TypeError(f"expected a {kind.__name__}, got {type(obj).__name__}")
+
+
+def after_own_update(pod: Pod, old: object, new: object) -> QueueingHint:
+    """Queue only for an update of the rejected pod itself (a Pod update event's hint)."""
+    _, updated = pod_change(old, new)
+    return QueueingHint.QUEUE if updated.uid == pod.uid else QueueingHint.QUEUE_SKIP

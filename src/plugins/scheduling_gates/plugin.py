@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from plugins.helpers import pod_change
+from plugins.helpers import after_own_update
 from plugins.helpers.plugin_bases import NoArgsPlugin
 from scheduler.framework import SUCCESS
 from scheduler.framework import ActionType
@@ -10,19 +10,12 @@ from scheduler.framework import ClusterEvent
 from scheduler.framework import ClusterEventWithHint
 from scheduler.framework import EventResource
 from scheduler.framework import Pod
-from scheduler.framework import QueueingHint
 from scheduler.framework import Status
 
 
 def waiting_for_gates_message(gates: tuple[str, ...]) -> str:
     # Upstream formats the gate names as a Go string slice: "[a b]".
     return f"waiting for scheduling gates: [{' '.join(gates)}]"
-
-
-def is_schedulable_after_gates_eliminated(pod: Pod, old: object, new: object) -> QueueingHint:
-    """Only the gated pod's own update can release it."""
-    _, updated = pod_change(old, new)
-    return QueueingHint.QUEUE if updated.uid == pod.uid else QueueingHint.QUEUE_SKIP
 
 
 class SchedulingGates(NoArgsPlugin):
@@ -34,9 +27,10 @@ class SchedulingGates(NoArgsPlugin):
         return Status.unresolvable(waiting_for_gates_message(pod.scheduling_gates))
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
+        # Only the gated pod's own update can release it.
         return [
             ClusterEventWithHint(
                 ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED),
-                is_schedulable_after_gates_eliminated,
+                after_own_update,
             )
         ]

@@ -8,6 +8,7 @@ import numpy as np
 
 from plugins.helpers import DO_NOT_SCHEDULE_EFFECTS
 from plugins.helpers import DefaultNormalizer
+from plugins.helpers import after_own_update
 from plugins.helpers import count_intolerable_prefer_no_schedule
 from plugins.helpers import filter_on_node
 from plugins.helpers import prefer_no_schedule_tolerations
@@ -15,7 +16,6 @@ from plugins.helpers import score_on_node
 from plugins.helpers import taint_events
 from plugins.helpers import untolerated_rows
 from plugins.taint_toleration.hints import is_schedulable_after_node_change
-from plugins.taint_toleration.hints import is_schedulable_after_toleration_change
 from scheduler.framework import SUCCESS
 from scheduler.framework import ClusterEventWithHint
 from scheduler.framework import Code
@@ -108,6 +108,5 @@ class TaintToleration:
     # ---- QueueingHints --------------------------------------------------------------
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        return taint_events(
-            is_schedulable_after_node_change, is_schedulable_after_toleration_change
-        )
+        # A toleration added to the rejected pod itself may make it fit.
+        return taint_events(is_schedulable_after_node_change, after_own_update)
