@@ -1,5 +1,6 @@
 """Pieces several in-tree plugins share: score normalization, vectorized node-affinity
-matching, taint checks per taint set and typed access to QueueingHint event objects."""
+matching, taint checks per taint set and the taint events, typed access to QueueingHint event
+objects, and Filter/Score methods written against the Node."""
 
 from plugins.helpers.event_objects import after_own_update
 from plugins.helpers.event_objects import as_view
