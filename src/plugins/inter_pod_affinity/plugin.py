@@ -62,7 +62,7 @@ class InterPodAffinity:
     ) -> tuple[PreFilterResult | None, Status]:
         # Fast path: with no required terms of its own and no pod anywhere carrying required
         # anti-affinity, nothing this plugin checks can reject the pod.
-        if not has_required_terms(pod) and not table.anti_affinity_pod_count[: table.size].any():
+        if not has_required_terms(pod) and not table.anti_affinity_pods:
             return None, Status.skip()
         lister = self._handle.lister(NAMESPACES)
         computed = compute_pre_filter_state(
@@ -122,7 +122,10 @@ class InterPodAffinity:
     # ---- Score -----------------------------------------------------------------------------
 
     def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Status:
-        if self._args.ignore_preferred_terms_of_existing_pods and not has_preferred_terms(pod):
+        if not has_preferred_terms(pod) and (
+            self._args.ignore_preferred_terms_of_existing_pods or not table.affinity_pods
+        ):
+            # No term of its own, and none of existing pods to consider: nothing can score.
             return Status.skip()
         lister = self._handle.lister(NAMESPACES)
         computed = compute_pre_score_state(
