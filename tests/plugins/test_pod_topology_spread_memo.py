@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
 from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
@@ -13,15 +12,13 @@ from hypothesis import strategies as st
 
 from plugins.pod_topology_spread import PodTopologySpread
 from scheduler.backend.cache.cache import SchedulerCache
-from scheduler.framework import CycleState
 from scheduler.framework import Pod
 from scheduler.framework import Status
 from scheduler.objects.node import HOSTNAME_LABEL
 from scheduler.testing import FakeHandle
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
-from scheduler.testing.plugin_harness import filter_batch_as_statuses
-from scheduler.testing.plugin_harness import score_batch
+from tests.plugins.cycle_kit import cycle_decisions
 from tests.plugins.topology_spread_kit import incoming
 from tests.plugins.topology_spread_kit import running
 from tests.plugins.topology_spread_kit import spread
@@ -83,20 +80,8 @@ def _apply(cache: SchedulerCache, change: tuple[object, ...]) -> None:
 
 def _decisions(
     plugin: PodTopologySpread, pod: Pod, cache: SchedulerCache
-) -> tuple[list[str], list[Status], list[int]]:
-    table = cache.table
-    state = CycleState()
-    _, status = plugin.pre_filter(state, pod, table)
-    statuses: list[Status] = (
-        filter_batch_as_statuses(plugin, state, pod, table) if status.is_success else []
-    )
-    scored: list[int] = []
-    if table.size and plugin.pre_score(state, pod, table, table.all_rows()).is_success:
-        scored = score_batch(plugin, state, pod, table)
-        scores = np.asarray(scored, dtype=np.int64)
-        plugin.normalize_score(state, pod, table, table.all_rows(), scores)
-        scored = [*scored, *scores.tolist()]
-    return list(table.names), statuses, scored
+) -> tuple[list[str], Status, list[Status], list[int]]:
+    return cycle_decisions(plugin, pod, cache.table)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -121,7 +106,7 @@ def test_the_same_selector_in_another_namespace_is_counted_apart() -> None:
     plugin = PodTopologySpread(None, FakeHandle(cache.table))
     here = incoming(spread())
     there = dataclasses.replace(here, namespace="other")
-    _, statuses_here, _ = _decisions(plugin, here, cache)
-    _, statuses_there, _ = _decisions(plugin, there, cache)
+    _, _, statuses_here, _ = _decisions(plugin, here, cache)
+    _, _, statuses_there, _ = _decisions(plugin, there, cache)
     assert [s.is_success for s in statuses_here] == [False, True]
     assert [s.is_success for s in statuses_there] == [True, False]

@@ -17,6 +17,7 @@ from scheduler.objects.node import Node
 
 IdArray = npt.NDArray[np.int32]
 CountArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 
 ABSENT = -1
 
@@ -76,41 +77,37 @@ class DomainIndex:
         return found
 
 
-class DomainHits:
-    """Table rows where a term matched, per topology key, optionally with a weight per hit.
+class RowSums:
+    """Per topology key: the rows where some term matched an existing pod there, and the summed
+    weight of those matches per row.
 
-    Hot loops only append row numbers; `TopologyCounts.from_hits` turns them into per-domain
-    sums afterwards with numpy, so no per-pod dictionary work is done. A key's hits are either
-    all unweighted (`rows_of`) or all weighted (`add_weighted`, `add_many`).
+    Built from per-row tallies (`pod_tallies`), one array operation per matching term;
+    `TopologyCounts.from_row_sums` then sums the rows into their nodes' domains.
     """
 
-    __slots__ = ("rows", "weights")
+    __slots__ = ("hits", "sums")
 
     def __init__(self) -> None:
-        self.rows: dict[str, list[int]] = {}
-        self.weights: dict[str, list[int]] = {}
+        self.hits: dict[str, BoolArray] = {}
+        self.sums: dict[str, CountArray] = {}
 
-    def rows_of(self, key: str) -> list[int]:
-        """The list to append unweighted hits of `key` to."""
-        found = self.rows.get(key)
-        if found is None:
-            found = self.rows[key] = []
-        return found
-
-    def add_weighted(self, key: str, row: int, weight: int) -> None:
-        self.rows_of(key).append(row)
-        self.weights.setdefault(key, []).append(weight)
-
-    def add_many(self, key: str, rows: list[int], weight: int) -> None:
-        self.rows_of(key).extend(rows)
-        self.weights.setdefault(key, []).extend([weight] * len(rows))
+    def add(self, key: str, occurrences: CountArray, weight: int) -> None:
+        """Count `occurrences` (matches per row) of a term of topology `key`, each weighing
+        `weight`."""
+        hit = occurrences > 0
+        if not hit.any():
+            return
+        sums = self.sums.get(key)
+        if sums is None:
+            self.hits[key] = hit
+            self.sums[key] = occurrences * weight
+        else:
+            self.hits[key] |= hit
+            sums += occurrences * weight
 
     def lands_in_domain(self, domains: DomainIndex) -> bool:
-        """Whether any hit is on a node that has the hit's topology key."""
-        return any(
-            rows and bool((domains.ids(key)[np.asarray(rows, dtype=np.int64)] >= 0).any())
-            for key, rows in self.rows.items()
-        )
+        """Whether any match is on a node that has the match's topology key."""
+        return any(bool((hit & (domains.ids(key) >= 0)).any()) for key, hit in self.hits.items())
 
 
 class TopologyCounts:
@@ -127,21 +124,17 @@ class TopologyCounts:
         self._nonzero = 0
 
     @classmethod
-    def from_hits(cls, hits: DomainHits, domains: DomainIndex) -> TopologyCounts:
-        """Sum the hits recorded per row into their nodes' domains, one bincount per key."""
+    def from_row_sums(cls, rows: RowSums, domains: DomainIndex) -> TopologyCounts:
+        """Sum the weights recorded per row into their nodes' domains, one bincount per key."""
         counts = cls()
-        for key, rows in hits.rows.items():
-            if not rows:
-                continue
-            ids = domains.ids(key)[np.asarray(rows, dtype=np.int64)]
+        for key, hit in rows.hits.items():
+            at = np.flatnonzero(hit)
+            ids = domains.ids(key)[at]
             present = ids >= 0
-            weights = hits.weights.get(key)
-            if weights is not None and len(weights) != len(rows):
-                raise ValueError(f"hits of {key!r} mix weighted and unweighted rows")
-            chosen = None if weights is None else np.asarray(weights, dtype=np.int64)[present]
-            summed = np.bincount(ids[present], weights=chosen, minlength=domains.size(key))
+            weights = rows.sums[key][at][present]
+            summed = np.bincount(ids[present], weights=weights, minlength=domains.size(key))
             # Weighted sums come back as float64; they are exact integers well below 2**53.
-            array = (summed if chosen is None else np.rint(summed)).astype(np.int64)
+            array = np.rint(summed).astype(np.int64)
             counts._arrays[key] = array
             counts._nonzero += int(np.count_nonzero(array))
         return counts

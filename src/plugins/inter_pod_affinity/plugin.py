@@ -6,6 +6,8 @@ from plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from plugins.inter_pod_affinity.filter import filter_node
 from plugins.inter_pod_affinity.filter import filter_rows
 from plugins.inter_pod_affinity.hints import AffinityHints
+from plugins.inter_pod_affinity.pod_tallies import ExistingTermIndex
+from plugins.inter_pod_affinity.pod_tallies import IncomingTermTallies
 from plugins.inter_pod_affinity.prefilter_state import PRE_FILTER_STATE_KEY
 from plugins.inter_pod_affinity.prefilter_state import PreFilterState
 from plugins.inter_pod_affinity.prefilter_state import compute_pre_filter_state
@@ -45,6 +47,9 @@ class InterPodAffinity:
         self._args = args if args is not None else InterPodAffinityArgs()
         self._handle = handle
         self._hints = AffinityHints(handle)
+        # Existing pods tallied per row, kept across cycles (refreshed where pods changed).
+        self._tallies = IncomingTermTallies()
+        self._existing_terms = ExistingTermIndex()
 
     @property
     def args(self) -> InterPodAffinityArgs:
@@ -57,11 +62,16 @@ class InterPodAffinity:
     ) -> tuple[PreFilterResult | None, Status]:
         # Fast path: with no required terms of its own and no pod anywhere carrying required
         # anti-affinity, nothing this plugin checks can reject the pod.
-        if not has_required_terms(pod) and not table.anti_affinity_pod_count[: table.size].any():
+        if not has_required_terms(pod) and not table.anti_affinity_pods:
             return None, Status.skip()
         lister = self._handle.lister(NAMESPACES)
         computed = compute_pre_filter_state(
-            pod, table, NamespaceResolver(lister), namespace_labels(lister, pod.namespace)
+            pod,
+            table,
+            NamespaceResolver(lister),
+            namespace_labels(lister, pod.namespace),
+            self._tallies,
+            self._existing_terms,
         )
         if (
             computed.existing_anti_affinity_counts.empty
@@ -112,7 +122,10 @@ class InterPodAffinity:
     # ---- Score -----------------------------------------------------------------------------
 
     def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Status:
-        if self._args.ignore_preferred_terms_of_existing_pods and not has_preferred_terms(pod):
+        if not has_preferred_terms(pod) and (
+            self._args.ignore_preferred_terms_of_existing_pods or not table.affinity_pods
+        ):
+            # No term of its own, and none of existing pods to consider: nothing can score.
             return Status.skip()
         lister = self._handle.lister(NAMESPACES)
         computed = compute_pre_score_state(
@@ -121,6 +134,8 @@ class InterPodAffinity:
             NamespaceResolver(lister),
             namespace_labels(lister, pod.namespace),
             self._args.hard_pod_affinity_weight,
+            self._tallies,
+            self._existing_terms,
         )
         if computed is None:
             return Status.skip()

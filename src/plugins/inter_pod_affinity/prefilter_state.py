@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 
-import numpy as np
-
-from plugins.inter_pod_affinity.domains import DomainHits
 from plugins.inter_pod_affinity.domains import DomainIndex
+from plugins.inter_pod_affinity.domains import RowSums
 from plugins.inter_pod_affinity.domains import TopologyCounts
+from plugins.inter_pod_affinity.pod_tallies import ExistingTermIndex
+from plugins.inter_pod_affinity.pod_tallies import IncomingTermTallies
+from plugins.inter_pod_affinity.pod_tallies import Role
+from plugins.inter_pod_affinity.pod_tallies import term_key
 from plugins.inter_pod_affinity.terms import NO_LABELS
 from plugins.inter_pod_affinity.terms import NamespaceResolver
 from plugins.inter_pod_affinity.terms import compile_all_terms
@@ -88,59 +91,41 @@ def has_required_terms(pod: Pod) -> bool:
 
 
 def count_existing_anti_affinity(
-    pod: Pod, namespace_labels: Mapping[str, str], table: NodeTable
-) -> DomainHits:
-    """Rows of existing pods whose required anti-affinity terms match `pod`, per term key.
-
-    Visits only rows whose nodes run a pod with required anti-affinity.
-    """
-    hits = DomainHits()
-    rows = np.flatnonzero(table.anti_affinity_pod_count[: table.size])
-    infos = table.node_infos
+    pod: Pod, namespace_labels: Mapping[str, str], table: NodeTable, index: ExistingTermIndex
+) -> RowSums:
+    """Per row, the required anti-affinity terms of existing pods that match `pod`, per term
+    key: each distinct term is tested against `pod` once."""
+    rows = RowSums()
     namespace, labels = pod.namespace, pod.labels
-    for row in rows.tolist():
-        for existing in infos[row].pods.values():
-            anti = existing.pod_anti_affinity
-            if anti is None:
-                continue
-            for term in anti.required:
-                if term_selects(term, namespace, labels, namespace_labels):
-                    hits.rows_of(term.topology_key).append(row)
-    return hits
+    for existing in index.terms(table, Role.REQUIRED_ANTI_AFFINITY):
+        if term_selects(existing.term, namespace, labels, namespace_labels):
+            rows.add(existing.term.topology_key, existing.counts, 1)
+    return rows
 
 
 def count_incoming_terms(
     affinity_terms: tuple[AffinityTerm, ...],
     anti_affinity_terms: tuple[AffinityTerm, ...],
     table: NodeTable,
-) -> tuple[DomainHits, DomainHits]:
-    """Rows of existing pods matching the incoming pod's required (anti-)affinity terms.
-
-    Every pod counts here, so the loop only tests compiled matchers and appends row numbers.
-    """
-    affinity = DomainHits()
-    anti = DomainHits()
-    if not affinity_terms and not anti_affinity_terms:
-        return affinity, anti
-    matches_affinity = compile_all_terms(affinity_terms)
-    affinity_rows: list[int] = []
-    anti_matchers = [
-        (compile_resolved_term(term), anti.rows_of(term.topology_key))
-        for term in anti_affinity_terms
-    ]
-    rows = np.flatnonzero(table.pod_count[: table.size])
-    infos = table.node_infos
-    for row in rows.tolist():
-        for existing in infos[row].pods.values():
-            namespace, labels = existing.namespace, existing.labels
-            if matches_affinity(namespace, labels):
-                affinity_rows.append(row)
-            for matches, hit_rows in anti_matchers:
-                if matches(namespace, labels):
-                    hit_rows.append(row)
-    # A pod matching all affinity terms counts once for each term, in that term's domain.
-    for term in affinity_terms:
-        affinity.rows_of(term.topology_key).extend(affinity_rows)
+    tallies: IncomingTermTallies,
+) -> tuple[RowSums, RowSums]:
+    """Per row, the existing pods matching the incoming pod's required (anti-)affinity terms."""
+    affinity = RowSums()
+    anti = RowSums()
+    if affinity_terms:
+        # A pod matching all affinity terms counts once for each term, in that term's domain.
+        matching_all = tallies.per_row(
+            table,
+            ("all", tuple(term_key(term) for term in affinity_terms)),
+            lambda: compile_all_terms(affinity_terms),
+        )
+        for term in affinity_terms:
+            affinity.add(term.topology_key, matching_all, 1)
+    for term in anti_affinity_terms:
+        matching = tallies.per_row(
+            table, ("one", term_key(term)), partial(compile_resolved_term, term)
+        )
+        anti.add(term.topology_key, matching, 1)
     return affinity, anti
 
 
@@ -149,20 +134,22 @@ def compute_pre_filter_state(
     table: NodeTable,
     resolver: NamespaceResolver,
     namespace_labels: Mapping[str, str],
+    tallies: IncomingTermTallies,
+    index: ExistingTermIndex,
 ) -> PreFilterState:
     domains = DomainIndex(table)
     affinity_terms = resolver.resolve_all(required_affinity_terms(pod))
     anti_affinity_terms = resolver.resolve_all(required_anti_affinity_terms(pod))
-    existing = count_existing_anti_affinity(pod, namespace_labels, table)
-    affinity, anti = count_incoming_terms(affinity_terms, anti_affinity_terms, table)
+    existing = count_existing_anti_affinity(pod, namespace_labels, table, index)
+    affinity, anti = count_incoming_terms(affinity_terms, anti_affinity_terms, table, tallies)
     return PreFilterState(
         pod=pod,
         affinity_terms=affinity_terms,
         anti_affinity_terms=anti_affinity_terms,
         namespace_labels=namespace_labels,
         domains=domains,
-        affinity_counts=TopologyCounts.from_hits(affinity, domains),
-        anti_affinity_counts=TopologyCounts.from_hits(anti, domains),
-        existing_anti_affinity_counts=TopologyCounts.from_hits(existing, domains),
+        affinity_counts=TopologyCounts.from_row_sums(affinity, domains),
+        anti_affinity_counts=TopologyCounts.from_row_sums(anti, domains),
+        existing_anti_affinity_counts=TopologyCounts.from_row_sums(existing, domains),
         matches_own_affinity=matches_all_terms(affinity_terms, pod),
     )

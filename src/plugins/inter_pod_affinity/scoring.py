@@ -12,17 +12,20 @@ min..max onto 0..100.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
-from plugins.inter_pod_affinity.domains import DomainHits
 from plugins.inter_pod_affinity.domains import DomainIndex
+from plugins.inter_pod_affinity.domains import RowSums
 from plugins.inter_pod_affinity.domains import TopologyCounts
+from plugins.inter_pod_affinity.pod_tallies import ExistingTermIndex
+from plugins.inter_pod_affinity.pod_tallies import IncomingTermTallies
+from plugins.inter_pod_affinity.pod_tallies import Role
+from plugins.inter_pod_affinity.pod_tallies import term_key
 from plugins.inter_pod_affinity.terms import NamespaceResolver
-from plugins.inter_pod_affinity.terms import PodMatcher
 from plugins.inter_pod_affinity.terms import compile_resolved_term
 from plugins.inter_pod_affinity.terms import preferred_affinity_terms
 from plugins.inter_pod_affinity.terms import preferred_anti_affinity_terms
@@ -33,7 +36,6 @@ from scheduler.framework import Pod
 from scheduler.framework import Rows
 from scheduler.framework import Scores
 from scheduler.objects.node import Node
-from scheduler.objects.pod_affinity import WeightedAffinityTerm
 
 PRE_SCORE_STATE_KEY = "PreScoreInterPodAffinity"
 
@@ -51,18 +53,10 @@ def has_preferred_terms(pod: Pod) -> bool:
     return bool(preferred_affinity_terms(pod) or preferred_anti_affinity_terms(pod))
 
 
-def _add_matching(
-    hits: DomainHits,
-    terms: Iterable[WeightedAffinityTerm],
-    pod: Pod,
-    namespace_labels: Mapping[str, str],
-    row: int,
-    *,
-    sign: int,
-) -> None:
-    for weighted in terms:
-        if term_selects(weighted.term, pod.namespace, pod.labels, namespace_labels):
-            hits.add_weighted(weighted.term.topology_key, row, sign * weighted.weight)
+_EXISTING_SIGNS = (
+    (Role.PREFERRED_AFFINITY, 1),
+    (Role.PREFERRED_ANTI_AFFINITY, -1),
+)
 
 
 def compute_pre_score_state(
@@ -71,52 +65,37 @@ def compute_pre_score_state(
     resolver: NamespaceResolver,
     namespace_labels: Mapping[str, str],
     hard_pod_affinity_weight: int,
+    tallies: IncomingTermTallies,
+    index: ExistingTermIndex,
 ) -> PreScoreState | None:
     """The per-domain scores, or None when no term matched anywhere (nothing to score)."""
     domains = DomainIndex(table)
-    hits = DomainHits()
-    # The incoming pod's preferred terms: compiled matcher, and where to record its hits.
-    own: list[tuple[PodMatcher, list[int], int]] = []
-    own_hits: list[tuple[str, list[int], int]] = []
+    rows = RowSums()
+    # The incoming pod's preferred terms, against every existing pod.
     for sign, terms in (
         (1, preferred_affinity_terms(pod)),
         (-1, preferred_anti_affinity_terms(pod)),
     ):
         for weighted in resolver.resolve_weighted(terms):
-            hit_rows: list[int] = []
-            own.append((compile_resolved_term(weighted.term), hit_rows, sign * weighted.weight))
-            own_hits.append((weighted.term.topology_key, hit_rows, sign * weighted.weight))
-    # Without preferred terms of its own, only pods with (anti-)affinity can contribute.
-    column = table.pod_count if own else table.affinity_pod_count
-    rows = np.flatnonzero(column[: table.size])
-    infos = table.node_infos
-    for row in rows.tolist():
-        info = infos[row]
-        node = info.node
-        if node is None or not node.labels:
-            continue
-        for existing in info.pods.values():
-            if own:
-                namespace, labels = existing.namespace, existing.labels
-                for matches, own_rows, _ in own:
-                    if matches(namespace, labels):
-                        own_rows.append(row)
-            existing_affinity = existing.pod_affinity
-            if existing_affinity is not None:
-                if hard_pod_affinity_weight > 0:
-                    for term in existing_affinity.required:
-                        if term_selects(term, pod.namespace, pod.labels, namespace_labels):
-                            hits.add_weighted(term.topology_key, row, hard_pod_affinity_weight)
-                _add_matching(hits, existing_affinity.preferred, pod, namespace_labels, row, sign=1)
-            existing_anti = existing.pod_anti_affinity
-            if existing_anti is not None:
-                _add_matching(hits, existing_anti.preferred, pod, namespace_labels, row, sign=-1)
-    for key, own_rows, weight in own_hits:
-        hits.add_many(key, own_rows, weight)
+            term = weighted.term
+            matching = tallies.per_row(
+                table, ("one", term_key(term)), partial(compile_resolved_term, term)
+            )
+            rows.add(term.topology_key, matching, sign * weighted.weight)
+    # Existing pods' terms that select the incoming pod: each distinct term tested once.
+    namespace, labels = pod.namespace, pod.labels
+    if hard_pod_affinity_weight > 0:
+        for existing in index.terms(table, Role.REQUIRED_AFFINITY):
+            if term_selects(existing.term, namespace, labels, namespace_labels):
+                rows.add(existing.term.topology_key, existing.counts, hard_pod_affinity_weight)
+    for role, sign in _EXISTING_SIGNS:
+        for existing in index.terms(table, role):
+            if term_selects(existing.term, namespace, labels, namespace_labels):
+                rows.add(existing.term.topology_key, existing.counts, sign * existing.weight)
     # Upstream records a domain as soon as a term matches there, even if weights cancel out.
-    if not hits.lands_in_domain(domains):
+    if not rows.lands_in_domain(domains):
         return None
-    return PreScoreState(domains, TopologyCounts.from_hits(hits, domains))
+    return PreScoreState(domains, TopologyCounts.from_row_sums(rows, domains))
 
 
 def score_node(state: PreScoreState, node: Node) -> int:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -130,8 +131,9 @@ class EventSink:
         self._retrying: dict[EventKey, tuple[_Write, Timer]] = {}
         self._series: dict[EventKey, _Series] = {}
         self._in_progress = 0
-        # Events rather than Conditions: producers are synchronous and cannot take a lock.
-        self._has_work = asyncio.Event()
+        # Events and futures rather than Conditions: producers are synchronous and cannot take
+        # a lock. Each idle worker waits on its own future, so a write wakes one worker, not all.
+        self._sleeping: deque[asyncio.Future[None]] = deque()
         self._has_room = asyncio.Event()
         self._has_room.set()
         self._idle = asyncio.Event()
@@ -240,7 +242,11 @@ class EventSink:
     def _enqueue(self, write: _Write) -> None:
         (self._urgent if write.urgent else self._queue)[write.key] = write
         self._idle.clear()
-        self._has_work.set()
+        while self._sleeping:
+            waiter = self._sleeping.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                break
 
     def _retry_later(self, write: _Write, delay: float) -> None:
         def due() -> None:
@@ -261,8 +267,9 @@ class EventSink:
         while True:
             write = self._next()
             while write is None:
-                self._has_work.clear()
-                await self._has_work.wait()
+                waiter = asyncio.get_running_loop().create_future()
+                self._sleeping.append(waiter)
+                await waiter
                 write = self._next()
             self._in_progress += 1
             self._has_room.set()

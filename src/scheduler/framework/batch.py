@@ -24,17 +24,24 @@ class FilterBatch:
     codes: npt.NDArray[np.int8]
     reasons: Sequence[tuple[str, ...]]
     reason_ids: npt.NDArray[np.int32] | None = None
+    # True when the batch was made knowing that every row passes: the executor then skips
+    # looking at the codes, which are read-only so that the flag stays true.
+    passed_all: bool = False
 
     @classmethod
     def all_pass(cls, count: int) -> FilterBatch:
-        return cls(np.zeros(count, dtype=np.int8), ())
+        codes = np.zeros(count, dtype=np.int8)
+        codes.flags.writeable = False
+        return cls(codes, (), passed_all=True)
 
     @classmethod
     def reject_where(
         cls, rejected: npt.NDArray[np.bool_], code: Code, *reasons: str
     ) -> FilterBatch:
         """Rows where `rejected` is True fail with one shared status."""
-        codes = np.where(rejected, np.int8(code), np.int8(0)).astype(np.int8)
+        if not rejected.any():
+            return cls.all_pass(len(rejected))
+        codes = np.where(rejected, np.int8(code), np.int8(0)).astype(np.int8, copy=False)
         return cls(codes, (tuple(reasons),))
 
     @classmethod

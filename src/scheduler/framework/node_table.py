@@ -81,6 +81,10 @@ class NodeTable:
         self.port_count: Int64Array = np.zeros(capacity, dtype=np.int64)
         self.affinity_pod_count: Int64Array = np.zeros(capacity, dtype=np.int64)
         self.anti_affinity_pod_count: Int64Array = np.zeros(capacity, dtype=np.int64)
+        # Totals of the two columns above over all rows, so "does any pod carry (anti-)affinity"
+        # is answered without a pass over the rows.
+        self.affinity_pods = 0
+        self.anti_affinity_pods = 0
         self.unschedulable: BoolArray = np.zeros(capacity, dtype=np.bool_)
         self.taint_set_id: Int32Array = np.zeros(capacity, dtype=np.int32)
         # Stamped from `pod_clock` whenever a row's pods change (or the row is rewritten or
@@ -273,8 +277,9 @@ class NodeTable:
         self.non_zero_requested[row, 1] = _saturated(info.non_zero_memory)
         self.pod_count[row] = len(info.pods)
         self.port_count[row] = len(info.used_ports)
-        self.affinity_pod_count[row] = info.pods_with_affinity
-        self.anti_affinity_pod_count[row] = info.pods_with_required_anti_affinity
+        self._set_affinity_counts(
+            row, info.pods_with_affinity, info.pods_with_required_anti_affinity
+        )
         self._stamp_pods(row)
 
     def remove_node(self, name: str) -> None:
@@ -283,8 +288,16 @@ class NodeTable:
         if row is None:
             return
         last = self.size - 1
+        # The row's pods leave the totals; the last row's are moved, then its slot is cleared.
+        self._set_affinity_counts(row, 0, 0)
+        moved_counts = (
+            int(self.affinity_pod_count[last]),
+            int(self.anti_affinity_pod_count[last]),
+        )
+        self._set_affinity_counts(last, 0, 0)
         if row != last:
             self._copy_row(last, row)
+            self._set_affinity_counts(row, *moved_counts)
             self._stamp_pods(row)
             moved = self.names[last]
             self.names[row] = moved
@@ -336,6 +349,12 @@ class NodeTable:
             "taint_set_id",
             "pod_stamp",
         ]
+
+    def _set_affinity_counts(self, row: int, affinity: int, anti_affinity: int) -> None:
+        self.affinity_pods += affinity - int(self.affinity_pod_count[row])
+        self.anti_affinity_pods += anti_affinity - int(self.anti_affinity_pod_count[row])
+        self.affinity_pod_count[row] = affinity
+        self.anti_affinity_pod_count[row] = anti_affinity
 
     def _stamp_pods(self, row: int) -> None:
         self.pod_clock += 1

@@ -20,6 +20,7 @@ import numpy.typing as npt
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.diagnosis import Diagnosis
 from scheduler.framework.node_table import NodeTable
+from scheduler.framework.status import SUCCESS
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
@@ -79,8 +80,9 @@ def _filter_chunk(
         evaluated = len(candidates)
         if entry.batch is not None:
             batch = invoke.filter_batch(entry.batch, state, pod, table, candidates)
-            failed = batch.codes != 0
-            if failed.any():
+            # A batch made knowing every row passes has nothing to record.
+            failed = None if batch.passed_all else batch.codes != 0
+            if failed is not None and failed.any():
                 codes = batch.codes[failed]
                 if (codes == int(Code.ERROR)).any():
                     index = int(np.flatnonzero(batch.codes == int(Code.ERROR))[0])
@@ -102,7 +104,7 @@ def _filter_chunk(
                     diagnosis.reject_row(row_list[i], status)
                     keep[i] = False
                 candidates = candidates[keep]
-        profile.observe_plugin(state, plugin.name, "Filter", Status(), started, evaluated=evaluated)
+        profile.observe_plugin(state, plugin.name, "Filter", SUCCESS, started, evaluated=evaluated)
     return candidates
 
 
@@ -149,7 +151,7 @@ class FilterRun:
         except FilterError as error:
             profile.observe("Filter", error.status, started)
             raise
-        profile.observe("Filter", Status(), started)
+        profile.observe("Filter", SUCCESS, started)
         return feasible
 
     def _search(

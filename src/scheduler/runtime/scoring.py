@@ -10,6 +10,7 @@ import numpy.typing as npt
 
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.node_table import NodeTable
+from scheduler.framework.status import SUCCESS
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
@@ -41,8 +42,8 @@ def run_pre_score(
             error = invoke.error_status("PreScore", plugin.name, status)
             profile.observe("PreScore", error, started)
             return error
-    profile.observe("PreScore", Status(), started)
-    return Status()
+    profile.observe("PreScore", SUCCESS, started)
+    return SUCCESS
 
 
 def _raw_scores(
@@ -83,8 +84,8 @@ def run_score(
             totals += scores
         else:
             totals += scores * entry.weight
-        profile.observe_plugin(state, name, "Score", Status(), plugin_started, evaluated=len(rows))
-    profile.observe("Score", Status(), started)
+        profile.observe_plugin(state, name, "Score", SUCCESS, plugin_started, evaluated=len(rows))
+    profile.observe("Score", SUCCESS, started)
     return totals
 
 

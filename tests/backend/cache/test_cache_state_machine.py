@@ -287,6 +287,10 @@ class CacheMachine(RuleBasedStateMachine):
             assert table.anti_affinity_pod_count[row] == sum(
                 p.has_required_anti_affinity for p in on_node
             )
+        # The table's totals, kept as rows change, are those of the nodes it holds.
+        on_nodes = [p for p in self.pods.values() if p.node_name in self.nodes]
+        assert table.affinity_pods == sum(p.has_affinity_terms for p in on_nodes)
+        assert table.anti_affinity_pods == sum(p.has_required_anti_affinity for p in on_nodes)
 
     @invariant()
     def node_columns_match_the_model(self) -> None:
