@@ -33,6 +33,7 @@ from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
+from scheduler.runtime.handle_base import HandleBase
 from scheduler.runtime.node_filter import FilterChain
 from scheduler.testing.fake_clock import FakeClock
 
@@ -113,7 +114,7 @@ class RecordingAPI:
         self.object_patches.append((resource, f"{namespace}/{name}", patch))
 
 
-class FakeHandle:
+class FakeHandle(HandleBase):
     """A Handle over a fixed node table, for plugin unit tests."""
 
     def __init__(
@@ -129,32 +130,20 @@ class FakeHandle:
     ) -> None:
         """`chain` holds the PreFilter/Filter plugins that preemption-style plugins run through
         the handle; events they record land in `self.events`."""
+        super().__init__(
+            profile_name="default-scheduler",
+            clock=clock or FakeClock(),
+            rng=random.Random(seed),
+            parallelism=16,
+            api=api or RecordingAPI(),
+        )
         self.table = table or NodeTable()
-        self._clock = clock or FakeClock()
-        self._rng = random.Random(seed)
         self._listers = {k: DictLister(v) for k, v in (listers or {}).items()}
         self._nominated = dict(nominated or {})
-        self._api = api or RecordingAPI()
         self.chain = chain or FilterChain((), ())
         # Background work plugins started, by name, for a test to run when it chooses.
         self.background_work: dict[str, Callable[[], Awaitable[None]]] = {}
         self.events: list[dict[str, Any]] = []
-
-    @property
-    def profile_name(self) -> str:
-        return "default-scheduler"
-
-    @property
-    def clock(self) -> Clock:
-        return self._clock
-
-    @property
-    def rng(self) -> random.Random:
-        return self._rng
-
-    @property
-    def parallelism(self) -> int:
-        return 16
 
     @property
     def node_table(self) -> NodeTable:
@@ -163,10 +152,6 @@ class FakeHandle:
     def node_info(self, name: str) -> NodeInfo | None:
         row = self.table.row_of(name)
         return None if row is None else self.table.node_infos[row]
-
-    @property
-    def api(self) -> ClusterAPI:
-        return self._api
 
     def lister(self, resource: str) -> Lister:
         return self._listers.setdefault(resource, DictLister())
@@ -188,22 +173,8 @@ class FakeHandle:
         step of it) when it wants, so nothing runs behind its back."""
         self.background_work[name] = work
 
-    def run_filter_plugins_with_nominated_pods(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo
-    ) -> Status:
-        return self.chain.run_with_nominated(
-            state, pod, node_info, self.nominated_pods_for_node(node_info.name)
-        )
-
-    def run_pre_filter_extension_add_pod(
-        self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo
-    ) -> Status:
-        return self.chain.add_pod(state, pod, pod_to_add, node_info)
-
-    def run_pre_filter_extension_remove_pod(
-        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
-    ) -> Status:
-        return self.chain.remove_pod(state, pod, pod_to_remove, node_info)
+    def _filter_chain(self) -> FilterChain:
+        return self.chain
 
     def record_event(
         self,
