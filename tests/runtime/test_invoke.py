@@ -191,3 +191,20 @@ def test_a_plugins_own_error_is_worded_as_upstream_words_it() -> None:
     )
     fault = invoke.fault("Reserve", "Volumes", "raised")
     assert invoke.error_status("Reserve", "Volumes", fault) is fault
+
+
+def test_plugin_failure_names_the_plugin_of_a_rejection() -> None:
+    rejected = invoke.plugin_failure("Reserve", "Quota", Status.unschedulable("over quota"))
+    assert rejected == Status(Code.UNSCHEDULABLE, "over quota", plugin="Quota")
+    pending = invoke.plugin_failure("PreBind", "Claims", Status.pending("allocating"))
+    assert pending == Status(Code.PENDING, "allocating", plugin="Claims")
+
+
+def test_plugin_failure_turns_anything_else_into_an_error_in_upstreams_words() -> None:
+    error = invoke.plugin_failure("Bind", "Binder", Status.from_error("conflict"))
+    assert error == Status(Code.ERROR, 'running Bind plugin "Binder": conflict', plugin="Binder")
+    # A Wait where the point allows none fails the same way.
+    wait = invoke.plugin_failure("Reserve", "Odd", Status.wait("later"))
+    assert wait == Status(Code.ERROR, 'running Reserve plugin "Odd": later', plugin="Odd")
+    filtered = invoke.plugin_failure("Filter", "Broken", Status.from_error("boom"))
+    assert filtered.message() == 'running "Broken" filter plugin: boom'

@@ -91,6 +91,15 @@ def error_status(point: str, plugin: str, status: Status) -> Status:
     return Status.from_error(_text(point, plugin, status.message())).with_plugin(plugin)
 
 
+def plugin_failure(point: str, plugin: str, status: Status) -> Status:
+    """What a plugin's unsuccessful status fails the attempt with: a rejection as it is, named
+    after the plugin, and anything else (Error, or a code the point does not allow) as an
+    Error in upstream's words."""
+    if status.is_rejected:
+        return status.with_plugin(plugin)
+    return error_status(point, plugin, status)
+
+
 def fault(point: str, plugin: str, problem: str, exc: BaseException | None = None) -> PluginFault:
     """Log a plugin's misbehaviour (with the traceback of `exc`) and make it an Error."""
     message = _text(point, plugin, problem)
