@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from scheduler.cluster.sim.cluster import SimCluster
+from scheduler.cluster.sim.meta import metadata_of
 from scheduler.framework.errors import APIError
 
 PODS = "pods"
@@ -25,11 +26,6 @@ TEMPLATES = "resourceclaimtemplates"
 POD_CLAIM_NAME = "resource.kubernetes.io/pod-claim-name"
 
 Obj = Mapping[str, Any]
-
-
-def _meta(obj: Obj) -> Mapping[str, Any]:
-    meta: Mapping[str, Any] = obj.get("metadata") or {}
-    return meta
 
 
 def _live(pod: Obj) -> bool:
@@ -79,7 +75,7 @@ class ResourceClaimController:
     async def sync(self) -> int:
         """One pass over every pod and claim; returns how many writes it made."""
         writes = 0
-        pods = {str(_meta(p).get("uid")): p for p in self._sim.objects(PODS) if _live(p)}
+        pods = {str(metadata_of(p).get("uid")): p for p in self._sim.objects(PODS) if _live(p)}
         for pod in pods.values():
             writes += await self._create_claims(pod)
         for claim in self._sim.objects(CLAIMS):
@@ -87,7 +83,7 @@ class ResourceClaimController:
         return writes
 
     async def _create_claims(self, pod: Obj) -> int:
-        meta = _meta(pod)
+        meta = metadata_of(pod)
         namespace, name = str(meta.get("namespace") or "default"), str(meta.get("name"))
         statuses = list((pod.get("status") or {}).get("resourceClaimStatuses") or ())
         done = {s.get("name") for s in statuses}
@@ -125,15 +121,17 @@ class ResourceClaimController:
                     "spec": dict(template_spec.get("spec") or {}),
                 },
             )
-            statuses.append({"name": entry.get("name"), "resourceClaimName": _meta(claim)["name"]})
+            statuses.append(
+                {"name": entry.get("name"), "resourceClaimName": metadata_of(claim)["name"]}
+            )
             writes += 1
         if writes:
             await self._sim.patch_pod_status(namespace, name, {"resourceClaimStatuses": statuses})
         return writes
 
     async def _release_pod(self, pod: Obj) -> None:
-        namespace = str(_meta(pod).get("namespace") or "default")
-        live = {str(_meta(p).get("uid")) for p in self._sim.objects(PODS) if _live(p)}
+        namespace = str(metadata_of(pod).get("namespace") or "default")
+        live = {str(metadata_of(p).get("uid")) for p in self._sim.objects(PODS) if _live(p)}
         for name in _claim_names(pod):
             try:
                 claim = await self._sim.get(CLAIMS, namespace, name)
@@ -142,7 +140,7 @@ class ResourceClaimController:
             await self._release(claim, live)
 
     async def _release(self, claim: Obj, live_pods: set[str]) -> int:
-        meta = _meta(claim)
+        meta = metadata_of(claim)
         namespace, name = str(meta.get("namespace") or "default"), str(meta.get("name"))
         status = claim.get("status") or {}
         reserved = list(status.get("reservedFor") or ())

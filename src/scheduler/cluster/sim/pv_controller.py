@@ -23,6 +23,7 @@ from typing import Any
 
 from scheduler.cluster.sim.cluster import SimCluster
 from scheduler.cluster.sim.controller_loop import sync_on_changes
+from scheduler.cluster.sim.meta import metadata_of
 from scheduler.objects.labels import SelectorError
 from scheduler.objects.labels import parse_label_selector
 from scheduler.objects.node import HOSTNAME_LABEL
@@ -42,18 +43,13 @@ NO_PROVISIONER = "kubernetes.io/no-provisioner"
 Obj = Mapping[str, Any]
 
 
-def _meta(obj: Obj) -> Mapping[str, Any]:
-    meta: Mapping[str, Any] = obj.get("metadata") or {}
-    return meta
-
-
 def _spec(obj: Obj) -> Mapping[str, Any]:
     spec: Mapping[str, Any] = obj.get("spec") or {}
     return spec
 
 
 def _annotations(obj: Obj) -> Mapping[str, str]:
-    annotations: Mapping[str, str] = _meta(obj).get("annotations") or {}
+    annotations: Mapping[str, str] = metadata_of(obj).get("annotations") or {}
     return annotations
 
 
@@ -76,7 +72,7 @@ def _request(pvc: Obj) -> Any:
 
 
 def _claim_key(pvc: Obj) -> tuple[str, str]:
-    return (str(_meta(pvc).get("namespace") or "default"), str(_meta(pvc).get("name")))
+    return (str(metadata_of(pvc).get("namespace") or "default"), str(metadata_of(pvc).get("name")))
 
 
 def _refers_to(pv: Obj, pvc: Obj) -> bool:
@@ -84,7 +80,7 @@ def _refers_to(pv: Obj, pvc: Obj) -> bool:
     if ref is None or (str(ref.get("namespace") or "default"), ref.get("name")) != _claim_key(pvc):
         return False
     uid = ref.get("uid")
-    return not uid or uid == _meta(pvc).get("uid")
+    return not uid or uid == metadata_of(pvc).get("uid")
 
 
 def _fits(pv: Obj, pvc: Obj) -> bool:
@@ -107,7 +103,7 @@ def _fits(pv: Obj, pvc: Obj) -> bool:
         selector = parse_label_selector(_spec(pvc).get("selector"))
     except SelectorError:
         return False
-    return selector is None or selector.matches(_meta(pv).get("labels") or {})
+    return selector is None or selector.matches(metadata_of(pv).get("labels") or {})
 
 
 class PVBinderController:
@@ -159,11 +155,12 @@ class PVBinderController:
         if not name:
             return None
         return next(
-            (c for c in self._sim.objects("storageclasses") if _meta(c).get("name") == name), None
+            (c for c in self._sim.objects("storageclasses") if metadata_of(c).get("name") == name),
+            None,
         )
 
     async def _point_back(self, volume_name: str, pvc: Obj, pvs: list[dict[str, Any]]) -> int:
-        pv = next((p for p in pvs if _meta(p).get("name") == volume_name), None)
+        pv = next((p for p in pvs if metadata_of(p).get("name") == volume_name), None)
         if pv is None or _spec(pv).get("claimRef") is not None:
             return 0
         await self._set_claim_ref(pv, pvc)
@@ -188,7 +185,7 @@ class PVBinderController:
         await self._sim.patch_object(
             PVS,
             "",
-            str(_meta(pv).get("name")),
+            str(metadata_of(pv).get("name")),
             {
                 "metadata": {"annotations": {ANN_BOUND_BY_CONTROLLER: "yes"}},
                 "spec": {"claimRef": _claim_ref(pvc)},
@@ -199,7 +196,7 @@ class PVBinderController:
 
     async def _provision(self, pvc: Obj, storage_class: Obj, node_name: str | None) -> None:
         provisioner = str(storage_class.get("provisioner"))
-        name = f"pvc-{_meta(pvc).get('uid')}"
+        name = f"pvc-{metadata_of(pvc).get('uid')}"
         spec: dict[str, Any] = {
             "capacity": {"storage": _request(pvc) or "0"},
             "accessModes": list(_spec(pvc).get("accessModes") or ()),
@@ -230,11 +227,11 @@ class PVBinderController:
     def _node_affinity(self, node_name: str, driver: str) -> dict[str, Any] | None:
         """A node selector term that keeps the new volume where the node is."""
         node = next(
-            (n for n in self._sim.objects("nodes") if _meta(n).get("name") == node_name), None
+            (n for n in self._sim.objects("nodes") if metadata_of(n).get("name") == node_name), None
         )
         if node is None:
             return None
-        labels: Mapping[str, str] = _meta(node).get("labels") or {}
+        labels: Mapping[str, str] = metadata_of(node).get("labels") or {}
         keys = self._driver_topology_keys(node_name, driver)
         if not keys:
             keys = [ZONE_LABEL] if ZONE_LABEL in labels else [HOSTNAME_LABEL]
@@ -247,7 +244,7 @@ class PVBinderController:
 
     def _driver_topology_keys(self, node_name: str, driver: str) -> list[str]:
         for csi_node in self._sim.objects("csinodes"):
-            if _meta(csi_node).get("name") != node_name:
+            if metadata_of(csi_node).get("name") != node_name:
                 continue
             for entry in _spec(csi_node).get("drivers") or ():
                 if entry.get("name") == driver:
@@ -266,7 +263,7 @@ class PVBinderController:
             pvc = claims.get((str(ref.get("namespace") or "default"), str(ref.get("name"))))
             if pvc is None or not _refers_to(pv, pvc):
                 continue
-            pv_name = str(_meta(pv).get("name"))
+            pv_name = str(metadata_of(pv).get("name"))
             if _spec(pvc).get("volumeName") not in (None, "", pv_name):
                 continue  # the claim wants another volume
             if not ref.get("uid") or (pv.get("status") or {}).get("phase") != "Bound":
@@ -296,7 +293,7 @@ class PVBinderController:
             name,
             {
                 "metadata": {"annotations": annotations},
-                "spec": {"volumeName": _meta(pv).get("name")},
+                "spec": {"volumeName": metadata_of(pv).get("name")},
                 "status": {
                     "phase": "Bound",
                     "accessModes": list(_spec(pv).get("accessModes") or ()),
@@ -311,7 +308,7 @@ class PVBinderController:
             phase = (pv.get("status") or {}).get("phase") or "Pending"
             if phase == "Pending" and _spec(pv).get("claimRef") is None:
                 await self._sim.patch_object(
-                    PVS, "", str(_meta(pv).get("name")), {"status": {"phase": "Available"}}
+                    PVS, "", str(metadata_of(pv).get("name")), {"status": {"phase": "Available"}}
                 )
                 writes += 1
         return writes
@@ -329,6 +326,6 @@ def _claim_ref(pvc: Obj) -> dict[str, Any]:
         "apiVersion": "v1",
         "namespace": namespace,
         "name": name,
-        "uid": _meta(pvc).get("uid") or "",
-        "resourceVersion": _meta(pvc).get("resourceVersion") or "",
+        "uid": metadata_of(pvc).get("uid") or "",
+        "resourceVersion": metadata_of(pvc).get("resourceVersion") or "",
     }
