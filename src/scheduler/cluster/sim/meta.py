@@ -23,12 +23,6 @@ SERVER_OWNED_METADATA = ("name", "namespace", "uid", "creationTimestamp", "delet
 _SUFFIX_ALPHABET = string.ascii_lowercase + string.digits
 
 
-def metadata_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    """An object's metadata, or an empty mapping for one that has none (yet)."""
-    meta: Mapping[str, Any] = obj.get("metadata") or {}
-    return meta
-
-
 def timestamp(moment: datetime) -> str:
     """RFC 3339 in UTC at second precision, as metav1.Time serialises."""
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
