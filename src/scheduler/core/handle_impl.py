@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
+from typing import Unpack
 
 from scheduler.backend.cache import SchedulerCache
 from scheduler.backend.queue import SchedulingQueue
@@ -17,6 +18,7 @@ from scheduler.cluster.port import ClusterClient
 from scheduler.core.event_recorder import EventRecorder
 from scheduler.framework.clock import Clock
 from scheduler.framework.handle import ClusterAPI
+from scheduler.framework.handle import EventDetails
 from scheduler.framework.handle import IndexFunc
 from scheduler.framework.handle import Lister
 from scheduler.framework.handle import ObjectReference
@@ -127,44 +129,18 @@ class SchedulerHandle(HandleBase):
             raise RuntimeError("the profile's plugins are not built yet")
         return self.chain
 
-    def record_event(
-        self,
-        regarding: Pod,
-        *,
-        event_type: str,
-        reason: str,
-        action: str,
-        note: str,
-        related: Pod | None = None,
-    ) -> None:
+    def _recorder(self) -> EventRecorder:
         if self.recorder is None:
             raise RuntimeError("the event recorder is not built yet")
-        self.recorder.pod_event(
-            regarding,
-            event_type=event_type,
-            reason=reason,
-            action=action,
-            note=note,
-            controller=self.profile_name,
-            related=related,
-        )
+        return self.recorder
+
+    def record_event(
+        self, regarding: Pod, *, related: Pod | None = None, **details: Unpack[EventDetails]
+    ) -> None:
+        recorder = self._recorder()
+        recorder.pod_event(regarding, controller=self.profile_name, related=related, **details)
 
     def record_object_event(
-        self,
-        regarding: ObjectReference,
-        *,
-        event_type: str,
-        reason: str,
-        action: str,
-        note: str,
+        self, regarding: ObjectReference, **details: Unpack[EventDetails]
     ) -> None:
-        if self.recorder is None:
-            raise RuntimeError("the event recorder is not built yet")
-        self.recorder.object_event(
-            regarding,
-            event_type=event_type,
-            reason=reason,
-            action=action,
-            note=note,
-            controller=self.profile_name,
-        )
+        self._recorder().object_event(regarding, controller=self.profile_name, **details)

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
+from typing import Unpack
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.errors import NotFoundError
 from scheduler.framework.handle import ClusterAPI
+from scheduler.framework.handle import EventDetails
 from scheduler.framework.handle import IndexFunc
 from scheduler.framework.handle import Lister
 from scheduler.framework.handle import ObjectReference
@@ -177,43 +179,24 @@ class FakeHandle(HandleBase):
         return self.chain
 
     def record_event(
-        self,
-        regarding: Pod,
-        *,
-        event_type: str,
-        reason: str,
-        action: str,
-        note: str,
-        related: Pod | None = None,
+        self, regarding: Pod, *, related: Pod | None = None, **details: Unpack[EventDetails]
     ) -> None:
-        self.events.append(
-            {
-                "regarding": regarding.key,
-                "type": event_type,
-                "reason": reason,
-                "action": action,
-                "note": note,
-                "related": related.key if related is not None else None,
-            }
-        )
+        self._record(regarding.key, details, related.key if related is not None else None)
 
     def record_object_event(
-        self,
-        regarding: ObjectReference,
-        *,
-        event_type: str,
-        reason: str,
-        action: str,
-        note: str,
+        self, regarding: ObjectReference, **details: Unpack[EventDetails]
     ) -> None:
+        self._record(f"{regarding.kind} {regarding.namespace}/{regarding.name}", details, None)
+
+    def _record(self, regarding: str, details: EventDetails, related: str | None) -> None:
         self.events.append(
             {
-                "regarding": f"{regarding.kind} {regarding.namespace}/{regarding.name}",
-                "type": event_type,
-                "reason": reason,
-                "action": action,
-                "note": note,
-                "related": None,
+                "regarding": regarding,
+                "type": details["event_type"],
+                "reason": details["reason"],
+                "action": details["action"],
+                "note": details["note"],
+                "related": related,
             }
         )
 
