@@ -4,30 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import Any
 
 import pytest
 
 from scheduler.backend.cache import SchedulerCache
 from scheduler.cluster.sim import SimCluster
 from scheduler.core.event_recorder import EventRecorder
-from scheduler.core.event_sink import EventSink
 from scheduler.core.handle_impl import SchedulerHandle
 from scheduler.framework.handle import ObjectReference
 from scheduler.runtime.waiting_pods import WaitingPods
 from scheduler.testing import FakeClock
 from scheduler.testing import make_pod
-
-
-class _Sink(EventSink):
-    """Keeps the Event bodies it is handed."""
-
-    def __init__(self, clock: FakeClock) -> None:
-        super().__init__(self, clock)  # type: ignore[arg-type]
-        self.bodies: list[dict[str, Any]] = []
-
-    def submit(self, event: dict[str, Any]) -> None:
-        self.bodies.append(event)
+from tests.core.kept_events import KeptEvents
 
 
 def _handle(clock: FakeClock) -> SchedulerHandle:
@@ -57,7 +45,7 @@ def test_recording_before_the_recorder_exists_is_a_clear_error() -> None:
 
 def test_events_are_reported_by_the_profile_with_what_the_plugin_said() -> None:
     clock = FakeClock()
-    sink = _Sink(clock)
+    sink = KeptEvents(clock)
     handle = _handle(clock)
     handle.recorder = EventRecorder(sink, clock, "host-1")
     victim, preemptor = make_pod("victim", "ns").obj(), make_pod("preemptor", "ns").obj()
