@@ -208,3 +208,41 @@ def test_plugin_failure_turns_anything_else_into_an_error_in_upstreams_words() -
     assert wait == Status(Code.ERROR, 'running Reserve plugin "Odd": later', plugin="Odd")
     filtered = invoke.plugin_failure("Filter", "Broken", Status.from_error("boom"))
     assert filtered.message() == 'running "Broken" filter plugin: boom'
+
+
+class PrePost:
+    """PreFilter and PostFilter forms returning whatever the test sets."""
+
+    name = "PrePost"
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    def pre_filter(self, state: CycleState, pod: Pod, table: NodeTable) -> Any:
+        return self.answer
+
+    def post_filter(self, state: CycleState, pod: Pod, statuses: Any) -> Any:
+        return self.answer
+
+
+def test_a_pre_or_post_filter_returning_no_pair_is_an_error_naming_the_pair() -> None:
+    pod = make_pod("p").obj()
+    plugin: Any = PrePost("yes")
+    result, status = invoke.pre_filter(plugin, CycleState(), pod, _table())
+    assert result is None and status.code is Code.ERROR
+    assert status.message() == (
+        'running PreFilter plugin "PrePost": returned a str where a '
+        "(PreFilterResult | None, Status) pair was expected"
+    )
+    post_result, status = invoke.post_filter(plugin, CycleState(), pod, None)
+    assert post_result is None
+    assert status.message() == (
+        'running PostFilter plugin "PrePost": returned a str where a '
+        "(PostFilterResult | None, Status) pair was expected"
+    )
+
+
+def test_a_pre_filter_pair_is_passed_through() -> None:
+    plugin: Any = PrePost((None, Status.unschedulable("no")))
+    result, status = invoke.pre_filter(plugin, CycleState(), make_pod("p").obj(), _table())
+    assert result is None and status == Status.unschedulable("no")

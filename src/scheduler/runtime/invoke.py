@@ -172,12 +172,9 @@ def extensions(point: str, plugin: str, getter: Callable[[], T | None]) -> T | S
 
 
 def _pair(
-    point: str,
-    plugin: str,
-    call: Callable[[], object],
-    first: type[T],
-    describe: str,
+    point: str, plugin: str, call: Callable[[], object], first: type[T]
 ) -> tuple[T | None, Status]:
+    """The (`first` | None, Status) pair a PreFilter or PostFilter plugin returns, or a fault."""
     try:
         value = call()
     except Exception as exc:
@@ -189,18 +186,15 @@ def _pair(
         and isinstance(value[1], Status)
     ):
         return value[0], value[1]
-    return None, fault(point, plugin, f"returned {_kind(value)} where {describe} was expected")
+    expected = f"a ({first.__name__} | None, Status) pair"
+    return None, fault(point, plugin, f"returned {_kind(value)} where {expected} was expected")
 
 
 def pre_filter(
     plugin: PreFilterPlugin, state: CycleState, pod: Pod, table: NodeTable
 ) -> tuple[PreFilterResult | None, Status]:
     return _pair(
-        "PreFilter",
-        plugin.name,
-        lambda: plugin.pre_filter(state, pod, table),
-        PreFilterResult,
-        "a (PreFilterResult | None, Status) pair",
+        "PreFilter", plugin.name, lambda: plugin.pre_filter(state, pod, table), PreFilterResult
     )
 
 
@@ -212,7 +206,6 @@ def post_filter(
         plugin.name,
         lambda: plugin.post_filter(state, pod, statuses),
         PostFilterResult,
-        "a (PostFilterResult | None, Status) pair",
     )
 
 
