@@ -111,13 +111,20 @@ def test_scores_outside_the_range_name_the_plugin(bad: int) -> None:
     )
 
 
-class Permit:
-    name = "Permit"
+class Answers:
+    """Permit, PreFilter and PostFilter forms that all return whatever the test sets."""
 
-    def __init__(self, answer: Any) -> None:
+    def __init__(self, answer: Any, name: str) -> None:
         self.answer = answer
+        self.name = name
 
     def permit(self, state: CycleState, pod: Pod, node_name: str) -> Any:
+        return self.answer
+
+    def pre_filter(self, state: CycleState, pod: Pod, table: NodeTable) -> Any:
+        return self.answer
+
+    def post_filter(self, state: CycleState, pod: Pod, statuses: Any) -> Any:
         return self.answer
 
 
@@ -127,7 +134,9 @@ class Permit:
     ids=["nan", "negative", "string", "no-pair"],
 )
 def test_a_permit_with_a_bad_timeout_is_an_error(answer: Any) -> None:
-    status, timeout = invoke.permit(Permit(answer), CycleState(), make_pod("p").obj(), "a")
+    status, timeout = invoke.permit(
+        Answers(answer, "Permit"), CycleState(), make_pod("p").obj(), "a"
+    )
     assert status.code is Code.ERROR
     assert status.message().startswith('running Permit plugin "Permit": returned ')
     assert timeout == 0.0
@@ -210,24 +219,9 @@ def test_plugin_failure_turns_anything_else_into_an_error_in_upstreams_words() -
     assert filtered.message() == 'running "Broken" filter plugin: boom'
 
 
-class PrePost:
-    """PreFilter and PostFilter forms returning whatever the test sets."""
-
-    name = "PrePost"
-
-    def __init__(self, answer: Any) -> None:
-        self.answer = answer
-
-    def pre_filter(self, state: CycleState, pod: Pod, table: NodeTable) -> Any:
-        return self.answer
-
-    def post_filter(self, state: CycleState, pod: Pod, statuses: Any) -> Any:
-        return self.answer
-
-
 def test_a_pre_or_post_filter_returning_no_pair_is_an_error_naming_the_pair() -> None:
     pod = make_pod("p").obj()
-    plugin: Any = PrePost("yes")
+    plugin: Any = Answers("yes", "PrePost")
     result, status = invoke.pre_filter(plugin, CycleState(), pod, _table())
     assert result is None and status.code is Code.ERROR
     assert status.message() == (
@@ -243,6 +237,6 @@ def test_a_pre_or_post_filter_returning_no_pair_is_an_error_naming_the_pair() ->
 
 
 def test_a_pre_filter_pair_is_passed_through() -> None:
-    plugin: Any = PrePost((None, Status.unschedulable("no")))
+    plugin: Any = Answers((None, Status.unschedulable("no")), "PrePost")
     result, status = invoke.pre_filter(plugin, CycleState(), make_pod("p").obj(), _table())
     assert result is None and status == Status.unschedulable("no")
