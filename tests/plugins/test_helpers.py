@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,8 @@ from hypothesis import strategies as st
 
 from plugins.helpers import DefaultNormalizer
 from plugins.helpers import RequiredNodeAffinity
+from plugins.helpers import after_own_update
+from plugins.helpers import as_view
 from plugins.helpers import count_intolerable_prefer_no_schedule
 from plugins.helpers import default_normalize_score
 from plugins.helpers import deleted_pod
@@ -21,11 +24,17 @@ from plugins.helpers import pod_change
 from plugins.helpers import prefer_no_schedule_tolerations
 from plugins.helpers import preferred_score
 from plugins.helpers import preferred_scores
+from plugins.helpers import taint_events
 from plugins.helpers import untolerated_rows
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
 from scheduler.framework import CycleState
+from scheduler.framework import EventResource
+from scheduler.framework import QueueingHint
 from scheduler.objects.node import Node
 from scheduler.objects.node_selector import parse_node_affinity
 from scheduler.objects.node_selector import parse_node_selector
+from scheduler.objects.pod import Pod
 from scheduler.objects.taints import NO_EXECUTE
 from scheduler.objects.taints import NO_SCHEDULE
 from scheduler.objects.taints import Taint
@@ -216,6 +225,24 @@ def test_prefer_no_schedule_counting() -> None:
     assert count_intolerable_prefer_no_schedule(taints, kept) == 1
 
 
+def _queue(pod: object, old: object, new: object) -> QueueingHint:
+    return QueueingHint.QUEUE
+
+
+def _skip(pod: object, old: object, new: object) -> QueueingHint:
+    return QueueingHint.QUEUE_SKIP
+
+
+def test_taint_events_are_node_taint_changes_and_pod_toleration_changes() -> None:
+    node_event, pod_event = taint_events(_queue, _skip)
+    assert node_event.event == ClusterEvent(
+        EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT
+    )
+    assert node_event.hint is _queue
+    assert pod_event.event == ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS)
+    assert pod_event.hint is _skip
+
+
 # ---- event objects -------------------------------------------------------------------
 
 
@@ -231,3 +258,54 @@ def test_event_object_accessors_check_types() -> None:
         pod_change(node, pod)
     with pytest.raises(TypeError):
         deleted_pod(None, pod)
+
+
+def _type_error(call: Callable[[], object]) -> str:
+    with pytest.raises(TypeError) as caught:
+        call()
+    return str(caught.value)
+
+
+def test_event_object_accessors_name_the_side_they_expected() -> None:
+    node = make_node("n").obj()
+    pod = make_pod("p").obj()
+    assert _type_error(lambda: node_change(node, pod)) == (
+        "expected the new object of a Node event, got Pod"
+    )
+    assert _type_error(lambda: node_change(pod, node)) == (
+        "expected the old object of a Node event, got Pod"
+    )
+    assert _type_error(lambda: pod_change(pod, None)) == (
+        "expected the new object of a Pod event, got NoneType"
+    )
+    assert _type_error(lambda: pod_change(node, pod)) == (
+        "expected the old object of a Pod event, got Node"
+    )
+    assert _type_error(lambda: deleted_pod(node, None)) == (
+        "expected the deleted pod of a Pod event, got Node"
+    )
+
+
+def test_as_view_keeps_views_and_none_and_parses_raw_objects() -> None:
+    node = make_node("n").obj()
+    pod = make_pod("p").obj()
+    assert as_view(node, Node) is node
+    assert as_view(pod, Pod) is pod
+    assert as_view(None, Pod) is None
+    parsed = as_view({"metadata": {"name": "raw", "namespace": "ns", "uid": "u"}}, Pod)
+    assert parsed is not None
+    assert (parsed.name, parsed.namespace) == ("raw", "ns")
+    raw_node = as_view({"metadata": {"name": "raw-node"}}, Node)
+    assert raw_node is not None
+    assert raw_node.name == "raw-node"
+    assert _type_error(lambda: as_view(pod, Node)) == "expected a Node, got Pod"
+    assert _type_error(lambda: as_view("p", Pod)) == "expected a Pod, got str"
+
+
+def test_after_own_update_queues_only_the_updated_pod_itself() -> None:
+    rejected = make_pod("p").uid("u1").obj()
+    other = make_pod("q").uid("u2").obj()
+    assert after_own_update(rejected, rejected, rejected) is QueueingHint.QUEUE
+    assert after_own_update(rejected, other, other) is QueueingHint.QUEUE_SKIP
+    with pytest.raises(TypeError):
+        after_own_update(rejected, rejected, None)

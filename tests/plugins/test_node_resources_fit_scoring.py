@@ -12,11 +12,15 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+import numpy as np
 import pytest
 
+from plugins.helpers.resources.allocation import ScoredColumn
 from plugins.node_resources_fit import NodeResourcesFit
 from plugins.node_resources_fit import NodeResourcesFitArgs
 from plugins.node_resources_fit.requested_to_capacity_ratio import broken_linear
+from plugins.node_resources_fit.scorer import PerResourceScorer
+from plugins.node_resources_fit.scorer import Vector
 from scheduler.framework import CycleState
 from scheduler.framework import Node
 from scheduler.framework import Pod
@@ -379,3 +383,38 @@ def test_score_sums_containers_even_where_the_pod_sets_pod_level_requests() -> N
     # LeastAllocated on the containers' 1 of 4 cores and 1000 of 4000 bytes: (75 + 75) / 2.
     assert run_scores({}, containers_only, nodes, []) == [75]
     assert run_scores({}, pod_level, nodes, []) == [75]
+
+
+def _halved(requested: int, allocatable: int) -> int:
+    return requested // 2
+
+
+def _halved_column(column: ScoredColumn) -> Vector:
+    halved: Vector = (column.allocated + column.pod_request) // 2
+    return halved
+
+
+def test_per_resource_scorer_weights_each_resource_and_skips_what_a_node_lacks() -> None:
+    scorer = PerResourceScorer([1, 3], _halved, _halved_column)
+    # (10//2 x 1 + 30//2 x 3) // 4 = (5 + 45) // 4 = 12
+    assert scorer.score([10, 30], [100, 100]) == 12
+    # The second resource is not on the node: only the first counts, 5 x 1 // 1 = 5
+    assert scorer.score([10, 30], [100, 0]) == 5
+    assert scorer.score([10, 30], [0, 0]) == 0
+
+
+def test_per_resource_scorer_row_form_agrees_with_the_node_form() -> None:
+    scorer = PerResourceScorer([1, 3], _halved, _halved_column)
+    allocatable = [np.array([100, 100, 0]), np.array([100, 0, 0])]
+    allocated = [np.array([4, 8, 2]), np.array([20, 6, 0])]
+    pod_request = [6, 10]
+    columns = [
+        ScoredColumn(i, allocatable[i], allocated[i], pod_request[i], offered_everywhere=False)
+        for i in range(2)
+    ]
+    rows = scorer.score_columns(columns, 3)
+    for row in range(3):
+        requested = [int(allocated[i][row]) + pod_request[i] for i in range(2)]
+        offered = [int(allocatable[i][row]) for i in range(2)]
+        assert rows[row] == scorer.score(requested, offered)
+    assert rows.tolist() == [12, 7, 0]

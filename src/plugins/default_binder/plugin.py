@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
+from plugins.helpers.plugin_bases import HandleOnlyPlugin
 from scheduler.framework import SUCCESS
 from scheduler.framework import CycleState
-from scheduler.framework import Handle
-from scheduler.framework import PluginArgs
 from scheduler.framework import Pod
 from scheduler.framework import Status
 from scheduler.framework.errors import APIError
 
 
-class DefaultBinder:
+class DefaultBinder(HandleOnlyPlugin):
     name = "DefaultBinder"
-
-    def __init__(self, args: PluginArgs | None, handle: Handle) -> None:
-        del args
-        self._handle = handle
 
     async def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         try:

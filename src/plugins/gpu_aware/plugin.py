@@ -8,7 +8,7 @@ from plugins.gpu_aware.args import GPUAwareArgs
 from plugins.gpu_aware.args import Strategy
 from plugins.gpu_aware.formulas import gpu_score
 from plugins.gpu_aware.formulas import gpu_score_rows
-from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers import score_on_node
 from plugins.helpers.prometheus import PrometheusSource
 from scheduler.framework import MIN_NODE_SCORE
 from scheduler.framework import SUCCESS
@@ -16,7 +16,7 @@ from scheduler.framework import ClusterEventWithHint
 from scheduler.framework import CycleState
 from scheduler.framework import Handle
 from scheduler.framework import MetricSamples
-from scheduler.framework import NodeInfo
+from scheduler.framework import Node
 from scheduler.framework import NodeTable
 from scheduler.framework import Pod
 from scheduler.framework import Rows
@@ -54,10 +54,8 @@ class GPUAware:
             return Status.skip()
         return Status()
 
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        node = node_info.node
-        if node is None:
-            return 0, Status.from_error(NODE_NOT_FOUND_MESSAGE)
+    @score_on_node
+    def score(self, state: CycleState, pod: Pod, node: Node) -> tuple[int, Status]:
         if not self.is_gpu_pod(pod) or self.source.check_staleness():
             return MIN_NODE_SCORE, SUCCESS
         now = self._handle.clock.now()

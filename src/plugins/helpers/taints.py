@@ -1,4 +1,5 @@
-"""Taint checks shared by TaintToleration, NodeUnschedulable and spreading plugins.
+"""Taint checks shared by TaintToleration, NodeUnschedulable and spreading plugins, and the
+cluster events that can lift a rejection by taints.
 
 Taints are interned per distinct set in the node table, so a pod's tolerations are checked
 once per taint set and the answer is gathered to rows.
@@ -11,7 +12,12 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from scheduler.framework import ActionType
+from scheduler.framework import ClusterEvent
+from scheduler.framework import ClusterEventWithHint
+from scheduler.framework import EventResource
 from scheduler.framework import NodeTable
+from scheduler.framework import QueueingHintFn
 from scheduler.framework import Rows
 from scheduler.objects.taints import NO_EXECUTE
 from scheduler.objects.taints import NO_SCHEDULE
@@ -53,3 +59,21 @@ def count_intolerable_prefer_no_schedule(
     return sum(
         1 for t in taints if t.effect == PREFER_NO_SCHEDULE and not tolerated(t, tolerations)
     )
+
+
+def taint_events(
+    after_node_change: QueueingHintFn, after_toleration_change: QueueingHintFn
+) -> list[ClusterEventWithHint]:
+    """The events that can lift a rejection by a node's taints: a node added or its taints
+    changed (upstream counts a change of spec.unschedulable as one), or a pod's tolerations
+    changed."""
+    return [
+        ClusterEventWithHint(
+            ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+            after_node_change,
+        ),
+        ClusterEventWithHint(
+            ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS),
+            after_toleration_change,
+        ),
+    ]

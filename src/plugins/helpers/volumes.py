@@ -4,6 +4,7 @@ volume plugins need them. Objects are the raw API dicts the listers hold; nothin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -137,7 +138,8 @@ def is_fully_bound(pvc: RawObject) -> bool:
     return bool(spec_of(pvc).get("volumeName")) and ANN_BIND_COMPLETED in annotations_of(pvc)
 
 
-def _bytes(value: Any) -> int | None:
+def storage_bytes(value: Any) -> int | None:
+    """A storage quantity in bytes; None if it is absent or not a quantity."""
     if value is None:
         return None
     try:
@@ -149,11 +151,11 @@ def _bytes(value: Any) -> int | None:
 def requested_storage(pvc: RawObject) -> int | None:
     """The claim's storage request in bytes, None if it asks for none."""
     requests = (spec_of(pvc).get("resources") or {}).get("requests") or {}
-    return _bytes(requests.get("storage"))
+    return storage_bytes(requests.get("storage"))
 
 
 def volume_capacity(pv: RawObject) -> int:
-    return _bytes((spec_of(pv).get("capacity") or {}).get("storage")) or 0
+    return storage_bytes((spec_of(pv).get("capacity") or {}).get("storage")) or 0
 
 
 def access_modes(obj: RawObject) -> frozenset[str]:
@@ -203,6 +205,17 @@ def object_change(old: object, new: object, kind: str) -> tuple[RawObject | None
     if old is not None and not isinstance(old, Mapping):
         raise TypeError(f"expected the old object of a {kind} event, got {type(old).__name__}")
     return old, new
+
+
+def added_or_changed(
+    old: object, new: object, kind: str, aspect: Callable[[RawObject], object]
+) -> QueueingHint:
+    """Queue the pod for a new object, or for one whose `aspect` (what the plugin reads of
+    it) changed."""
+    before, after = object_change(old, new, kind)
+    if before is None or aspect(before) != aspect(after):
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
 
 
 def claim_event_hint(pod: Pod, old: object, new: object, *, ephemeral: bool) -> QueueingHint:

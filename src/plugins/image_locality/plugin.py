@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Hashable
-
 import numpy as np
 import numpy.typing as npt
 
-from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers import score_on_node
+from plugins.helpers.table_memo import TableMemo
 from plugins.image_locality.images import MAX_CONTAINER_THRESHOLD
 from plugins.image_locality.images import MIN_THRESHOLD
 from plugins.image_locality.images import calculate_priority
@@ -19,7 +17,7 @@ from scheduler.framework import MAX_NODE_SCORE
 from scheduler.framework import SUCCESS
 from scheduler.framework import CycleState
 from scheduler.framework import Handle
-from scheduler.framework import NodeInfo
+from scheduler.framework import Node
 from scheduler.framework import NodeTable
 from scheduler.framework import PluginArgs
 from scheduler.framework import Pod
@@ -42,14 +40,11 @@ class ImageLocality:
     def __init__(self, args: PluginArgs | None, handle: Handle) -> None:
         del args
         self._handle = handle
-        # Image name -> (validity key, rows holding it), for the table `_memo_table` only.
-        self._holders_memo: dict[str, tuple[Hashable, Int64Array]] = {}
-        self._memo_table: weakref.ref[NodeTable] | None = None
+        # Image name -> rows holding it.
+        self._holders_memo: TableMemo[Int64Array] = TableMemo(limit=_MEMO_LIMIT)
 
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        node = node_info.node
-        if node is None:
-            return 0, Status.from_error(NODE_NOT_FOUND_MESSAGE)
+    @score_on_node
+    def score(self, state: CycleState, pod: Pod, node: Node) -> tuple[int, Status]:
         table = self._handle.node_table
         total = 0
         for image in pod_image_names(pod):
@@ -84,16 +79,10 @@ class ImageLocality:
 
     def _holder_rows(self, table: NodeTable, image: str) -> Int64Array:
         """Rows whose node holds `image`, memoized until rows move or the image state changes."""
-        if self._memo_table is None or self._memo_table() is not table:
-            self._holders_memo.clear()
-            self._memo_table = weakref.ref(table)
-        key = (table.label_version, table.image_version, table.size)
-        cached = self._holders_memo.get(image)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        found = (table.row_of(name) for name in table.image_nodes.get(image, ()))
-        rows = np.asarray(sorted(row for row in found if row is not None), dtype=np.int64)
-        if len(self._holders_memo) >= _MEMO_LIMIT:
-            self._holders_memo.clear()
-        self._holders_memo[image] = (key, rows)
-        return rows
+
+        def holder_rows() -> Int64Array:
+            found = (table.row_of(name) for name in table.image_nodes.get(image, ()))
+            return np.asarray(sorted(row for row in found if row is not None), dtype=np.int64)
+
+        validity = (table.label_version, table.image_version, table.size)
+        return self._holders_memo.get(table, image, validity, holder_rows)

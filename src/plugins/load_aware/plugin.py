@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers import score_on_node
 from plugins.helpers.prometheus import PrometheusSource
 from plugins.load_aware.args import LoadAwareArgs
 from plugins.load_aware.args import Mode
@@ -29,7 +29,7 @@ from scheduler.framework import ClusterEventWithHint
 from scheduler.framework import CycleState
 from scheduler.framework import Handle
 from scheduler.framework import MetricSamples
-from scheduler.framework import NodeInfo
+from scheduler.framework import Node
 from scheduler.framework import NodeTable
 from scheduler.framework import Pod
 from scheduler.framework import Rows
@@ -96,10 +96,8 @@ class LoadAware:
 
     # -- Score ----------------------------------------------------------------------------
 
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        node = node_info.node
-        if node is None:
-            return 0, Status.from_error(NODE_NOT_FOUND_MESSAGE)
+    @score_on_node
+    def score(self, state: CycleState, pod: Pod, node: Node) -> tuple[int, Status]:
         if self.source.check_staleness():
             return MIN_NODE_SCORE, SUCCESS
         demand = self._pod_demand(state, pod)

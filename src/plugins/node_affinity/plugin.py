@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from plugins.helpers import NODE_NOT_FOUND_MESSAGE
 from plugins.helpers import DefaultNormalizer
 from plugins.helpers import RequiredNodeAffinity
+from plugins.helpers import filter_on_node
 from plugins.helpers import match_node_selector
 from plugins.helpers import preferred_score
 from plugins.helpers import preferred_scores
+from plugins.helpers import score_on_node
 from plugins.node_affinity.args import NodeAffinityArgs
 from plugins.node_affinity.args import parse_added_affinity
 from plugins.node_affinity.hints import node_change_hint
@@ -28,7 +29,7 @@ from scheduler.framework import CycleState
 from scheduler.framework import EventResource
 from scheduler.framework import FilterBatch
 from scheduler.framework import Handle
-from scheduler.framework import NodeInfo
+from scheduler.framework import Node
 from scheduler.framework import NodeTable
 from scheduler.framework import Pod
 from scheduler.framework import PreFilterExtensions
@@ -103,10 +104,8 @@ class NodeAffinity:
         # PreFilter did not run (disabled at that point): compile the same value here.
         return RequiredNodeAffinity.of_pod(pod)
 
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        node = node_info.node
-        if node is None:
-            return Status.from_error(NODE_NOT_FOUND_MESSAGE)
+    @filter_on_node
+    def filter(self, state: CycleState, pod: Pod, node: Node) -> Status:
         added = self._added_required
         if added is not None and not added.matches(node.labels, node.name):
             return Status.unresolvable(REASON_ENFORCED)
@@ -142,10 +141,8 @@ class NodeAffinity:
         found = state.get(PRE_SCORE_STATE_KEY, PreScoreState)
         return found if found is not None else PreScoreState(pod_preferred_terms(pod))
 
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        node = node_info.node
-        if node is None:
-            return 0, Status.from_error(NODE_NOT_FOUND_MESSAGE)
+    @score_on_node
+    def score(self, state: CycleState, pod: Pod, node: Node) -> tuple[int, Status]:
         pod_terms = self._preferred(state, pod).preferred
         total = preferred_score(self._added_preferred, node) + preferred_score(pod_terms, node)
         return total, SUCCESS

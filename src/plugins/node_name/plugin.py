@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers import filter_on_node
+from plugins.helpers.plugin_bases import NoArgsPlugin
 from scheduler.framework import SUCCESS
 from scheduler.framework import ActionType
 from scheduler.framework import ClusterEvent
@@ -13,10 +14,8 @@ from scheduler.framework import Code
 from scheduler.framework import CycleState
 from scheduler.framework import EventResource
 from scheduler.framework import FilterBatch
-from scheduler.framework import Handle
-from scheduler.framework import NodeInfo
+from scheduler.framework import Node
 from scheduler.framework import NodeTable
-from scheduler.framework import PluginArgs
 from scheduler.framework import Pod
 from scheduler.framework import Rows
 from scheduler.framework import Status
@@ -24,16 +23,11 @@ from scheduler.framework import Status
 REASON = "node(s) didn't match the requested node name"
 
 
-class NodeName:
+class NodeName(NoArgsPlugin):
     name = "NodeName"
 
-    def __init__(self, args: PluginArgs | None, handle: Handle) -> None:
-        del args, handle
-
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        node = node_info.node
-        if node is None:
-            return Status.from_error(NODE_NOT_FOUND_MESSAGE)
+    @filter_on_node
+    def filter(self, state: CycleState, pod: Pod, node: Node) -> Status:
         if not pod.node_name or pod.node_name == node.name:
             return SUCCESS
         return Status.unresolvable(REASON)

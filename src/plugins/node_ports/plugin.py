@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers.plugin_bases import NoArgsPlugin
 from plugins.node_ports.hints import is_schedulable_after_pod_deleted
 from plugins.node_ports.ports import ports_conflict
 from scheduler.framework import SUCCESS
@@ -17,10 +18,8 @@ from scheduler.framework import Code
 from scheduler.framework import CycleState
 from scheduler.framework import EventResource
 from scheduler.framework import FilterBatch
-from scheduler.framework import Handle
 from scheduler.framework import NodeInfo
 from scheduler.framework import NodeTable
-from scheduler.framework import PluginArgs
 from scheduler.framework import Pod
 from scheduler.framework import PreFilterExtensions
 from scheduler.framework import PreFilterResult
@@ -40,11 +39,8 @@ class PreFilterState:
     wanted: tuple[HostPort, ...]
 
 
-class NodePorts:
+class NodePorts(NoArgsPlugin):
     name = "NodePorts"
-
-    def __init__(self, args: PluginArgs | None, handle: Handle) -> None:
-        del args, handle
 
     def pre_filter(
         self, state: CycleState, pod: Pod, table: NodeTable

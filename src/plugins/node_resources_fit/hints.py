@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
+from plugins.helpers import as_view
 from plugins.helpers.resources.names import is_scalar
 from plugins.node_resources_fit.fits import insufficient_resources
 from plugins.node_resources_fit.requests import PodResourceRequest
@@ -20,26 +20,10 @@ QUEUE = QueueingHint.QUEUE
 SKIP = QueueingHint.QUEUE_SKIP
 
 
-def _as_pod(obj: Any) -> Pod | None:
-    if obj is None or isinstance(obj, Pod):
-        return obj
-    if isinstance(obj, Mapping):
-        return Pod.from_dict(obj)
-    raise TypeError(f"expected a Pod, got {type(obj).__name__}")
-
-
-def _as_node(obj: Any) -> Node | None:
-    if obj is None or isinstance(obj, Node):
-        return obj
-    if isinstance(obj, Mapping):
-        return Node.from_dict(obj)
-    raise TypeError(f"expected a Node, got {type(obj).__name__}")
-
-
 def after_pod_event(pod: Pod, old: Any, new: Any) -> QueueingHint:
     """A pod went away or shrank in place; it helps only if it freed something `pod` asks for."""
     try:
-        original, modified = _as_pod(old), _as_pod(new)
+        original, modified = as_view(old, Pod), as_view(new, Pod)
     except TypeError:
         return QUEUE  # as upstream: a hint that cannot judge the event requeues
     if modified is None:
@@ -77,7 +61,7 @@ def fits_empty_node(pod: Pod, node: Node) -> bool:
 def after_node_change(pod: Pod, old: Any, new: Any) -> QueueingHint:
     """A node was added or its allocatable changed: queue if it could now hold the pod."""
     try:
-        original, modified = _as_node(old), _as_node(new)
+        original, modified = as_view(old, Node), as_view(new, Node)
     except TypeError:
         return QUEUE
     if modified is None or not fits_empty_node(pod, modified):

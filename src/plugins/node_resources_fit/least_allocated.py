@@ -11,9 +11,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from plugins.helpers.resources.allocation import ScoredColumn
+from plugins.node_resources_fit.scorer import PerResourceScorer
 from plugins.node_resources_fit.scorer import Vector
-from plugins.node_resources_fit.scorer import weighted_floor_average
-from plugins.node_resources_fit.scorer import weighted_floor_average_columns
 from scheduler.framework import MAX_NODE_SCORE
 
 
@@ -21,21 +20,6 @@ def least_requested_score(requested: int, capacity: int) -> int:
     if capacity == 0 or requested > capacity:
         return 0
     return (capacity - requested) * MAX_NODE_SCORE // capacity
-
-
-class LeastAllocatedScorer:
-    def __init__(self, weights: Sequence[int]) -> None:
-        self._weights = tuple(weights)
-        self._weight_vector = np.asarray(weights, dtype=np.int64)
-
-    def score(self, requested: Sequence[int], allocatable: Sequence[int]) -> int:
-        scores = [least_requested_score(r, a) for r, a in zip(requested, allocatable, strict=True)]
-        return weighted_floor_average(scores, allocatable, self._weights)
-
-    def score_columns(self, columns: Sequence[ScoredColumn], count: int) -> Vector:
-        return weighted_floor_average_columns(
-            [(column, least_requested_column(column)) for column in columns], self._weights, count
-        )
 
 
 def least_requested_column(column: ScoredColumn) -> Vector:
@@ -47,3 +31,7 @@ def least_requested_column(column: ScoredColumn) -> Vector:
     free *= MAX_NODE_SCORE
     np.floor_divide(free, column.divisor(), out=free)
     return free
+
+
+def least_allocated_scorer(weights: Sequence[int]) -> PerResourceScorer:
+    return PerResourceScorer(weights, least_requested_score, least_requested_column)

@@ -12,9 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from plugins.helpers.resources.allocation import ScoredColumn
+from plugins.node_resources_fit.scorer import PerResourceScorer
 from plugins.node_resources_fit.scorer import Vector
-from plugins.node_resources_fit.scorer import weighted_floor_average
-from plugins.node_resources_fit.scorer import weighted_floor_average_columns
 from scheduler.framework import MAX_NODE_SCORE
 
 
@@ -24,21 +23,6 @@ def most_requested_score(requested: int, capacity: int) -> int:
     return min(requested, capacity) * MAX_NODE_SCORE // capacity
 
 
-class MostAllocatedScorer:
-    def __init__(self, weights: Sequence[int]) -> None:
-        self._weights = tuple(weights)
-        self._weight_vector = np.asarray(weights, dtype=np.int64)
-
-    def score(self, requested: Sequence[int], allocatable: Sequence[int]) -> int:
-        scores = [most_requested_score(r, a) for r, a in zip(requested, allocatable, strict=True)]
-        return weighted_floor_average(scores, allocatable, self._weights)
-
-    def score_columns(self, columns: Sequence[ScoredColumn], count: int) -> Vector:
-        return weighted_floor_average_columns(
-            [(column, most_requested_column(column)) for column in columns], self._weights, count
-        )
-
-
 def most_requested_column(column: ScoredColumn) -> Vector:
     """`most_requested_score` of every row (meaningless where allocatable is 0)."""
     used = column.allocated + column.pod_request
@@ -46,3 +30,7 @@ def most_requested_column(column: ScoredColumn) -> Vector:
     used *= MAX_NODE_SCORE
     np.floor_divide(used, column.divisor(), out=used)
     return used
+
+
+def most_allocated_scorer(weights: Sequence[int]) -> PerResourceScorer:
+    return PerResourceScorer(weights, most_requested_score, most_requested_column)

@@ -1,8 +1,9 @@
-"""The shape shared by the scoring strategies, and the weighted average LeastAllocated and
-MostAllocated both end with."""
+"""The shape shared by the scoring strategies, and the per-resource scorer LeastAllocated and
+MostAllocated both are: score each resource alone, then take the weighted average."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -26,6 +27,34 @@ class ResourceScorer(Protocol):
     def score(self, requested: Sequence[int], allocatable: Sequence[int]) -> int: ...
 
     def score_columns(self, columns: Sequence[ScoredColumn], count: int) -> Vector: ...
+
+
+class PerResourceScorer:
+    """Scores each resource on its own and averages by weight, rounding down.
+
+    `resource_score(requested, allocatable)` scores one resource of one node;
+    `resource_column(column)` is its row form, which must agree with it exactly (its value
+    where allocatable is 0 does not matter: such entries are skipped).
+    """
+
+    def __init__(
+        self,
+        weights: Sequence[int],
+        resource_score: Callable[[int, int], int],
+        resource_column: Callable[[ScoredColumn], Vector],
+    ) -> None:
+        self._weights = tuple(weights)
+        self._resource_score = resource_score
+        self._resource_column = resource_column
+
+    def score(self, requested: Sequence[int], allocatable: Sequence[int]) -> int:
+        scores = [self._resource_score(r, a) for r, a in zip(requested, allocatable, strict=True)]
+        return weighted_floor_average(scores, allocatable, self._weights)
+
+    def score_columns(self, columns: Sequence[ScoredColumn], count: int) -> Vector:
+        return weighted_floor_average_columns(
+            [(column, self._resource_column(column)) for column in columns], self._weights, count
+        )
 
 
 def weighted_floor_average(

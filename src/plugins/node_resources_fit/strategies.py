@@ -6,8 +6,8 @@ from plugins.node_resources_fit.args import LEAST_ALLOCATED
 from plugins.node_resources_fit.args import MOST_ALLOCATED
 from plugins.node_resources_fit.args import REQUESTED_TO_CAPACITY_RATIO
 from plugins.node_resources_fit.args import ScoringStrategy
-from plugins.node_resources_fit.least_allocated import LeastAllocatedScorer
-from plugins.node_resources_fit.most_allocated import MostAllocatedScorer
+from plugins.node_resources_fit.least_allocated import least_allocated_scorer
+from plugins.node_resources_fit.most_allocated import most_allocated_scorer
 from plugins.node_resources_fit.requested_to_capacity_ratio import RequestedToCapacityRatioScorer
 from plugins.node_resources_fit.scorer import ResourceScorer
 
@@ -15,9 +15,9 @@ from plugins.node_resources_fit.scorer import ResourceScorer
 def build_scorer(strategy: ScoringStrategy) -> ResourceScorer:
     weights = [resource.weight for resource in strategy.resources]
     if strategy.type == LEAST_ALLOCATED:
-        return LeastAllocatedScorer(weights)
+        return least_allocated_scorer(weights)
     if strategy.type == MOST_ALLOCATED:
-        return MostAllocatedScorer(weights)
+        return most_allocated_scorer(weights)
     if strategy.type == REQUESTED_TO_CAPACITY_RATIO:
         shape = [(point.utilization, point.score) for point in strategy.shape]
         return RequestedToCapacityRatioScorer(weights, shape)

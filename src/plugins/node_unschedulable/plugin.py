@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers import filter_on_node
+from plugins.helpers import taint_events
+from plugins.helpers.plugin_bases import NoArgsPlugin
 from plugins.node_unschedulable.hints import is_schedulable_after_node_change
 from plugins.node_unschedulable.hints import is_schedulable_after_toleration_change
 from plugins.node_unschedulable.tolerance import tolerates_unschedulable
 from scheduler.framework import SUCCESS
-from scheduler.framework import ActionType
-from scheduler.framework import ClusterEvent
 from scheduler.framework import ClusterEventWithHint
 from scheduler.framework import Code
 from scheduler.framework import CycleState
-from scheduler.framework import EventResource
 from scheduler.framework import FilterBatch
-from scheduler.framework import Handle
-from scheduler.framework import NodeInfo
+from scheduler.framework import Node
 from scheduler.framework import NodeTable
-from scheduler.framework import PluginArgs
 from scheduler.framework import Pod
 from scheduler.framework import Rows
 from scheduler.framework import Status
@@ -27,16 +24,11 @@ from scheduler.framework import Status
 REASON = "node(s) were unschedulable"
 
 
-class NodeUnschedulable:
+class NodeUnschedulable(NoArgsPlugin):
     name = "NodeUnschedulable"
 
-    def __init__(self, args: PluginArgs | None, handle: Handle) -> None:
-        del args, handle
-
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        node = node_info.node
-        if node is None:
-            return Status.from_error(NODE_NOT_FOUND_MESSAGE)
+    @filter_on_node
+    def filter(self, state: CycleState, pod: Pod, node: Node) -> Status:
         if not node.unschedulable or tolerates_unschedulable(pod):
             return SUCCESS
         return Status.unresolvable(REASON)
@@ -50,14 +42,6 @@ class NodeUnschedulable:
         return FilterBatch.reject_where(rejected, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        # Upstream counts a change of spec.unschedulable as a taint update of the node.
-        return [
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
-                is_schedulable_after_node_change,
-            ),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS),
-                is_schedulable_after_toleration_change,
-            ),
-        ]
+        return taint_events(
+            is_schedulable_after_node_change, is_schedulable_after_toleration_change
+        )

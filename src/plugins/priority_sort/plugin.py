@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from scheduler.framework import Handle
-from scheduler.framework import PluginArgs
+from plugins.helpers.plugin_bases import NoArgsPlugin
 from scheduler.framework import QueuedPodInfo
 
 
-class PrioritySort:
+class PrioritySort(NoArgsPlugin):
     name = "PrioritySort"
-
-    def __init__(self, args: PluginArgs | None, handle: Handle) -> None:
-        del args, handle  # the plugin has no arguments and needs nothing from the scheduler
 
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         """True if `a` should be popped before `b`.

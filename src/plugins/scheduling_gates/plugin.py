@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from plugins.helpers import pod_change
+from plugins.helpers import after_own_update
+from plugins.helpers.plugin_bases import NoArgsPlugin
 from scheduler.framework import SUCCESS
 from scheduler.framework import ActionType
 from scheduler.framework import ClusterEvent
 from scheduler.framework import ClusterEventWithHint
 from scheduler.framework import EventResource
-from scheduler.framework import Handle
-from scheduler.framework import PluginArgs
 from scheduler.framework import Pod
-from scheduler.framework import QueueingHint
 from scheduler.framework import Status
 
 
@@ -20,17 +18,8 @@ def waiting_for_gates_message(gates: tuple[str, ...]) -> str:
     return f"waiting for scheduling gates: [{' '.join(gates)}]"
 
 
-def is_schedulable_after_gates_eliminated(pod: Pod, old: object, new: object) -> QueueingHint:
-    """Only the gated pod's own update can release it."""
-    _, updated = pod_change(old, new)
-    return QueueingHint.QUEUE if updated.uid == pod.uid else QueueingHint.QUEUE_SKIP
-
-
-class SchedulingGates:
+class SchedulingGates(NoArgsPlugin):
     name = "SchedulingGates"
-
-    def __init__(self, args: PluginArgs | None, handle: Handle) -> None:
-        del args, handle
 
     def pre_enqueue(self, pod: Pod) -> Status:
         if not pod.scheduling_gates:
@@ -38,9 +27,10 @@ class SchedulingGates:
         return Status.unresolvable(waiting_for_gates_message(pod.scheduling_gates))
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
+        # Only the gated pod's own update can release it.
         return [
             ClusterEventWithHint(
                 ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED),
-                is_schedulable_after_gates_eliminated,
+                after_own_update,
             )
         ]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from plugins.helpers import DO_NOT_SCHEDULE_EFFECTS
 from plugins.helpers import node_change
-from plugins.helpers import pod_change
 from scheduler.framework import Pod
 from scheduler.framework import QueueingHint
 from scheduler.objects.taints import first_untolerated
@@ -22,9 +21,3 @@ def is_schedulable_after_node_change(pod: Pod, old: object, new: object) -> Queu
     if was_untolerated and not is_untolerated:
         return QueueingHint.QUEUE
     return QueueingHint.QUEUE_SKIP
-
-
-def is_schedulable_after_toleration_change(pod: Pod, old: object, new: object) -> QueueingHint:
-    """A toleration added to the rejected pod itself may make it fit."""
-    _, updated = pod_change(old, new)
-    return QueueingHint.QUEUE if updated.uid == pod.uid else QueueingHint.QUEUE_SKIP

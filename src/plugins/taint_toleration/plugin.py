@@ -7,23 +7,22 @@ from dataclasses import dataclass
 import numpy as np
 
 from plugins.helpers import DO_NOT_SCHEDULE_EFFECTS
-from plugins.helpers import NODE_NOT_FOUND_MESSAGE
 from plugins.helpers import DefaultNormalizer
+from plugins.helpers import after_own_update
 from plugins.helpers import count_intolerable_prefer_no_schedule
+from plugins.helpers import filter_on_node
 from plugins.helpers import prefer_no_schedule_tolerations
+from plugins.helpers import score_on_node
+from plugins.helpers import taint_events
 from plugins.helpers import untolerated_rows
 from plugins.taint_toleration.hints import is_schedulable_after_node_change
-from plugins.taint_toleration.hints import is_schedulable_after_toleration_change
 from scheduler.framework import SUCCESS
-from scheduler.framework import ActionType
-from scheduler.framework import ClusterEvent
 from scheduler.framework import ClusterEventWithHint
 from scheduler.framework import Code
 from scheduler.framework import CycleState
-from scheduler.framework import EventResource
 from scheduler.framework import FilterBatch
 from scheduler.framework import Handle
-from scheduler.framework import NodeInfo
+from scheduler.framework import Node
 from scheduler.framework import NodeTable
 from scheduler.framework import PluginArgs
 from scheduler.framework import Pod
@@ -57,10 +56,8 @@ class TaintToleration:
 
     # ---- Filter ---------------------------------------------------------------------
 
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        node = node_info.node
-        if node is None:
-            return Status.from_error(NODE_NOT_FOUND_MESSAGE)
+    @filter_on_node
+    def filter(self, state: CycleState, pod: Pod, node: Node) -> Status:
         taint = first_untolerated(node.taints, pod.tolerations, DO_NOT_SCHEDULE_EFFECTS)
         if taint is None:
             return SUCCESS
@@ -87,10 +84,8 @@ class TaintToleration:
         # PreScore did not run (e.g. disabled at that point): derive the same value.
         return prefer_no_schedule_tolerations(pod.tolerations)
 
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        node = node_info.node
-        if node is None:
-            return 0, Status.from_error(NODE_NOT_FOUND_MESSAGE)
+    @score_on_node
+    def score(self, state: CycleState, pod: Pod, node: Node) -> tuple[int, Status]:
         tolerations = self._tolerations(state, pod)
         return count_intolerable_prefer_no_schedule(node.taints, tolerations), SUCCESS
 
@@ -113,13 +108,5 @@ class TaintToleration:
     # ---- QueueingHints --------------------------------------------------------------
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        return [
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
-                is_schedulable_after_node_change,
-            ),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS),
-                is_schedulable_after_toleration_change,
-            ),
-        ]
+        # A toleration added to the rejected pod itself may make it fit.
+        return taint_events(is_schedulable_after_node_change, after_own_update)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from plugins.helpers.volumes import RawObject
+from plugins.helpers.volumes import added_or_changed
 from plugins.helpers.volumes import annotations_of
 from plugins.helpers.volumes import claim_event_hint
 from plugins.helpers.volumes import name_of
@@ -21,24 +23,16 @@ def after_claim_change(pod: Pod, old: object, new: object) -> QueueingHint:
 
 def after_storage_class_change(pod: Pod, old: object, new: object) -> QueueingHint:
     """A new class, or new allowedTopologies (the binding mode cannot change)."""
-    before, after = object_change(old, new, "StorageClass")
-    if before is None:
-        return QueueingHint.QUEUE
-    if before.get("allowedTopologies") != after.get("allowedTopologies"):
-        return QueueingHint.QUEUE
-    return QueueingHint.QUEUE_SKIP
+    return added_or_changed(old, new, "StorageClass", lambda sc: sc.get("allowedTopologies"))
 
 
 def after_csi_node_change(pod: Pod, old: object, new: object) -> QueueingHint:
     """A new CSINode, or a change in which in-tree plugins it migrated."""
-    before, after = object_change(old, new, "CSINode")
-    if before is None:
-        return QueueingHint.QUEUE
-    if annotations_of(before).get(MIGRATED_PLUGINS_ANNOTATION) != annotations_of(after).get(
-        MIGRATED_PLUGINS_ANNOTATION
-    ):
-        return QueueingHint.QUEUE
-    return QueueingHint.QUEUE_SKIP
+    return added_or_changed(old, new, "CSINode", _migrated_plugins)
+
+
+def _migrated_plugins(csi_node: RawObject) -> str | None:
+    return annotations_of(csi_node).get(MIGRATED_PLUGINS_ANNOTATION)
 
 
 def after_csi_driver_change(pod: Pod, old: object, new: object) -> QueueingHint:

@@ -19,13 +19,12 @@ from plugins.helpers.volumes import RawObject
 from plugins.helpers.volumes import name_of
 from plugins.helpers.volumes import namespace_of
 from plugins.helpers.volumes import requested_storage
+from plugins.helpers.volumes import storage_bytes
 from plugins.helpers.volumes import storage_class_of
 from plugins.helpers.volumes import topology_terms_match
 from scheduler.framework import Handle
 from scheduler.objects.labels import SelectorError
 from scheduler.objects.labels import parse_label_selector
-from scheduler.objects.quantity import QuantityError
-from scheduler.objects.quantity import int_value
 
 
 class ProvisioningError(Exception):
@@ -67,12 +66,7 @@ def capacity_limit(capacity: RawObject) -> int | None:
     value = capacity.get("maximumVolumeSize")
     if value is None:
         value = capacity.get("capacity")
-    if value is None:
-        return None
-    try:
-        return int_value(value)
-    except (QuantityError, ValueError, TypeError):
-        return None
+    return storage_bytes(value)
 
 
 def _reachable(capacity: RawObject, node_labels: Mapping[str, str]) -> bool:

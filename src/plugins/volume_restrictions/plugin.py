@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from plugins.helpers.plugin_bases import HandleOnlyPlugin
 from plugins.helpers.volumes import PVCS
 from plugins.helpers.volumes import READ_WRITE_ONCE_POD
 from plugins.helpers.volumes import access_modes
@@ -25,7 +26,6 @@ from scheduler.framework import Code
 from scheduler.framework import CycleState
 from scheduler.framework import EventResource
 from scheduler.framework import FilterBatch
-from scheduler.framework import Handle
 from scheduler.framework import NodeInfo
 from scheduler.framework import NodeTable
 from scheduler.framework import Pod
@@ -40,12 +40,8 @@ REASON_READ_WRITE_ONCE_POD_CONFLICT = (
 )
 
 
-class VolumeRestrictions:
+class VolumeRestrictions(HandleOnlyPlugin):
     name = "VolumeRestrictions"
-
-    def __init__(self, args: None, handle: Handle) -> None:
-        del args
-        self._handle = handle
 
     # ---- PreFilter --------------------------------------------------------------------
 
@@ -84,19 +80,18 @@ class VolumeRestrictions:
         return self
 
     def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:
-        found = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
-        if found is None:
-            return Status.missing_state(PRE_FILTER_STATE_KEY)
-        found.update_with_pod(pod_to_add, 1)
-        return SUCCESS
+        return self._update(state, pod_to_add, 1)
 
     def remove_pod(
         self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
     ) -> Status:
+        return self._update(state, pod_to_remove, -1)
+
+    def _update(self, state: CycleState, other: Pod, delta: int) -> Status:
         found = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if found is None:
             return Status.missing_state(PRE_FILTER_STATE_KEY)
-        found.update_with_pod(pod_to_remove, -1)
+        found.update_with_pod(other, delta)
         return SUCCESS
 
     # ---- Filter ---------------------------------------------------------------------

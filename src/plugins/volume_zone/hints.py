@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from plugins.helpers.volumes import RawObject
+from plugins.helpers.volumes import added_or_changed
 from plugins.helpers.volumes import claim_event_hint
 from plugins.helpers.volumes import is_wait_for_first_consumer
 from plugins.helpers.volumes import labels_of
 from plugins.helpers.volumes import name_of
 from plugins.helpers.volumes import object_change
+from plugins.volume_zone.topology import PVTopology
 from plugins.volume_zone.topology import pv_topologies
 from scheduler.framework import Pod
 from scheduler.framework import QueueingHint
@@ -27,11 +30,8 @@ def after_claim_change(pod: Pod, old: object, new: object) -> QueueingHint:
 
 def after_volume_change(pod: Pod, old: object, new: object) -> QueueingHint:
     """A new volume, or a volume whose topology labels changed."""
-    before, after = object_change(old, new, "PersistentVolume")
-    if before is None:
-        return QueueingHint.QUEUE
-    if pv_topologies(name_of(before), labels_of(before)) != pv_topologies(
-        name_of(after), labels_of(after)
-    ):
-        return QueueingHint.QUEUE
-    return QueueingHint.QUEUE_SKIP
+    return added_or_changed(old, new, "PersistentVolume", _topologies)
+
+
+def _topologies(pv: RawObject) -> list[PVTopology]:
+    return pv_topologies(name_of(pv), labels_of(pv))

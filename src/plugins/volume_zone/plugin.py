@@ -8,6 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers.plugin_bases import HandleOnlyPlugin
 from plugins.helpers.volumes import PVCS
 from plugins.helpers.volumes import PVS
 from plugins.helpers.volumes import STORAGE_CLASSES
@@ -32,7 +33,6 @@ from scheduler.framework import Code
 from scheduler.framework import CycleState
 from scheduler.framework import EventResource
 from scheduler.framework import FilterBatch
-from scheduler.framework import Handle
 from scheduler.framework import NodeInfo
 from scheduler.framework import NodeTable
 from scheduler.framework import Pod
@@ -51,12 +51,8 @@ class PreFilterState:
     topologies: tuple[PVTopology, ...]
 
 
-class VolumeZone:
+class VolumeZone(HandleOnlyPlugin):
     name = "VolumeZone"
-
-    def __init__(self, args: None, handle: Handle) -> None:
-        del args
-        self._handle = handle
 
     # ---- PreFilter --------------------------------------------------------------------
 

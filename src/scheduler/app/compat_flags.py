@@ -25,9 +25,11 @@ from dataclasses import field
 from scheduler.app.feature_gates import check_feature_gates
 from scheduler.app.feature_gates import check_version_flag
 from scheduler.app.feature_gates import parse_feature_gates
-from scheduler.app.secure_port_options import bool_flag
-from scheduler.app.secure_port_options import comma_list
-from scheduler.app.secure_port_options import duration_seconds
+from scheduler.app.flag_kinds import bool_flag
+from scheduler.app.flag_kinds import duration_flag
+from scheduler.app.flag_kinds import list_flag
+from scheduler.app.flag_kinds import repeatable_flag
+from scheduler.app.flag_kinds import text_flag
 from scheduler.config import KubeSchedulerConfiguration
 from scheduler.framework.errors import ConfigError
 
@@ -169,11 +171,11 @@ def add_compat_flags(parser: argparse.ArgumentParser) -> None:
         None,
         "enableContentionProfiling when there is no --config",
     )
-    deprecated.add_argument(
+    duration_flag(
+        deprecated,
         "--pod-max-in-unschedulable-pods-duration",
-        type=duration_seconds,
-        metavar="DURATION",
-        help="longest stay in the unschedulable pool (default 5m)",
+        None,
+        "longest stay in the unschedulable pool (default 5m)",
     )
 
     election = parser.add_argument_group("leader election (more)")
@@ -184,41 +186,26 @@ def add_compat_flags(parser: argparse.ArgumentParser) -> None:
     )
 
     gates = parser.add_argument_group("feature gate")
-    gates.add_argument(
-        "--feature-gates",
-        action="append",
-        metavar="GATES",
-        help="Name=bool,...; only v1.36 defaults can apply",
+    repeatable_flag(
+        gates, "--feature-gates", "GATES", "Name=bool,...; only v1.36 defaults can apply"
     )
-    gates.add_argument("--emulated-version", action="append", metavar="VERSION", help="1.36 only")
-    gates.add_argument(
-        "--min-compatibility-version", action="append", metavar="VERSION", help="1.36 only"
-    )
+    repeatable_flag(gates, "--emulated-version", "VERSION", "1.36 only")
+    repeatable_flag(gates, "--min-compatibility-version", "VERSION", "1.36 only")
 
     metrics = parser.add_argument_group("metrics")
-    metrics.add_argument(
+    text_flag(
+        metrics,
         "--show-hidden-metrics-for-version",
-        default="",
-        metavar="VERSION",
-        help="refused: there are no hidden metrics",
+        "VERSION",
+        "refused: there are no hidden metrics",
     )
-    metrics.add_argument(
-        "--disabled-metrics", type=comma_list, action="append", metavar="NAMES", help="refused"
-    )
-    metrics.add_argument("--allow-metric-labels", action="append", metavar="MAP", help="refused")
-    metrics.add_argument(
-        "--allow-metric-labels-manifest", default="", metavar="FILE", help="refused"
-    )
+    list_flag(metrics, "--disabled-metrics", "refused", metavar="NAMES")
+    repeatable_flag(metrics, "--allow-metric-labels", "MAP", "refused")
+    text_flag(metrics, "--allow-metric-labels-manifest", "FILE", "refused")
 
     logs = parser.add_argument_group("logs")
-    logs.add_argument(
-        "--log-flush-frequency",
-        type=duration_seconds,
-        default=5.0,
-        metavar="DURATION",
-        help="accepted: records are written at once",
-    )
-    logs.add_argument("--vmodule", default="", metavar="PATTERNS", help="refused")
+    duration_flag(logs, "--log-flush-frequency", 5.0, "accepted: records are written at once")
+    text_flag(logs, "--vmodule", "PATTERNS", "refused")
     for stream in ("text", "json"):
         bool_flag(logs, f"--log-{stream}-split-stream", False, "refused")
         logs.add_argument(

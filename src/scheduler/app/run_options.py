@@ -9,9 +9,9 @@ from pathlib import Path
 
 from scheduler.app.compat_flags import CompatOptions
 from scheduler.app.compat_flags import add_compat_flags
+from scheduler.app.flag_kinds import bool_flag
 from scheduler.app.secure_port_options import SecurePortOptions
 from scheduler.app.secure_port_options import add_secure_port_flags
-from scheduler.app.secure_port_options import flag_bool
 from scheduler.config import KubeSchedulerConfiguration
 from scheduler.config import parse_duration
 from scheduler.framework.errors import ConfigError
@@ -78,14 +78,11 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, help="KubeSchedulerConfiguration file")
     parser.add_argument("--kubeconfig", help="kubeconfig of the cluster (else in-cluster config)")
     parser.add_argument("--master", help="API server URL; overrides the kubeconfig's server")
-    parser.add_argument(
+    bool_flag(
+        parser,
         "--leader-elect",
-        type=flag_bool,
-        nargs="?",
-        const=True,
-        default=None,
-        metavar="BOOL",
-        help="hold a Lease before scheduling, so only one replica schedules (default true)",
+        None,
+        "hold a Lease before scheduling, so only one replica schedules (default true)",
     )
     parser.add_argument("--leader-elect-lease-duration", metavar="DURATION", help="default 15s")
     parser.add_argument("--leader-elect-renew-deadline", metavar="DURATION", help="default 10s")

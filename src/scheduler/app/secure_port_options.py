@@ -19,7 +19,12 @@ from scheduler.app.access.authn import DEFAULT_USERNAME_HEADERS
 from scheduler.app.access.authz import DEFAULT_ALLOW_CACHE_TTL
 from scheduler.app.access.authz import DEFAULT_ALWAYS_ALLOW_PATHS
 from scheduler.app.access.authz import DEFAULT_DENY_CACHE_TTL
-from scheduler.config import parse_duration
+from scheduler.app.flag_kinds import bool_flag
+from scheduler.app.flag_kinds import duration_flag
+from scheduler.app.flag_kinds import int_list
+from scheduler.app.flag_kinds import list_flag
+from scheduler.app.flag_kinds import repeatable_flag
+from scheduler.app.flag_kinds import text_flag
 
 
 @dataclass(slots=True)
@@ -98,81 +103,22 @@ class SecurePortOptions:
         )
 
 
-def comma_list(text: str) -> list[str]:
-    """A pflag string slice: comma-separated, surrounding blanks dropped, "" is no items."""
-    return [item.strip() for item in text.split(",")] if text.strip() else []
-
-
-def duration_seconds(text: str) -> float:
-    try:
-        return parse_duration(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from error
-
-
-def flag_bool(text: str) -> bool:
-    lowered = text.lower()
-    if lowered in ("true", "1", "t", "yes"):
-        return True
-    if lowered in ("false", "0", "f", "no"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
-
-
-def _int_list(text: str) -> list[int]:
-    try:
-        return [int(item) for item in comma_list(text)]
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers: {error}") from None
-
-
-def _list_flag(group: argparse._ArgumentGroup, flag: str, help_text: str) -> None:
-    group.add_argument(
-        flag, type=comma_list, action="append", default=None, metavar="LIST", help=help_text
-    )
-
-
-def bool_flag(
-    group: argparse._ArgumentGroup, flag: str, default: bool | None, help_text: str
-) -> None:
-    """A pflag-style bool: `--flag` alone means true, else `--flag=true|false`. A default of
-    None tells "not given" apart from "given as false"."""
-    shown = f" (default {str(default).lower()})" if default is not None else ""
-    group.add_argument(
-        flag,
-        type=flag_bool,
-        nargs="?",
-        const=True,
-        default=default,
-        metavar="BOOL",
-        help=f"{help_text}{shown}",
-    )
-
-
-def _duration_flag(
-    group: argparse._ArgumentGroup, flag: str, default: float, help_text: str
-) -> None:
-    group.add_argument(
-        flag, type=duration_seconds, default=default, metavar="DURATION", help=help_text
-    )
-
-
 def add_secure_port_flags(parser: argparse.ArgumentParser) -> None:
     serving = parser.add_argument_group("secure serving")
-    serving.add_argument(
+    text_flag(
+        serving,
         "--cert-dir",
-        default="",
-        metavar="DIR",
-        help="where the self-signed serving pair is kept (kube-scheduler.crt/.key) when "
+        "DIR",
+        "where the self-signed serving pair is kept (kube-scheduler.crt/.key) when "
         "--tls-cert-file is not given; empty keeps it in memory",
     )
-    serving.add_argument(
+    text_flag(
+        serving,
         "--tls-min-version",
-        default="",
-        metavar="VERSION",
-        help="VersionTLS10, VersionTLS11, VersionTLS12 (default) or VersionTLS13",
+        "VERSION",
+        "VersionTLS10, VersionTLS11, VersionTLS12 (default) or VersionTLS13",
     )
-    _list_flag(serving, "--tls-cipher-suites", "Go cipher-suite names for TLS 1.2 and older")
+    list_flag(serving, "--tls-cipher-suites", "Go cipher-suite names for TLS 1.2 and older")
     bool_flag(serving, "--disable-http2-serving", False, "accepted: HTTP/1.1 only here")
     serving.add_argument(
         "--http2-max-streams-per-connection",
@@ -185,21 +131,19 @@ def add_secure_port_flags(parser: argparse.ArgumentParser) -> None:
     bool_flag(serving, "--permit-port-sharing", False, "bind with SO_REUSEPORT")
     serving.add_argument(
         "--tls-curve-preferences",
-        type=_int_list,
+        type=int_list,
         action="append",
         metavar="IDS",
         help="one Go curve ID: 23, 24, 25 or 29",
     )
-    serving.add_argument(
-        "--tls-sni-cert-key", action="append", metavar="PAIR", help="refused: one serving pair only"
-    )
+    repeatable_flag(serving, "--tls-sni-cert-key", "PAIR", "refused: one serving pair only")
 
     authn = parser.add_argument_group("authentication")
-    authn.add_argument(
+    text_flag(
+        authn,
         "--authentication-kubeconfig",
-        default="",
-        metavar="FILE",
-        help="kubeconfig for TokenReviews and the client-CA lookup (else in-cluster, if any)",
+        "FILE",
+        "kubeconfig for TokenReviews and the client-CA lookup (else in-cluster, if any)",
     )
     bool_flag(
         authn,
@@ -214,53 +158,53 @@ def add_secure_port_flags(parser: argparse.ArgumentParser) -> None:
         True,
         "start even if that ConfigMap cannot be read",
     )
-    _duration_flag(
+    duration_flag(
         authn,
         "--authentication-token-webhook-cache-ttl",
         DEFAULT_TOKEN_CACHE_TTL,
         "how long TokenReview answers are cached (default 10s)",
     )
-    authn.add_argument(
+    text_flag(
+        authn,
         "--client-ca-file",
-        default="",
-        metavar="FILE",
-        help="CA bundle that client certificates must be issued by (CN is the user, O the groups)",
+        "FILE",
+        "CA bundle that client certificates must be issued by (CN is the user, O the groups)",
     )
-    authn.add_argument(
+    text_flag(
+        authn,
         "--requestheader-client-ca-file",
-        default="",
-        metavar="FILE",
-        help="CA bundle of the front proxies whose headers are trusted",
+        "FILE",
+        "CA bundle of the front proxies whose headers are trusted",
     )
-    _list_flag(
+    list_flag(
         authn,
         "--requestheader-allowed-names",
         "common names a front proxy may have (empty: any from the CA)",
     )
-    _list_flag(authn, "--requestheader-username-headers", "default X-Remote-User")
-    _list_flag(authn, "--requestheader-uid-headers", "none by default")
-    _list_flag(authn, "--requestheader-group-headers", "default X-Remote-Group")
-    _list_flag(authn, "--requestheader-extra-headers-prefix", "default X-Remote-Extra-")
+    list_flag(authn, "--requestheader-username-headers", "default X-Remote-User")
+    list_flag(authn, "--requestheader-uid-headers", "none by default")
+    list_flag(authn, "--requestheader-group-headers", "default X-Remote-Group")
+    list_flag(authn, "--requestheader-extra-headers-prefix", "default X-Remote-Extra-")
 
     authz = parser.add_argument_group("authorization")
-    authz.add_argument(
+    text_flag(
+        authz,
         "--authorization-kubeconfig",
-        default="",
-        metavar="FILE",
-        help="kubeconfig for SubjectAccessReviews (else in-cluster, if any)",
+        "FILE",
+        "kubeconfig for SubjectAccessReviews (else in-cluster, if any)",
     )
-    _list_flag(
+    list_flag(
         authz,
         "--authorization-always-allow-paths",
         "paths served without authorization (default /healthz,/readyz,/livez)",
     )
-    _duration_flag(
+    duration_flag(
         authz,
         "--authorization-webhook-cache-authorized-ttl",
         DEFAULT_ALLOW_CACHE_TTL,
         "how long an allowing SubjectAccessReview is cached (default 10s)",
     )
-    _duration_flag(
+    duration_flag(
         authz,
         "--authorization-webhook-cache-unauthorized-ttl",
         DEFAULT_DENY_CACHE_TTL,

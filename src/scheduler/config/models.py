@@ -11,15 +11,13 @@ from __future__ import annotations
 from typing import Annotated
 from typing import Any
 
-from pydantic import BaseModel
-from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import model_validator
-from pydantic.alias_generators import to_camel
 
 from scheduler.config.durations import Duration
 from scheduler.framework.args import Int32
 from scheduler.framework.args import Int64
+from scheduler.framework.strict_model import StrictModel
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
@@ -32,14 +30,8 @@ Float32 = Annotated[float, Field(allow_inf_nan=False, ge=-FLOAT32_MAX, le=FLOAT3
 DEFAULT_EXTENDER_HTTP_TIMEOUT_SECONDS = 5.0
 
 
-class ConfigModel(BaseModel):
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="forbid",
-        frozen=True,
-        strict=True,
-    )
+class ConfigModel(StrictModel):
+    """An object of the configuration file: `StrictModel`'s rules, and null read as unset."""
 
     @model_validator(mode="before")
     @classmethod

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable
 from collections.abc import Callable
 
 from scheduler.core.failure import FailureHandler
@@ -18,12 +19,11 @@ from scheduler.core.outcome import Attempt
 from scheduler.core.outcome import Failure
 from scheduler.core.services import CycleServices
 from scheduler.framework.status import Status
+from scheduler.framework.status import raised
 from scheduler.objects.pod import Pod
 from scheduler.observability import V_BIND
 from scheduler.observability import get_logger
 from scheduler.observability import log_v
-from scheduler.runtime.extenders import ExtenderChain
-from scheduler.runtime.invoke import raised
 
 _log = get_logger("scheduler")
 
@@ -36,18 +36,19 @@ class BindingCycles:
         services: CycleServices,
         *,
         failures: FailureHandler,
-        extenders: ExtenderChain,
+        bind_by_extender: Callable[[Pod, str], Awaitable[Status | None]],
         watch: Callable[[asyncio.Task[None]], None],
     ) -> None:
         """`watch` owns each task: an exception escaping one is the scheduler's fatal error;
-        `extenders` are the HTTP extenders, one of which may bind instead of the Bind plugins."""
+        `bind_by_extender` lets an interested HTTP extender bind instead of the Bind plugins
+        (its verdict, or None when none took the pod)."""
         self._cache = services.cache
         self._queue = services.queue
         self._recorder = services.recorder
         self._metrics = services.metrics
         self._clock = services.clock
         self._failures = failures
-        self._extenders = extenders
+        self._bind_by_extender = bind_by_extender
         self._watch = watch
         self.tasks: set[asyncio.Task[None]] = set()
 
@@ -87,7 +88,7 @@ class BindingCycles:
         status = await framework.run_pre_bind(state, assumed, node)
         if status.is_success:
             # An interested binding extender binds instead of the Bind plugins (upstream's order).
-            by_extender = await self._extenders.bind(assumed, node)
+            by_extender = await self._bind_by_extender(assumed, node)
             if by_extender is not None:
                 status = by_extender
             else:

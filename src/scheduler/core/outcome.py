@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.diagnosis import Diagnosis
+from scheduler.framework.diagnosis import single_node_fit_error
 from scheduler.framework.plugins import PostFilterResult
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
-from scheduler.runtime.diagnosis import Diagnosis
-from scheduler.runtime.diagnosis import single_node_fit_error
 from scheduler.runtime.framework import Framework
 
 

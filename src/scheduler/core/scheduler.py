@@ -40,6 +40,7 @@ from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.spec import PluginSpec
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
+from scheduler.framework.status import raised
 from scheduler.objects.pod import Pod
 from scheduler.observability import PluginMetricsSampler
 from scheduler.observability import SchedulerMetrics
@@ -48,7 +49,6 @@ from scheduler.runtime.extenders import ExtenderChain
 from scheduler.runtime.filtering import FilterRun
 from scheduler.runtime.framework import Framework
 from scheduler.runtime.invoke import guarded_less
-from scheduler.runtime.invoke import raised
 from scheduler.runtime.waiting_pods import WaitingPods
 
 _log = get_logger("scheduler")
@@ -166,7 +166,10 @@ class Scheduler:
         # Pods whose latest attempt failed with Error rather than being rejected.
         self.errored = self.failures.errored
         self.bindings = BindingCycles(
-            services, failures=self.failures, extenders=self.extenders, watch=self.watch
+            services,
+            failures=self.failures,
+            bind_by_extender=self.extenders.bind,
+            watch=self.watch,
         )
         # Binding cycles in flight.
         self.binding_tasks = self.bindings.tasks

@@ -33,23 +33,20 @@ from scheduler.core.outcome import Failure
 from scheduler.core.outcome import Placement
 from scheduler.core.services import CycleServices
 from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.diagnosis import NO_NODES_AVAILABLE
+from scheduler.framework.diagnosis import Diagnosis
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import NominatingMode
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
+from scheduler.framework.status import raised
 from scheduler.objects.pod import Pod
 from scheduler.observability import V_ATTEMPT
 from scheduler.observability import PluginMetricsSampler
 from scheduler.observability import get_logger
 from scheduler.observability import log_v
-from scheduler.runtime.diagnosis import NO_NODES_AVAILABLE
-from scheduler.runtime.diagnosis import Diagnosis
-from scheduler.runtime.filtering import FilterError
 from scheduler.runtime.framework import Framework
-from scheduler.runtime.invoke import PluginError
-from scheduler.runtime.invoke import PluginFault
-from scheduler.runtime.invoke import raised
 
 _log = get_logger("scheduler")
 
@@ -233,14 +230,15 @@ def find_feasible(
         absent = Status.unresolvable(pre.unsatisfied_message())
         diagnosis.mark_absent(allowed, absent)
     nominated = _nominated_by_row(nominations, table, pod)
-    try:
-        if try_nominated:
-            only = _nominated_node_first(framework, state, pod, table, allowed, nominated)
-            if only is not None:
-                return Feasible(only, diagnosis, nominated_only=True)
-        feasible = framework.find_feasible(state, pod, table, allowed, diagnosis, nominated)
-    except PluginError as error:
-        return Failure(error.status, error.status.message())
+    if try_nominated:
+        only = _nominated_node_first(framework, state, pod, table, allowed, nominated)
+        if isinstance(only, Status):
+            return Failure(only, only.message())
+        if only is not None:
+            return Feasible(only, diagnosis, nominated_only=True)
+    feasible = framework.find_feasible(state, pod, table, allowed, diagnosis, nominated)
+    if isinstance(feasible, Status):
+        return Failure(feasible, feasible.message())
     return Feasible(feasible, diagnosis)
 
 
@@ -263,10 +261,10 @@ def score_feasible(
     status = framework.run_pre_score(state, pod, table, rows)
     if not status.is_success:
         return Failure(status, status.message())
-    try:
-        return framework.run_score(state, pod, table, rows)
-    except PluginError as error:
-        return Failure(error.status, error.status.message())
+    totals = framework.run_score(state, pod, table, rows)
+    if isinstance(totals, Status):
+        return Failure(totals, totals.message())
+    return totals
 
 
 def select_placement(
@@ -300,8 +298,9 @@ def _nominated_node_first(
     table: NodeTable,
     allowed: np.ndarray | None,
     nominated: dict[int, Sequence[Pod]],
-) -> np.ndarray | None:
-    """A pod nominated to a node (after preemption) tries that node alone first."""
+) -> np.ndarray | Status | None:
+    """A pod nominated to a node (after preemption) tries that node alone first: that row if
+    it fits, an Error status that fails the attempt, or None to search every node."""
     if not pod.nominated_node_name:
         return None
     row = table.row_of(pod.nominated_node_name)
@@ -313,7 +312,7 @@ def _nominated_node_first(
     if status.is_success:
         return np.array([row], dtype=np.int64)
     if status.code is Code.ERROR:
-        raise FilterError(status)
+        return status
     return None
 
 
@@ -325,7 +324,7 @@ def _post_filter(
         result, post_status = framework.run_post_filter(state, pod, diagnosis)
         # A plugin that broke its contract fails the attempt; an Error it returned is, as
         # upstream has it, only the PostFilter part of the still unschedulable pod's text.
-        if isinstance(post_status, PluginFault):
+        if framework.is_plugin_fault(post_status):
             return Failure(post_status, post_status.message(), diagnosis)
         if post_status.message():
             diagnosis.post_filter_message = post_status.message()

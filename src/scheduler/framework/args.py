@@ -17,12 +17,11 @@ from typing import Annotated
 from typing import Any
 from typing import get_origin
 
-from pydantic import BaseModel
-from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import field_validator
 from pydantic import model_validator
-from pydantic.alias_generators import to_camel
+
+from scheduler.framework.strict_model import StrictModel
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -32,18 +31,9 @@ Int32 = Annotated[int, Field(ge=INT32_MIN, le=INT32_MAX)]
 Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
 
 
-class ArgsModel(BaseModel):
+class ArgsModel(StrictModel):
     """Plugin args and the objects nested in them: camelCase in files, unknown fields and
     values of the wrong type rejected, immutable once built."""
-
-    # Spelled out here rather than shared, so that mypy's pydantic plugin sees `frozen`.
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="forbid",
-        frozen=True,
-        strict=True,
-    )
 
     @model_validator(mode="before")
     @classmethod

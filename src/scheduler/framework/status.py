@@ -163,3 +163,9 @@ class Status:
 
 SUCCESS = Status()
 SKIP = Status(Code.SKIP)
+
+
+def raised(exc: BaseException) -> str:
+    """`Type: text` of an exception, as Error statuses and fault messages show it."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -18,6 +18,7 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.metrics import MetricWrapperBase
 
 from scheduler.observability import catalog
+from scheduler.observability.catalog import MetricSpec
 from scheduler.observability.component_metrics import RestClientMetrics
 from scheduler.observability.component_metrics import SecurePortMetrics
 from scheduler.observability.component_metrics import register_process_and_build
@@ -54,7 +55,11 @@ class _Children(Generic[_M]):
         return child
 
 
-def _by_one_label(source: Callable[[], Mapping[str, int]]) -> GaugeSource:
+# Counts by the value of a family's one label, read at scrape time.
+CountsByLabel = Callable[[], Mapping[str, int]]
+
+
+def _by_one_label(source: CountsByLabel) -> GaugeSource:
     def read() -> LabelledValues:
         return [((label,), value) for label, value in source().items()]
 
@@ -207,17 +212,13 @@ class SchedulerMetrics:
 
     # -- gauges read at scrape time ------------------------------------------------------
 
-    def set_cache_size_source(self, source: Callable[[], Mapping[str, int]] | None) -> None:
+    def set_cache_size_source(self, source: CountsByLabel | None) -> None:
         """Counts by type: nodes, pods, assumed_pods."""
-        self._scraped.set_source(
-            catalog.CACHE_SIZE.name, None if source is None else _by_one_label(source)
-        )
+        self._set_counts_source(catalog.CACHE_SIZE, source)
 
-    def set_pending_pods_source(self, source: Callable[[], Mapping[str, int]] | None) -> None:
+    def set_pending_pods_source(self, source: CountsByLabel | None) -> None:
         """Counts by queue: active, backoff, unschedulable, gated."""
-        self._scraped.set_source(
-            catalog.PENDING_PODS.name, None if source is None else _by_one_label(source)
-        )
+        self._set_counts_source(catalog.PENDING_PODS, source)
 
     def set_unschedulable_pods_source(
         self, source: Callable[[], Mapping[tuple[str, str], int]] | None
@@ -227,25 +228,21 @@ class SchedulerMetrics:
             catalog.UNSCHEDULABLE_PODS.name, None if source is None else _by_label_pair(source)
         )
 
-    def set_unserved_pods_source(self, source: Callable[[], Mapping[str, int]] | None) -> None:
+    def set_unserved_pods_source(self, source: CountsByLabel | None) -> None:
         """Counts by schedulerName of unassigned pods that no running scheduler serves."""
-        self._scraped.set_source(
-            catalog.UNSERVED_PODS.name, None if source is None else _by_one_label(source)
-        )
+        self._set_counts_source(catalog.UNSERVED_PODS, source)
 
-    def set_inflight_events_source(self, source: Callable[[], Mapping[str, int]] | None) -> None:
+    def set_inflight_events_source(self, source: CountsByLabel | None) -> None:
         """Counts by event label of the events the queue keeps for in-flight pods."""
-        self._scraped.set_source(
-            catalog.INFLIGHT_EVENTS.name, None if source is None else _by_one_label(source)
-        )
+        self._set_counts_source(catalog.INFLIGHT_EVENTS, source)
 
-    def set_pending_async_api_calls_source(
-        self, source: Callable[[], Mapping[str, int]] | None
-    ) -> None:
+    def set_pending_async_api_calls_source(self, source: CountsByLabel | None) -> None:
         """Counts by call type of the API calls waiting in the asynchronous dispatcher."""
-        self._scraped.set_source(
-            catalog.PENDING_ASYNC_API_CALLS.name, None if source is None else _by_one_label(source)
-        )
+        self._set_counts_source(catalog.PENDING_ASYNC_API_CALLS, source)
+
+    def _set_counts_source(self, spec: MetricSpec, source: CountsByLabel | None) -> None:
+        """`spec`'s samples are read from `source` at scrape time; None stops reading them."""
+        self._scraped.set_source(spec.name, None if source is None else _by_one_label(source))
 
     def add_plugin_samples_source(self, source: Callable[[], Mapping[str, LabelledValues]]) -> None:
         """A plugin's samples, by family name, for the families in `catalog.PLUGIN_REPORTED`

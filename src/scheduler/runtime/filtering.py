@@ -18,12 +18,12 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.diagnosis import Diagnosis
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
-from scheduler.runtime.diagnosis import Diagnosis
 from scheduler.runtime.profile import Profile
 
 Rows = npt.NDArray[np.int64]

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from scheduler.config import EffectiveProfile
 from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.diagnosis import Diagnosis
 from scheduler.framework.handle import Handle
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
@@ -30,8 +31,9 @@ from scheduler.runtime import postfilter
 from scheduler.runtime import prefilter
 from scheduler.runtime import reservation
 from scheduler.runtime import scoring
-from scheduler.runtime.diagnosis import Diagnosis
 from scheduler.runtime.filtering import FilterRun
+from scheduler.runtime.invoke import PluginError
+from scheduler.runtime.invoke import PluginFault
 from scheduler.runtime.metrics_port import RuntimeMetrics
 from scheduler.runtime.prefilter import PreFilterOutcome
 from scheduler.runtime.profile import Profile
@@ -76,23 +78,39 @@ class Framework(Profile):
         allowed: Rows | None,
         diagnosis: Diagnosis,
         nominated_by_row: dict[int, Sequence[Pod]],
-    ) -> Rows:
-        """The rows every Filter plugin accepts (as many as the profile wants to score)."""
-        return self._filter_run.find_feasible(
-            self, state, pod, table, allowed, diagnosis, nominated_by_row
-        )
+    ) -> Rows | Status:
+        """The rows every Filter plugin accepts (as many as the profile wants to score), or
+        the Error status of a plugin that failed on some node (upstream fails the attempt)."""
+        try:
+            return self._filter_run.find_feasible(
+                self, state, pod, table, allowed, diagnosis, nominated_by_row
+            )
+        except PluginError as error:
+            return error.status
 
     def run_post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
         return postfilter.run_post_filter(self, state, pod, statuses)
 
+    @staticmethod
+    def is_plugin_fault(status: Status) -> bool:
+        """Whether `status` is a plugin breaking its contract (it raised, returned the wrong
+        type), as opposed to an Error the plugin returned itself."""
+        return isinstance(status, PluginFault)
+
     def run_pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Status:
         return scoring.run_pre_score(self, state, pod, table, rows)
 
-    def run_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
-        """Weighted, normalized totals per feasible row."""
-        return scoring.run_score(self, state, pod, table, rows)
+    def run_score(
+        self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
+    ) -> Scores | Status:
+        """Weighted, normalized totals per feasible row, or the Error status of a plugin that
+        failed."""
+        try:
+            return scoring.run_score(self, state, pod, table, rows)
+        except PluginError as error:
+            return error.status
 
     def select_host(self, rows: Rows, totals: Scores) -> int:
         """The best-scoring row, ties broken at random by the profile's generator."""

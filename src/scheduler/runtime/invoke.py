@@ -43,6 +43,7 @@ from scheduler.framework.status import MAX_NODE_SCORE
 from scheduler.framework.status import MIN_NODE_SCORE
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
+from scheduler.framework.status import raised
 from scheduler.objects.pod import Pod
 from scheduler.observability import get_logger
 
@@ -107,12 +108,6 @@ def fault(point: str, plugin: str, problem: str, exc: BaseException | None = Non
         "Plugin failed", plugin=plugin, extension_point=point, err=message, exc_info=exc or False
     )
     return PluginFault(Code.ERROR, message, plugin=plugin)
-
-
-def raised(exc: BaseException) -> str:
-    """`Type: text` of an exception, as fault messages show it."""
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _kind(value: object) -> str:

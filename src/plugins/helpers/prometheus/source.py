@@ -13,7 +13,6 @@ them through `metric_samples` (the framework's `MetricsReporter`) when /metrics 
 
 from __future__ import annotations
 
-import weakref
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ import numpy.typing as npt
 from plugins.helpers.prometheus.query import QueryError
 from plugins.helpers.prometheus.query import instant_query
 from plugins.helpers.prometheus.settings import PrometheusSourceArgs
+from plugins.helpers.table_memo import TableMemo
 from scheduler.framework import Handle
 from scheduler.framework import MetricSamples
 from scheduler.framework import NodeTable
@@ -72,8 +72,7 @@ class PrometheusSource:
         self._newest: float | None = None
         self._version = 0
         self._stale_reported: bool | None = None  # None: not checked yet
-        self._rows_memo: dict[str, tuple[tuple[object, ...], RowValues]] = {}
-        self._memo_table: weakref.ref[NodeTable] | None = None
+        self._rows_memo: TableMemo[RowValues] = TableMemo()
         self._stale = True
         self._queries: Counter[str] = Counter()  # by result: success, error
         self._neutral_scores = 0
@@ -199,20 +198,15 @@ class PrometheusSource:
         return result, observed
 
     def _aligned(self, query: str, table: NodeTable) -> RowValues:
+        def aligned() -> RowValues:
+            store = self._store[query]
+            names = [table.node_infos[row].name for row in range(table.size)]
+            # Built from lists in one go: per-row numpy assignment costs ten times more.
+            found = [store.get(name, _MISSING) for name in names]
+            values = np.fromiter((f[0] for f in found), dtype=np.float64, count=len(found))
+            observed = np.fromiter((f[1] for f in found), dtype=np.float64, count=len(found))
+            return RowValues(values, observed)
+
         # Rebuilt only when an answer arrived or the table's nodes changed.
-        if self._memo_table is None or self._memo_table() is not table:
-            self._rows_memo.clear()
-            self._memo_table = weakref.ref(table)
-        key = (self._version, table.label_version, table.size)
-        cached = self._rows_memo.get(query)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        store = self._store[query]
-        names = [table.node_infos[row].name for row in range(table.size)]
-        # Built from lists in one go: per-row numpy assignment costs ten times more.
-        found = [store.get(name, _MISSING) for name in names]
-        values = np.fromiter((f[0] for f in found), dtype=np.float64, count=len(found))
-        observed = np.fromiter((f[1] for f in found), dtype=np.float64, count=len(found))
-        aligned = RowValues(values, observed)
-        self._rows_memo[query] = (key, aligned)
-        return aligned
+        validity = (self._version, table.label_version, table.size)
+        return self._rows_memo.get(table, query, validity, aligned)

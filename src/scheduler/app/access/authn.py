@@ -25,6 +25,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 from cryptography.x509.oid import NameOID
 
+from scheduler.app.access.chain import Outcome
+from scheduler.app.access.chain import ask_in_turn
 from scheduler.app.access.client_ca import CABundle
 from scheduler.app.access.client_ca import CertificateRejectedError
 from scheduler.app.access.reviews import TOKEN_REVIEWS
@@ -199,18 +201,14 @@ class RequestAuthenticator:
         self._chain = tuple(chain)
 
     async def authenticate(self, credentials: Credentials) -> UserInfo:
-        failures: list[str] = []
-        for authenticator in self._chain:
-            try:
-                user = await authenticator.authenticate(credentials)
-            except AuthenticationFailedError as error:
-                failures.append(str(error))
-                continue
-            if user is not None:
-                return user.with_authenticated_group()
-        if failures:
-            raise AuthenticationFailedError("; ".join(failures))
-        return ANONYMOUS
+        outcome: Outcome[UserInfo | None] = await ask_in_turn(
+            self._chain,
+            lambda authenticator: authenticator.authenticate(credentials),
+            decides=lambda user: user is not None,
+            failure=AuthenticationFailedError,
+        )
+        user = outcome.decided
+        return ANONYMOUS if user is None else user.with_authenticated_group()
 
 
 def bearer_token(authorization: str) -> str:

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from scheduler.app.access.chain import Outcome
+from scheduler.app.access.chain import ask_in_turn
 from scheduler.app.access.reviews import ACCESS_REVIEWS
 from scheduler.app.access.reviews import ReviewAPI
 from scheduler.app.access.reviews import create_review
@@ -150,18 +152,13 @@ class RequestAuthorizer:
         self._chain = tuple(chain)
 
     async def authorize(self, attributes: Attributes) -> Verdict:
-        failures: list[str] = []
-        reasons: list[str] = []
-        for authorizer in self._chain:
-            try:
-                verdict = await authorizer.authorize(attributes)
-            except AuthorizationError as error:
-                failures.append(str(error))
-                continue
-            if verdict.decision is not Decision.NO_OPINION:
-                return verdict
-            if verdict.reason:
-                reasons.append(verdict.reason)
-        if failures:
-            raise AuthorizationError("; ".join(failures))
+        outcome: Outcome[Verdict] = await ask_in_turn(
+            self._chain,
+            lambda authorizer: authorizer.authorize(attributes),
+            decides=lambda verdict: verdict.decision is not Decision.NO_OPINION,
+            failure=AuthorizationError,
+        )
+        if outcome.decided is not None:
+            return outcome.decided
+        reasons = [verdict.reason for verdict in outcome.undecided if verdict.reason]
         return Verdict(Decision.NO_OPINION, "\n".join(reasons))

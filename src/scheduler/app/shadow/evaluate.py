@@ -13,13 +13,12 @@ from dataclasses import field
 import numpy as np
 
 from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.diagnosis import NO_NODES_AVAILABLE
+from scheduler.framework.diagnosis import Diagnosis
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
-from scheduler.runtime.diagnosis import NO_NODES_AVAILABLE
-from scheduler.runtime.diagnosis import Diagnosis
 from scheduler.runtime.framework import Framework
-from scheduler.runtime.invoke import PluginError
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +62,9 @@ def evaluate(framework: Framework, pod: Pod, table: NodeTable) -> Evaluation:
         rows = [table.row_of(name) for name in pre.result.node_names]
         allowed = np.array(sorted(r for r in rows if r is not None), dtype=np.int64)
         diagnosis.mark_absent(allowed, Status.unresolvable(pre.unsatisfied_message()))
-    try:
-        feasible = framework.find_feasible(state, pod, table, allowed, diagnosis, {})
-    except PluginError as error:
-        return Evaluation(error=error.status.message())
+    feasible = framework.find_feasible(state, pod, table, allowed, diagnosis, {})
+    if isinstance(feasible, Status):
+        return Evaluation(error=feasible.message())
     if not len(feasible):
         return _rejected(table, diagnosis)
     rejections = _rejections(table, diagnosis, feasible)
@@ -75,10 +73,9 @@ def evaluate(framework: Framework, pod: Pod, table: NodeTable) -> Evaluation:
     status = framework.run_pre_score(state, pod, table, feasible)
     if not status.is_success:
         return Evaluation(error=status.message())
-    try:
-        totals = framework.run_score(state, pod, table, feasible)
-    except PluginError as error:
-        return Evaluation(error=error.status.message())
+    totals = framework.run_score(state, pod, table, feasible)
+    if isinstance(totals, Status):
+        return Evaluation(error=totals.message())
     scores = {
         table.names[int(row)]: int(total)
         for row, total in zip(feasible.tolist(), totals.tolist(), strict=True)

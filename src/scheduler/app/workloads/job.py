@@ -44,7 +44,7 @@ def job_pods(
     template = _labelled_template(owner)
     if mode == "NonIndexed":
         return [
-            _pod(owner, template, names.generate(f"{owner.name}-"))
+            _tracked(stamp_pod(owner, template, names.generate(f"{owner.name}-")))
             for _ in range(wanted - len(mine))
         ]
     held = {str((p["metadata"].get("annotations") or {}).get(COMPLETION_INDEX)) for p in mine}
@@ -52,12 +52,14 @@ def job_pods(
     for index in (i for i in range(owner.count("completions", 1)) if str(i) not in held):
         if len(pods) + len(mine) >= wanted:
             break
-        pod = _pod(
-            owner,
-            template,
-            names.generate(f"{owner.name}-{index}-"),
-            labels={COMPLETION_INDEX: str(index)},
-            annotations={COMPLETION_INDEX: str(index)},
+        pod = _tracked(
+            stamp_pod(
+                owner,
+                template,
+                names.generate(f"{owner.name}-{index}-"),
+                labels={COMPLETION_INDEX: str(index)},
+                annotations={COMPLETION_INDEX: str(index)},
+            )
         )
         pod["spec"]["hostname"] = f"{owner.name}-{index}"
         pods.append(pod)
@@ -78,14 +80,8 @@ def _labelled_template(owner: Owner) -> dict[str, Any]:
     return template
 
 
-def _pod(
-    owner: Owner,
-    template: dict[str, Any],
-    name: str,
-    labels: dict[str, str] | None = None,
-    annotations: dict[str, str] | None = None,
-) -> dict[str, Any]:
-    pod = stamp_pod(owner, template, name, labels=labels, annotations=annotations)
+def _tracked(pod: dict[str, Any]) -> dict[str, Any]:
+    """`pod` with the finalizer the Job controller counts its pods by."""
     finalizers = pod["metadata"].setdefault("finalizers", [])
     if TRACKING_FINALIZER not in finalizers:
         finalizers.append(TRACKING_FINALIZER)

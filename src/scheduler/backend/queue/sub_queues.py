@@ -8,6 +8,7 @@ the observer with the event that caused it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from scheduler.backend.queue.backoff import BackoffPolicy
 from scheduler.backend.queue.backoff import BackoffQueue
@@ -27,12 +28,22 @@ from scheduler.objects.pod import Pod
 LessFunc = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
 
 
+class _PodStore(Protocol):
+    """What activeQ, backoffQ and the unschedulable pool each are: pods by key."""
+
+    def __contains__(self, key: str) -> bool: ...
+
+    def get(self, key: str) -> QueuedPodInfo | None: ...
+
+    def delete(self, key: str) -> QueuedPodInfo | None: ...
+
+
 def _info_key(info: QueuedPodInfo) -> str:
     return info.key
 
 
 class SubQueues:
-    __slots__ = ("_now", "_observer", "_pre_enqueue", "active", "backoff", "pool")
+    __slots__ = ("_now", "_observer", "_parts", "_pre_enqueue", "active", "backoff", "pool")
 
     def __init__(
         self,
@@ -49,17 +60,22 @@ class SubQueues:
         self.active: KeyedHeap[QueuedPodInfo] = KeyedHeap(_info_key, less)
         self.backoff = BackoffQueue(backoff, less, now)
         self.pool = UnschedulablePool()
+        # In the order a pod is looked for: activeQ, backoffQ, then the pool.
+        self._parts: tuple[_PodStore, ...] = (self.active, self.backoff, self.pool)
 
     def __contains__(self, key: str) -> bool:
         return key in self.active or key in self.backoff or key in self.pool
 
     def get(self, key: str) -> QueuedPodInfo | None:
-        info = self.active.get(key)
-        if info is None:
-            info = self.backoff.get(key)
-        if info is None:
-            info = self.pool.get(key)
-        return info
+        part = self._holder(key)
+        return None if part is None else part.get(key)
+
+    def _holder(self, key: str) -> _PodStore | None:
+        """The part the pod is in (one at most), None if it is in none."""
+        for part in self._parts:
+            if key in part:
+                return part
+        return None
 
     def locate(self, key: str) -> str:
         """active, backoff, unschedulable, gated, or "" when the pod is in none of them."""
@@ -73,12 +89,8 @@ class SubQueues:
         return GATED if info.gated else UNSCHEDULABLE
 
     def delete(self, key: str) -> QueuedPodInfo | None:
-        info = self.active.delete(key)
-        if info is None:
-            info = self.backoff.delete(key)
-        if info is None:
-            info = self.pool.delete(key)
-        return info
+        part = self._holder(key)
+        return None if part is None else part.delete(key)
 
     def all(self) -> list[QueuedPodInfo]:
         return [*self.active, *self.backoff, *self.pool]

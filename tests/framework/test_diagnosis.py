@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from scheduler.framework.diagnosis import Diagnosis
+from scheduler.framework.diagnosis import single_node_fit_error
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
-from scheduler.runtime.diagnosis import Diagnosis
-from scheduler.runtime.diagnosis import single_node_fit_error
 from scheduler.testing import build_table
 from scheduler.testing import make_node
 

@@ -1,0 +1,83 @@
+"""The kinds of flag kube-scheduler's flag library (pflag) has, declared on argparse.
+
+kube-scheduler's flags are spelled in a few shapes: a string that is empty unless given, a
+string that may be repeated, a comma-separated list that may be repeated, a Go duration and a
+bool that may stand alone. Declaring each flag through its kind keeps the shapes (and their
+parsing) the same across every group of flags.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from scheduler.config import parse_duration
+
+# What flags are added to: the parser itself or one of its groups.
+FlagGroup = argparse._ActionsContainer
+
+
+def comma_list(text: str) -> list[str]:
+    """A pflag string slice: comma-separated, surrounding blanks dropped, "" is no items."""
+    return [item.strip() for item in text.split(",")] if text.strip() else []
+
+
+def int_list(text: str) -> list[int]:
+    try:
+        return [int(item) for item in comma_list(text)]
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers: {error}") from None
+
+
+def duration_seconds(text: str) -> float:
+    try:
+        return parse_duration(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+
+
+def flag_bool(text: str) -> bool:
+    lowered = text.lower()
+    if lowered in ("true", "1", "t", "yes"):
+        return True
+    if lowered in ("false", "0", "f", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def text_flag(group: FlagGroup, flag: str, metavar: str, help_text: str) -> None:
+    """A string flag that is "" unless given."""
+    group.add_argument(flag, default="", metavar=metavar, help=help_text)
+
+
+def repeatable_flag(group: FlagGroup, flag: str, metavar: str, help_text: str) -> None:
+    """A string flag that may be given several times: the values in order, None if never."""
+    group.add_argument(flag, action="append", metavar=metavar, help=help_text)
+
+
+def list_flag(group: FlagGroup, flag: str, help_text: str, *, metavar: str = "LIST") -> None:
+    """A comma-separated list that may be repeated: one list per use, None if never given."""
+    group.add_argument(
+        flag, type=comma_list, action="append", default=None, metavar=metavar, help=help_text
+    )
+
+
+def duration_flag(group: FlagGroup, flag: str, default: float | None, help_text: str) -> None:
+    """A Go duration ("1m30s"), in seconds."""
+    group.add_argument(
+        flag, type=duration_seconds, default=default, metavar="DURATION", help=help_text
+    )
+
+
+def bool_flag(group: FlagGroup, flag: str, default: bool | None, help_text: str) -> None:
+    """A pflag-style bool: `--flag` alone means true, else `--flag=true|false`. A default of
+    None tells "not given" apart from "given as false"."""
+    shown = f" (default {str(default).lower()})" if default is not None else ""
+    group.add_argument(
+        flag,
+        type=flag_bool,
+        nargs="?",
+        const=True,
+        default=default,
+        metavar="BOOL",
+        help=f"{help_text}{shown}",
+    )
