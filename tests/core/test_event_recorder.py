@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from scheduler.core.event_recorder import EventRecorder
-from scheduler.core.event_sink import EventSink
 from scheduler.testing import FakeClock
 from scheduler.testing import make_pod
-
-
-class Sink(EventSink):
-    """Keeps what the recorder hands over, before any correlation."""
-
-    def __init__(self, clock: FakeClock) -> None:
-        super().__init__(self, clock)  # type: ignore[arg-type]
-        self.bodies: list[dict[str, Any]] = []
-
-    def submit(self, event: dict[str, Any]) -> None:
-        self.bodies.append(event)
+from tests.core.kept_events import KeptEvents
 
 
 async def test_reporting_instance_is_profile_and_host_and_names_never_repeat() -> None:
     clock = FakeClock()
-    sink = Sink(clock)
+    sink = KeptEvents(clock)
     recorder = EventRecorder(sink, clock, "node-a.example")
     pod = make_pod("web", "shop").obj()
     for _ in range(2):

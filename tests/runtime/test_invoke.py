@@ -111,13 +111,20 @@ def test_scores_outside_the_range_name_the_plugin(bad: int) -> None:
     )
 
 
-class Permit:
-    name = "Permit"
+class Answers:
+    """Permit, PreFilter and PostFilter forms that all return whatever the test sets."""
 
-    def __init__(self, answer: Any) -> None:
+    def __init__(self, answer: Any, name: str) -> None:
         self.answer = answer
+        self.name = name
 
     def permit(self, state: CycleState, pod: Pod, node_name: str) -> Any:
+        return self.answer
+
+    def pre_filter(self, state: CycleState, pod: Pod, table: NodeTable) -> Any:
+        return self.answer
+
+    def post_filter(self, state: CycleState, pod: Pod, statuses: Any) -> Any:
         return self.answer
 
 
@@ -127,7 +134,9 @@ class Permit:
     ids=["nan", "negative", "string", "no-pair"],
 )
 def test_a_permit_with_a_bad_timeout_is_an_error(answer: Any) -> None:
-    status, timeout = invoke.permit(Permit(answer), CycleState(), make_pod("p").obj(), "a")
+    status, timeout = invoke.permit(
+        Answers(answer, "Permit"), CycleState(), make_pod("p").obj(), "a"
+    )
     assert status.code is Code.ERROR
     assert status.message().startswith('running Permit plugin "Permit": returned ')
     assert timeout == 0.0
@@ -191,3 +200,43 @@ def test_a_plugins_own_error_is_worded_as_upstream_words_it() -> None:
     )
     fault = invoke.fault("Reserve", "Volumes", "raised")
     assert invoke.error_status("Reserve", "Volumes", fault) is fault
+
+
+def test_plugin_failure_names_the_plugin_of_a_rejection() -> None:
+    rejected = invoke.plugin_failure("Reserve", "Quota", Status.unschedulable("over quota"))
+    assert rejected == Status(Code.UNSCHEDULABLE, "over quota", plugin="Quota")
+    pending = invoke.plugin_failure("PreBind", "Claims", Status.pending("allocating"))
+    assert pending == Status(Code.PENDING, "allocating", plugin="Claims")
+
+
+def test_plugin_failure_turns_anything_else_into_an_error_in_upstreams_words() -> None:
+    error = invoke.plugin_failure("Bind", "Binder", Status.from_error("conflict"))
+    assert error == Status(Code.ERROR, 'running Bind plugin "Binder": conflict', plugin="Binder")
+    # A Wait where the point allows none fails the same way.
+    wait = invoke.plugin_failure("Reserve", "Odd", Status.wait("later"))
+    assert wait == Status(Code.ERROR, 'running Reserve plugin "Odd": later', plugin="Odd")
+    filtered = invoke.plugin_failure("Filter", "Broken", Status.from_error("boom"))
+    assert filtered.message() == 'running "Broken" filter plugin: boom'
+
+
+def test_a_pre_or_post_filter_returning_no_pair_is_an_error_naming_the_pair() -> None:
+    pod = make_pod("p").obj()
+    plugin: Any = Answers("yes", "PrePost")
+    result, status = invoke.pre_filter(plugin, CycleState(), pod, _table())
+    assert result is None and status.code is Code.ERROR
+    assert status.message() == (
+        'running PreFilter plugin "PrePost": returned a str where a '
+        "(PreFilterResult | None, Status) pair was expected"
+    )
+    post_result, status = invoke.post_filter(plugin, CycleState(), pod, None)
+    assert post_result is None
+    assert status.message() == (
+        'running PostFilter plugin "PrePost": returned a str where a '
+        "(PostFilterResult | None, Status) pair was expected"
+    )
+
+
+def test_a_pre_filter_pair_is_passed_through() -> None:
+    plugin: Any = Answers((None, Status.unschedulable("no")), "PrePost")
+    result, status = invoke.pre_filter(plugin, CycleState(), make_pod("p").obj(), _table())
+    assert result is None and status == Status.unschedulable("no")

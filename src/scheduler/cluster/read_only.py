@@ -9,14 +9,17 @@ changing the cluster; every refusal is remembered so the caller can report it.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from collections.abc import Awaitable
+from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
 
 from scheduler.cluster.port import ClusterClient
 from scheduler.cluster.port import ObjectList
 from scheduler.cluster.port import WatchEvent
+from scheduler.cluster.write_guard import GuardedClusterAPI
+from scheduler.cluster.write_guard import Write
 from scheduler.framework.errors import APIError
-from scheduler.objects.pod import Pod
 
 # The status an API server gives a request it is not allowed to serve.
 FORBIDDEN = 403
@@ -26,11 +29,24 @@ class WriteRefusedError(APIError):
     """A write was attempted through a read-only client."""
 
 
-class ReadOnlyCluster:
+def _refused_write(write: Write) -> str:
+    match write.call:
+        case "bind":
+            return f"binding {write.key} to {write.node_name}"
+        case "delete_pod":
+            return f"deleting pod {write.key}"
+        case "patch_pod_status":
+            return f"patching the status of pod {write.key}"
+        case "patch_object":
+            return f"patching {write.resource} {write.key}"
+
+
+class ReadOnlyCluster(GuardedClusterAPI):
     """Forwards reads to `inner`; every write raises WriteRefusedError (its message starts
     with `who`, e.g. "explain is read-only") and is remembered in `refused`."""
 
     def __init__(self, inner: ClusterClient, who: str) -> None:
+        super().__init__(inner)
         self._inner = inner
         self._who = who
         self.refused: list[str] = []
@@ -38,6 +54,9 @@ class ReadOnlyCluster:
     def _refuse(self, what: str) -> WriteRefusedError:
         self.refused.append(what)
         return WriteRefusedError(FORBIDDEN, f"{self._who}: refused {what}")
+
+    async def _guard(self, write: Write, send: Callable[[], Awaitable[None]]) -> None:
+        raise self._refuse(_refused_write(write))
 
     async def list(
         self, resource: str, *, namespace: str | None = None, field_selector: str | None = None
@@ -59,9 +78,6 @@ class ReadOnlyCluster:
             allow_bookmarks=allow_bookmarks,
         )
 
-    async def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
-        return await self._inner.get(resource, namespace, name)
-
     async def create(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
         raise self._refuse(f"creating a {resource} object")
 
@@ -73,25 +89,6 @@ class ReadOnlyCluster:
 
     async def create_event(self, event: Mapping[str, Any]) -> None:
         raise self._refuse("creating an Event")
-
-    async def bind(self, pod: Pod, node_name: str) -> None:
-        raise self._refuse(f"binding {pod.key} to {node_name}")
-
-    async def delete_pod(self, namespace: str, name: str, uid: str = "") -> None:
-        raise self._refuse(f"deleting pod {namespace}/{name}")
-
-    async def patch_pod_status(self, namespace: str, name: str, patch: Mapping[str, Any]) -> None:
-        raise self._refuse(f"patching the status of pod {namespace}/{name}")
-
-    async def patch_object(
-        self,
-        resource: str,
-        namespace: str,
-        name: str,
-        patch: Mapping[str, Any],
-        subresource: str = "",
-    ) -> None:
-        raise self._refuse(f"patching {resource} {namespace}/{name}")
 
     async def close(self) -> None:
         await self._inner.close()

@@ -17,16 +17,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable
 from collections.abc import Callable
-from collections.abc import Mapping
-from typing import Any
 from typing import Protocol
 from typing import TypeVar
 
 from scheduler.cluster.send_gate import gated
+from scheduler.cluster.write_guard import GuardedClusterAPI
+from scheduler.cluster.write_guard import Write
 from scheduler.framework.clock import Clock
 from scheduler.framework.errors import APIError
 from scheduler.framework.handle import ClusterAPI
-from scheduler.objects.pod import Pod
 
 _T = TypeVar("_T")
 
@@ -45,44 +44,34 @@ class NotLeadingError(APIError):
         super().__init__(NOT_LEADING, f"{what}: not sent, this replica does not hold the lease")
 
 
-class FencedClusterAPI:
+def _fenced_write(write: Write) -> str | None:
+    """How a fenced write is named in its NotLeadingError; None for one that needs no fence."""
+    match write.call:
+        case "bind":
+            return f"binding of {write.key}"
+        case "delete_pod":
+            return f"deletion of {write.key}"
+        case "patch_pod_status":
+            # A status condition or nomination decides no placement; it needs no fence.
+            return None
+        case "patch_object":
+            return f"patch of {write.resource} {write.key}"
+
+
+class FencedClusterAPI(GuardedClusterAPI):
     """A `ClusterAPI` whose writes are bounded by the leader's tenure."""
 
     def __init__(self, api: ClusterAPI, tenure: Tenure, clock: Clock) -> None:
-        self._api = api
+        super().__init__(api)
         self._tenure = tenure
         self._clock = clock
 
-    async def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
-        # A read changes nothing: it needs no fence.
-        return await self._api.get(resource, namespace, name)
-
-    async def bind(self, pod: Pod, node_name: str) -> None:
-        api = self._api
-        await self._within_tenure(f"binding of {pod.key}", lambda: api.bind(pod, node_name))
-
-    async def delete_pod(self, namespace: str, name: str, uid: str = "") -> None:
-        api = self._api
-        what = f"deletion of {namespace}/{name}"
-        await self._within_tenure(what, lambda: api.delete_pod(namespace, name, uid))
-
-    async def patch_pod_status(self, namespace: str, name: str, patch: Mapping[str, Any]) -> None:
-        # A status condition or nomination decides no placement; it needs no fence.
-        await self._api.patch_pod_status(namespace, name, patch)
-
-    async def patch_object(
-        self,
-        resource: str,
-        namespace: str,
-        name: str,
-        patch: Mapping[str, Any],
-        subresource: str = "",
-    ) -> None:
-        api = self._api
-        what = f"patch of {resource} {namespace}/{name}"
-        await self._within_tenure(
-            what, lambda: api.patch_object(resource, namespace, name, patch, subresource)
-        )
+    async def _guard(self, write: Write, send: Callable[[], Awaitable[None]]) -> None:
+        what = _fenced_write(write)
+        if what is None:
+            await send()
+        else:
+            await self._within_tenure(what, send)
 
     async def _within_tenure(self, what: str, call: Callable[[], Awaitable[_T]]) -> _T:
         remaining = self._tenure.tenure_remaining(self._clock.now())

@@ -10,23 +10,24 @@ from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
+from typing import Unpack
 
 from scheduler.backend.cache import SchedulerCache
 from scheduler.backend.queue import SchedulingQueue
 from scheduler.cluster.port import ClusterClient
 from scheduler.core.event_recorder import EventRecorder
 from scheduler.framework.clock import Clock
-from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.handle import ClusterAPI
+from scheduler.framework.handle import EventDetails
 from scheduler.framework.handle import IndexFunc
 from scheduler.framework.handle import Lister
 from scheduler.framework.handle import ObjectReference
 from scheduler.framework.handle import WaitingPod
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
-from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.observability import get_logger
+from scheduler.runtime.handle_base import HandleBase
 from scheduler.runtime.node_filter import FilterChain
 from scheduler.runtime.waiting_pods import WaitingPods
 
@@ -47,7 +48,7 @@ class _EmptyLister:
         return []
 
 
-class SchedulerHandle:
+class SchedulerHandle(HandleBase):
     """One per profile; everything reads the shared cache, queue and informer stores."""
 
     def __init__(
@@ -64,14 +65,16 @@ class SchedulerHandle:
         tasks: set[asyncio.Task[None]],
         api: ClusterAPI | None = None,
     ) -> None:
-        self._profile_name = profile_name
-        self._clock = clock
-        self._rng = rng
-        self._parallelism = parallelism
+        super().__init__(
+            profile_name=profile_name,
+            clock=clock,
+            rng=rng,
+            parallelism=parallelism,
+            # What plugins write through: the client itself, or the leader-fenced view of it.
+            api=api if api is not None else client,
+        )
         self._cache = cache
         self._client = client
-        # What plugins write through: the client itself, or the leader-fenced view of it.
-        self._api: ClusterAPI = api if api is not None else client
         self._listers = listers
         self._waiting_pods = waiting_pods
         self._tasks = tasks
@@ -81,31 +84,11 @@ class SchedulerHandle:
         self.recorder: EventRecorder | None = None
 
     @property
-    def profile_name(self) -> str:
-        return self._profile_name
-
-    @property
-    def clock(self) -> Clock:
-        return self._clock
-
-    @property
-    def rng(self) -> random.Random:
-        return self._rng
-
-    @property
-    def parallelism(self) -> int:
-        return self._parallelism
-
-    @property
     def node_table(self) -> NodeTable:
         return self._cache.table
 
     def node_info(self, name: str) -> NodeInfo | None:
         return self._cache.node_info(name)
-
-    @property
-    def api(self) -> ClusterAPI:
-        return self._api
 
     def lister(self, resource: str) -> Lister:
         return self._listers.get(resource) or _EmptyLister()
@@ -137,70 +120,27 @@ class SchedulerHandle:
             except Exception:
                 _log.exception("Background task failed", task=name)
 
-        task = asyncio.create_task(run(), name=f"plugin:{self._profile_name}:{name}")
+        task = asyncio.create_task(run(), name=f"plugin:{self.profile_name}:{name}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _chain(self) -> FilterChain:
+    def _filter_chain(self) -> FilterChain:
         if self.chain is None:
             raise RuntimeError("the profile's plugins are not built yet")
         return self.chain
 
-    def run_filter_plugins_with_nominated_pods(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo
-    ) -> Status:
-        return self._chain().run_with_nominated(
-            state, pod, node_info, self.nominated_pods_for_node(node_info.name)
-        )
-
-    def run_pre_filter_extension_add_pod(
-        self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo
-    ) -> Status:
-        return self._chain().add_pod(state, pod, pod_to_add, node_info)
-
-    def run_pre_filter_extension_remove_pod(
-        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
-    ) -> Status:
-        return self._chain().remove_pod(state, pod, pod_to_remove, node_info)
+    def _recorder(self) -> EventRecorder:
+        if self.recorder is None:
+            raise RuntimeError("the event recorder is not built yet")
+        return self.recorder
 
     def record_event(
-        self,
-        regarding: Pod,
-        *,
-        event_type: str,
-        reason: str,
-        action: str,
-        note: str,
-        related: Pod | None = None,
+        self, regarding: Pod, *, related: Pod | None = None, **details: Unpack[EventDetails]
     ) -> None:
-        if self.recorder is None:
-            raise RuntimeError("the event recorder is not built yet")
-        self.recorder.pod_event(
-            regarding,
-            event_type=event_type,
-            reason=reason,
-            action=action,
-            note=note,
-            controller=self._profile_name,
-            related=related,
-        )
+        recorder = self._recorder()
+        recorder.pod_event(regarding, controller=self.profile_name, related=related, **details)
 
     def record_object_event(
-        self,
-        regarding: ObjectReference,
-        *,
-        event_type: str,
-        reason: str,
-        action: str,
-        note: str,
+        self, regarding: ObjectReference, **details: Unpack[EventDetails]
     ) -> None:
-        if self.recorder is None:
-            raise RuntimeError("the event recorder is not built yet")
-        self.recorder.object_event(
-            regarding,
-            event_type=event_type,
-            reason=reason,
-            action=action,
-            note=note,
-            controller=self._profile_name,
-        )
+        self._recorder().object_event(regarding, controller=self.profile_name, **details)

@@ -233,20 +233,20 @@ class LeaderElector:
 
     async def _create(self, desired: LeaseRecord, now: float) -> bool:
         lease = new_lease(self._namespace, self._name, desired)
-        try:
-            stored = await self._client.create(LEASES, lease)
-        except APIError as err:
-            # A 409 here means another candidate created it first; we read it next time.
-            log.info("error initially creating lease", lease=self._key, error=str(err))
-            return False
-        self._renewed(stored, now)
-        return True
+        # A 409 here means another candidate created it first; we read it next time.
+        created = self._client.create(LEASES, lease)
+        return await self._store(created, now, "error initially creating lease")
 
     async def _write(self, lease: dict[str, Any], now: float) -> bool:
+        return await self._store(self._client.update(LEASES, lease), now, "failed to update lease")
+
+    async def _store(self, write: Awaitable[dict[str, Any]], now: float, failed: str) -> bool:
+        """Await a write of the lease: on success the stored lease is the one held from now
+        on; a refused write is logged as `failed` and changes nothing."""
         try:
-            stored = await self._client.update(LEASES, lease)
+            stored = await write
         except APIError as err:
-            log.info("failed to update lease", lease=self._key, error=str(err))
+            log.info(failed, lease=self._key, error=str(err))
             return False
         self._renewed(stored, now)
         return True

@@ -18,6 +18,7 @@ from scheduler.framework.events import QueueingHint
 from scheduler.framework.events import QueueingHintFn
 from scheduler.framework.field_errors import FieldErrors
 from scheduler.framework.handle import ClusterAPI
+from scheduler.framework.handle import EventDetails
 from scheduler.framework.handle import Handle
 from scheduler.framework.handle import IndexFunc
 from scheduler.framework.handle import Lister
@@ -77,6 +78,7 @@ __all__ = [
     "Code",
     "CycleState",
     "EnqueueExtensions",
+    "EventDetails",
     "EventObject",
     "EventResource",
     "FieldErrors",

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from typing import Protocol
+from typing import TypedDict
+from typing import Unpack
 
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
@@ -60,6 +62,16 @@ class ClusterAPI(Protocol):
         """Merge-patch any object the scheduler is allowed to write (e.g. a PVC annotation), or
         one of its subresources (e.g. "status" of a custom resource)."""
         ...
+
+
+class EventDetails(TypedDict):
+    """What a plugin says in an Event it records, every field required: the type ("Normal" or
+    "Warning"), the reason and the action (upstream's CamelCase words), and the note."""
+
+    event_type: str
+    reason: str
+    action: str
+    note: str
 
 
 IndexFunc = Callable[[Mapping[str, Any]], str | None]
@@ -160,26 +172,13 @@ class Handle(Protocol):
         ...
 
     def record_event(
-        self,
-        regarding: Pod,
-        *,
-        event_type: str,
-        reason: str,
-        action: str,
-        note: str,
-        related: Pod | None = None,
+        self, regarding: Pod, *, related: Pod | None = None, **details: Unpack[EventDetails]
     ) -> None:
         """Write an events.k8s.io/v1 Event reported by this profile (asynchronously)."""
         ...
 
     def record_object_event(
-        self,
-        regarding: ObjectReference,
-        *,
-        event_type: str,
-        reason: str,
-        action: str,
-        note: str,
+        self, regarding: ObjectReference, **details: Unpack[EventDetails]
     ) -> None:
         """Write an Event about an object other than a pod, reported by this profile."""
         ...

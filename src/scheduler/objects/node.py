@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
-from scheduler.objects.errors import InvalidObjectError
+from scheduler.objects.errors import read_object
 from scheduler.objects.integers import bounded_int
 from scheduler.objects.resources import parse_resource_list
 from scheduler.objects.shapes import object_list
@@ -45,12 +45,7 @@ class Node:
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> Node:
         """Parse a v1.Node; InvalidObjectError names the node and the field it cannot read."""
-        try:
-            return cls._parse(raw)
-        except (ValueError, TypeError, AttributeError, LookupError, ArithmeticError) as exc:
-            meta = raw.get("metadata") if isinstance(raw, Mapping) else None
-            name = meta.get("name", "?") if isinstance(meta, Mapping) else "?"
-            raise InvalidObjectError(f"Node {name}: {exc}") from exc
+        return read_object("Node", raw, cls._parse, _describe)
 
     @classmethod
     def _parse(cls, raw: Mapping[str, Any]) -> Node:
@@ -76,6 +71,11 @@ class Node:
             resource_version=str(meta.get("resourceVersion") or ""),
             raw=raw,
         )
+
+
+def _describe(raw: Mapping[str, Any]) -> str:
+    meta = raw.get("metadata") if isinstance(raw, Mapping) else None
+    return str(meta.get("name", "?")) if isinstance(meta, Mapping) else "?"
 
 
 def _image_names(value: Any) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ from dataclasses import field
 from typing import Any
 
 from scheduler.objects import shapes
-from scheduler.objects.errors import InvalidObjectError
+from scheduler.objects.errors import read_object
 from scheduler.objects.integers import bounded_int
 from scheduler.objects.node_selector import NodeAffinity
 from scheduler.objects.node_selector import parse_node_affinity
@@ -119,12 +119,7 @@ class Pod:
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> Pod:
         """Parse a v1.Pod; InvalidObjectError names the pod and the field it cannot read."""
-        try:
-            return cls._parse(raw)
-        except InvalidObjectError as exc:
-            raise InvalidObjectError(f"Pod {_describe(raw)}: {exc}") from exc
-        except (ValueError, TypeError, AttributeError, LookupError, ArithmeticError) as exc:
-            raise InvalidObjectError(f"Pod {_describe(raw)}: {exc}") from exc
+        return read_object("Pod", raw, cls._parse, _describe)
 
     @classmethod
     def _parse(cls, raw: Mapping[str, Any]) -> Pod:

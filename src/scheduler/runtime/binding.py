@@ -19,10 +19,7 @@ async def run_pre_bind(profile: Profile, state: CycleState, pod: Pod, node_name:
         )
         if status.is_success or status.is_skip:
             continue
-        if status.is_rejected:
-            status = status.with_plugin(plugin.name)
-        else:
-            status = invoke.error_status("PreBind", plugin.name, status)
+        status = invoke.plugin_failure("PreBind", plugin.name, status)
         profile.observe("PreBind", status, started)
         return status
     profile.observe("PreBind", Status(), started)
@@ -37,10 +34,7 @@ async def run_bind(profile: Profile, state: CycleState, pod: Pod, node_name: str
         if status.is_skip:
             continue
         if not status.is_success:
-            if status.is_rejected:
-                status = status.with_plugin(plugin.name)
-            else:
-                status = invoke.error_status("Bind", plugin.name, status)
+            status = invoke.plugin_failure("Bind", plugin.name, status)
         profile.observe("Bind", status, started)
         return status
     skipped = Status.skip()

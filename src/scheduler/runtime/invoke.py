@@ -92,6 +92,15 @@ def error_status(point: str, plugin: str, status: Status) -> Status:
     return Status.from_error(_text(point, plugin, status.message())).with_plugin(plugin)
 
 
+def plugin_failure(point: str, plugin: str, status: Status) -> Status:
+    """What a plugin's unsuccessful status fails the attempt with: a rejection as it is, named
+    after the plugin, and anything else (Error, or a code the point does not allow) as an
+    Error in upstream's words."""
+    if status.is_rejected:
+        return status.with_plugin(plugin)
+    return error_status(point, plugin, status)
+
+
 def fault(point: str, plugin: str, problem: str, exc: BaseException | None = None) -> PluginFault:
     """Log a plugin's misbehaviour (with the traceback of `exc`) and make it an Error."""
     message = _text(point, plugin, problem)
@@ -158,12 +167,9 @@ def extensions(point: str, plugin: str, getter: Callable[[], T | None]) -> T | S
 
 
 def _pair(
-    point: str,
-    plugin: str,
-    call: Callable[[], object],
-    first: type[T],
-    describe: str,
+    point: str, plugin: str, call: Callable[[], object], first: type[T]
 ) -> tuple[T | None, Status]:
+    """The (`first` | None, Status) pair a PreFilter or PostFilter plugin returns, or a fault."""
     try:
         value = call()
     except Exception as exc:
@@ -175,18 +181,15 @@ def _pair(
         and isinstance(value[1], Status)
     ):
         return value[0], value[1]
-    return None, fault(point, plugin, f"returned {_kind(value)} where {describe} was expected")
+    expected = f"a ({first.__name__} | None, Status) pair"
+    return None, fault(point, plugin, f"returned {_kind(value)} where {expected} was expected")
 
 
 def pre_filter(
     plugin: PreFilterPlugin, state: CycleState, pod: Pod, table: NodeTable
 ) -> tuple[PreFilterResult | None, Status]:
     return _pair(
-        "PreFilter",
-        plugin.name,
-        lambda: plugin.pre_filter(state, pod, table),
-        PreFilterResult,
-        "a (PreFilterResult | None, Status) pair",
+        "PreFilter", plugin.name, lambda: plugin.pre_filter(state, pod, table), PreFilterResult
     )
 
 
@@ -198,7 +201,6 @@ def post_filter(
         plugin.name,
         lambda: plugin.post_filter(state, pod, statuses),
         PostFilterResult,
-        "a (PostFilterResult | None, Status) pair",
     )
 
 

@@ -29,9 +29,7 @@ class FilterChain:
                 continue
             status = invoke.call_status("Filter", plugin.name, plugin.filter, state, pod, node_info)
             if not status.is_success:
-                if not status.is_rejected:
-                    return invoke.error_status("Filter", plugin.name, status)
-                return status.with_plugin(plugin.name)
+                return invoke.plugin_failure("Filter", plugin.name, status)
         return Status()
 
     def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:

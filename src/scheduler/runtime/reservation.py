@@ -20,10 +20,7 @@ def run_reserve(profile: Profile, state: CycleState, pod: Pod, node_name: str) -
         status = invoke.call_status("Reserve", plugin.name, plugin.reserve, state, pod, node_name)
         if status.is_success:
             continue
-        if status.is_rejected:
-            status = status.with_plugin(plugin.name)
-        else:
-            status = invoke.error_status("Reserve", plugin.name, status)
+        status = invoke.plugin_failure("Reserve", plugin.name, status)
         profile.observe("Reserve", status, started)
         return status
     profile.observe("Reserve", Status(), started)

@@ -6,7 +6,6 @@ node = make_node("n1").capacity(cpu="4", memory="32Gi", pods=110).zone("a").obj(
 
 from __future__ import annotations
 
-import copy
 import itertools
 from typing import Any
 from typing import Self
@@ -16,37 +15,30 @@ from scheduler.objects.node import REGION_LABEL
 from scheduler.objects.node import ZONE_LABEL
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
+from scheduler.testing.object_builder import ObjectBuilder
 
 _uids = itertools.count(1)
 
 
-class PodBuilder:
+class PodBuilder(ObjectBuilder):
     def __init__(self, name: str, namespace: str = "default") -> None:
-        self._raw: dict[str, Any] = {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {
-                "name": name,
-                "namespace": namespace,
-                "uid": f"uid-{name}-{next(_uids)}",
-                "labels": {},
-            },
-            "spec": {
-                "schedulerName": "default-scheduler",
-                "containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10"}],
-            },
-            "status": {"phase": "Pending"},
-        }
-
-    @property
-    def _spec(self) -> dict[str, Any]:
-        spec: dict[str, Any] = self._raw["spec"]
-        return spec
-
-    @property
-    def _meta(self) -> dict[str, Any]:
-        meta: dict[str, Any] = self._raw["metadata"]
-        return meta
+        super().__init__(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {
+                    "name": name,
+                    "namespace": namespace,
+                    "uid": f"uid-{name}-{next(_uids)}",
+                    "labels": {},
+                },
+                "spec": {
+                    "schedulerName": "default-scheduler",
+                    "containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10"}],
+                },
+                "status": {"phase": "Pending"},
+            }
+        )
 
     def namespace(self, namespace: str) -> Self:
         self._meta["namespace"] = namespace
@@ -54,18 +46,6 @@ class PodBuilder:
 
     def uid(self, uid: str) -> Self:
         self._meta["uid"] = uid
-        return self
-
-    def label(self, key: str, value: str) -> Self:
-        self._meta["labels"][key] = value
-        return self
-
-    def labels(self, **labels: str) -> Self:
-        self._meta["labels"].update(labels)
-        return self
-
-    def annotation(self, key: str, value: str) -> Self:
-        self._meta.setdefault("annotations", {})[key] = value
         return self
 
     def scheduler(self, name: str) -> Self:
@@ -214,30 +194,29 @@ class PodBuilder:
         self._spec.update(fields)
         return self
 
-    def dict(self) -> dict[str, Any]:
-        return copy.deepcopy(self._raw)
-
     def obj(self) -> Pod:
         return Pod.from_dict(self.dict())
 
 
-class NodeBuilder:
+class NodeBuilder(ObjectBuilder):
     def __init__(self, name: str) -> None:
-        self._raw: dict[str, Any] = {
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": {
-                "name": name,
-                "uid": f"uid-node-{name}-{next(_uids)}",
-                "labels": {HOSTNAME_LABEL: name},
-            },
-            "spec": {},
-            "status": {
-                "capacity": {"cpu": "4", "memory": "32Gi", "pods": "110"},
-                "allocatable": {"cpu": "4", "memory": "32Gi", "pods": "110"},
-                "conditions": [{"type": "Ready", "status": "True"}],
-            },
-        }
+        super().__init__(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {
+                    "name": name,
+                    "uid": f"uid-node-{name}-{next(_uids)}",
+                    "labels": {HOSTNAME_LABEL: name},
+                },
+                "spec": {},
+                "status": {
+                    "capacity": {"cpu": "4", "memory": "32Gi", "pods": "110"},
+                    "allocatable": {"cpu": "4", "memory": "32Gi", "pods": "110"},
+                    "conditions": [{"type": "Ready", "status": "True"}],
+                },
+            }
+        )
 
     def capacity(self, **resources: str | int) -> Self:
         values = {k: str(v) for k, v in resources.items()}
@@ -247,14 +226,6 @@ class NodeBuilder:
 
     def allocatable(self, **resources: str | int) -> Self:
         self._raw["status"]["allocatable"].update({k: str(v) for k, v in resources.items()})
-        return self
-
-    def label(self, key: str, value: str) -> Self:
-        self._raw["metadata"]["labels"][key] = value
-        return self
-
-    def labels(self, **labels: str) -> Self:
-        self._raw["metadata"]["labels"].update(labels)
         return self
 
     def zone(self, zone: str, region: str = "") -> Self:
@@ -279,9 +250,6 @@ class NodeBuilder:
             {"names": [name], "sizeBytes": size_bytes}
         )
         return self
-
-    def dict(self) -> dict[str, Any]:
-        return copy.deepcopy(self._raw)
 
     def obj(self) -> Node:
         return Node.from_dict(self.dict())

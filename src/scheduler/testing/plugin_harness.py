@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
+from typing import Unpack
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.errors import NotFoundError
 from scheduler.framework.handle import ClusterAPI
+from scheduler.framework.handle import EventDetails
 from scheduler.framework.handle import IndexFunc
 from scheduler.framework.handle import Lister
 from scheduler.framework.handle import ObjectReference
@@ -33,6 +35,7 @@ from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
+from scheduler.runtime.handle_base import HandleBase
 from scheduler.runtime.node_filter import FilterChain
 from scheduler.testing.fake_clock import FakeClock
 
@@ -113,7 +116,7 @@ class RecordingAPI:
         self.object_patches.append((resource, f"{namespace}/{name}", patch))
 
 
-class FakeHandle:
+class FakeHandle(HandleBase):
     """A Handle over a fixed node table, for plugin unit tests."""
 
     def __init__(
@@ -129,32 +132,20 @@ class FakeHandle:
     ) -> None:
         """`chain` holds the PreFilter/Filter plugins that preemption-style plugins run through
         the handle; events they record land in `self.events`."""
+        super().__init__(
+            profile_name="default-scheduler",
+            clock=clock or FakeClock(),
+            rng=random.Random(seed),
+            parallelism=16,
+            api=api or RecordingAPI(),
+        )
         self.table = table or NodeTable()
-        self._clock = clock or FakeClock()
-        self._rng = random.Random(seed)
         self._listers = {k: DictLister(v) for k, v in (listers or {}).items()}
         self._nominated = dict(nominated or {})
-        self._api = api or RecordingAPI()
         self.chain = chain or FilterChain((), ())
         # Background work plugins started, by name, for a test to run when it chooses.
         self.background_work: dict[str, Callable[[], Awaitable[None]]] = {}
         self.events: list[dict[str, Any]] = []
-
-    @property
-    def profile_name(self) -> str:
-        return "default-scheduler"
-
-    @property
-    def clock(self) -> Clock:
-        return self._clock
-
-    @property
-    def rng(self) -> random.Random:
-        return self._rng
-
-    @property
-    def parallelism(self) -> int:
-        return 16
 
     @property
     def node_table(self) -> NodeTable:
@@ -163,10 +154,6 @@ class FakeHandle:
     def node_info(self, name: str) -> NodeInfo | None:
         row = self.table.row_of(name)
         return None if row is None else self.table.node_infos[row]
-
-    @property
-    def api(self) -> ClusterAPI:
-        return self._api
 
     def lister(self, resource: str) -> Lister:
         return self._listers.setdefault(resource, DictLister())
@@ -188,61 +175,28 @@ class FakeHandle:
         step of it) when it wants, so nothing runs behind its back."""
         self.background_work[name] = work
 
-    def run_filter_plugins_with_nominated_pods(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo
-    ) -> Status:
-        return self.chain.run_with_nominated(
-            state, pod, node_info, self.nominated_pods_for_node(node_info.name)
-        )
-
-    def run_pre_filter_extension_add_pod(
-        self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo
-    ) -> Status:
-        return self.chain.add_pod(state, pod, pod_to_add, node_info)
-
-    def run_pre_filter_extension_remove_pod(
-        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
-    ) -> Status:
-        return self.chain.remove_pod(state, pod, pod_to_remove, node_info)
+    def _filter_chain(self) -> FilterChain:
+        return self.chain
 
     def record_event(
-        self,
-        regarding: Pod,
-        *,
-        event_type: str,
-        reason: str,
-        action: str,
-        note: str,
-        related: Pod | None = None,
+        self, regarding: Pod, *, related: Pod | None = None, **details: Unpack[EventDetails]
     ) -> None:
-        self.events.append(
-            {
-                "regarding": regarding.key,
-                "type": event_type,
-                "reason": reason,
-                "action": action,
-                "note": note,
-                "related": related.key if related is not None else None,
-            }
-        )
+        self._record(regarding.key, details, related.key if related is not None else None)
 
     def record_object_event(
-        self,
-        regarding: ObjectReference,
-        *,
-        event_type: str,
-        reason: str,
-        action: str,
-        note: str,
+        self, regarding: ObjectReference, **details: Unpack[EventDetails]
     ) -> None:
+        self._record(f"{regarding.kind} {regarding.namespace}/{regarding.name}", details, None)
+
+    def _record(self, regarding: str, details: EventDetails, related: str | None) -> None:
         self.events.append(
             {
-                "regarding": f"{regarding.kind} {regarding.namespace}/{regarding.name}",
-                "type": event_type,
-                "reason": reason,
-                "action": action,
-                "note": note,
-                "related": None,
+                "regarding": regarding,
+                "type": details["event_type"],
+                "reason": details["reason"],
+                "action": details["action"],
+                "note": details["note"],
+                "related": related,
             }
         )
 

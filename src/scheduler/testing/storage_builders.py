@@ -8,48 +8,18 @@ pod = make_pod("web").spec(volumes=[claim_volume("data")]).obj()
 
 from __future__ import annotations
 
-import copy
 import itertools
 from typing import Any
 from typing import Self
 
 from scheduler.objects.node import HOSTNAME_LABEL
 from scheduler.objects.node import ZONE_LABEL
+from scheduler.testing.object_builder import ObjectBuilder
 
 _uids = itertools.count(1)
 
 
-class _Builder:
-    def __init__(self, raw: dict[str, Any]) -> None:
-        self._raw = raw
-
-    @property
-    def _meta(self) -> dict[str, Any]:
-        meta: dict[str, Any] = self._raw["metadata"]
-        return meta
-
-    @property
-    def _spec(self) -> dict[str, Any]:
-        spec: dict[str, Any] = self._raw.setdefault("spec", {})
-        return spec
-
-    def label(self, key: str, value: str) -> Self:
-        self._meta.setdefault("labels", {})[key] = value
-        return self
-
-    def annotation(self, key: str, value: str) -> Self:
-        self._meta.setdefault("annotations", {})[key] = value
-        return self
-
-    def version(self, resource_version: int) -> Self:
-        self._meta["resourceVersion"] = str(resource_version)
-        return self
-
-    def dict(self) -> dict[str, Any]:
-        return copy.deepcopy(self._raw)
-
-
-class PVCBuilder(_Builder):
+class PVCBuilder(ObjectBuilder):
     def __init__(self, name: str, namespace: str) -> None:
         super().__init__(
             {
@@ -105,7 +75,7 @@ class PVCBuilder(_Builder):
         return self
 
 
-class PVBuilder(_Builder):
+class PVBuilder(ObjectBuilder):
     def __init__(self, name: str) -> None:
         super().__init__(
             {
@@ -165,7 +135,7 @@ class PVBuilder(_Builder):
         return self
 
 
-class StorageClassBuilder(_Builder):
+class StorageClassBuilder(ObjectBuilder):
     def __init__(self, name: str, provisioner: str) -> None:
         super().__init__(
             {

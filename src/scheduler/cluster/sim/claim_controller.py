@@ -13,30 +13,24 @@ handles only the pods they concern, so a large scenario does not pay a full pass
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 from typing import Any
 
 from scheduler.cluster.sim.cluster import SimCluster
 from scheduler.framework.errors import APIError
+from scheduler.objects.raw import RawObject
+from scheduler.objects.raw import metadata_of
 
 PODS = "pods"
 CLAIMS = "resourceclaims"
 TEMPLATES = "resourceclaimtemplates"
 POD_CLAIM_NAME = "resource.kubernetes.io/pod-claim-name"
 
-Obj = Mapping[str, Any]
 
-
-def _meta(obj: Obj) -> Mapping[str, Any]:
-    meta: Mapping[str, Any] = obj.get("metadata") or {}
-    return meta
-
-
-def _live(pod: Obj) -> bool:
+def _live(pod: RawObject) -> bool:
     return (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
 
 
-def _claim_names(pod: Obj) -> set[str]:
+def _claim_names(pod: RawObject) -> set[str]:
     """The claims a pod uses: named ones and those generated for it."""
     names = {
         str(e["resourceClaimName"])
@@ -62,7 +56,7 @@ class ResourceClaimController:
         async for event in self._sim.watch(PODS, resource_version=str(self._sim.revision)):
             await self.pod_changed(event.type, event.object)
 
-    async def pod_changed(self, event_type: str, pod: Obj) -> None:
+    async def pod_changed(self, event_type: str, pod: RawObject) -> None:
         """A new or changed pod may need claims; a gone or finished one releases its own."""
         if event_type == "DELETED" or not _live(pod):
             await self._release_pod(pod)
@@ -79,15 +73,15 @@ class ResourceClaimController:
     async def sync(self) -> int:
         """One pass over every pod and claim; returns how many writes it made."""
         writes = 0
-        pods = {str(_meta(p).get("uid")): p for p in self._sim.objects(PODS) if _live(p)}
+        pods = {str(metadata_of(p).get("uid")): p for p in self._sim.objects(PODS) if _live(p)}
         for pod in pods.values():
             writes += await self._create_claims(pod)
         for claim in self._sim.objects(CLAIMS):
             writes += await self._release(claim, set(pods))
         return writes
 
-    async def _create_claims(self, pod: Obj) -> int:
-        meta = _meta(pod)
+    async def _create_claims(self, pod: RawObject) -> int:
+        meta = metadata_of(pod)
         namespace, name = str(meta.get("namespace") or "default"), str(meta.get("name"))
         statuses = list((pod.get("status") or {}).get("resourceClaimStatuses") or ())
         done = {s.get("name") for s in statuses}
@@ -125,15 +119,17 @@ class ResourceClaimController:
                     "spec": dict(template_spec.get("spec") or {}),
                 },
             )
-            statuses.append({"name": entry.get("name"), "resourceClaimName": _meta(claim)["name"]})
+            statuses.append(
+                {"name": entry.get("name"), "resourceClaimName": metadata_of(claim)["name"]}
+            )
             writes += 1
         if writes:
             await self._sim.patch_pod_status(namespace, name, {"resourceClaimStatuses": statuses})
         return writes
 
-    async def _release_pod(self, pod: Obj) -> None:
-        namespace = str(_meta(pod).get("namespace") or "default")
-        live = {str(_meta(p).get("uid")) for p in self._sim.objects(PODS) if _live(p)}
+    async def _release_pod(self, pod: RawObject) -> None:
+        namespace = str(metadata_of(pod).get("namespace") or "default")
+        live = {str(metadata_of(p).get("uid")) for p in self._sim.objects(PODS) if _live(p)}
         for name in _claim_names(pod):
             try:
                 claim = await self._sim.get(CLAIMS, namespace, name)
@@ -141,8 +137,8 @@ class ResourceClaimController:
                 continue
             await self._release(claim, live)
 
-    async def _release(self, claim: Obj, live_pods: set[str]) -> int:
-        meta = _meta(claim)
+    async def _release(self, claim: RawObject, live_pods: set[str]) -> int:
+        meta = metadata_of(claim)
         namespace, name = str(meta.get("namespace") or "default"), str(meta.get("name"))
         status = claim.get("status") or {}
         reserved = list(status.get("reservedFor") or ())

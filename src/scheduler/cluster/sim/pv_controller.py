@@ -29,6 +29,11 @@ from scheduler.objects.node import HOSTNAME_LABEL
 from scheduler.objects.node import ZONE_LABEL
 from scheduler.objects.quantity import QuantityError
 from scheduler.objects.quantity import int_value
+from scheduler.objects.raw import RawObject
+from scheduler.objects.raw import annotations_of
+from scheduler.objects.raw import metadata_of
+from scheduler.objects.raw import spec_of
+from scheduler.objects.raw import storage_class_of
 
 PVS = "persistentvolumes"
 PVCS = "persistentvolumeclaims"
@@ -36,32 +41,7 @@ ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
 ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
 ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
 ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
-BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
 NO_PROVISIONER = "kubernetes.io/no-provisioner"
-
-Obj = Mapping[str, Any]
-
-
-def _meta(obj: Obj) -> Mapping[str, Any]:
-    meta: Mapping[str, Any] = obj.get("metadata") or {}
-    return meta
-
-
-def _spec(obj: Obj) -> Mapping[str, Any]:
-    spec: Mapping[str, Any] = obj.get("spec") or {}
-    return spec
-
-
-def _annotations(obj: Obj) -> Mapping[str, str]:
-    annotations: Mapping[str, str] = _meta(obj).get("annotations") or {}
-    return annotations
-
-
-def _class_of(obj: Obj) -> str:
-    annotations = _annotations(obj)
-    if BETA_STORAGE_CLASS in annotations:
-        return str(annotations[BETA_STORAGE_CLASS])
-    return str(_spec(obj).get("storageClassName") or "")
 
 
 def _bytes(value: Any) -> int:
@@ -71,43 +51,43 @@ def _bytes(value: Any) -> int:
         return 0
 
 
-def _request(pvc: Obj) -> Any:
-    return ((_spec(pvc).get("resources") or {}).get("requests") or {}).get("storage")
+def _request(pvc: RawObject) -> Any:
+    return ((spec_of(pvc).get("resources") or {}).get("requests") or {}).get("storage")
 
 
-def _claim_key(pvc: Obj) -> tuple[str, str]:
-    return (str(_meta(pvc).get("namespace") or "default"), str(_meta(pvc).get("name")))
+def _claim_key(pvc: RawObject) -> tuple[str, str]:
+    return (str(metadata_of(pvc).get("namespace") or "default"), str(metadata_of(pvc).get("name")))
 
 
-def _refers_to(pv: Obj, pvc: Obj) -> bool:
-    ref = _spec(pv).get("claimRef")
+def _refers_to(pv: RawObject, pvc: RawObject) -> bool:
+    ref = spec_of(pv).get("claimRef")
     if ref is None or (str(ref.get("namespace") or "default"), ref.get("name")) != _claim_key(pvc):
         return False
     uid = ref.get("uid")
-    return not uid or uid == _meta(pvc).get("uid")
+    return not uid or uid == metadata_of(pvc).get("uid")
 
 
-def _fits(pv: Obj, pvc: Obj) -> bool:
+def _fits(pv: RawObject, pvc: RawObject) -> bool:
     """Whether an unclaimed, Available PV can serve the claim (class, size, modes, selector)."""
-    if _spec(pv).get("claimRef") is not None or (pv.get("status") or {}).get("phase") != (
+    if spec_of(pv).get("claimRef") is not None or (pv.get("status") or {}).get("phase") != (
         "Available"
     ):
         return False
-    if _class_of(pv) != _class_of(pvc):
+    if storage_class_of(pv) != storage_class_of(pvc):
         return False
-    if _bytes((_spec(pv).get("capacity") or {}).get("storage")) < _bytes(_request(pvc)):
+    if _bytes((spec_of(pv).get("capacity") or {}).get("storage")) < _bytes(_request(pvc)):
         return False
-    if (_spec(pv).get("volumeMode") or "Filesystem") != (
-        _spec(pvc).get("volumeMode") or "Filesystem"
+    if (spec_of(pv).get("volumeMode") or "Filesystem") != (
+        spec_of(pvc).get("volumeMode") or "Filesystem"
     ):
         return False
-    if not set(_spec(pvc).get("accessModes") or ()) <= set(_spec(pv).get("accessModes") or ()):
+    if not set(spec_of(pvc).get("accessModes") or ()) <= set(spec_of(pv).get("accessModes") or ()):
         return False
     try:
-        selector = parse_label_selector(_spec(pvc).get("selector"))
+        selector = parse_label_selector(spec_of(pvc).get("selector"))
     except SelectorError:
         return False
-    return selector is None or selector.matches(_meta(pv).get("labels") or {})
+    return selector is None or selector.matches(metadata_of(pv).get("labels") or {})
 
 
 class PVBinderController:
@@ -137,12 +117,12 @@ class PVBinderController:
                 _refers_to(pv, pvc) for pv in pvs
             ):
                 continue
-            volume_name = str(_spec(pvc).get("volumeName") or "")
+            volume_name = str(spec_of(pvc).get("volumeName") or "")
             if volume_name:
                 writes += await self._point_back(volume_name, pvc, pvs)
                 continue
             storage_class = self._storage_class(pvc)
-            selected = _annotations(pvc).get(ANN_SELECTED_NODE)
+            selected = annotations_of(pvc).get(ANN_SELECTED_NODE)
             if selected is not None:
                 if storage_class is not None and _can_provision(storage_class):
                     await self._provision(pvc, storage_class, selected)
@@ -154,28 +134,29 @@ class PVBinderController:
             pvs = self._sim.objects(PVS)
         return writes
 
-    def _storage_class(self, pvc: Obj) -> Obj | None:
-        name = _class_of(pvc)
+    def _storage_class(self, pvc: RawObject) -> RawObject | None:
+        name = storage_class_of(pvc)
         if not name:
             return None
         return next(
-            (c for c in self._sim.objects("storageclasses") if _meta(c).get("name") == name), None
+            (c for c in self._sim.objects("storageclasses") if metadata_of(c).get("name") == name),
+            None,
         )
 
-    async def _point_back(self, volume_name: str, pvc: Obj, pvs: list[dict[str, Any]]) -> int:
-        pv = next((p for p in pvs if _meta(p).get("name") == volume_name), None)
-        if pv is None or _spec(pv).get("claimRef") is not None:
+    async def _point_back(self, volume_name: str, pvc: RawObject, pvs: list[dict[str, Any]]) -> int:
+        pv = next((p for p in pvs if metadata_of(p).get("name") == volume_name), None)
+        if pv is None or spec_of(pv).get("claimRef") is not None:
             return 0
         await self._set_claim_ref(pv, pvc)
         return 1
 
     async def _bind_immediate(
-        self, pvc: Obj, storage_class: Obj | None, pvs: list[dict[str, Any]]
+        self, pvc: RawObject, storage_class: RawObject | None, pvs: list[dict[str, Any]]
     ) -> int:
         candidates = [pv for pv in pvs if _fits(pv, pvc)]
         if candidates:
             smallest = min(
-                candidates, key=lambda p: _bytes((_spec(p).get("capacity") or {}).get("storage"))
+                candidates, key=lambda p: _bytes((spec_of(p).get("capacity") or {}).get("storage"))
             )
             await self._set_claim_ref(smallest, pvc)
             return 1
@@ -184,11 +165,11 @@ class PVBinderController:
             return 1
         return 0
 
-    async def _set_claim_ref(self, pv: Obj, pvc: Obj) -> None:
+    async def _set_claim_ref(self, pv: RawObject, pvc: RawObject) -> None:
         await self._sim.patch_object(
             PVS,
             "",
-            str(_meta(pv).get("name")),
+            str(metadata_of(pv).get("name")),
             {
                 "metadata": {"annotations": {ANN_BOUND_BY_CONTROLLER: "yes"}},
                 "spec": {"claimRef": _claim_ref(pvc)},
@@ -197,14 +178,16 @@ class PVBinderController:
 
     # ---- provisioning --------------------------------------------------------------------
 
-    async def _provision(self, pvc: Obj, storage_class: Obj, node_name: str | None) -> None:
+    async def _provision(
+        self, pvc: RawObject, storage_class: RawObject, node_name: str | None
+    ) -> None:
         provisioner = str(storage_class.get("provisioner"))
-        name = f"pvc-{_meta(pvc).get('uid')}"
+        name = f"pvc-{metadata_of(pvc).get('uid')}"
         spec: dict[str, Any] = {
             "capacity": {"storage": _request(pvc) or "0"},
-            "accessModes": list(_spec(pvc).get("accessModes") or ()),
-            "volumeMode": _spec(pvc).get("volumeMode") or "Filesystem",
-            "storageClassName": _class_of(pvc),
+            "accessModes": list(spec_of(pvc).get("accessModes") or ()),
+            "volumeMode": spec_of(pvc).get("volumeMode") or "Filesystem",
+            "storageClassName": storage_class_of(pvc),
             "persistentVolumeReclaimPolicy": storage_class.get("reclaimPolicy") or "Delete",
             "claimRef": _claim_ref(pvc),
             "csi": {"driver": provisioner, "volumeHandle": name},
@@ -230,11 +213,11 @@ class PVBinderController:
     def _node_affinity(self, node_name: str, driver: str) -> dict[str, Any] | None:
         """A node selector term that keeps the new volume where the node is."""
         node = next(
-            (n for n in self._sim.objects("nodes") if _meta(n).get("name") == node_name), None
+            (n for n in self._sim.objects("nodes") if metadata_of(n).get("name") == node_name), None
         )
         if node is None:
             return None
-        labels: Mapping[str, str] = _meta(node).get("labels") or {}
+        labels: Mapping[str, str] = metadata_of(node).get("labels") or {}
         keys = self._driver_topology_keys(node_name, driver)
         if not keys:
             keys = [ZONE_LABEL] if ZONE_LABEL in labels else [HOSTNAME_LABEL]
@@ -247,9 +230,9 @@ class PVBinderController:
 
     def _driver_topology_keys(self, node_name: str, driver: str) -> list[str]:
         for csi_node in self._sim.objects("csinodes"):
-            if _meta(csi_node).get("name") != node_name:
+            if metadata_of(csi_node).get("name") != node_name:
                 continue
-            for entry in _spec(csi_node).get("drivers") or ():
+            for entry in spec_of(csi_node).get("drivers") or ():
                 if entry.get("name") == driver:
                     return [str(k) for k in entry.get("topologyKeys") or ()]
         return []
@@ -260,14 +243,14 @@ class PVBinderController:
         writes = 0
         claims = {_claim_key(pvc): pvc for pvc in self._sim.objects(PVCS)}
         for pv in self._sim.objects(PVS):
-            ref = _spec(pv).get("claimRef")
+            ref = spec_of(pv).get("claimRef")
             if ref is None:
                 continue
             pvc = claims.get((str(ref.get("namespace") or "default"), str(ref.get("name"))))
             if pvc is None or not _refers_to(pv, pvc):
                 continue
-            pv_name = str(_meta(pv).get("name"))
-            if _spec(pvc).get("volumeName") not in (None, "", pv_name):
+            pv_name = str(metadata_of(pv).get("name"))
+            if spec_of(pvc).get("volumeName") not in (None, "", pv_name):
                 continue  # the claim wants another volume
             if not ref.get("uid") or (pv.get("status") or {}).get("phase") != "Bound":
                 await self._sim.patch_object(
@@ -278,16 +261,16 @@ class PVBinderController:
                 )
                 writes += 1
             if (
-                ANN_BIND_COMPLETED not in _annotations(pvc)
+                ANN_BIND_COMPLETED not in annotations_of(pvc)
                 or (pvc.get("status") or {}).get("phase") != "Bound"
             ):
                 await self._bind_claim(pvc, pv)
                 writes += 1
         return writes
 
-    async def _bind_claim(self, pvc: Obj, pv: Obj) -> None:
+    async def _bind_claim(self, pvc: RawObject, pv: RawObject) -> None:
         annotations = {ANN_BIND_COMPLETED: "yes"}
-        if not _spec(pvc).get("volumeName"):
+        if not spec_of(pvc).get("volumeName"):
             annotations[ANN_BOUND_BY_CONTROLLER] = "yes"
         namespace, name = _claim_key(pvc)
         await self._sim.patch_object(
@@ -296,11 +279,11 @@ class PVBinderController:
             name,
             {
                 "metadata": {"annotations": annotations},
-                "spec": {"volumeName": _meta(pv).get("name")},
+                "spec": {"volumeName": metadata_of(pv).get("name")},
                 "status": {
                     "phase": "Bound",
-                    "accessModes": list(_spec(pv).get("accessModes") or ()),
-                    "capacity": dict(_spec(pv).get("capacity") or {}),
+                    "accessModes": list(spec_of(pv).get("accessModes") or ()),
+                    "capacity": dict(spec_of(pv).get("capacity") or {}),
                 },
             },
         )
@@ -309,26 +292,26 @@ class PVBinderController:
         writes = 0
         for pv in self._sim.objects(PVS):
             phase = (pv.get("status") or {}).get("phase") or "Pending"
-            if phase == "Pending" and _spec(pv).get("claimRef") is None:
+            if phase == "Pending" and spec_of(pv).get("claimRef") is None:
                 await self._sim.patch_object(
-                    PVS, "", str(_meta(pv).get("name")), {"status": {"phase": "Available"}}
+                    PVS, "", str(metadata_of(pv).get("name")), {"status": {"phase": "Available"}}
                 )
                 writes += 1
         return writes
 
 
-def _can_provision(storage_class: Obj) -> bool:
+def _can_provision(storage_class: RawObject) -> bool:
     provisioner = storage_class.get("provisioner")
     return bool(provisioner) and provisioner != NO_PROVISIONER
 
 
-def _claim_ref(pvc: Obj) -> dict[str, Any]:
+def _claim_ref(pvc: RawObject) -> dict[str, Any]:
     namespace, name = _claim_key(pvc)
     return {
         "kind": "PersistentVolumeClaim",
         "apiVersion": "v1",
         "namespace": namespace,
         "name": name,
-        "uid": _meta(pvc).get("uid") or "",
-        "resourceVersion": _meta(pvc).get("resourceVersion") or "",
+        "uid": metadata_of(pvc).get("uid") or "",
+        "resourceVersion": metadata_of(pvc).get("resourceVersion") or "",
     }

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from typing import Generic
 from typing import Protocol
 from typing import TypeVar
 from typing import runtime_checkable
@@ -75,13 +76,20 @@ def candidates_of(plan: _Plan) -> list[PreemptionCandidate]:
     ]
 
 
-class _Planned:
-    """Stands in for a planning plugin: returns its plan's result and keeps the plan."""
+_Wrapped = TypeVar("_Wrapped", PlanningPostFilter, PostFilterPlugin)
 
-    def __init__(self, plugin: PlanningPostFilter, reports: list[PostFilterReport]) -> None:
+
+class _StandIn(Generic[_Wrapped]):
+    """Takes a PostFilter plugin's place under its name; what it decides goes to `reports`."""
+
+    def __init__(self, plugin: _Wrapped, reports: list[PostFilterReport]) -> None:
         self.name = plugin.name
-        self._plugin = plugin
+        self._plugin: _Wrapped = plugin
         self._reports = reports
+
+
+class _Planned(_StandIn[PlanningPostFilter]):
+    """Stands in for a planning plugin: returns its plan's result and keeps the plan."""
 
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeStatusReader
@@ -100,13 +108,8 @@ class _Planned:
         return plan.result, plan.status
 
 
-class _Recorded:
+class _Recorded(_StandIn[PostFilterPlugin]):
     """Runs a plugin that cannot plan and records what it said."""
-
-    def __init__(self, plugin: PostFilterPlugin, reports: list[PostFilterReport]) -> None:
-        self.name = plugin.name
-        self._plugin = plugin
-        self._reports = reports
 
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeStatusReader

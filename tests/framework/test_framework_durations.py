@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler.config import format_duration
-from scheduler.config import parse_duration
+from scheduler.framework.durations import format_duration
+from scheduler.framework.durations import parse_duration
 
 
 @pytest.mark.parametrize(

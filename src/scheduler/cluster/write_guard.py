@@ -1,0 +1,78 @@
+"""A ClusterAPI wrapper that passes reads straight on and hands every write to one guard.
+
+Two wrappers judge the writes of the client they wrap without changing them: the read-only
+client refuses every write, and the leader fence lets a write go only within the leader's
+tenure. The forwarding of the plugin-facing calls is the same for both, so it is written here
+once; each wrapper says only what it does with a write, in `_guard`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from typing import Literal
+
+from scheduler.framework.handle import ClusterAPI
+from scheduler.objects.pod import Pod
+
+WriteCall = Literal["bind", "delete_pod", "patch_pod_status", "patch_object"]
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """A write about to be made, described well enough for a guard to word its messages."""
+
+    call: WriteCall
+    resource: str
+    namespace: str
+    name: str
+    # Where a Binding puts its pod; empty for every other write.
+    node_name: str = ""
+
+    @property
+    def key(self) -> str:
+        """`namespace/name` of the object written, as `Pod.key` spells it."""
+        return f"{self.namespace}/{self.name}"
+
+
+class GuardedClusterAPI:
+    """Forwards `get` to `api` as it is, and each write through `_guard`, which subclasses
+    define: it either awaits `send` (and so makes the write) or raises instead."""
+
+    def __init__(self, api: ClusterAPI) -> None:
+        self._api = api
+
+    async def _guard(self, write: Write, send: Callable[[], Awaitable[None]]) -> None:
+        raise NotImplementedError
+
+    async def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
+        # A read changes nothing: no guard has a say in it.
+        return await self._api.get(resource, namespace, name)
+
+    async def bind(self, pod: Pod, node_name: str) -> None:
+        write = Write("bind", "pods", pod.namespace, pod.name, node_name)
+        await self._guard(write, lambda: self._api.bind(pod, node_name))
+
+    async def delete_pod(self, namespace: str, name: str, uid: str = "") -> None:
+        write = Write("delete_pod", "pods", namespace, name)
+        await self._guard(write, lambda: self._api.delete_pod(namespace, name, uid))
+
+    async def patch_pod_status(self, namespace: str, name: str, patch: Mapping[str, Any]) -> None:
+        write = Write("patch_pod_status", "pods", namespace, name)
+        await self._guard(write, lambda: self._api.patch_pod_status(namespace, name, patch))
+
+    async def patch_object(
+        self,
+        resource: str,
+        namespace: str,
+        name: str,
+        patch: Mapping[str, Any],
+        subresource: str = "",
+    ) -> None:
+        write = Write("patch_object", resource, namespace, name)
+        await self._guard(
+            write, lambda: self._api.patch_object(resource, namespace, name, patch, subresource)
+        )

@@ -1,0 +1,78 @@
+"""The scheduler's Handle: Events a plugin records are reported by the plugin's profile."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from scheduler.backend.cache import SchedulerCache
+from scheduler.cluster.sim import SimCluster
+from scheduler.core.event_recorder import EventRecorder
+from scheduler.core.handle_impl import SchedulerHandle
+from scheduler.framework.handle import ObjectReference
+from scheduler.runtime.waiting_pods import WaitingPods
+from scheduler.testing import FakeClock
+from scheduler.testing import make_pod
+from tests.core.kept_events import KeptEvents
+
+
+def _handle(clock: FakeClock) -> SchedulerHandle:
+    tasks: set[asyncio.Task[None]] = set()
+    return SchedulerHandle(
+        profile_name="gang-scheduler",
+        clock=clock,
+        rng=random.Random(0),
+        parallelism=2,
+        cache=SchedulerCache(),
+        client=SimCluster(clock),
+        listers={},
+        waiting_pods=WaitingPods(),
+        tasks=tasks,
+    )
+
+
+def test_recording_before_the_recorder_exists_is_a_clear_error() -> None:
+    handle = _handle(FakeClock())
+    pod = make_pod("p").obj()
+    with pytest.raises(RuntimeError, match="the event recorder is not built yet"):
+        handle.record_event(pod, event_type="Normal", reason="R", action="A", note="n")
+    group = ObjectReference("scheduling.x-k8s.io/v1alpha1", "PodGroup", "ns", "g", "u")
+    with pytest.raises(RuntimeError, match="the event recorder is not built yet"):
+        handle.record_object_event(group, event_type="Normal", reason="R", action="A", note="n")
+
+
+def test_events_are_reported_by_the_profile_with_what_the_plugin_said() -> None:
+    clock = FakeClock()
+    sink = KeptEvents(clock)
+    handle = _handle(clock)
+    handle.recorder = EventRecorder(sink, clock, "host-1")
+    victim, preemptor = make_pod("victim", "ns").obj(), make_pod("preemptor", "ns").obj()
+    handle.record_event(
+        victim,
+        event_type="Normal",
+        reason="Preempted",
+        action="Preempting",
+        note="Preempted by pod ns/preemptor",
+        related=preemptor,
+    )
+    group = ObjectReference("scheduling.x-k8s.io/v1alpha1", "PodGroup", "ns", "g", "u")
+    handle.record_object_event(
+        group, event_type="Warning", reason="Timeout", action="Scheduling", note="gang timed out"
+    )
+    first, second = sink.bodies
+    assert first["reportingController"] == second["reportingController"] == "gang-scheduler"
+    assert (first["type"], first["reason"], first["action"], first["note"]) == (
+        "Normal",
+        "Preempted",
+        "Preempting",
+        "Preempted by pod ns/preemptor",
+    )
+    assert first["regarding"]["name"] == "victim" and first["related"]["name"] == "preemptor"
+    assert (second["type"], second["reason"], second["regarding"]["kind"]) == (
+        "Warning",
+        "Timeout",
+        "PodGroup",
+    )
+    assert "related" not in second
