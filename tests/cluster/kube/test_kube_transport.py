@@ -144,7 +144,10 @@ async def test_an_observer_hears_each_wait_request_and_answer_size(
     with pytest.raises(APIError):
         await creating
 
-    body = len(b'{"metadata": {"name": "n1"}, "apiVersion": "v1", "kind": "Node"}')
+    # The size is what went on the wire: the body as the server received it.
+    (posted,) = [r for r in api.requests if r.method == "POST"]
+    body = int(posted.headers["Content-Length"])
+    assert body == len(b'{"metadata":{"name":"n1"},"apiVersion":"v1","kind":"Node"}')
     assert heard[:3] == [
         ("waited", "GET", host, 0.0),
         ("request", "GET", host, 200, 0),

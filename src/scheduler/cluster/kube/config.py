@@ -19,14 +19,14 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version
 from pathlib import Path
 
-from kubernetes_asyncio.client import ApiClient
-from kubernetes_asyncio.client import Configuration
-from kubernetes_asyncio.config import ConfigException
-from kubernetes_asyncio.config import load_incluster_config
-from kubernetes_asyncio.config import load_kube_config
 from yaml import YAMLError
 
 from scheduler.cluster.kube.client import KubeClusterClient
+from scheduler.cluster.kube.client_library import ApiClient
+from scheduler.cluster.kube.client_library import ConfigException
+from scheduler.cluster.kube.client_library import Configuration
+from scheduler.cluster.kube.client_library import load_incluster_config
+from scheduler.cluster.kube.client_library import load_kube_config
 from scheduler.cluster.kube.kubeconfig_check import check_kubeconfig
 from scheduler.cluster.kube.rate_limit import TokenBucket
 from scheduler.cluster.kube.transport import DEFAULT_REQUEST_TIMEOUT
