@@ -13,6 +13,7 @@ from scheduler.cluster.kube import KubeClusterClient
 from scheduler.cluster.kube import new_client
 from scheduler.cluster.kube.config import DEFAULT_POOL_SIZE
 from scheduler.cluster.kube.errors import NO_RESPONSE
+from scheduler.cluster.send_gate import gated
 from scheduler.framework.errors import APIError
 from scheduler.testing import FakeClock
 
@@ -171,3 +172,32 @@ async def test_requests_beyond_the_pool_wait_for_a_connection_rather_than_fail(
         await client.close()
     assert answers == [{"kind": "Node"}] * 3
     assert len([r for r in api.requests if r.method == "GET"]) == 3
+
+
+async def test_the_send_gate_is_asked_once_a_connection_is_free_not_before(
+    api: FakeApiServer, clock: FakeClock
+) -> None:
+    configuration = Configuration(host=api.url)
+    client = new_client(configuration, qps=0, burst=100, user_agent="t", clock=clock, pool_size=1)
+    added = {"type": "ADDED", "object": {"metadata": {"name": "a", "resourceVersion": "2"}}}
+    api.stream("/api/v1/pods", api.lines(added), hold=True)
+    api.reply("GET", NODE, body={"kind": "Node"})
+    asked: list[str] = []
+    watching = client.watch("pods", resource_version="1")
+    try:
+        # The watch holds the only connection.
+        assert (await anext(watching)).type == "ADDED"
+        with gated(asked.append):
+            getting = asyncio.create_task(client.get("nodes", "", "n1"))
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert asked == []
+        api.release_streams()
+        # The watch ends, and its connection goes back to the pool.
+        assert [event async for event in watching] == []
+        # A bound on a broken implementation, not a synchronisation.
+        assert await asyncio.wait_for(getting, timeout=10) == {"kind": "Node"}
+        assert asked == ["GET"]
+    finally:
+        await watching.aclose()
+        await client.close()

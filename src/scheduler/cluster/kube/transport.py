@@ -18,6 +18,8 @@ metrics do.
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from collections.abc import AsyncGenerator
 from collections.abc import AsyncIterable
 from collections.abc import Iterable
@@ -104,6 +106,10 @@ class Transport:
             connector_owner=False,
             read_bufsize=READ_BUFFER_SIZE,
         )
+        # One slot per pooled connection, taken before the send gate is asked and given back
+        # once the answer is released: a request that passed the gate never then waits for a
+        # connection (which could outlast the tenure the gate checked).
+        self._slots = asyncio.Semaphore(self.connection_limit or sys.maxsize)
         self.observer: RequestObserver | None = None
 
     @property
@@ -134,6 +140,7 @@ class Transport:
             raise _no_response(method, path, error) from error
         finally:
             response.release()
+            self._slots.release()
         self._observe_size(method, len(data))
         if response.status >= 400:
             raise _error(response, data)
@@ -166,6 +173,7 @@ class Transport:
         finally:
             self._streams.discard(response)
             response.close()
+            self._slots.release()
 
     async def close(self) -> None:
         """End open streams, then close the connection pool."""
@@ -189,32 +197,40 @@ class Transport:
             raise APIError(NO_RESPONSE, f"{method} {path}: the client is closed")
         queued = self._clock.now()
         await self._limiter.acquire()
-        check_before_sending(method)
-        started = self._clock.now()
-        if self.observer is not None:
-            self.observer.rate_limited(method, self._host, started - queued)
+        waited = self._clock.now() - queued
         headers = {"Accept": JSON, "Content-Type": content_type, **self._api.default_headers}
         data = encode(_plain(body)) if body is not None else None
         url = self._base_url + path
         params = list(query)
         if params:
             url += "?" + urlencode(params)
+        # Given back by the caller once it has released the answer (or here, on failure).
+        await self._slots.acquire()
         try:
-            # Adds the bearer token when the configuration has one (refreshing it first if it
-            # expires); certificates are in the connector's TLS context already.
-            await self._api.update_params_for_auth(headers, [], ["BearerToken"])
-            response = await self._session.request(
-                method,
-                url,
-                data=data,
-                headers=headers,
-                timeout=time_limits,
-                server_hostname=self._server_hostname,
-                **self._proxy,
-            )
-        except _TRANSPORT_ERRORS as error:
-            self._observe(method, NO_RESPONSE, started, data)
-            raise _no_response(method, path, error) from error
+            # Asked holding a connection slot, so as late as it can be.
+            check_before_sending(method)
+            if self.observer is not None:
+                self.observer.rate_limited(method, self._host, waited)
+            started = self._clock.now()
+            try:
+                # Adds the bearer token when the configuration has one (refreshing it first if
+                # it expires); certificates are in the connector's TLS context already.
+                await self._api.update_params_for_auth(headers, [], ["BearerToken"])
+                response = await self._session.request(
+                    method,
+                    url,
+                    data=data,
+                    headers=headers,
+                    timeout=time_limits,
+                    server_hostname=self._server_hostname,
+                    **self._proxy,
+                )
+            except _TRANSPORT_ERRORS as error:
+                self._observe(method, NO_RESPONSE, started, data)
+                raise _no_response(method, path, error) from error
+        except BaseException:
+            self._slots.release()
+            raise
         logger.debug("API request", verb=method, path=path, status=response.status)
         self._observe(method, response.status, started, data)
         return response
