@@ -494,3 +494,26 @@ def test_held_handler_calls_wait_and_are_made_in_order_on_release(
     assert recorder.take() == [("add", "a"), ("update", "a"), ("delete", "a"), ("add", "b")]
     informer.apply(WatchEvent("DELETED", pod("b", "5")))
     assert recorder.take() == [("delete", "b")]
+
+
+async def test_objects_enter_the_store_without_managed_fields(
+    sim: SimCluster, clock: FakeClock
+) -> None:
+    managed = [{"manager": "kubectl", "operation": "Update", "fieldsV1": {"f:spec": {}}}]
+    listed = make_pod("a").dict()
+    listed["metadata"]["managedFields"] = managed
+    await sim.create("pods", listed)
+    recorder = Recorder()
+    informer = informer_for(sim, clock, recorder)
+    async with Running(informer):
+        watched = make_pod("b").dict()
+        watched["metadata"]["managedFields"] = managed
+        await sim.create("pods", watched)
+        await settle()
+        for name in ("a", "b"):
+            stored = informer.store.get("default", name)
+            assert stored is not None
+            assert "managedFields" not in stored["metadata"]
+            assert stored["metadata"]["name"] == name
+    # The objects the cluster handed out are left as they were.
+    assert all("managedFields" in obj["metadata"] for obj in sim.objects("pods"))

@@ -476,3 +476,43 @@ async def test_a_hung_renewal_does_not_keep_a_lost_leader_running(
     await settle(running.done)
     await running
     assert lease_spec(sim)["holderIdentity"] == "a"  # lost, so never released
+
+
+class SlowLeaseReads(SimCluster):
+    """The in-memory cluster, but a Lease read takes `delay` seconds, during which `meanwhile`
+    (another replica's write, say) runs and completes."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__(clock)
+        self._read_clock = clock
+        self.delay = 0.0
+        self.meanwhile: Callable[[], Any] | None = None
+
+    async def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
+        if resource == "leases" and self.meanwhile is not None:
+            meanwhile, self.meanwhile = self.meanwhile, None
+            await meanwhile()
+            self._read_clock.advance(self.delay)
+        return await super().get(resource, namespace, name)
+
+
+async def test_a_renewal_seen_by_a_slow_read_counts_from_the_answer(clock: FakeClock) -> None:
+    sim = SlowLeaseReads(clock)
+    a, b = (
+        Candidate(sim, clock, "a", SchedulerMetrics()),
+        Candidate(sim, clock, "b", SchedulerMetrics()),
+    )
+    assert await a.elector.try_acquire_or_renew()
+    clock.advance(1.0)
+    assert not await b.elector.try_acquire_or_renew()
+    # b's next read is on the wire for 2 s; a renews meanwhile, and then falls silent.
+    sim.delay, sim.meanwhile = 2.0, a.elector.try_acquire_or_renew
+    assert not await b.elector.try_acquire_or_renew()
+    answered = clock.now()
+    # The renewal b saw holds for a lease duration from when b saw it, not from when b asked.
+    clock.advance(15.0 - 1.0)
+    assert not await b.elector.try_acquire_or_renew()
+    assert lease_spec(sim)["holderIdentity"] == "a"
+    clock.advance(answered + 15.0 - clock.now())
+    assert await b.elector.try_acquire_or_renew()
+    assert lease_spec(sim)["holderIdentity"] == "b"

@@ -88,7 +88,9 @@ class SelectorCompiler:
     """Compiles expressions once; keeps the most recently used ones."""
 
     def __init__(self, capacity: int = CACHE_SIZE) -> None:
-        self._env = celpy.Environment()
+        # Built at the first compile: building CEL's parser is a noticeable part of a daemon's
+        # start-up, and most clusters never hand it a device selector.
+        self._env: celpy.Environment | None = None
         self._capacity = capacity
         self._cache: OrderedDict[str, CompiledSelector | SelectorError] = OrderedDict()
 
@@ -113,6 +115,8 @@ class SelectorCompiler:
                 f"CEL compile error: expression too long ({len(expression)} > "
                 f"{MAX_EXPRESSION_LENGTH} characters)"
             )
+        if self._env is None:
+            self._env = celpy.Environment()
         try:
             tree = self._env.compile(expression)
         except celparser.CELParseError as exc:

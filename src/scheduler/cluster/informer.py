@@ -8,6 +8,11 @@ shows), so the informer re-watches at once, unless the stream ended at once with
 which would spin. `relist` makes the informer list again and waits until that list is in the
 store: a new leader uses it to see every Binding the API server had accepted when it took over.
 The loop in `run` is thin; each step is a finite method.
+
+Objects enter the store without `metadata.managedFields`: the server's field-ownership records
+are often the largest part of a small object, nothing in the scheduler reads them, and a write
+of a stored object without them leaves the server's as they were (client-go informers offer the
+same trimming transform).
 """
 
 from __future__ import annotations
@@ -46,6 +51,15 @@ MIN_HEALTHY_WATCH = 1.0
 def object_key(obj: Mapping[str, Any]) -> ObjectKey:
     meta = obj.get("metadata") or {}
     return (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+
+
+def trim(obj: Object) -> Object:
+    """`obj` without `metadata.managedFields` (see the module doc): `obj` itself when it has
+    none, else a copy of its top level and metadata (the object may be shared)."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or "managedFields" not in meta:
+        return obj
+    return {**obj, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
 
 
 def resource_version_of(obj: Mapping[str, Any]) -> str:
@@ -319,7 +333,7 @@ class Informer:
     def replace(self, items: Iterable[Object], resource_version: str) -> None:
         """Make the store hold exactly `items`, calling handlers for what differs."""
         seen: set[ObjectKey] = set()
-        for obj in items:
+        for obj in map(trim, items):
             seen.add(object_key(obj))
             old = self.store.put(obj)
             if old is None:
@@ -334,7 +348,7 @@ class Informer:
 
     def apply(self, event: WatchEvent) -> None:
         """Apply one watch event to the store and call the matching handler."""
-        obj = event.object
+        obj = trim(event.object)
         version = resource_version_of(obj)
         if version:
             self._resource_version = version

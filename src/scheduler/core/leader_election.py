@@ -184,7 +184,10 @@ class LeaderElector:
         except APIError as err:
             log.warning("error retrieving lease", lease=self._key, error=str(err))
             return False
-        record = self._observe(current, now)
+        # Observed when the answer arrived, not when the read was sent: a renewal the holder
+        # finished while the read was in flight must count from after it (as client-go stamps
+        # observedTime), or a slow read would let the Lease be taken early.
+        record = self._observe(current, self._clock.now())
         if record.holder_identity not in ("", self._identity) and self._valid(now):
             if self._leading:
                 self._lose(f"lease taken by {record.holder_identity}")

@@ -20,6 +20,7 @@ from scheduler.framework.events import EventResource
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
+from scheduler.objects.pod_changes import rebased
 from scheduler.observability import SchedulerMetrics
 from scheduler.observability import get_logger
 
@@ -120,7 +121,11 @@ class PodEventHandlers:
 
     def pod_updated(self, old_raw: RawObject, new_raw: RawObject) -> None:
         started = time.perf_counter()
-        new = _parse_pod(new_raw)
+        known = self._pods.get(_key(new_raw))
+        # A Binding coming back changes nothing else parsed: no need to parse it all again.
+        new = rebased(known, new_raw) if known is not None else None
+        if new is None:
+            new = _parse_pod(new_raw)
         if new is None:
             return
         old = self._pods.get(new.key) or _parse_pod(old_raw)

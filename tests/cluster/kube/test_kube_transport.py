@@ -11,7 +11,9 @@ from kubernetes_asyncio.client import Configuration
 
 from scheduler.cluster.kube import KubeClusterClient
 from scheduler.cluster.kube import new_client
+from scheduler.cluster.kube.config import DEFAULT_POOL_SIZE
 from scheduler.cluster.kube.errors import NO_RESPONSE
+from scheduler.cluster.send_gate import gated
 from scheduler.framework.errors import APIError
 from scheduler.testing import FakeClock
 
@@ -89,14 +91,14 @@ async def test_no_answer_is_an_api_error_without_status(clock: FakeClock) -> Non
         await client.close()
 
 
-@pytest.mark.parametrize(("burst", "pool"), [(10, 100), (100, 100), (250, 250)])
-async def test_the_connection_pool_fits_a_full_burst(
-    burst: int, pool: int, clock: FakeClock
+@pytest.mark.parametrize("burst", [10, 100, 5000])
+async def test_the_connection_pool_is_bounded_whatever_the_burst(
+    burst: int, clock: FakeClock
 ) -> None:
     configuration = Configuration(host="http://127.0.0.1:1")
     client = new_client(configuration, qps=50, burst=burst, user_agent="t", clock=clock)
     try:
-        assert client.connection_limit == pool
+        assert client.connection_limit == DEFAULT_POOL_SIZE
     finally:
         await client.close()
 
@@ -109,7 +111,7 @@ async def test_each_client_gets_its_own_pool_and_leaves_the_configuration_alone(
     small = new_client(configuration, qps=50, burst=100, user_agent="t", clock=clock, pool_size=2)
     large = new_client(configuration, qps=50, burst=100, user_agent="t", clock=clock)
     try:
-        assert (small.connection_limit, large.connection_limit) == (2, 100)
+        assert (small.connection_limit, large.connection_limit) == (2, DEFAULT_POOL_SIZE)
         assert configuration.connection_pool_maxsize == before
     finally:
         await small.close()
@@ -144,7 +146,10 @@ async def test_an_observer_hears_each_wait_request_and_answer_size(
     with pytest.raises(APIError):
         await creating
 
-    body = len(b'{"metadata": {"name": "n1"}, "apiVersion": "v1", "kind": "Node"}')
+    # The size is what went on the wire: the body as the server received it.
+    (posted,) = [r for r in api.requests if r.method == "POST"]
+    body = int(posted.headers["Content-Length"])
+    assert body == len(b'{"metadata":{"name":"n1"},"apiVersion":"v1","kind":"Node"}')
     assert heard[:3] == [
         ("waited", "GET", host, 0.0),
         ("request", "GET", host, 200, 0),
@@ -152,3 +157,47 @@ async def test_an_observer_hears_each_wait_request_and_answer_size(
     ]
     assert heard[3] == ("waited", "POST", host, 1.0)
     assert heard[4] == ("request", "POST", host, 409, body)
+
+
+async def test_requests_beyond_the_pool_wait_for_a_connection_rather_than_fail(
+    api: FakeApiServer, clock: FakeClock
+) -> None:
+    configuration = Configuration(host=api.url)
+    client = new_client(configuration, qps=0, burst=100, user_agent="t", clock=clock, pool_size=1)
+    for _ in range(3):
+        api.reply("GET", NODE, body={"kind": "Node"})
+    try:
+        answers = await asyncio.gather(*(client.get("nodes", "", "n1") for _ in range(3)))
+    finally:
+        await client.close()
+    assert answers == [{"kind": "Node"}] * 3
+    assert len([r for r in api.requests if r.method == "GET"]) == 3
+
+
+async def test_the_send_gate_is_asked_once_a_connection_is_free_not_before(
+    api: FakeApiServer, clock: FakeClock
+) -> None:
+    configuration = Configuration(host=api.url)
+    client = new_client(configuration, qps=0, burst=100, user_agent="t", clock=clock, pool_size=1)
+    added = {"type": "ADDED", "object": {"metadata": {"name": "a", "resourceVersion": "2"}}}
+    api.stream("/api/v1/pods", api.lines(added), hold=True)
+    api.reply("GET", NODE, body={"kind": "Node"})
+    asked: list[str] = []
+    watching = client.watch("pods", resource_version="1")
+    try:
+        # The watch holds the only connection.
+        assert (await anext(watching)).type == "ADDED"
+        with gated(asked.append):
+            getting = asyncio.create_task(client.get("nodes", "", "n1"))
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert asked == []
+        api.release_streams()
+        # The watch ends, and its connection goes back to the pool.
+        assert [event async for event in watching] == []
+        # A bound on a broken implementation, not a synchronisation.
+        assert await asyncio.wait_for(getting, timeout=10) == {"kind": "Node"}
+        assert asked == ["GET"]
+    finally:
+        await watching.aclose()
+        await client.close()

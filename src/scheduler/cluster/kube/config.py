@@ -19,14 +19,14 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version
 from pathlib import Path
 
-from kubernetes_asyncio.client import ApiClient
-from kubernetes_asyncio.client import Configuration
-from kubernetes_asyncio.config import ConfigException
-from kubernetes_asyncio.config import load_incluster_config
-from kubernetes_asyncio.config import load_kube_config
 from yaml import YAMLError
 
 from scheduler.cluster.kube.client import KubeClusterClient
+from scheduler.cluster.kube.client_library import ApiClient
+from scheduler.cluster.kube.client_library import ConfigException
+from scheduler.cluster.kube.client_library import Configuration
+from scheduler.cluster.kube.client_library import load_incluster_config
+from scheduler.cluster.kube.client_library import load_kube_config
 from scheduler.cluster.kube.kubeconfig_check import check_kubeconfig
 from scheduler.cluster.kube.rate_limit import TokenBucket
 from scheduler.cluster.kube.transport import DEFAULT_REQUEST_TIMEOUT
@@ -36,9 +36,14 @@ from scheduler.framework.clock import SystemClock
 from scheduler.framework.errors import ConfigError
 
 SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
-# The connection pool is never smaller than this: watches hold one connection each for as long
-# as they run, and a burst of bindings should not queue behind them.
-MIN_POOL_SIZE = 100
+# Connections a client may hold open at once, by default. Watches hold one each for as long as
+# they run (a couple of dozen at most), which leaves room for dozens of requests in flight. More
+# requests than that wait for a free connection: over HTTP/1.1 each request in flight needs a
+# connection of its own, and a pool as large as a benchmark's burst (thousands) lets a backlog of
+# Bindings open hundreds of TLS connections, each a handshake and buffers, to an API server that
+# answers no faster for it. client-go's HTTP/2 multiplexes on one connection, up to the server's
+# stream limit, and so queues likewise.
+DEFAULT_POOL_SIZE = 100
 
 
 def default_user_agent() -> str:
@@ -107,13 +112,11 @@ def new_client(
 ) -> KubeClusterClient:
     """A client over `configuration` with its own connections and its own rate limiter
     (`qps`/`burst`). Call inside the event loop that will use it (the connection pool belongs
-    to that loop). `pool_size` defaults to enough connections for the watches and a full
-    burst."""
+    to that loop). `pool_size` defaults to DEFAULT_POOL_SIZE connections."""
     clock = clock if clock is not None else SystemClock()
     limiter = TokenBucket(qps, burst, clock)
     configuration = copy.copy(configuration)
-    # Every request the limiter lets through at once should find a free connection.
-    configuration.connection_pool_maxsize = pool_size or max(MIN_POOL_SIZE, burst)
+    configuration.connection_pool_maxsize = pool_size or DEFAULT_POOL_SIZE
     api_client = ApiClient(configuration)
     api_client.user_agent = user_agent
     transport = Transport(api_client, limiter, request_timeout=request_timeout, clock=clock)

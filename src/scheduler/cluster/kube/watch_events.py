@@ -6,12 +6,12 @@ when the requested resourceVersion is older than the server's history).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from typing import cast
 
 from scheduler.cluster.kube.errors import NO_RESPONSE
 from scheduler.cluster.kube.errors import error_from_status
+from scheduler.cluster.kube.json_codec import decode
 from scheduler.cluster.port import WatchEvent
 from scheduler.cluster.port import WatchEventType
 from scheduler.framework.errors import APIError
@@ -25,7 +25,7 @@ _EVENT_TYPES = frozenset({"ADDED", "MODIFIED", "DELETED", "BOOKMARK"})
 def decode_watch_event(line: bytes) -> WatchEvent | None:
     """The event on `line`; None for an event type this client does not know (skipped)."""
     try:
-        document: Any = json.loads(line)
+        document: Any = decode(line)
     except ValueError as error:
         raise APIError(NO_RESPONSE, f"malformed watch event: {error}") from error
     if not isinstance(document, dict):
