@@ -64,6 +64,7 @@ DRAIN_COLUMNS = (
 CHURN_COLUMNS = (
     Column("rate/s", "rate", "value", 0),
     Column("kept up", "kept_up", "count"),
+    Column("created/s", "created_per_s", "value", 1),
     Column("bound/s", "bound_per_s", "value", 1),
     Column("max backlog", "max_backlog", "value", 0),
     Column("p50 ms", "p50_latency_ms", "value", 0),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench.compare_churn import KEEP_UP_BACKLOG_S
+from bench.compare_churn import OFFERED_SHARE
 from bench.compare_churn import BacklogSample
 from bench.compare_churn import Pacer
 from bench.compare_churn import churn_figures
@@ -68,10 +69,15 @@ def test_pacer_rejects_bad_settings(rate: float, total: int) -> None:
 
 def test_kept_up_allows_a_backlog_of_a_few_seconds_of_creation() -> None:
     limit = int(50 * KEEP_UP_BACKLOG_S)
-    assert kept_up(50.0, limit)
-    assert not kept_up(50.0, limit + 1)
+    assert kept_up(50.0, 50.0, limit)
+    assert not kept_up(50.0, 50.0, limit + 1)
     # At a trickle a single pending pod is still keeping up.
-    assert kept_up(0.1, 1)
+    assert kept_up(0.1, 0.1, 1)
+
+
+def test_kept_up_needs_the_rate_asked_for_to_have_been_offered() -> None:
+    assert kept_up(100.0, 100.0 * OFFERED_SHARE, 0)
+    assert not kept_up(100.0, 100.0 * OFFERED_SHARE - 1.0, 0)
 
 
 def test_churn_figures() -> None:
@@ -90,4 +96,11 @@ def test_a_growing_backlog_is_not_keeping_up() -> None:
     samples = [BacklogSample(10 * t, 7 * t) for t in range(1, 30)]
     figures = churn_figures(10.0, 290, [], samples, creation_s=29.0, last_bound_s=41.0)
     assert figures["max_backlog"] == 87.0
+    assert figures["kept_up"] == 0.0
+
+
+def test_a_rate_the_machine_could_not_offer_is_not_keeping_up() -> None:
+    samples = [BacklogSample(10, 10)]
+    figures = churn_figures(10.0, 100, [], samples, creation_s=20.0, last_bound_s=20.0)
+    assert figures["created_per_s"] == 5.0
     assert figures["kept_up"] == 0.0
