@@ -74,11 +74,17 @@ class _Running:
         pids = [process.pid for process in (apiserver, etcd) if process is not None]
         self._pids = [pid for pid in pids if pid is not None]
         self._cpu0 = [cpu_seconds(pid) for pid in self._pids]
+        self._scheduler_cpu0 = 0.0
+
+    def restart_cpu_count(self) -> None:
+        """Count CPU from now on only (the churn load leaves start-up and warm-up out)."""
+        self._scheduler_cpu0 = cpu_seconds(self.scheduler.pid)
+        self._cpu0 = [cpu_seconds(pid) for pid in self._pids]
 
     def resource_figures(self, pods: int) -> Figures:
         """CPU and memory of the scheduler (and the control plane's CPU) so far."""
         self.scheduler.require_running()
-        cpu_s = cpu_seconds(self.scheduler.pid)
+        cpu_s = cpu_seconds(self.scheduler.pid) - self._scheduler_cpu0
         plane_cpu = [cpu_seconds(pid) - c0 for pid, c0 in zip(self._pids, self._cpu0, strict=True)]
         return {
             "cpu_s": cpu_s,
@@ -177,6 +183,7 @@ def run_churn(
         warm_up["metadata"]["name"] = WARM_UP_POD
         create_object(client, pods_path(NAMESPACE), warm_up)
         running.wait_all_bound(1, WARM_UP_TIMEOUT_S)
+        running.restart_cpu_count()
         samples, creation_s, churn_started = _create_at_rate(running, client, spec, kind, rate)
         figures = running.resource_figures(spec.pods)
         _, last = running.counter.bound_times()
