@@ -17,6 +17,7 @@ shows what the API server allows on this machine).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import tempfile
@@ -147,39 +148,42 @@ def main(argv: list[str] | None = None) -> int:
     print(f"scheduler logs in {log_dir}", flush=True)
     records: list[RunRecord] = []
     errors: list[dict[str, Any]] = []
-    for repeat in range(args.repeat):
-        for mode in args.modes:
-            for load in args.loads:
-                for workload in args.workloads:
-                    shape = SHAPES[workload]
-                    pods = shape.measured_pod_count(args.nodes, args.pods)
-                    if pods < 1:
-                        raise SystemExit(f"--nodes {args.nodes} leaves no room for {shape.name}")
-                    spec = RunSpec(
-                        shape=shape,
-                        nodes=args.nodes,
-                        pods=pods,
-                        percentage=MODES[mode],
-                        threads=args.threads,
-                        timeout_s=args.timeout,
-                        log_dir=log_dir / f"{mode}-{load}-{workload}-{repeat}",
-                    )
-                    spec.log_dir.mkdir(parents=True, exist_ok=True)
-                    for kind in _kinds(args.schedulers):
-                        where = f"{mode}/{load}/{shape.name}/{kind.label} #{repeat + 1}"
-                        print(f"== {where}: {args.nodes} nodes, {pods} pods", flush=True)
-                        began = time.monotonic()
-                        try:
-                            figures = _run(kind, binaries, spec, load, args.rate)
-                        except Exception as err:  # report it, run the rest
-                            errors.append({"run": where, "error": str(err)})
-                            print(f"[{kind.label}] FAILED: {err}", file=sys.stderr, flush=True)
-                            continue
-                        record = RunRecord(
-                            mode, load, shape.name, kind.label, repeat, args.nodes, pods, figures
-                        )
-                        records.append(record)
-                        print(f"== {where} done in {time.monotonic() - began:.0f} s", flush=True)
+    plan = itertools.product(
+        range(args.repeat), args.modes, args.loads, args.workloads, _kinds(args.schedulers)
+    )
+    try:
+        for repeat, mode, load, workload, kind in plan:
+            shape = SHAPES[workload]
+            pods = shape.measured_pod_count(args.nodes, args.pods)
+            if pods < 1:
+                raise SystemExit(f"--nodes {args.nodes} leaves no room for {shape.name}")
+            spec = RunSpec(
+                shape=shape,
+                nodes=args.nodes,
+                pods=pods,
+                percentage=MODES[mode],
+                threads=args.threads,
+                timeout_s=args.timeout,
+                log_dir=log_dir / f"{mode}-{load}-{workload}-{repeat}",
+            )
+            spec.log_dir.mkdir(parents=True, exist_ok=True)
+            where = f"{mode}/{load}/{shape.name}/{kind.label} #{repeat + 1}"
+            print(f"== {where}: {args.nodes} nodes, {pods} pods", flush=True)
+            began = time.monotonic()
+            try:
+                figures = _run(kind, binaries, spec, load, args.rate)
+            except Exception as err:  # report it, run the rest
+                errors.append({"run": where, "error": str(err)})
+                print(f"[{kind.label}] FAILED: {err}", file=sys.stderr, flush=True)
+                continue
+            records.append(
+                RunRecord(mode, load, shape.name, kind.label, repeat, args.nodes, pods, figures)
+            )
+            print(f"== {where} done in {time.monotonic() - began:.0f} s", flush=True)
+    except KeyboardInterrupt:
+        # The run under way was torn down on the way out; what finished is still worth a table.
+        errors.append({"run": "the rest", "error": "interrupted"})
+        print("\ninterrupted: reporting the runs that finished", flush=True)
     print(f"\n{args.nodes} nodes, up to {args.pods} measured pods, {args.repeat} repeat(s)")
     for load in LOADS:
         table = format_table(records, load)
