@@ -22,6 +22,7 @@ from pathlib import Path
 from bench.compare_churn import BacklogSample
 from bench.compare_churn import Pacer
 from bench.compare_churn import churn_figures
+from bench.compare_poster import KeepAlivePoster
 from bench.compare_procstat import cpu_seconds
 from bench.compare_procstat import peak_rss_bytes
 from bench.compare_schedulers import SchedulerKind
@@ -33,11 +34,11 @@ from bench.compare_summary import Figures
 from bench.compare_watch import BoundPodCounter
 from bench.compare_watch import percentile
 from bench.compare_watch import sample_until_all_bound
+from bench.compare_workload import Poster
 from bench.compare_workload import create_cluster
 from bench.compare_workload import create_object
 from bench.compare_workload import create_workload
 from bench.compare_workload import pods_path
-from tests.e2e.api_client import ApiClient
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.controlplane import ControlPlane
 
@@ -112,15 +113,14 @@ def _scheduler_on_fresh_cluster(
     kind: SchedulerKind,
     binaries: ControlPlaneBinaries,
     spec: RunSpec,
-    create_before_start: Callable[[ApiClient], None],
+    create_before_start: Callable[[Poster], None],
 ) -> Iterator[_Running]:
     """A control plane holding what `create_before_start` made, a watch on the measured
     namespace and the scheduler, started; all of it stopped on the way out."""
     print(f"[{kind.label}] starting etcd + kube-apiserver", flush=True)
     with ControlPlane(binaries) as plane:
-        client = plane.admin_client()
-        create_before_start(client)
-        counter = BoundPodCounter(client, NAMESPACE)
+        create_before_start(_poster(plane))
+        counter = BoundPodCounter(plane.admin_client(), NAMESPACE)
         counter.start()
         if counter.bound():
             raise RuntimeError(f"{counter.bound()} pods were bound before any scheduler ran")
@@ -145,8 +145,12 @@ def _scheduler_on_fresh_cluster(
                 plane._apiserver.kill()
 
 
+def _poster(plane: ControlPlane) -> KeepAlivePoster:
+    return KeepAlivePoster(plane.server_url, plane.ca_path, plane.admin_cert_paths)
+
+
 def run_drain(kind: SchedulerKind, binaries: ControlPlaneBinaries, spec: RunSpec) -> Figures:
-    def create(client: ApiClient) -> None:
+    def create(client: Poster) -> None:
         seconds = create_workload(
             client, spec.shape, spec.nodes, spec.pods, kind.scheduler_name, threads=spec.threads
         )
@@ -174,11 +178,11 @@ def run_drain(kind: SchedulerKind, binaries: ControlPlaneBinaries, spec: RunSpec
 def run_churn(
     kind: SchedulerKind, binaries: ControlPlaneBinaries, spec: RunSpec, rate: float
 ) -> Figures:
-    def create(client: ApiClient) -> None:
+    def create(client: Poster) -> None:
         create_cluster(client, spec.shape, spec.nodes, kind.scheduler_name, threads=spec.threads)
 
     with _scheduler_on_fresh_cluster(kind, binaries, spec, create) as running:
-        client = running.plane.admin_client()
+        client = _poster(running.plane)
         warm_up = BASIC.measured_pod(0, kind.scheduler_name)
         warm_up["metadata"]["name"] = WARM_UP_POD
         create_object(client, pods_path(NAMESPACE), warm_up)
@@ -209,7 +213,7 @@ def run_churn(
 
 
 def _create_at_rate(
-    running: _Running, client: ApiClient, spec: RunSpec, kind: SchedulerKind, rate: float
+    running: _Running, client: Poster, spec: RunSpec, kind: SchedulerKind, rate: float
 ) -> tuple[list[BacklogSample], float, float]:
     """Creates the measured pods at `rate` while a second thread samples the backlog; returns
     the samples, the seconds creation took and the monotonic time it began."""

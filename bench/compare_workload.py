@@ -9,13 +9,20 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from typing import Protocol
 
 from bench.compare_shapes import NAMESPACE
 from bench.compare_shapes import SETUP_NAMESPACE
 from bench.compare_shapes import WorkloadShape
-from tests.e2e.api_client import ApiClient
+from tests.e2e.api_client import ApiResponse
 
 CREATE_ATTEMPTS = 5
+
+
+class Poster(Protocol):
+    """Whatever sends one POST: the harness's ApiClient, or bench.compare_poster's."""
+
+    def post(self, path: str, body: Any) -> ApiResponse: ...
 
 
 class WorkloadError(RuntimeError):
@@ -27,7 +34,7 @@ def pods_path(namespace: str) -> str:
 
 
 def create_cluster(
-    client: ApiClient, shape: WorkloadShape, nodes: int, scheduler_name: str, *, threads: int
+    client: Poster, shape: WorkloadShape, nodes: int, scheduler_name: str, *, threads: int
 ) -> None:
     """The namespaces, the nodes and the already bound setup pods: all but the measured pods."""
     for name in (NAMESPACE, SETUP_NAMESPACE):
@@ -39,7 +46,7 @@ def create_cluster(
 
 
 def create_workload(
-    client: ApiClient,
+    client: Poster,
     shape: WorkloadShape,
     nodes: int,
     pods: int,
@@ -55,7 +62,7 @@ def create_workload(
     return time.monotonic() - started
 
 
-def create_many(client: ApiClient, path: str, objects: list[dict[str, Any]], threads: int) -> None:
+def create_many(client: Poster, path: str, objects: list[dict[str, Any]], threads: int) -> None:
     def create(obj: dict[str, Any]) -> None:
         create_object(client, path, obj)
 
@@ -64,7 +71,7 @@ def create_many(client: ApiClient, path: str, objects: list[dict[str, Any]], thr
         list(pool.map(create, objects))
 
 
-def create_object(client: ApiClient, path: str, obj: dict[str, Any]) -> None:
+def create_object(client: Poster, path: str, obj: dict[str, Any]) -> None:
     """POSTs one object; retries throttling and transient errors, accepts 409 (a retry whose
     first attempt did land)."""
     last: object = None
