@@ -69,23 +69,30 @@ def test_pacer_rejects_bad_settings(rate: float, total: int) -> None:
 
 def test_kept_up_allows_a_backlog_of_a_few_seconds_of_creation() -> None:
     limit = int(50 * KEEP_UP_BACKLOG_S)
-    assert kept_up(50.0, 50.0, limit)
-    assert not kept_up(50.0, 50.0, limit + 1)
+    assert kept_up(50.0, 50.0, 50.0, limit)
+    assert not kept_up(50.0, 50.0, 50.0, limit + 1)
     # At a trickle a single pending pod is still keeping up.
-    assert kept_up(0.1, 0.1, 1)
+    assert kept_up(0.1, 0.1, 0.1, 1)
 
 
 def test_kept_up_needs_the_rate_asked_for_to_have_been_offered() -> None:
-    assert kept_up(100.0, 100.0 * OFFERED_SHARE, 0)
-    assert not kept_up(100.0, 100.0 * OFFERED_SHARE - 1.0, 0)
+    offered = 100.0 * OFFERED_SHARE
+    assert kept_up(100.0, offered, offered, 0)
+    assert not kept_up(100.0, offered - 1.0, offered - 1.0, 0)
+
+
+def test_kept_up_needs_binding_at_the_creation_rate() -> None:
+    # A short run can end before the backlog passes its limit; the bound rate still tells.
+    assert kept_up(100.0, 100.0, 100.0 * OFFERED_SHARE, 10)
+    assert not kept_up(100.0, 100.0, 100.0 * OFFERED_SHARE - 1.0, 10)
 
 
 def test_churn_figures() -> None:
     samples = [BacklogSample(10, 8), BacklogSample(20, 5), BacklogSample(100, 100)]
     latencies = [0.01 * i for i in range(1, 101)]  # 10 ms .. 1000 ms
-    figures = churn_figures(10.0, 100, latencies, samples, creation_s=10.0, last_bound_s=12.5)
+    figures = churn_figures(10.0, 100, latencies, samples, creation_s=10.0, last_bound_s=10.5)
     assert figures["created_per_s"] == 10.0
-    assert figures["bound_per_s"] == 8.0
+    assert figures["bound_per_s"] == pytest.approx(100 / 10.5)
     assert figures["max_backlog"] == 15.0
     assert figures["kept_up"] == 1.0
     assert figures["p50_latency_ms"] == pytest.approx(500.0)
