@@ -1,8 +1,11 @@
 """The two schedulers of the side-by-side benchmark: their configuration, command and process.
 
 Both get the same KubeSchedulerConfiguration shape: the admin kubeconfig with QPS/burst 5000
-(as scheduler_perf uses), no leader election, percentageOfNodesToScore 100 and one profile.
-Only the profile's schedulerName differs.
+(as scheduler_perf uses), no leader election, percentageOfNodesToScore 100 (or left unset, for
+each scheduler's own default) and one profile. Only the profile's schedulerName differs.
+
+A third kind, the null scheduler (bench.null_scheduler), binds pods with no logic at all; it
+reads only the kubeconfig.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from tests.e2e.processes import free_loopback_port
 
 UPSTREAM = "kube-scheduler"
 OURS = "kube-pyscheduler"
+NULL = "null-scheduler"
 STOP_GRACE_S = 20.0
 
 
@@ -35,20 +39,29 @@ KINDS = (
     SchedulerKind(label=UPSTREAM, scheduler_name="default-scheduler"),
     SchedulerKind(label=OURS, scheduler_name="kube-pyscheduler"),
 )
+NULL_KIND = SchedulerKind(label=NULL, scheduler_name="null-scheduler")
+ALL_KINDS = (*KINDS, NULL_KIND)
 
 
 def scheduler_config(
-    kubeconfig: Path, scheduler_name: str, profile: dict[str, Any] | None = None
+    kubeconfig: Path,
+    scheduler_name: str,
+    profile: dict[str, Any] | None = None,
+    *,
+    percentage: int | None = 100,
 ) -> dict[str, Any]:
-    """`profile` adds fields (e.g. `plugins`) to the one profile."""
-    return {
+    """`profile` adds fields (e.g. `plugins`) to the one profile; `percentage` None leaves
+    percentageOfNodesToScore to the scheduler's default."""
+    config: dict[str, Any] = {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
         "clientConnection": {"kubeconfig": str(kubeconfig), "qps": 5000, "burst": 5000},
         "leaderElection": {"leaderElect": False},
-        "percentageOfNodesToScore": 100,
         "profiles": [{"schedulerName": scheduler_name, **(profile or {})}],
     }
+    if percentage is not None:
+        config["percentageOfNodesToScore"] = percentage
+    return config
 
 
 def scheduler_argv(
@@ -63,6 +76,16 @@ def scheduler_argv(
             f"--authentication-kubeconfig={kubeconfig}",
             f"--authorization-kubeconfig={kubeconfig}",
             "-v=1",
+        ]
+    if kind.label == NULL:
+        return [
+            sys.executable,
+            "-m",
+            "bench.null_scheduler",
+            "--kubeconfig",
+            str(kubeconfig),
+            "--scheduler-name",
+            kind.scheduler_name,
         ]
     return [
         sys.executable,
@@ -92,13 +115,14 @@ class SchedulerProcess:
         work_dir: Path,
         *,
         profile: dict[str, Any] | None = None,
+        percentage: int | None = 100,
         extra_args: tuple[str, ...] = (),
     ) -> None:
         self.kind = kind
         self.log_path = work_dir / f"{kind.label}.log"
         config_path = work_dir / f"{kind.label}-config.yaml"
         # JSON is valid YAML, and both configuration loaders read YAML.
-        config = scheduler_config(kubeconfig, kind.scheduler_name, profile)
+        config = scheduler_config(kubeconfig, kind.scheduler_name, profile, percentage=percentage)
         config_path.write_text(json.dumps(config))
         port = free_loopback_port()
         self.argv = [

@@ -2,6 +2,10 @@
 
 One thread keeps a raw watch on the benchmark namespace's pods and records each pod's first
 transition to a set `spec.nodeName`; the caller samples the count once a second.
+
+For the churn load it also notes when the watch first saw each pod pending, so that a pod's
+scheduling latency (created -> bound) is two readings of one clock, the bench's own, whichever
+scheduler runs. (The pods' creationTimestamp counts whole seconds only.)
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ class BoundPodCounter:
         self._client = client
         self._namespace = namespace
         self._bound: set[str] = set()
+        self._pending_since: dict[str, float] = {}
+        self._latencies: dict[str, float] = {}
         self._lock = threading.Lock()
         self._listed = threading.Event()
         self._stopping = threading.Event()
@@ -50,6 +56,17 @@ class BoundPodCounter:
     def bound(self) -> int:
         with self._lock:
             return len(self._bound)
+
+    def seen_pending(self) -> int:
+        """How many pods the watch saw arrive pending after its initial list."""
+        with self._lock:
+            return len(self._pending_since)
+
+    def latencies(self) -> dict[str, float]:
+        """Seconds from first seen pending to first seen bound, by pod name, for the pods
+        that arrived after the initial list and are bound."""
+        with self._lock:
+            return dict(self._latencies)
 
     def bound_times(self) -> tuple[float | None, float | None]:
         """The monotonic times the watch saw the first and the latest pod become bound."""
@@ -104,18 +121,24 @@ class BoundPodCounter:
         return resource_version
 
     def _observe(self, pod: dict[str, Any]) -> None:
-        if not pod.get("spec", {}).get("nodeName"):
-            return
         name = pod["metadata"]["name"]
+        now = time.monotonic()
+        if not pod.get("spec", {}).get("nodeName"):
+            if self._listed.is_set():
+                with self._lock:
+                    self._pending_since.setdefault(name, now)
+            return
         with self._lock:
             if name in self._bound:
                 return
             self._bound.add(name)
             # Only bindings seen live count: the initial list happens before any scheduler.
             if self._listed.is_set():
-                self._last_bound_at = time.monotonic()
+                self._last_bound_at = now
                 if self._first_bound_at is None:
-                    self._first_bound_at = self._last_bound_at
+                    self._first_bound_at = now
+                if (since := self._pending_since.get(name)) is not None:
+                    self._latencies[name] = now - since
 
 
 def sample_until_all_bound(

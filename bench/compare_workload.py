@@ -1,8 +1,6 @@
-"""The SchedulingBasic workload of the side-by-side benchmark, created through the API.
+"""Creating a benchmark workload through the API: namespaces, nodes, setup pods, measured pods.
 
-Nodes carry their status at creation (there are no kubelets), the way scheduler_perf's
-node-default template does; pods are scheduler_perf's pod-default: one pause container with
-requests = limits = 100m CPU / 500Mi.
+The shapes themselves live in bench.compare_shapes.
 """
 
 from __future__ import annotations
@@ -11,79 +9,69 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from typing import Protocol
 
-from tests.e2e.api_client import ApiClient
+from bench.compare_shapes import NAMESPACE
+from bench.compare_shapes import SETUP_NAMESPACE
+from bench.compare_shapes import WorkloadShape
+from tests.e2e.api_client import ApiResponse
 
-NAMESPACE = "sched-bench"
-PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 CREATE_ATTEMPTS = 5
+
+
+class Poster(Protocol):
+    """Whatever sends one POST: the harness's ApiClient, or bench.compare_poster's."""
+
+    def post(self, path: str, body: Any) -> ApiResponse: ...
 
 
 class WorkloadError(RuntimeError):
     """An object of the workload could not be created."""
 
 
-def node_manifest(index: int) -> dict[str, Any]:
-    name = f"bench-node-{index:05d}"
-    capacity = {"cpu": "4", "memory": "32Gi", "pods": "110"}
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-        "spec": {},
-        "status": {
-            "capacity": capacity,
-            "allocatable": dict(capacity),
-            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}],
-            "phase": "Running",
-        },
-    }
+def pods_path(namespace: str) -> str:
+    return f"/api/v1/namespaces/{namespace}/pods"
 
 
-def pod_manifest(index: int, scheduler_name: str) -> dict[str, Any]:
-    resources = {"cpu": "100m", "memory": "500Mi"}
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": f"pod-{index:06d}", "namespace": NAMESPACE},
-        "spec": {
-            "schedulerName": scheduler_name,
-            "containers": [
-                {
-                    "name": "pause",
-                    "image": PAUSE_IMAGE,
-                    "ports": [{"containerPort": 80}],
-                    "resources": {"requests": dict(resources), "limits": dict(resources)},
-                }
-            ],
-        },
-    }
+def create_cluster(
+    client: Poster, shape: WorkloadShape, nodes: int, scheduler_name: str, *, threads: int
+) -> None:
+    """The namespaces, the nodes and the already bound setup pods: all but the measured pods."""
+    for name in (NAMESPACE, SETUP_NAMESPACE):
+        namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+        create_object(client, "/api/v1/namespaces", namespace)
+    create_many(client, "/api/v1/nodes", shape.nodes(nodes), threads)
+    setup = shape.setup_pods(nodes, scheduler_name)
+    create_many(client, pods_path(SETUP_NAMESPACE), setup, threads)
 
 
 def create_workload(
-    client: ApiClient, nodes: int, pods: int, scheduler_name: str, *, threads: int
+    client: Poster,
+    shape: WorkloadShape,
+    nodes: int,
+    pods: int,
+    scheduler_name: str,
+    *,
+    threads: int,
 ) -> float:
-    """Creates the namespace, then all nodes, then all pods; returns the seconds it took."""
+    """The whole workload, measured pods last; returns the seconds it took."""
     started = time.monotonic()
-    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
-    _create(client, "/api/v1/namespaces", namespace)
-    _create_many(client, "/api/v1/nodes", [node_manifest(i) for i in range(nodes)], threads)
-    pod_path = f"/api/v1/namespaces/{NAMESPACE}/pods"
-    manifests = [pod_manifest(i, scheduler_name) for i in range(pods)]
-    _create_many(client, pod_path, manifests, threads)
+    create_cluster(client, shape, nodes, scheduler_name, threads=threads)
+    manifests = [shape.measured_pod(i, scheduler_name) for i in range(pods)]
+    create_many(client, pods_path(NAMESPACE), manifests, threads)
     return time.monotonic() - started
 
 
-def _create_many(client: ApiClient, path: str, objects: list[dict[str, Any]], threads: int) -> None:
+def create_many(client: Poster, path: str, objects: list[dict[str, Any]], threads: int) -> None:
     def create(obj: dict[str, Any]) -> None:
-        _create(client, path, obj)
+        create_object(client, path, obj)
 
     with ThreadPoolExecutor(max_workers=threads) as pool:
         # list() re-raises the first failure here instead of losing it in a future.
         list(pool.map(create, objects))
 
 
-def _create(client: ApiClient, path: str, obj: dict[str, Any]) -> None:
+def create_object(client: Poster, path: str, obj: dict[str, Any]) -> None:
     """POSTs one object; retries throttling and transient errors, accepts 409 (a retry whose
     first attempt did land)."""
     last: object = None
