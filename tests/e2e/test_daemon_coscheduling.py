@@ -67,15 +67,20 @@ def test_gang_of_five_binds_only_when_all_five_exist(
     for name in first:
         _member(workload, ours, name, "train")
     workload.wait_events("FailedScheduling", first, timeout_s=EVENT_TIMEOUT_S)
-    pods = workload.pods()
+    # A member tried while fewer had been created says so ("has 3 of its 5"); each new member
+    # sends the others back to be tried again, so every condition comes to count all four.
+    counted = 'PodGroup "' + workload.namespace + '/train" has 4 of its 5 required pods'
+
+    def all_count_four() -> dict[str, Object] | None:
+        pods = workload.pods()
+        for name in first:
+            condition = pod_scheduled_condition(pods[name])
+            if condition is None or counted not in condition["message"]:
+                return None
+        return pods
+
+    pods = poll_until(all_count_four, "every member counting 4 of 5", timeout_s=STATUS_TIMEOUT_S)
     assert not any(p["spec"].get("nodeName") for p in pods.values())
-    for name in first:
-        condition = pod_scheduled_condition(pods[name])
-        assert condition is not None, pods[name]["status"]
-        assert (
-            'PodGroup "' + workload.namespace + '/train" has 4 of its 5 required pods'
-            in (condition["message"])
-        ), condition
     poll_until(
         lambda: _group_status(admin, workload.namespace, "train").get("phase") == "Pending",
         "PodGroup Pending",
