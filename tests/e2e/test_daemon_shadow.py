@@ -27,6 +27,7 @@ from tests.e2e.daemon import SchedulerDaemon
 from tests.e2e.daemon import poll_until
 from tests.e2e.processes import ManagedProcess
 from tests.e2e.processes import free_loopback_port
+from tests.e2e.read_only_user import grant_read_only
 from tests.e2e.workload import Workload
 from tests.e2e.workload import unique
 
@@ -45,25 +46,7 @@ def _read_only_kubeconfig(control_plane: ControlPlane) -> Path:
     """A user that may get, list and watch everything, and write nothing."""
     admin = control_plane.admin_client()
     user = unique("shadow-reader")
-    role = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "ClusterRole",
-        "metadata": {"name": user},
-        "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["get", "list", "watch"]}],
-    }
-    binding = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "ClusterRoleBinding",
-        "metadata": {"name": user},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": user},
-        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
-    }
-    for path, body in (
-        ("/apis/rbac.authorization.k8s.io/v1/clusterroles", role),
-        ("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", binding),
-    ):
-        created = admin.post(path, body)
-        assert created.status == 201, created
+    grant_read_only(admin, user)
     return control_plane.client_kubeconfig(user, [])
 
 

@@ -26,13 +26,13 @@ from tests.e2e.api_client import ApiClient
 from tests.e2e.controlplane import ControlPlane
 from tests.e2e.daemon import DaemonLauncher
 from tests.e2e.daemon import poll_until
+from tests.e2e.read_only_user import grant_read_only
 from tests.e2e.workload import Workload
 from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 
 MERGE_PATCH = "application/merge-patch+json"
-RBAC = "/apis/rbac.authorization.k8s.io/v1"
 # Upper bounds for the daemon and the server, not synchronisation delays.
 EVENT_TIMEOUT_S = 30.0
 BIND_TIMEOUT_S = 30.0
@@ -43,22 +43,7 @@ EXPLAIN_TIMEOUT_S = 60.0
 def _reader_kubeconfig(control_plane: ControlPlane, admin: ApiClient, work: Path) -> Path:
     """A user who may get, list and watch everything and write nothing."""
     user = f"explain-reader-{uuid.uuid4().hex[:6]}"
-    role = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "ClusterRole",
-        "metadata": {"name": user},
-        "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["get", "list", "watch"]}],
-    }
-    binding = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "ClusterRoleBinding",
-        "metadata": {"name": user},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": user},
-        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
-    }
-    for path, body in ((f"{RBAC}/clusterroles", role), (f"{RBAC}/clusterrolebindings", binding)):
-        created = admin.post(path, body)
-        assert created.status == 201, created
+    grant_read_only(admin, user)
     pair = control_plane.certificate_authority.issue_client(user, [])
     cert, key = work / f"{user}.crt", work / f"{user}.key"
     pair.write(cert, key)
