@@ -19,6 +19,7 @@ from scheduler.objects.quantity import int_value
 from scheduler.objects.raw import RawObject
 from scheduler.objects.raw import annotations_of
 from scheduler.objects.raw import spec_of
+from scheduler.objects.volume_annotations import ANN_BIND_COMPLETED
 
 # Resources the volume plugins read through Handle.lister (plural API names).
 PVCS = "persistentvolumeclaims"
@@ -27,12 +28,6 @@ STORAGE_CLASSES = "storageclasses"
 CSI_NODES = "csinodes"
 CSI_DRIVERS = "csidrivers"
 CSI_STORAGE_CAPACITIES = "csistoragecapacities"
-
-# Annotations shared by the scheduler and the PV controller.
-ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
-ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
-ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
-NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
 
 WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
 READ_WRITE_ONCE_POD = "ReadWriteOncePod"

@@ -9,8 +9,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 
-from plugins.helpers.volumes import ANN_BOUND_BY_CONTROLLER
-from plugins.helpers.volumes import ANN_SELECTED_NODE
 from plugins.helpers.volumes import PVCS
 from plugins.helpers.volumes import PVS
 from plugins.helpers.volumes import is_fully_bound
@@ -34,6 +32,8 @@ from scheduler.objects.raw import RawObject
 from scheduler.objects.raw import annotations_of
 from scheduler.objects.raw import spec_of
 from scheduler.objects.raw import storage_class_of
+from scheduler.objects.volume_annotations import ANN_BOUND_BY_CONTROLLER
+from scheduler.objects.volume_annotations import ANN_SELECTED_NODE
 
 REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
 REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"

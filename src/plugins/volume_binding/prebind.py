@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from plugins.helpers.volumes import ANN_BOUND_BY_CONTROLLER
-from plugins.helpers.volumes import ANN_SELECTED_NODE
 from plugins.helpers.volumes import PVCS
 from plugins.helpers.volumes import PVS
 from plugins.helpers.volumes import is_fully_bound
@@ -28,6 +26,8 @@ from scheduler.framework.errors import APIError
 from scheduler.objects.raw import RawObject
 from scheduler.objects.raw import annotations_of
 from scheduler.objects.raw import spec_of
+from scheduler.objects.volume_annotations import ANN_BOUND_BY_CONTROLLER
+from scheduler.objects.volume_annotations import ANN_SELECTED_NODE
 
 POLL_INTERVAL_SECONDS = 1.0
 
