@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from plugins.helpers.volumes import RawObject
 from plugins.helpers.volumes import added_or_changed
 from plugins.helpers.volumes import storage_bytes
 from scheduler.framework import QueueingHint
+from scheduler.objects.raw import RawObject
 from scheduler.testing import make_pod
 
 POD = make_pod("p").obj()

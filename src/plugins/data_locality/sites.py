@@ -13,7 +13,6 @@ from plugins.helpers.volumes import PVCS
 from plugins.helpers.volumes import PVS
 from plugins.helpers.volumes import labels_of
 from plugins.helpers.volumes import pod_claims
-from plugins.helpers.volumes import spec_of
 from plugins.helpers.volumes import volume_capacity
 from scheduler.framework import Handle
 from scheduler.framework import Pod
@@ -21,6 +20,7 @@ from scheduler.objects.node_selector import NodeSelector
 from scheduler.objects.node_selector import parse_node_selector
 from scheduler.objects.quantity import QuantityError
 from scheduler.objects.quantity import int_value
+from scheduler.objects.raw import spec_of
 
 LOCATIONS_ANNOTATION = "data-locality.kube-pyscheduler.io/locations"
 ZONE_LABEL = "topology.kubernetes.io/zone"

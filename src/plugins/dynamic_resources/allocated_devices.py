@@ -15,8 +15,8 @@ from typing import Any
 
 from plugins.dynamic_resources.inventory import DeviceID
 from scheduler.framework import Lister
+from scheduler.objects.raw import RawObject
 
-RawObject = Mapping[str, Any]
 LOG_LIMIT = 100_000
 
 

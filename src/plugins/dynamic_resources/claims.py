@@ -12,8 +12,7 @@ from plugins.dynamic_resources import messages
 from plugins.dynamic_resources.names import RESERVED_FOR_MAX_SIZE
 from scheduler.framework import Lister
 from scheduler.framework import Pod
-
-RawObject = Mapping[str, Any]
+from scheduler.objects.raw import RawObject
 
 
 class ClaimProblemError(Exception):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -21,8 +20,8 @@ from scheduler.framework import Node
 from scheduler.objects.labels import SelectorError
 from scheduler.objects.node_selector import NodeSelector
 from scheduler.objects.node_selector import parse_node_selector
+from scheduler.objects.raw import RawObject
 
-RawObject = Mapping[str, Any]
 DeviceID = tuple[str, str, str]  # (driver, pool, device)
 _ALPHA_DEVICE_FIELDS = ("consumesCounters", "allowMultipleAllocations", "bindingConditions")
 

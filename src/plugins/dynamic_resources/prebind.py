@@ -13,8 +13,8 @@ from plugins.dynamic_resources.names import RESOURCE_CLAIMS
 from scheduler.framework import Handle
 from scheduler.framework import Pod
 from scheduler.framework.errors import ConflictError
+from scheduler.objects.raw import RawObject
 
-RawObject = Mapping[str, Any]
 # upstream's retry.DefaultRetry: five attempts.
 ATTEMPTS = 5
 

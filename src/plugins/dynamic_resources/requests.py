@@ -4,7 +4,6 @@ its configuration. Missing classes are found here, before any node is looked at.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,8 +15,8 @@ from plugins.dynamic_resources.selectors import AllocationError
 from plugins.dynamic_resources.selectors import SelectorSet
 from plugins.dynamic_resources.selectors import cel_expressions
 from scheduler.framework import Lister
+from scheduler.objects.raw import RawObject
 
-RawObject = Mapping[str, Any]
 ALL = "All"
 EXACT_COUNT = "ExactCount"
 

@@ -4,7 +4,6 @@ per (expression, device signature): identical devices cost one evaluation."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,8 +12,7 @@ from plugins.dynamic_resources.cel_selectors import SelectorCompiler
 from plugins.dynamic_resources.cel_selectors import SelectorError
 from plugins.dynamic_resources.cel_values import device_variable
 from plugins.dynamic_resources.inventory import Device
-
-RawObject = Mapping[str, Any]
+from scheduler.objects.raw import RawObject
 
 
 class AllocationError(Exception):

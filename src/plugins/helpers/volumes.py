@@ -16,8 +16,10 @@ from scheduler.objects.node_selector import parse_node_selector
 from scheduler.objects.pod import Pod
 from scheduler.objects.quantity import QuantityError
 from scheduler.objects.quantity import int_value
-
-RawObject = Mapping[str, Any]
+from scheduler.objects.raw import RawObject
+from scheduler.objects.raw import annotations_of
+from scheduler.objects.raw import spec_of
+from scheduler.objects.volume_annotations import ANN_BIND_COMPLETED
 
 # Resources the volume plugins read through Handle.lister (plural API names).
 PVCS = "persistentvolumeclaims"
@@ -26,13 +28,6 @@ STORAGE_CLASSES = "storageclasses"
 CSI_NODES = "csinodes"
 CSI_DRIVERS = "csidrivers"
 CSI_STORAGE_CAPACITIES = "csistoragecapacities"
-
-# Annotations shared by the scheduler and the PV controller.
-ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
-ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
-ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
-BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
-NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
 
 WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
 READ_WRITE_ONCE_POD = "ReadWriteOncePod"
@@ -96,11 +91,6 @@ def namespace_of(obj: RawObject) -> str:
     return str((obj.get("metadata") or {}).get("namespace") or "")
 
 
-def annotations_of(obj: RawObject) -> Mapping[str, str]:
-    annotations: Mapping[str, str] = (obj.get("metadata") or {}).get("annotations") or {}
-    return annotations
-
-
 def labels_of(obj: RawObject) -> Mapping[str, str]:
     labels: Mapping[str, str] = (obj.get("metadata") or {}).get("labels") or {}
     return labels
@@ -113,19 +103,6 @@ def resource_version(obj: RawObject) -> int:
         return int(raw)
     except (TypeError, ValueError):
         return 0
-
-
-def spec_of(obj: RawObject) -> Mapping[str, Any]:
-    spec: Mapping[str, Any] = obj.get("spec") or {}
-    return spec
-
-
-def storage_class_of(obj: RawObject) -> str:
-    """A PVC's or PV's class: the beta annotation wins over spec.storageClassName."""
-    annotations = annotations_of(obj)
-    if BETA_STORAGE_CLASS in annotations:
-        return str(annotations[BETA_STORAGE_CLASS])
-    return str(spec_of(obj).get("storageClassName") or "")
 
 
 def is_wait_for_first_consumer(storage_class: RawObject) -> bool:

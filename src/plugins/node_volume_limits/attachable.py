@@ -13,17 +13,17 @@ from collections.abc import Mapping
 from plugins.helpers.volumes import PVCS
 from plugins.helpers.volumes import PVS
 from plugins.helpers.volumes import STORAGE_CLASSES
-from plugins.helpers.volumes import RawObject
 from plugins.helpers.volumes import ephemeral_owner_error
 from plugins.helpers.volumes import name_of
 from plugins.helpers.volumes import namespace_of
 from plugins.helpers.volumes import pod_claims
-from plugins.helpers.volumes import spec_of
-from plugins.helpers.volumes import storage_class_of
 from plugins.node_volume_limits.limits import attach_limit_key
 from scheduler.framework import Handle
 from scheduler.framework import Pod
 from scheduler.framework import Status
+from scheduler.objects.raw import RawObject
+from scheduler.objects.raw import spec_of
+from scheduler.objects.raw import storage_class_of
 
 # Volume unique name ("<driver>/<handle>") -> attach-limit key of the driver.
 AttachedVolumes = dict[str, str]

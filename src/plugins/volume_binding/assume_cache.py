@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from plugins.helpers.volumes import RawObject
 from plugins.helpers.volumes import name_of
 from plugins.helpers.volumes import namespace_of
 from plugins.helpers.volumes import resource_version
 from scheduler.framework import Lister
+from scheduler.objects.raw import RawObject
 
 ObjectKey = tuple[str, str]
 

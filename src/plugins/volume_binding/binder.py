@@ -9,20 +9,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 
-from plugins.helpers.volumes import ANN_BOUND_BY_CONTROLLER
-from plugins.helpers.volumes import ANN_SELECTED_NODE
 from plugins.helpers.volumes import PVCS
 from plugins.helpers.volumes import PVS
-from plugins.helpers.volumes import RawObject
-from plugins.helpers.volumes import annotations_of
 from plugins.helpers.volumes import is_fully_bound
 from plugins.helpers.volumes import name_of
 from plugins.helpers.volumes import namespace_of
 from plugins.helpers.volumes import pod_claims
 from plugins.helpers.volumes import pv_node_affinity_matches
 from plugins.helpers.volumes import requested_storage
-from plugins.helpers.volumes import spec_of
-from plugins.helpers.volumes import storage_class_of
 from plugins.volume_binding.assume_cache import AssumeCache
 from plugins.volume_binding.assume_cache import AssumeError
 from plugins.volume_binding.assume_cache import key_of
@@ -34,6 +28,12 @@ from plugins.volume_binding.provisioning import check_provisioning
 from scheduler.framework import Handle
 from scheduler.framework import Node
 from scheduler.framework import Pod
+from scheduler.objects.raw import RawObject
+from scheduler.objects.raw import annotations_of
+from scheduler.objects.raw import spec_of
+from scheduler.objects.raw import storage_class_of
+from scheduler.objects.volume_annotations import ANN_BOUND_BY_CONTROLLER
+from scheduler.objects.volume_annotations import ANN_SELECTED_NODE
 
 REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
 REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"

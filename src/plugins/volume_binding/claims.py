@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from dataclasses import field
 
 from plugins.helpers.volumes import STORAGE_CLASSES
-from plugins.helpers.volumes import RawObject
 from plugins.helpers.volumes import claim_not_found
 from plugins.helpers.volumes import ephemeral_not_yet_created
 from plugins.helpers.volumes import ephemeral_owner_error
@@ -21,12 +20,13 @@ from plugins.helpers.volumes import is_fully_bound
 from plugins.helpers.volumes import is_wait_for_first_consumer
 from plugins.helpers.volumes import name_of
 from plugins.helpers.volumes import pod_claims
-from plugins.helpers.volumes import spec_of
-from plugins.helpers.volumes import storage_class_of
 from plugins.volume_binding.assume_cache import AssumeCache
 from scheduler.framework import Handle
 from scheduler.framework import Lister
 from scheduler.framework import Pod
+from scheduler.objects.raw import RawObject
+from scheduler.objects.raw import spec_of
+from scheduler.objects.raw import storage_class_of
 
 
 @dataclass(frozen=True, slots=True)

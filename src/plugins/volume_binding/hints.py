@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from plugins.helpers.volumes import RawObject
 from plugins.helpers.volumes import added_or_changed
-from plugins.helpers.volumes import annotations_of
 from plugins.helpers.volumes import claim_event_hint
 from plugins.helpers.volumes import name_of
 from plugins.helpers.volumes import object_change
@@ -12,6 +10,8 @@ from plugins.helpers.volumes import pod_volumes
 from plugins.volume_binding.provisioning import capacity_limit
 from scheduler.framework import Pod
 from scheduler.framework import QueueingHint
+from scheduler.objects.raw import RawObject
+from scheduler.objects.raw import annotations_of
 
 MIGRATED_PLUGINS_ANNOTATION = "storage.alpha.kubernetes.io/migrated-plugins"
 

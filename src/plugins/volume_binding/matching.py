@@ -12,19 +12,19 @@ from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Mapping
 
-from plugins.helpers.volumes import RawObject
 from plugins.helpers.volumes import access_modes
 from plugins.helpers.volumes import labels_of
 from plugins.helpers.volumes import name_of
 from plugins.helpers.volumes import namespace_of
 from plugins.helpers.volumes import pv_node_affinity_matches
 from plugins.helpers.volumes import requested_storage
-from plugins.helpers.volumes import spec_of
-from plugins.helpers.volumes import storage_class_of
 from plugins.helpers.volumes import volume_capacity
 from plugins.helpers.volumes import volume_mode
 from scheduler.objects.labels import SelectorError
 from scheduler.objects.labels import parse_label_selector
+from scheduler.objects.raw import RawObject
+from scheduler.objects.raw import spec_of
+from scheduler.objects.raw import storage_class_of
 
 
 def claim_ref_of(pv: RawObject) -> RawObject | None:

@@ -12,22 +12,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from plugins.helpers.volumes import ANN_BOUND_BY_CONTROLLER
-from plugins.helpers.volumes import ANN_SELECTED_NODE
 from plugins.helpers.volumes import PVCS
 from plugins.helpers.volumes import PVS
-from plugins.helpers.volumes import RawObject
-from plugins.helpers.volumes import annotations_of
 from plugins.helpers.volumes import is_fully_bound
 from plugins.helpers.volumes import name_of
 from plugins.helpers.volumes import namespace_of
 from plugins.helpers.volumes import pv_node_affinity_matches
 from plugins.helpers.volumes import resource_version
-from plugins.helpers.volumes import spec_of
 from plugins.volume_binding.binder import PodVolumes
 from plugins.volume_binding.binder import VolumeBinder
 from scheduler.framework import Handle
 from scheduler.framework.errors import APIError
+from scheduler.objects.raw import RawObject
+from scheduler.objects.raw import annotations_of
+from scheduler.objects.raw import spec_of
+from scheduler.objects.volume_annotations import ANN_BOUND_BY_CONTROLLER
+from scheduler.objects.volume_annotations import ANN_SELECTED_NODE
 
 POLL_INTERVAL_SECONDS = 1.0
 

@@ -13,18 +13,18 @@ from dataclasses import dataclass
 
 from plugins.helpers.volumes import CSI_DRIVERS
 from plugins.helpers.volumes import CSI_STORAGE_CAPACITIES
-from plugins.helpers.volumes import NOT_SUPPORTED_PROVISIONER
 from plugins.helpers.volumes import STORAGE_CLASSES
-from plugins.helpers.volumes import RawObject
 from plugins.helpers.volumes import name_of
 from plugins.helpers.volumes import namespace_of
 from plugins.helpers.volumes import requested_storage
 from plugins.helpers.volumes import storage_bytes
-from plugins.helpers.volumes import storage_class_of
 from plugins.helpers.volumes import topology_terms_match
 from scheduler.framework import Handle
 from scheduler.objects.labels import SelectorError
 from scheduler.objects.labels import parse_label_selector
+from scheduler.objects.raw import RawObject
+from scheduler.objects.raw import storage_class_of
+from scheduler.objects.volume_annotations import NOT_SUPPORTED_PROVISIONER
 
 
 class ProvisioningError(Exception):

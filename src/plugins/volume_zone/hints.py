@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from plugins.helpers.volumes import RawObject
 from plugins.helpers.volumes import added_or_changed
 from plugins.helpers.volumes import claim_event_hint
 from plugins.helpers.volumes import is_wait_for_first_consumer
@@ -13,6 +12,7 @@ from plugins.volume_zone.topology import PVTopology
 from plugins.volume_zone.topology import pv_topologies
 from scheduler.framework import Pod
 from scheduler.framework import QueueingHint
+from scheduler.objects.raw import RawObject
 
 
 def after_storage_class_added(pod: Pod, old: object, new: object) -> QueueingHint:

@@ -16,8 +16,6 @@ from plugins.helpers.volumes import claim_not_found
 from plugins.helpers.volumes import is_wait_for_first_consumer
 from plugins.helpers.volumes import labels_of
 from plugins.helpers.volumes import pod_claims
-from plugins.helpers.volumes import spec_of
-from plugins.helpers.volumes import storage_class_of
 from plugins.volume_zone.hints import after_claim_change
 from plugins.volume_zone.hints import after_storage_class_added
 from plugins.volume_zone.hints import after_volume_change
@@ -39,6 +37,8 @@ from scheduler.framework import Pod
 from scheduler.framework import PreFilterResult
 from scheduler.framework import Rows
 from scheduler.framework import Status
+from scheduler.objects.raw import spec_of
+from scheduler.objects.raw import storage_class_of
 
 REASON_CONFLICT = "node(s) had no available volume zone"
 PRE_FILTER_STATE_KEY = "PreFilterVolumeZone"

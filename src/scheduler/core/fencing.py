@@ -23,6 +23,7 @@ from typing import TypeVar
 from scheduler.cluster.send_gate import gated
 from scheduler.cluster.write_guard import GuardedClusterAPI
 from scheduler.cluster.write_guard import Write
+from scheduler.core.clock_deadline import ClockDeadline
 from scheduler.framework.clock import Clock
 from scheduler.framework.errors import APIError
 from scheduler.framework.handle import ClusterAPI
@@ -89,22 +90,16 @@ class FencedClusterAPI(GuardedClusterAPI):
 
         with gated(gate):
             work = asyncio.ensure_future(call())
-        expired = False
 
-        def expire() -> None:
-            nonlocal expired
-            if sent:
-                return  # on the wire: its answer says what happened
-            # Still waiting to be sent (for the rate limiter, say): it never will be.
-            expired = True
-            work.cancel()
+        def unsent() -> bool:
+            # A write on the wire is left to finish: its answer says what happened. One still
+            # waiting to be sent (for the rate limiter, say) never will be.
+            return not sent
 
-        timer = self._clock.call_later(remaining, expire)
-        try:
-            return await work
-        except asyncio.CancelledError:
-            if expired:
-                raise NotLeadingError(what) from None
-            raise
-        finally:
-            timer.cancel()
+        with ClockDeadline(self._clock, remaining, work, may_cancel=unsent) as deadline:
+            try:
+                return await work
+            except asyncio.CancelledError:
+                if deadline.passed:
+                    raise NotLeadingError(what) from None
+                raise

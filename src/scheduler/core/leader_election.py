@@ -34,6 +34,7 @@ from typing import Any
 from typing import TypeVar
 
 from scheduler.cluster.port import ClusterClient
+from scheduler.core.clock_deadline import ClockDeadline
 from scheduler.core.lease_record import LeaseRecord
 from scheduler.core.lease_record import micro_time
 from scheduler.core.lease_record import new_lease
@@ -318,22 +319,13 @@ class LeaderElector:
         # lease) are not ours to report again.
         cancelling = task.cancelling() if task is not None else 0
         work = asyncio.ensure_future(step)
-        expired = False
-
-        def expire() -> None:
-            nonlocal expired
-            expired = True
-            work.cancel()
-
-        timer = self._clock.call_later(seconds, expire)
-        try:
-            return await work
-        except asyncio.CancelledError:
-            if expired and (task is None or task.cancelling() == cancelling):
-                return None
-            raise
-        finally:
-            timer.cancel()
+        with ClockDeadline(self._clock, seconds, work) as deadline:
+            try:
+                return await work
+            except asyncio.CancelledError:
+                if deadline.passed and (task is None or task.cancelling() == cancelling):
+                    return None
+                raise
 
     def _holds(self, record: LeaseRecord, now: float) -> bool:
         return record.holder_identity == self._identity and self._valid(now)

@@ -14,6 +14,8 @@ from typing import Self
 
 from scheduler.objects.node import HOSTNAME_LABEL
 from scheduler.objects.node import ZONE_LABEL
+from scheduler.objects.volume_annotations import ANN_BIND_COMPLETED
+from scheduler.objects.volume_annotations import ANN_SELECTED_NODE
 from scheduler.testing.object_builder import ObjectBuilder
 
 _uids = itertools.count(1)
@@ -55,10 +57,10 @@ class PVCBuilder(ObjectBuilder):
         """Fully bound, as the PV controller leaves a claim."""
         self._spec["volumeName"] = volume
         self._raw["status"]["phase"] = "Bound"
-        return self.annotation("pv.kubernetes.io/bind-completed", "yes")
+        return self.annotation(ANN_BIND_COMPLETED, "yes")
 
     def selected_node(self, node: str) -> Self:
-        return self.annotation("volume.kubernetes.io/selected-node", node)
+        return self.annotation(ANN_SELECTED_NODE, node)
 
     def selector(self, **labels: str) -> Self:
         self._spec["selector"] = {"matchLabels": labels}
