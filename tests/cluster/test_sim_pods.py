@@ -191,3 +191,18 @@ def _pvc(name: str) -> dict[str, Any]:
         "metadata": {"name": name, "namespace": "default"},
         "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
     }
+
+
+async def test_bound_pods_counts_pods_with_a_node_through_every_kind_of_write(
+    sim: SimCluster,
+) -> None:
+    sim.load([make_pod("placed").node("n1").dict(), make_pod("waiting").dict()])
+    assert sim.bound_pods == 1
+    await sim.bind(await pending_pod(sim, "web"), "n2")
+    assert sim.bound_pods == 2
+    await sim.patch_pod_status("default", "web", {"phase": "Running"})
+    assert sim.bound_pods == 2
+    await sim.delete_pod("default", "placed")
+    await sim.delete_pod("default", "waiting")
+    assert sim.bound_pods == 1
+    assert sim.bound_pods == sum(1 for p in sim.objects("pods") if p["spec"].get("nodeName"))

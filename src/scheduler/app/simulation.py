@@ -83,10 +83,6 @@ def _caught_up(scheduler: Scheduler, sim: SimCluster) -> bool:
     )
 
 
-def _bound(sim: SimCluster) -> int:
-    return sum(1 for p in sim.objects("pods") if (p.get("spec") or {}).get("nodeName"))
-
-
 # How often the run checks whether it is finished; the scheduler itself never waits on this.
 _POLL_SECONDS = 0.005
 _PROGRESS_EVERY = 20
@@ -128,10 +124,10 @@ async def _wait_idle(
             error = scheduler.fatal_error
             raise SchedulerError(f"the scheduler failed: {type(error).__name__}: {error}")
         if progress is not None and polls % _PROGRESS_EVERY == 0:
-            progress(_bound(sim), total)
+            progress(sim.bound_pods, total)
         if _caught_up(scheduler, sim) and (scheduler.is_idle() or _settled(scheduler)):
             if progress is not None:
-                progress(_bound(sim), total)
+                progress(sim.bound_pods, total)
             return
 
 

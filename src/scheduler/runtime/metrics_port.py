@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
+
+# Adds one plugin's evaluations to its counter.
+EvaluationCounter = Callable[[int], None]
 
 
 class RuntimeMetrics(Protocol):
@@ -19,6 +23,12 @@ class RuntimeMetrics(Protocol):
     def plugin_evaluation(
         self, plugin: str, extension_point: str, profile: str, count: int = 1
     ) -> None: ...
+
+    def plugin_evaluation_counter(
+        self, plugin: str, extension_point: str, profile: str
+    ) -> EvaluationCounter:
+        """What `plugin_evaluation` adds to for these labels, to keep and call per cycle."""
+        ...
 
 
 class NoMetrics:
@@ -41,3 +51,12 @@ class NoMetrics:
         self, plugin: str, extension_point: str, profile: str, count: int = 1
     ) -> None:
         return None
+
+    def plugin_evaluation_counter(
+        self, plugin: str, extension_point: str, profile: str
+    ) -> EvaluationCounter:
+        return _count_nothing
+
+
+def _count_nothing(count: int) -> None:
+    return None

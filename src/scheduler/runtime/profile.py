@@ -37,6 +37,7 @@ from scheduler.framework.spec import PluginSpec
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
+from scheduler.runtime.metrics_port import EvaluationCounter
 from scheduler.runtime.metrics_port import NoMetrics
 from scheduler.runtime.metrics_port import RuntimeMetrics
 from scheduler.runtime.node_filter import FilterChain
@@ -80,6 +81,8 @@ class Profile:
         self.handle = handle
         self.waiting_pods = waiting_pods
         self.metrics = metrics or NoMetrics()
+        # Each (plugin, extension point)'s evaluation counter, looked up once.
+        self._evaluations: dict[tuple[str, str], EvaluationCounter] = {}
         self.percentage_of_nodes_to_score = effective.percentage_of_nodes_to_score
         self.plugins: dict[str, Plugin] = {}
         for point in effective.plugins.values():
@@ -171,7 +174,11 @@ class Profile:
     ) -> None:
         """One plugin's run at `point`; `evaluated` counts the nodes a Filter or Score run
         covered, as upstream counts one evaluation per node."""
-        self.metrics.plugin_evaluation(plugin, point, self.name, evaluated)
+        count = self._evaluations.get((plugin, point))
+        if count is None:
+            count = self.metrics.plugin_evaluation_counter(plugin, point, self.name)
+            self._evaluations[(plugin, point)] = count
+        count(evaluated)
         if state.record_plugin_metrics:
             self.metrics.plugin_execution_duration(
                 plugin, point, status.code.label, time.perf_counter() - started

@@ -17,12 +17,15 @@ T = TypeVar("T")
 class KeyedHeap(Generic[T]):
     """Items unique by `key(item)`; `less(a, b)` is True when `a` must come out before `b`."""
 
-    __slots__ = ("_index", "_items", "_key", "_less")
+    __slots__ = ("_index", "_items", "_key", "_keys", "_less")
 
     def __init__(self, key: Callable[[T], str], less: Callable[[T, T], bool]) -> None:
         self._key = key
         self._less = less
         self._items: list[T] = []
+        # The key of each item, position for position: a swap moves keys without asking
+        # `key` again (a pod's key is formatted anew on every read).
+        self._keys: list[str] = []
         self._index: dict[str, int] = {}
 
     def __len__(self) -> int:
@@ -48,6 +51,7 @@ class KeyedHeap(Generic[T]):
         position = self._index.get(key)
         if position is None:
             self._items.append(item)
+            self._keys.append(key)
             self._index[key] = len(self._items) - 1
             self._sift_up(len(self._items) - 1)
             return
@@ -68,7 +72,7 @@ class KeyedHeap(Generic[T]):
         if position != last:
             self._swap(position, last)
         item = self._items.pop()
-        del self._index[self._key(item)]
+        del self._index[self._keys.pop()]
         if position < len(self._items):
             self._fix(position)
         return item
@@ -78,10 +82,11 @@ class KeyedHeap(Generic[T]):
             self._sift_up(position)
 
     def _swap(self, i: int, j: int) -> None:
-        items = self._items
+        items, keys = self._items, self._keys
         items[i], items[j] = items[j], items[i]
-        self._index[self._key(items[i])] = i
-        self._index[self._key(items[j])] = j
+        keys[i], keys[j] = keys[j], keys[i]
+        self._index[keys[i]] = i
+        self._index[keys[j]] = j
 
     def _sift_up(self, position: int) -> None:
         while position > 0:

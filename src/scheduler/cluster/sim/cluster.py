@@ -73,6 +73,8 @@ class SimCluster:
         self._kinds = KindRegistry(kinds)
         self._stores: dict[str, ResourceStore] = {}
         self._revision = 0
+        # Stored pods with spec.nodeName, kept as they change: progress reports read it often.
+        self._bound_pods = 0
         self._faults = FaultInjector()
         self._closed = False
         for namespace in SYSTEM_NAMESPACES:
@@ -220,6 +222,11 @@ class SimCluster:
         """The latest resourceVersion issued, across all resources."""
         return self._revision
 
+    @property
+    def bound_pods(self) -> int:
+        """How many stored pods have spec.nodeName set."""
+        return self._bound_pods
+
     def latest_revision(self, resource: str) -> int:
         """The resourceVersion of the newest change to `resource`; a watcher that has seen it
         is caught up."""
@@ -308,8 +315,15 @@ class SimCluster:
     ) -> dict[str, Any]:
         self._revision += 1
         stamped = {**obj, "metadata": {**obj["metadata"], "resourceVersion": str(self._revision)}}
+        if store.kind.resource == "pods":
+            after = kind != "DELETED" and _has_node(stamped)
+            self._bound_pods += after - (previous is not None and _has_node(previous))
         store.record(Change(self._revision, kind, stamped, previous))
         return stamped
+
+
+def _has_node(pod: Mapping[str, Any]) -> bool:
+    return bool((pod.get("spec") or {}).get("nodeName"))
 
 
 def _parse_version(resource_version: str) -> int:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import random
 import string
 import uuid
 from collections.abc import Mapping
 from datetime import datetime
+from datetime import tzinfo
 from typing import Any
 
 from scheduler.cluster.resource_kinds import ResourceKind
@@ -25,7 +27,15 @@ _SUFFIX_ALPHABET = string.ascii_lowercase + string.digits
 
 def timestamp(moment: datetime) -> str:
     """RFC 3339 in UTC at second precision, as metav1.Time serialises."""
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _second_text(moment.replace(microsecond=0), moment.tzinfo)
+
+
+@functools.lru_cache(maxsize=4)
+def _second_text(second: datetime, zone: tzinfo | None) -> str:
+    # Every write in the same second stamps the same text; strftime is the costly part. The
+    # zone is part of the key: the same instant in another zone prints other fields.
+    del zone
+    return second.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def new_uid(rng: random.Random) -> str:
