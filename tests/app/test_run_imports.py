@@ -1,7 +1,7 @@
 """`run` starts without the code of the other commands: in a fresh interpreter, parsing `run`'s
 flags, loading its configuration and plugins and importing the daemon leave the modules of
-`simulate` and `explain` (and the CEL library, needed only once a device selector is compiled)
-unimported."""
+`simulate` and `explain` unimported, and so are the CEL library (needed only once a device
+selector is compiled) and rich (the terminal output of those commands)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ NOT_FOR_RUN = (
     "scheduler.cluster.sim",
     "scheduler.app.shadow.daemon",
     "celpy",
+    "rich",
 )
 
 PROBE = """
