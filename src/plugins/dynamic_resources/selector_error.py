@@ -1,5 +1,5 @@
 """The error of a CEL device selector, apart from CEL itself: code that only handles selector
-errors need not import the CEL library (a tenth of the daemon's start-up)."""
+errors need not import the CEL library (a twentieth of the daemon's start-up)."""
 
 from __future__ import annotations
 

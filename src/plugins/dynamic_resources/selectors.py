@@ -3,7 +3,7 @@ CEL. A device's answer depends only on its driver, attributes and capacity, so a
 per (expression, device signature): identical devices cost one evaluation.
 
 The CEL library is imported when the first selector is compiled, not with the plugin: most
-clusters have no device claims, and it is a tenth of the daemon's start-up."""
+clusters have no device claims, and it is a twentieth of the daemon's start-up."""
 
 from __future__ import annotations
 

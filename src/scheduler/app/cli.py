@@ -3,7 +3,7 @@
 Each command's code is imported only when that command runs, and only its flags are defined
 (the other commands are named, so that a mistyped one is still told the choices): `run`, the
 daemon, then starts without the modules of `simulate` and `explain` (scenarios, reports, the
-in-memory cluster), which would cost it a fifth of its start-up for nothing.
+in-memory cluster), which would be a fifth of its imports for nothing.
 """
 
 from __future__ import annotations

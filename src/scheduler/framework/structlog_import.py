@@ -2,10 +2,10 @@
 
 When rich is installed, structlog imports it for the pretty tracebacks of its ConsoleRenderer.
 The scheduler never renders with it (it writes klog lines with plain tracebacks, since fancier
-ones print local variables, which may hold secrets), and importing rich that way was about a
-tenth of the daemon's start-up. So the first import of structlog, which the scheduler's loggers
-make through here, runs with rich looking absent; rich itself stays importable for the code
-that does use it (simulate's progress bar, explain's tables).
+ones print local variables, which may hold secrets), and importing rich that way was about
+a twentieth of the daemon's start-up. So the first import of structlog, which the scheduler's
+loggers make through here, runs with rich looking absent; rich itself stays importable for
+the code that does use it (simulate's progress bar, explain's tables).
 """
 
 from __future__ import annotations
