@@ -7,8 +7,8 @@ import pytest
 
 from plugins.dynamic_resources.cel_selectors import MAX_EXPRESSION_LENGTH
 from plugins.dynamic_resources.cel_selectors import SelectorCompiler
-from plugins.dynamic_resources.cel_selectors import SelectorError
 from plugins.dynamic_resources.cel_values import device_variable
+from plugins.dynamic_resources.selector_error import SelectorError
 from scheduler.testing.dra_builders import device
 
 GPU = device(

@@ -21,6 +21,7 @@ from lark import Tree
 
 from plugins.dynamic_resources.cel_values import FUNCTIONS
 from plugins.dynamic_resources.cel_values import CELValueError
+from plugins.dynamic_resources.selector_error import SelectorError
 
 MAX_EXPRESSION_LENGTH = 10 * 1024
 MAX_COST = 1_000_000
@@ -28,10 +29,6 @@ MAX_COST = 1_000_000
 MAX_ELEMENTS = 32
 _MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
 CACHE_SIZE = 1024
-
-
-class SelectorError(Exception):
-    """A selector that cannot be compiled or evaluated; the text is upstream's detail."""
 
 
 @dataclass(frozen=True, slots=True)

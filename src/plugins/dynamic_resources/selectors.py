@@ -1,18 +1,23 @@
 """Which devices a request may get: its DeviceClass's selectors, then the request's own, all
 CEL. A device's answer depends only on its driver, attributes and capacity, so answers are kept
-per (expression, device signature): identical devices cost one evaluation."""
+per (expression, device signature): identical devices cost one evaluation.
+
+The CEL library is imported when the first selector is compiled, not with the plugin: most
+clusters have no device claims, and it is a twentieth of the daemon's start-up."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from typing import Any
 
-from plugins.dynamic_resources.cel_selectors import SelectorCompiler
-from plugins.dynamic_resources.cel_selectors import SelectorError
-from plugins.dynamic_resources.cel_values import device_variable
 from plugins.dynamic_resources.inventory import Device
+from plugins.dynamic_resources.selector_error import SelectorError
 from scheduler.objects.raw import RawObject
+
+if TYPE_CHECKING:
+    from plugins.dynamic_resources.cel_selectors import SelectorCompiler
 
 
 class AllocationError(Exception):
@@ -36,9 +41,17 @@ class DeviceMatcher:
     """Evaluates selector sets on devices, remembering answers across cycles."""
 
     def __init__(self, compiler: SelectorCompiler | None = None) -> None:
-        self._compiler = compiler or SelectorCompiler()
+        self._given_compiler = compiler
         self._answers: dict[tuple[str, str], bool | SelectorError] = {}
         self._variables: dict[str, Any] = {}
+
+    @property
+    def _compiler(self) -> SelectorCompiler:
+        if self._given_compiler is None:
+            from plugins.dynamic_resources.cel_selectors import SelectorCompiler  # noqa: PLC0415
+
+            self._given_compiler = SelectorCompiler()
+        return self._given_compiler
 
     def forget_devices(self) -> None:
         """Drop remembered answers (the slices changed, so few of them will be asked again)."""
@@ -64,6 +77,8 @@ class DeviceMatcher:
             selector = self._compiler.compile(expression)
             variable = self._variables.get(device.signature)
             if variable is None:
+                from plugins.dynamic_resources.cel_values import device_variable  # noqa: PLC0415
+
                 variable = device_variable(device.driver, device.raw)
                 self._variables[device.signature] = variable
             answer: bool | SelectorError = selector.matches(variable)

@@ -1,44 +1,36 @@
-"""The `kube-pyscheduler` command."""
+"""The `kube-pyscheduler` command.
+
+Each command's code is imported only when that command runs, and only its flags are defined
+(the other commands are named, so that a mistyped one is still told the choices): `run`, the
+daemon, then starts without the modules of `simulate` and `explain` (scenarios, reports, the
+in-memory cluster), which would be a fifth of its imports for nothing.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
+from collections.abc import Callable
 from collections.abc import Sequence
 from pathlib import Path
 
-from scheduler.app import html_report
-from scheduler.app import report
 from scheduler.app.configuration import check_extenders
 from scheduler.app.configuration import load_effective
 from scheduler.app.configuration import plugin_registry
-from scheduler.app.dra_scenario import claim_gpus
-from scheduler.app.dra_scenario import gpu_slices
-from scheduler.app.explain.command import add_explain_parser
-from scheduler.app.explain.command import run_explain
-from scheduler.app.gangs import GANG_CONFIG
-from scheduler.app.gangs import generate_gangs
-from scheduler.app.gangs import require_coscheduling
 from scheduler.app.output_format import OutputChoice
 from scheduler.app.output_format import OutputFormat
-from scheduler.app.progress import BindingProgress
 from scheduler.app.retire_check import check_scheduler_name
 from scheduler.app.retire_check import pods_naming
 from scheduler.app.retire_check import report_pods_naming
 from scheduler.app.run_options import RunOptions
 from scheduler.app.run_options import add_run_flags
 from scheduler.app.run_options import apply_flags
-from scheduler.app.scenario import Scenario
-from scheduler.app.scenario import generate_nodes
-from scheduler.app.scenario import generate_pods
-from scheduler.app.scenario import load_bundled
-from scheduler.app.scenario import load_scenario_file
-from scheduler.app.scenario import parse_shape
 from scheduler.app.shadow.options import ShadowOptions
 from scheduler.app.shadow.options import add_shadow_flags
-from scheduler.app.simulation import DEFAULT_TIMEOUT_SECONDS
-from scheduler.app.simulation import simulate
+from scheduler.app.startup_gc import START_UP
+from scheduler.app.startup_marks import mark
+from scheduler.app.startup_marks import process_age
 from scheduler.app.version import version_text
 from scheduler.config import dump_config
 from scheduler.framework.errors import ConfigError
@@ -70,20 +62,13 @@ def _add_plugin_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="kube-pyscheduler",
-        description="A Kubernetes scheduler implementing the Scheduler Framework, in Python.",
-    )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+def _simulate_flags(sim: argparse.ArgumentParser) -> None:
+    # Imported here: the simulator's modules are no part of the other commands.
+    from scheduler.app.simulation import DEFAULT_TIMEOUT_SECONDS  # noqa: PLC0415
 
-    sim = commands.add_parser(
-        "simulate",
-        help="run the scheduler against an in-memory cluster",
-        description=(
-            "Schedule the pods of Kubernetes YAML files (or generated ones) onto an in-memory "
-            "cluster with the real scheduler core. With no input, runs the bundled scenario."
-        ),
+    sim.description = (
+        "Schedule the pods of Kubernetes YAML files (or generated ones) onto an in-memory "
+        "cluster with the real scheduler core. With no input, runs the bundled scenario."
     )
     sim.add_argument("files", nargs="*", type=Path, help="Kubernetes YAML with Nodes, Pods, ...")
     sim.add_argument("--config", type=Path, help="KubeSchedulerConfiguration file")
@@ -149,15 +134,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_plugin_flags(sim)
 
-    run = commands.add_parser(
-        "run",
-        help="run the scheduler against a cluster (the default command)",
-        description=(
-            "Watch the cluster and schedule the pods that name one of the configured profiles. "
-            "Flags follow kube-scheduler's. `run` is the default command; the others are "
-            "`simulate`, `explain`, `validate-config` and `retire-check` "
-            "(see `kube-pyscheduler <command> --help`)."
-        ),
+
+def _run_flags(run: argparse.ArgumentParser) -> None:
+    run.description = (
+        "Watch the cluster and schedule the pods that name one of the configured profiles. "
+        "Flags follow kube-scheduler's. `run` is the default command; the others are "
+        "`simulate`, `explain`, `validate-config` and `retire-check` "
+        "(see `kube-pyscheduler <command> --help`)."
     )
     run.add_argument(
         "--version",
@@ -172,10 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_shadow_flags(run)
     _add_plugin_flags(run)
 
-    validate = commands.add_parser(
-        "validate-config",
-        help="check a KubeSchedulerConfiguration file",
-        description="Check a KubeSchedulerConfiguration; exit non-zero naming each bad field.",
+
+def _validate_flags(validate: argparse.ArgumentParser) -> None:
+    validate.description = (
+        "Check a KubeSchedulerConfiguration; exit non-zero naming each bad field."
     )
     validate.add_argument("file", type=Path)
     validate.add_argument(
@@ -183,106 +166,54 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_plugin_flags(validate)
 
-    retire = commands.add_parser(
-        "retire-check",
-        help="list the pods that still name a scheduler; fail while there is one",
-        description=(
-            "Before removing a scheduler: list every pod (all namespaces, any phase) whose "
-            "spec.schedulerName is the given name. Exits 0 when there is none, 1 while some "
-            "remain (they would stay Pending for ever once the scheduler is gone)."
-        ),
+
+def _retire_check_flags(retire: argparse.ArgumentParser) -> None:
+    retire.description = (
+        "Before removing a scheduler: list every pod (all namespaces, any phase) whose "
+        "spec.schedulerName is the given name. Exits 0 when there is none, 1 while some "
+        "remain (they would stay Pending for ever once the scheduler is gone)."
     )
     retire.add_argument(
         "--scheduler-name", required=True, help="the schedulerName about to be retired"
     )
     retire.add_argument("--kubeconfig", help="kubeconfig of the cluster (else in-cluster config)")
     retire.add_argument("--master", help="API server URL; overrides the kubeconfig's server")
-    add_explain_parser(commands, _add_plugin_flags)
+
+
+def _explain_flags(explain: argparse.ArgumentParser) -> None:
+    from scheduler.app.explain.command import add_explain_flags  # noqa: PLC0415
+
+    add_explain_flags(explain, _add_plugin_flags)
+
+
+# Each command: its one-line summary and what defines its flags.
+_COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "simulate": ("run the scheduler against an in-memory cluster", _simulate_flags),
+    "run": ("run the scheduler against a cluster (the default command)", _run_flags),
+    "validate-config": ("check a KubeSchedulerConfiguration file", _validate_flags),
+    "retire-check": (
+        "list the pods that still name a scheduler; fail while there is one",
+        _retire_check_flags,
+    ),
+    "explain": (
+        "why a pod is pending: every node, every plugin, and the nearest fixes",
+        _explain_flags,
+    ),
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with `command`, only that command's flags (see the module doc)."""
+    parser = argparse.ArgumentParser(
+        prog="kube-pyscheduler",
+        description="A Kubernetes scheduler implementing the Scheduler Framework, in Python.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (summary, define_flags) in _COMMANDS.items():
+        sub = commands.add_parser(name, help=summary)
+        if command is None or command == name:
+            define_flags(sub)
     return parser
-
-
-def _validate_counts(args: argparse.Namespace) -> None:
-    for option in ("nodes", "pods", "zones", "gangs", "gpus_per_node", "pod_gpus"):
-        if getattr(args, option) < 0:
-            raise ConfigError(f"--{option.replace('_', '-')}: must be zero or more")
-    if args.gang_size < 1:
-        raise ConfigError("--gang-size: must be one or more")
-    if not args.timeout > 0:
-        raise ConfigError(f"--timeout: must be a positive number of seconds, got {args.timeout}")
-
-
-def run_simulate(args: argparse.Namespace) -> int:
-    _validate_counts(args)
-    # Logs go to stderr so that the report on stdout stays machine-readable. At -v=0 a run logs
-    # only warnings and plugin faults, so loggers need not cache their configuration (which
-    # keeps `simulate` callable many times in one process, as tests and notebooks do).
-    configure_logging("text", 0, cache_loggers=False)
-    registry = plugin_registry(args.plugin, autoload=not args.no_plugin_autoload)
-    output: OutputChoice = args.output
-    files = [*args.files, *output.inputs]
-    scenario = Scenario()
-    for file in files:
-        scenario.extend(load_scenario_file(file))
-    if args.nodes:
-        nodes = generate_nodes(args.nodes, parse_shape(args.node_shape, "--node-shape"), args.zones)
-        scenario.objects.extend(nodes)
-        if args.gpus_per_node:
-            scenario.objects.extend(gpu_slices(nodes, args.gpus_per_node))
-    if args.pods:
-        pods = generate_pods(
-            args.pods, parse_shape(args.pod_shape, "--pod-shape"), args.pod_scheduler_name
-        )
-        scenario.objects.extend(pods)
-        if args.pod_gpus:
-            scenario.objects.extend(claim_gpus(pods, args.pod_gpus))
-    if args.gangs:
-        scenario.objects.extend(
-            generate_gangs(
-                args.gangs,
-                args.gang_size,
-                parse_shape(args.pod_shape, "--pod-shape"),
-                args.pod_scheduler_name,
-            )
-        )
-        if args.config is None and scenario.config is None:
-            scenario.config = GANG_CONFIG
-    if not files and not args.nodes and not args.pods and not args.gangs:
-        scenario = load_bundled()
-    config, profiles = load_effective(registry, path=args.config, embedded=scenario.config)
-    check_extenders(config)
-    if args.gangs:
-        require_coscheduling(profiles, args.pod_scheduler_name)
-    progress = BindingProgress() if not args.no_progress else None
-    try:
-        result = asyncio.run(
-            simulate(
-                scenario.objects,
-                config,
-                profiles,
-                registry,
-                seed=args.seed,
-                progress=progress,
-                timeout=args.timeout,
-            )
-        )
-    except ConfigError as exc:  # an object the simulated cluster refused
-        raise ConfigError(f"{', '.join(scenario.sources) or 'generated objects'}: {exc}") from exc
-    if progress is not None:
-        progress.finish()
-    if output.file is not None:
-        html_report.write_page(result, output.file)
-        report.write(result, "table")
-        print(f"HTML report written to {output.file}", file=sys.stderr)
-    else:
-        report.write(result, output.format)
-    if result.timed_out:
-        print(f"error: the run did not finish within --timeout {args.timeout:g}s", file=sys.stderr)
-        return EXIT_TIMED_OUT
-    errors = result.count("Error")
-    if errors:
-        print(f"error: {errors} pod(s) failed with a scheduler or plugin error", file=sys.stderr)
-        return EXIT_POD_ERRORS
-    return 0
 
 
 def run_validate(args: argparse.Namespace) -> int:
@@ -296,6 +227,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_daemon(args: argparse.Namespace) -> int:
+    imported = process_age()
     if args.version != "false":
         print(version_text(args.version))
         return 0
@@ -313,11 +245,17 @@ def run_daemon(args: argparse.Namespace) -> int:
     configure_logging("json" if options.logging_format == "json" else "text", options.verbosity)
     for warning in options.compat.warnings:
         _log.warning(warning)
-    # Imported here: the real-cluster client takes about half a second to import, and only
-    # `run` needs it (simulate and validate-config start faster without it).
-    from scheduler.app.serve import serve  # noqa: PLC0415
+    mark(_log, "Configuration loaded", imports_done_at=imported)
+    # Released by the daemon once its informers have synced (see startup_gc).
+    START_UP.hold()
+    try:
+        # Imported here: the real-cluster client takes about half a second to import, and
+        # only `run` needs it (simulate and validate-config start faster without it).
+        from scheduler.app.serve import serve  # noqa: PLC0415
 
-    return asyncio.run(serve(config, profiles, registry, options, shadow))
+        return asyncio.run(serve(config, profiles, registry, options, shadow))
+    finally:
+        START_UP.release(freeze=False)
 
 
 def run_retire_check(args: argparse.Namespace) -> int:
@@ -352,18 +290,23 @@ def _with_default_command(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(_with_default_command(sys.argv[1:] if argv is None else argv))
+    words = _with_default_command(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[0])
+    args = parser.parse_args(words)
     try:
         if args.command == "run":
             return run_daemon(args)
         if args.command == "simulate":
+            from scheduler.app.simulate_command import run_simulate  # noqa: PLC0415
+
             return run_simulate(args)
         if args.command == "validate-config":
             return run_validate(args)
         if args.command == "retire-check":
             return run_retire_check(args)
         if args.command == "explain":
+            from scheduler.app.explain.command import run_explain  # noqa: PLC0415
+
             return run_explain(args)
     except (ConfigError, PluginLoadError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -30,6 +30,9 @@ from scheduler.app.health_checks import scheduler_checks
 from scheduler.app.health_checks import scheduler_failed_check
 from scheduler.app.http_server import HealthServer
 from scheduler.app.run_options import RunOptions
+from scheduler.app.startup_gc import HOLD_LIMIT_S
+from scheduler.app.startup_gc import START_UP
+from scheduler.app.startup_marks import mark
 from scheduler.app.unserved_pods import served_scheduler_names
 from scheduler.app.unserved_pods import unserved_pods_source
 from scheduler.cluster.port import ClusterClient
@@ -83,6 +86,7 @@ class Daemon:
         self._lost_leadership = False
         self._leading_since: float | None = None
         self._elector_task: asyncio.Task[None] | None = None
+        self._synced_task: asyncio.Task[None] | None = None
         self.elector: LeaderElector | None = None
         election = config.leader_election
         if election.leader_elect:
@@ -181,12 +185,26 @@ class Daemon:
     async def start(self) -> None:
         """Informers, the secure port, and (with leader election) the elector."""
         await self.scheduler.start()
+        mark(_log, "Informers started")
+        self._synced_task = asyncio.create_task(self._when_synced(), name="start-up-synced")
         self.port = await self.server.start(self.options.bind_address, self.options.secure_port)
         _log.info("serving health and metrics", port=self.port)
         if self.elector is not None:
             self._elector_task = asyncio.create_task(self.elector.run(), name="leader-election")
         else:
             self._start_scheduling()
+
+    async def _when_synced(self) -> None:
+        """Once every informer has listed: collect garbage again, freezing what start-up
+        built (see `startup_gc`), and log the step."""
+        synced = asyncio.ensure_future(self.scheduler.wait_synced())
+        try:
+            done, _ = await asyncio.wait({synced}, timeout=HOLD_LIMIT_S)
+            START_UP.release(freeze=bool(done))
+            await synced
+        finally:
+            synced.cancel()
+        mark(_log, "Caches synced")
 
     async def wait(self) -> int:
         """Until a signal or lost leadership; then shut down. Returns the exit code."""
@@ -215,6 +233,9 @@ class Daemon:
         if self._elector_task is not None:
             self._elector_task.cancel()
             await asyncio.gather(self._elector_task, return_exceptions=True)
+        if self._synced_task is not None:
+            self._synced_task.cancel()
+            await asyncio.gather(self._synced_task, return_exceptions=True)
         await self.scheduler.stop()
         await self.server.stop()
         if self._access is not None:

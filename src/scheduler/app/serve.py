@@ -9,7 +9,6 @@ from scheduler.app.access.delegation import build_access
 from scheduler.app.daemon import Daemon
 from scheduler.app.daemon import install_signal_handlers
 from scheduler.app.run_options import RunOptions
-from scheduler.app.shadow.daemon import ShadowDaemon
 from scheduler.app.shadow.options import ShadowOptions
 from scheduler.cluster.kube import connect_daemon
 from scheduler.cluster.kube import default_user_agent
@@ -44,6 +43,9 @@ async def serve(
         raise
     daemon: Daemon
     if shadow is not None:
+        # Imported here: only shadow mode needs its evaluation and tallies.
+        from scheduler.app.shadow.daemon import ShadowDaemon  # noqa: PLC0415
+
         # Shadow mode writes no Events and holds no Lease.
         await clients.events.close()
         await clients.leader_election.close()

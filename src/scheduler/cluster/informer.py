@@ -26,14 +26,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from scheduler.cluster.port import ClusterClient
+from scheduler.cluster.port import PagedLister
 from scheduler.cluster.port import WatchEvent
 from scheduler.framework.clock import Clock
 from scheduler.framework.errors import APIError
 from scheduler.framework.errors import GoneError
 from scheduler.framework.errors import NotFoundError
 from scheduler.observability import get_logger
+from scheduler.observability import log_v
 
 logger = get_logger(__name__)
+# klog verbosity of the line each list writes (what a slow start-up is read from).
+V_LIST = 2
 
 Object = dict[str, Any]
 AddHandler = Callable[[Object], None]
@@ -303,14 +307,51 @@ class Informer:
         started = self._lists_started
         self.last_list_started = self._clock.now()
         self._relist_requested.clear()
-        listed = await self._client.list(self.resource, field_selector=self._field_selector)
-        self.replace(listed.items, listed.resource_version)
+        sent = self._clock.now()
+        resource_version, pages = await self._list_page_by_page()
+        self._resource_version = resource_version
         self._must_list = self._relist_requested.is_set()
         self._backoff.reset()
         self.synced.set()
+        log_v(
+            logger,
+            V_LIST,
+            "Caches populated",
+            informer=self.name,
+            objects=len(self.store),
+            pages=pages,
+            seconds=round(self._clock.now() - sent, 3),
+        )
         async with self._listed:
             self._lists_done = max(self._lists_done, started)
             self._listed.notify_all()
+
+    async def _list_page_by_page(self) -> tuple[str, int]:
+        """Store each page of a list as it arrives (the client fetches the next meanwhile),
+        then drop what the list did not hold; returns the version to watch from and the count
+        of pages. The informer is not synced until the last page is in, so nothing schedules
+        against a partial picture."""
+        if not isinstance(self._client, PagedLister):
+            listed = await self._client.list(self.resource, field_selector=self._field_selector)
+            self.replace(listed.items, listed.resource_version)
+            return listed.resource_version, 1
+        seen: set[ObjectKey] = set()
+        version = ""
+        count = 0
+        pages = self._client.list_pages(self.resource, field_selector=self._field_selector)
+        try:
+            async for page in pages:
+                if page.restarted:
+                    # Pages stored so far are void; what they held and this list does not is
+                    # dropped at the end like any other object gone.
+                    seen = set()
+                self._store_listed(page.items, seen)
+                version = page.resource_version
+                count += 1
+        finally:
+            await _close(pages)
+        self._drop_unseen(seen)
+        return version, count
 
     async def watch_until_closed(self) -> None:
         """Apply watch events until the stream ends; errors (GoneError included) propagate."""
@@ -333,6 +374,13 @@ class Informer:
     def replace(self, items: Iterable[Object], resource_version: str) -> None:
         """Make the store hold exactly `items`, calling handlers for what differs."""
         seen: set[ObjectKey] = set()
+        self._store_listed(items, seen)
+        self._drop_unseen(seen)
+        self._resource_version = resource_version
+
+    def _store_listed(self, items: Iterable[Object], seen: set[ObjectKey]) -> None:
+        """Put listed objects in the store, noting their keys in `seen`; handlers hear of the
+        new and the changed."""
         for obj in map(trim, items):
             seen.add(object_key(obj))
             old = self.store.put(obj)
@@ -340,11 +388,12 @@ class Informer:
                 self._dispatch(self._on_add, obj)
             elif resource_version_of(old) != resource_version_of(obj):
                 self._dispatch(self._on_update, old, obj)
+
+    def _drop_unseen(self, seen: set[ObjectKey]) -> None:
         for key in self.store.object_keys():
             gone = None if key in seen else self.store.pop(key)
             if gone is not None:
                 self._dispatch(self._on_delete, gone)
-        self._resource_version = resource_version
 
     def apply(self, event: WatchEvent) -> None:
         """Apply one watch event to the store and call the matching handler."""
@@ -390,7 +439,7 @@ class Informer:
             )
 
 
-async def _close(stream: AsyncIterator[WatchEvent]) -> None:
+async def _close(stream: AsyncIterator[Any]) -> None:
     aclose = getattr(stream, "aclose", None)
     if aclose is not None:
         await aclose()

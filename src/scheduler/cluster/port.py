@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 from typing import Literal
 from typing import Protocol
+from typing import runtime_checkable
 
 from scheduler.framework.handle import ClusterAPI
 
@@ -42,6 +43,31 @@ class ObjectList:
 
     items: list[dict[str, Any]]
     resource_version: str
+
+
+@dataclass(frozen=True, slots=True)
+class ListPage:
+    """One page of a list, as `PagedLister.list_pages` hands them over.
+
+    `restarted` says the pages before it are void: the server could no longer continue the
+    list, so it was taken again in one piece, which this page holds whole. `resource_version`
+    is the version to watch from once the last page is in; earlier pages may carry ""."""
+
+    items: list[dict[str, Any]]
+    resource_version: str
+    restarted: bool = False
+
+
+@runtime_checkable
+class PagedLister(Protocol):
+    """A client that can hand a list over page by page, while it fetches the next: an
+    informer then stores one page while the server prepares the following one."""
+
+    def list_pages(
+        self, resource: str, *, field_selector: str | None = None
+    ) -> AsyncIterator[ListPage]:
+        """The pages of what `list` returns (all namespaces), in order."""
+        ...
 
 
 class ClusterClient(ClusterAPI, Protocol):

@@ -12,13 +12,18 @@ and the verbosity; a plugin never configures logging itself.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import cast
 
-import structlog
-from structlog.typing import FilteringBoundLogger
+from scheduler.framework.structlog_import import import_structlog
+
+if TYPE_CHECKING:
+    from structlog.typing import FilteringBoundLogger
+
+structlog = import_structlog()
 
 
 def get_logger(name: str) -> FilteringBoundLogger:
     """A logger whose records carry `logger=name`; safe to call at import time."""
     # The name reaches the logger factory when the logger is first used.
-    return cast(FilteringBoundLogger, structlog.get_logger(name))
+    return cast("FilteringBoundLogger", structlog.get_logger(name))

@@ -30,22 +30,18 @@ from scheduler.framework.spec import PluginSpec
 from scheduler.observability import configure_logging
 
 
-def add_explain_parser(
-    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+def add_explain_flags(
+    explain: argparse.ArgumentParser,
     add_plugin_flags: Callable[[argparse.ArgumentParser], None],
 ) -> None:
-    explain = commands.add_parser(
-        "explain",
-        help="why a pod is pending: every node, every plugin, and the nearest fixes",
-        description=(
-            "Run a pod through its profile exactly as the scheduler would, read-only, and "
-            "report every Filter plugin's verdict on every node, the Score of every plugin on "
-            "the feasible nodes, what PreFilter and PostFilter (preemption, planned only) "
-            "said, and the nearest changes to the pod that would let it schedule, each "
-            "checked by filtering the changed pod again. Against a live cluster (--kubeconfig) "
-            "or, with --scenario, the cluster that `simulate` leaves after scheduling the "
-            "scenario. Nothing is ever written to the cluster."
-        ),
+    explain.description = (
+        "Run a pod through its profile exactly as the scheduler would, read-only, and "
+        "report every Filter plugin's verdict on every node, the Score of every plugin on "
+        "the feasible nodes, what PreFilter and PostFilter (preemption, planned only) "
+        "said, and the nearest changes to the pod that would let it schedule, each "
+        "checked by filtering the changed pod again. Against a live cluster (--kubeconfig) "
+        "or, with --scenario, the cluster that `simulate` leaves after scheduling the "
+        "scenario. Nothing is ever written to the cluster."
     )
     explain.add_argument("pod", help="NAMESPACE/NAME, or NAME with -n")
     explain.add_argument("-n", "--namespace", default=None, help="the pod's namespace")

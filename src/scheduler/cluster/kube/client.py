@@ -15,6 +15,7 @@ namespaces, as client-go's does.
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 from collections.abc import AsyncGenerator
 from collections.abc import Mapping
@@ -29,12 +30,14 @@ from scheduler.cluster.kube.bodies import namespace_of
 from scheduler.cluster.kube.bodies import status_patch
 from scheduler.cluster.kube.bodies import typed
 from scheduler.cluster.kube.errors import is_uid_mismatch
+from scheduler.cluster.kube.resources import ApiResource
 from scheduler.cluster.kube.resources import ResourceTable
 from scheduler.cluster.kube.transport import MERGE_PATCH
 from scheduler.cluster.kube.transport import STRATEGIC_MERGE_PATCH
 from scheduler.cluster.kube.transport import RequestObserver
 from scheduler.cluster.kube.transport import Transport
 from scheduler.cluster.kube.watch_events import decode_watch_event
+from scheduler.cluster.port import ListPage
 from scheduler.cluster.port import ObjectList
 from scheduler.cluster.port import WatchEvent
 from scheduler.framework.clock import Clock
@@ -60,6 +63,23 @@ DEFAULT_WATCH_TIMEOUT = 30
 WATCH_SILENCE_MARGIN = 15.0
 # Waits between asking whether a Binding answered with an error was made after all.
 UNCERTAIN_BINDING_RETRIES = (0.5, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0)
+
+
+def _typed_items(kind: ApiResource, answer: Mapping[str, Any]) -> builtins.list[dict[str, Any]]:
+    items: builtins.list[dict[str, Any]] = answer.get("items") or []
+    for item in items:
+        # List items come without apiVersion/kind; watch events and gets carry them.
+        item.setdefault("apiVersion", kind.api_version)
+        item.setdefault("kind", kind.kind)
+    return items
+
+
+def _discard(request: asyncio.Future[dict[str, Any]]) -> None:
+    """Cancel a page request nobody will read; one already failed has its error consumed."""
+    if not request.done():
+        request.cancel()
+    elif not request.cancelled():
+        request.exception()
 
 
 class KubeClusterClient:
@@ -106,32 +126,61 @@ class KubeClusterClient:
     ) -> ObjectList:
         """Page through the collection. If a page's continue token expires (410) before the
         end, list again in one piece, as client-go's pager does."""
+        items: builtins.list[dict[str, Any]] = []
+        version = ""
+        pages = self.list_pages(resource, namespace=namespace, field_selector=field_selector)
+        async with aclosing(pages):
+            async for page in pages:
+                if page.restarted:
+                    items.clear()
+                items.extend(page.items)
+                version = page.resource_version
+        return ObjectList(items, version)
+
+    async def list_pages(
+        self,
+        resource: str,
+        *,
+        namespace: str | None = None,
+        field_selector: str | None = None,
+    ) -> AsyncGenerator[ListPage, None]:
+        """The pages of `list`, each yielded once the request for the next one is on its way,
+        so the server prepares page k+1 while the caller stores page k."""
         kind = self._resources[resource]
         path = kind.collection_path(namespace)
         selector = [("fieldSelector", field_selector)] if field_selector else []
-        items: builtins.list[dict[str, Any]] = []
-        token = ""
+        limit = [("limit", str(self._page_size))]
+        answer = await self._transport.request("GET", path, query=[*selector, *limit])
+        restarted = False
         while True:
-            query = [*selector, ("limit", str(self._page_size))]
-            if token:
-                query.append(("continue", token))
-            try:
-                page = await self._transport.request("GET", path, query=query)
-            except GoneError:
-                if not token:
-                    raise
-                logger.info("List expired while paging; listing in one piece", resource=resource)
-                items.clear()
-                page = await self._transport.request("GET", path, query=selector)
-            for item in page.get("items") or ():
-                # List items come without apiVersion/kind; watch events and gets carry them.
-                item.setdefault("apiVersion", kind.api_version)
-                item.setdefault("kind", kind.kind)
-                items.append(item)
-            meta = page.get("metadata") or {}
+            meta = answer.get("metadata") or {}
             token = str(meta.get("continue") or "")
-            if not token:
-                return ObjectList(items, str(meta.get("resourceVersion") or ""))
+            following = None
+            if token:
+                query = [*selector, *limit, ("continue", token)]
+                following = asyncio.ensure_future(self._transport.request("GET", path, query=query))
+                # One turn of the loop lets the request go out before the caller's work.
+                await asyncio.sleep(0)
+            try:
+                yield ListPage(
+                    _typed_items(kind, answer),
+                    str(meta.get("resourceVersion") or ""),
+                    restarted,
+                )
+                if following is None:
+                    return
+                try:
+                    answer = await following
+                    restarted = False
+                except GoneError:
+                    logger.info(
+                        "List expired while paging; listing in one piece", resource=resource
+                    )
+                    answer = await self._transport.request("GET", path, query=selector)
+                    restarted = True
+            finally:
+                if following is not None:
+                    _discard(following)
 
     async def watch(
         self,
