@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or Path(tempfile.mkdtemp(prefix="daemon-profile-"))
     out.mkdir(parents=True, exist_ok=True)
     bench = subprocess.Popen(
-[sys.executable, "-m", "bench.compare", *compare_argv(args.nodes, args.pods, out)]
+        [sys.executable, "-m", "bench.compare", *compare_argv(args.nodes, args.pods, out)]
     )
     raw = out / "profile.raw"
     recorder: subprocess.Popen[bytes] | None = None

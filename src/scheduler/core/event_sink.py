@@ -331,7 +331,9 @@ class EventSink:
             count=recurrences,
             written_count=recurrences,
             last_observed=now,
-            last_observed_wall=_micro_time(self._clock.wall()),
+            # Left blank: only a series patch writes it, and every occurrence that makes one
+            # due (`_absorb`) sets it first. Formatting a time per Event written costs more
+            # than the rest of this bookkeeping.
         )
 
     # -- series upkeep -------------------------------------------------------------------------

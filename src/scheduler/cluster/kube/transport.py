@@ -43,6 +43,8 @@ from scheduler.cluster.send_gate import check_before_sending
 from scheduler.framework.clock import Clock
 from scheduler.framework.clock import SystemClock
 from scheduler.framework.errors import APIError
+from scheduler.observability import V_DEBUG
+from scheduler.observability import enabled
 from scheduler.observability import get_logger
 
 logger = get_logger(__name__)
@@ -91,7 +93,9 @@ class Transport:
     ) -> None:
         self._api = api_client
         self._limiter = limiter
-        self._request_timeout = request_timeout
+        self._request_limits = aiohttp.ClientTimeout(
+            total=request_timeout, sock_connect=CONNECT_TIMEOUT, sock_read=READ_IDLE_TIMEOUT
+        )
         self._streams: set[aiohttp.ClientResponse] = set()
         self._closed = False
         self._clock: Clock = clock if clock is not None else SystemClock()
@@ -128,12 +132,24 @@ class Transport:
         content_type: str = JSON,
     ) -> dict[str, Any]:
         """Send one request and return the parsed JSON answer ({} if it had no body)."""
-        limits = aiohttp.ClientTimeout(
-            total=self._request_timeout, sock_connect=CONNECT_TIMEOUT, sock_read=READ_IDLE_TIMEOUT
-        )
-        response = await self._send(
-            method, path, query=query, body=body, content_type=content_type, time_limits=limits
-        )
+        limits = self._request_limits
+        response = await self._send(method, path, query, body, content_type, limits)
+        data = await self._read_whole(method, path, response)
+        parsed = decode(data) if data else {}
+        return parsed if isinstance(parsed, dict) else {}
+
+    async def send(
+        self, method: str, path: str, *, body: Mapping[str, Any] | None, content_type: str = JSON
+    ) -> None:
+        """Send one request whose answer the caller has no use for (a Binding's Status, the
+        Event just created): it is read, so the connection can be reused, but not parsed.
+        Errors raise as from `request`."""
+        limits = self._request_limits
+        response = await self._send(method, path, (), body, content_type, limits)
+        await self._read_whole(method, path, response)
+
+    async def _read_whole(self, method: str, path: str, response: aiohttp.ClientResponse) -> bytes:
+        """The answer's body, once it has all arrived; an error status raises."""
         try:
             data = await response.read()
         except _TRANSPORT_ERRORS as error:
@@ -144,8 +160,7 @@ class Transport:
         self._observe_size(method, len(data))
         if response.status >= 400:
             raise _error(response, data)
-        parsed = decode(data) if data else {}
-        return parsed if isinstance(parsed, dict) else {}
+        return data
 
     async def stream_lines(
         self, path: str, *, query: Query = (), read_timeout: float
@@ -156,9 +171,7 @@ class Transport:
         goes silent for `read_timeout` seconds, or breaks, raises APIError(NO_RESPONSE).
         """
         limits = aiohttp.ClientTimeout(sock_connect=CONNECT_TIMEOUT, sock_read=read_timeout)
-        response = await self._send(
-            "GET", path, query=query, body=None, content_type=JSON, time_limits=limits
-        )
+        response = await self._send("GET", path, query, None, JSON, limits)
         self._streams.add(response)
         try:
             if response.status >= 400:
@@ -187,7 +200,6 @@ class Transport:
         self,
         method: str,
         path: str,
-        *,
         query: Query,
         body: Mapping[str, Any] | None,
         content_type: str,
@@ -199,7 +211,7 @@ class Transport:
         await self._limiter.acquire()
         waited = self._clock.now() - queued
         headers = {"Accept": JSON, "Content-Type": content_type, **self._api.default_headers}
-        data = encode(_plain(body)) if body is not None else None
+        data = encode_body(body) if body is not None else None
         url = self._base_url + path
         params = list(query)
         if params:
@@ -231,7 +243,8 @@ class Transport:
         except BaseException:
             self._slots.release()
             raise
-        logger.debug("API request", verb=method, path=path, status=response.status)
+        if enabled(V_DEBUG):
+            logger.debug("API request", verb=method, path=path, status=response.status)
         self._observe(method, response.status, started, data)
         return response
 
@@ -275,6 +288,16 @@ def _proxy_for(proxy: str | None, headers: Mapping[str, str] | None, url: str) -
     except LookupError:
         return {}
     return {"proxy": env_proxy, "proxy_auth": auth}
+
+
+def encode_body(body: Mapping[str, Any]) -> bytes:
+    """`body` as JSON. Bodies are nearly always plain dicts and lists already, which orjson
+    encodes as they are; anything else it refuses (another kind of mapping, a key that is not
+    a string) is made plain first."""
+    try:
+        return encode(body)
+    except TypeError:
+        return encode(_plain(body))
 
 
 def _plain(value: Any) -> Any:
