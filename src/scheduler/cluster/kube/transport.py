@@ -9,7 +9,9 @@ cannot even decode the server's answer to a successful binding), and its session
 environment, which costs two thread-pool round trips per request (a netrc lookup and a proxy
 lookup). Requests go through a session of our own on the same connector instead, with bodies
 encoded and parsed by orjson (`json_codec`), and the proxy the environment names (HTTPS_PROXY,
-NO_PROXY, as client-go reads them) looked up once.
+NO_PROXY, as client-go reads them) looked up once. Writes whose answer is not needed (`send`:
+Bindings and Events, made per pod) skip aiohttp's client altogether when no proxy is in the way,
+over keep-alive connections of their own with the same TLS context (`http1`).
 
 Every request first takes a token from the client-side rate limiter, like client-go's. A
 `RequestObserver`, once set, hears of each wait and each request, as client-go's rest_client_*
@@ -184,9 +186,9 @@ class Transport:
         data = encode_body(body) if body is not None else b""
         started = await self._take_slot(method, waited)
         try:
+            await self._api.update_params_for_auth(headers, [], ["BearerToken"])
+            head = request_head(method, self._path_prefix + path, headers, len(data))
             try:
-                await self._api.update_params_for_auth(headers, [], ["BearerToken"])
-                head = request_head(method, self._path_prefix + path, headers, len(data))
                 async with asyncio.timeout(self._request_timeout):
                     answer = await self._http1.exchange(
                         head,
