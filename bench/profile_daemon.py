@@ -1,6 +1,7 @@
 """Profile kube-pyscheduler's daemon end to end during a `bench.compare` drain run.
 
-Runs `python -m bench.compare --only kube-pyscheduler` with the given sizes, attaches py-spy
+Runs `python -m bench.compare --schedulers ours` once (defaults mode, drain load, basic workload)
+with the given sizes, attaches py-spy
 (`pip install py-spy`) to the daemon as soon as it is spawned, and when the run is over prints
 the profile's top entries by own time and by inclusive time. The raw py-spy output (collapsed
 stacks, one line per stack) stays in the output folder, with the benchmark's logs.
@@ -71,6 +72,22 @@ def top_entries(collapsed: Path, count: int) -> tuple[list[str], list[str]]:
     return rows(own), rows(inclusive)
 
 
+def compare_argv(nodes: int, pods: int, out: Path) -> list[str]:
+    """`bench.compare`'s arguments for one run of ours alone: scheduler defaults, a drain of the
+    plain-pod workload, its JSON and logs kept in `out`."""
+    return [
+        "--schedulers=ours",
+        "--repeat=1",
+        "--modes=defaults",
+        "--loads=drain",
+        "--workloads=basic",
+        f"--nodes={nodes}",
+        f"--pods={pods}",
+        f"--json={out / 'bench.json'}",
+        f"--log-dir={out / 'logs'}",
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.profile_daemon", description=__doc__)
     parser.add_argument("--nodes", type=int, default=5000)
@@ -84,17 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or Path(tempfile.mkdtemp(prefix="daemon-profile-"))
     out.mkdir(parents=True, exist_ok=True)
     bench = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "bench.compare",
-            "--only",
-            "kube-pyscheduler",
-            f"--nodes={args.nodes}",
-            f"--pods={args.pods}",
-            f"--json={out / 'bench.json'}",
-            f"--log-dir={out / 'logs'}",
-        ]
+        [sys.executable, "-m", "bench.compare", *compare_argv(args.nodes, args.pods, out)]
     )
     raw = out / "profile.raw"
     recorder: subprocess.Popen[bytes] | None = None

@@ -73,6 +73,14 @@ def test_any_other_change_asks_for_a_full_parse() -> None:
     no_status = _bound(_pending())
     del no_status["status"]
     assert rebased(old, no_status) is None
+    # A field gone counts as much as one added or changed, even one that was null.
+    for section, key in [("spec", "tolerations"), ("metadata", "labels")]:
+        new_raw = _bound(_pending())
+        del new_raw[section][key]
+        assert rebased(old, new_raw) is None, (section, key)
+    null_added = _bound(_pending())
+    null_added["spec"]["priority"] = None
+    assert rebased(old, null_added) is None
 
 
 def test_a_malformed_new_status_is_left_to_the_full_parse_to_report() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 from typing import NotRequired
 from typing import TypedDict
@@ -44,10 +45,9 @@ class EventRecorder:
         self._instance = instance
         self._last_stamp = 0
 
-    def _name(self, name: str) -> str:
+    def _name(self, name: str, wall: datetime) -> str:
         """`<object>.<wall-clock nanoseconds in hex>`, upstream's name; a stamp is never reused
         in this process, so two events in one clock tick (or under a test clock) differ."""
-        wall = self._clock.wall()
         stamp = int(wall.timestamp()) * 1_000_000_000 + wall.microsecond * 1000
         self._last_stamp = max(stamp, self._last_stamp + 1)
         return f"{name}.{self._last_stamp:x}"
@@ -72,12 +72,13 @@ class EventRecorder:
         controller: str,
         related: Pod | None = None,
     ) -> dict[str, Any]:
-        now = self._clock.wall().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        wall = self._clock.wall()
+        now = wall.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         body: dict[str, Any] = {
             "apiVersion": "events.k8s.io/v1",
             "kind": "Event",
             "metadata": {
-                "name": self._name(regarding.name),
+                "name": self._name(regarding.name, wall),
                 "namespace": regarding.namespace,
             },
             "eventTime": now,

@@ -145,22 +145,24 @@ class EventSink:
     def submit(self, event: dict[str, Any]) -> None:
         """Hand an Event over without waiting; it is dropped (and counted) only if the queue
         is full even after correlating it with what is already there."""
-        if self._absorb(event):
+        key = isomorphic_key(event)
+        if self._absorb(key, event):
             return
         if self._queued >= self._capacity:
             self._dropped("queue_full", event)
             return
-        self._enqueue(_Write(isomorphic_key(event), body=event))
+        self._enqueue(_Write(key, body=event))
 
     async def put(self, event: dict[str, Any]) -> None:
         """Hand an Event over, waiting for room in the queue if it is full."""
-        if self._absorb(event):
+        key = isomorphic_key(event)
+        if self._absorb(key, event):
             return
         while self._queued >= self._capacity:
             self._has_room.clear()
             await self._has_room.wait()
-        if not self._absorb(event):
-            self._enqueue(_Write(isomorphic_key(event), body=event, urgent=True))
+        if not self._absorb(key, event):
+            self._enqueue(_Write(key, body=event, urgent=True))
 
     @property
     def pending(self) -> int:
@@ -220,9 +222,9 @@ class EventSink:
 
     # -- correlation ---------------------------------------------------------------------------
 
-    def _absorb(self, event: Mapping[str, Any]) -> bool:
-        """Fold `event` into an isomorphic Event if there is one; True if it was."""
-        key = isomorphic_key(event)
+    def _absorb(self, key: EventKey, event: Mapping[str, Any]) -> bool:
+        """Fold `event` (whose isomorphic key is `key`) into an isomorphic Event if there is
+        one; True if it was."""
         queued = self._waiting(key)
         if queued is not None and queued.body is not None:
             # Not written yet: the queued Event stands for this occurrence too.
@@ -331,7 +333,9 @@ class EventSink:
             count=recurrences,
             written_count=recurrences,
             last_observed=now,
-            last_observed_wall=_micro_time(self._clock.wall()),
+            # Left blank: only a series patch writes it, and every occurrence that makes one
+            # due (`_absorb`) sets it first. Formatting a time per Event written costs more
+            # than the rest of this bookkeeping.
         )
 
     # -- series upkeep -------------------------------------------------------------------------

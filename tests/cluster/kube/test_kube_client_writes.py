@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
 
 from scheduler.cluster.kube import KubeClusterClient
+from scheduler.cluster.kube import transport
 from scheduler.framework.errors import APIError
 from scheduler.framework.errors import ConflictError
 from scheduler.framework.errors import NotFoundError
@@ -291,3 +293,24 @@ async def test_requests_carry_user_agent_accept_and_bearer_token(
     assert headers["User-Agent"] == "kube-pyscheduler/9.9.9"
     assert headers["Accept"] == "application/json"
     assert headers["authorization"] == "Bearer s3cret"
+
+
+async def test_the_answers_to_bindings_and_events_are_read_but_not_parsed(
+    api: FakeApiServer, client: KubeClusterClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed: list[bytes] = []
+
+    def counting_decode(data: bytes) -> Any:
+        parsed.append(data)
+        return json.loads(data)
+
+    monkeypatch.setattr(transport, "decode", counting_decode)
+    api.reply("POST", binding_path(), 201, CREATED)
+    api.reply("POST", "/apis/events.k8s.io/v1/namespaces/team-a/events", 201, {"kind": "Event"})
+    api.reply("GET", "/api/v1/nodes/n1", body={"kind": "Node"})
+    await client.bind(pending_pod(), "n1")
+    await client.create_event({"regarding": {"namespace": "team-a", "name": "web"}})
+    assert parsed == []
+    # The same connection pool then serves a read, whose answer is parsed.
+    assert await client.get("nodes", "", "n1") == {"kind": "Node"}
+    assert len(parsed) == 1

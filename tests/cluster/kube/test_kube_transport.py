@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 import pytest
@@ -13,6 +15,7 @@ from scheduler.cluster.kube import KubeClusterClient
 from scheduler.cluster.kube import new_client
 from scheduler.cluster.kube.config import DEFAULT_POOL_SIZE
 from scheduler.cluster.kube.errors import NO_RESPONSE
+from scheduler.cluster.kube.transport import encode_body
 from scheduler.cluster.send_gate import gated
 from scheduler.framework.errors import APIError
 from scheduler.testing import FakeClock
@@ -201,3 +204,11 @@ async def test_the_send_gate_is_asked_once_a_connection_is_free_not_before(
     finally:
         await watching.aclose()
         await client.close()
+
+
+def test_bodies_are_encoded_as_they_are_or_made_plain_first() -> None:
+    plain = {"metadata": {"name": "web"}, "items": [1, "a", None]}
+    assert json.loads(encode_body(plain)) == plain
+    # Another kind of mapping, a tuple, and a key that is not a string: made plain.
+    unusual = MappingProxyType({"target": MappingProxyType({1: ("n1",)})})
+    assert json.loads(encode_body(unusual)) == {"target": {"1": ["n1"]}}

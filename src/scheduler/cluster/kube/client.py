@@ -235,7 +235,7 @@ class KubeClusterClient:
         body = binding(pod.namespace, pod.name, pod.uid, node_name)
         try:
             # The answer is a Status with code 201; there is nothing in it to keep.
-            await self._transport.request("POST", path, body=body)
+            await self._transport.send("POST", path, body=body)
         except ConflictError as error:
             if is_uid_mismatch(error):
                 # The pod we scheduled is gone; another took its name. The port (and the
@@ -303,7 +303,8 @@ class KubeClusterClient:
     async def create_event(self, event: Mapping[str, Any]) -> None:
         body = event_body(event, self._clock.wall())
         path = self._resources["events"].collection_path(body["metadata"]["namespace"])
-        await self._transport.request("POST", path, body=body)
+        # The server answers with the Event as created; nothing here reads it.
+        await self._transport.send("POST", path, body=body)
 
     async def close(self) -> None:
         await self._transport.close()

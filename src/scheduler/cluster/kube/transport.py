@@ -9,7 +9,9 @@ cannot even decode the server's answer to a successful binding), and its session
 environment, which costs two thread-pool round trips per request (a netrc lookup and a proxy
 lookup). Requests go through a session of our own on the same connector instead, with bodies
 encoded and parsed by orjson (`json_codec`), and the proxy the environment names (HTTPS_PROXY,
-NO_PROXY, as client-go reads them) looked up once.
+NO_PROXY, as client-go reads them) looked up once. Writes whose answer is not needed (`send`:
+Bindings and Events, made per pod) skip aiohttp's client altogether when no proxy is in the way,
+over keep-alive connections of their own with the same TLS context (`http1`).
 
 Every request first takes a token from the client-side rate limiter, like client-go's. A
 `RequestObserver`, once set, hears of each wait and each request, as client-go's rest_client_*
@@ -19,6 +21,7 @@ metrics do.
 from __future__ import annotations
 
 import asyncio
+import ssl
 import sys
 from collections.abc import AsyncGenerator
 from collections.abc import AsyncIterable
@@ -36,6 +39,9 @@ from yarl import URL
 from scheduler.cluster.kube.client_library import ApiClient
 from scheduler.cluster.kube.errors import NO_RESPONSE
 from scheduler.cluster.kube.errors import error_from_response
+from scheduler.cluster.kube.http1 import ExchangeErrors
+from scheduler.cluster.kube.http1 import Http1Pool
+from scheduler.cluster.kube.http1 import request_head
 from scheduler.cluster.kube.json_codec import decode
 from scheduler.cluster.kube.json_codec import encode
 from scheduler.cluster.kube.rate_limit import TokenBucket
@@ -43,6 +49,8 @@ from scheduler.cluster.send_gate import check_before_sending
 from scheduler.framework.clock import Clock
 from scheduler.framework.clock import SystemClock
 from scheduler.framework.errors import APIError
+from scheduler.observability import V_DEBUG
+from scheduler.observability import enabled
 from scheduler.observability import get_logger
 
 logger = get_logger(__name__)
@@ -92,6 +100,9 @@ class Transport:
         self._api = api_client
         self._limiter = limiter
         self._request_timeout = request_timeout
+        self._request_limits = aiohttp.ClientTimeout(
+            total=request_timeout, sock_connect=CONNECT_TIMEOUT, sock_read=READ_IDLE_TIMEOUT
+        )
         self._streams: set[aiohttp.ClientResponse] = set()
         self._closed = False
         self._clock: Clock = clock if clock is not None else SystemClock()
@@ -110,7 +121,31 @@ class Transport:
         # once the answer is released: a request that passed the gate never then waits for a
         # connection (which could outlast the tenure the gate checked).
         self._slots = asyncio.Semaphore(self.connection_limit or sys.maxsize)
+        # What the server's base URL puts before every path (usually nothing).
+        self._path_prefix = ""
+        self._http1 = self._http1_pool(api_client)
         self.observer: RequestObserver | None = None
+
+    def _http1_pool(self, api_client: ApiClient) -> Http1Pool | None:
+        """The pool `send` uses: over the connector's TLS context, when no proxy is in the way
+        (None otherwise, and `send` goes through aiohttp)."""
+        if self._proxy:
+            return None
+        split = urlsplit(self._base_url)
+        tls = getattr(api_client.rest_client.pool_manager.connector, "_ssl", None)
+        if split.scheme == "https" and not isinstance(tls, ssl.SSLContext):
+            return None
+        if split.scheme not in ("http", "https") or not split.hostname:
+            return None
+        self._path_prefix = split.path.rstrip("/")
+        return Http1Pool(
+            split.hostname,
+            split.port or (443 if split.scheme == "https" else 80),
+            tls=tls if split.scheme == "https" else None,
+            server_hostname=self._server_hostname,
+            clock=self._clock,
+            max_idle=self.connection_limit or sys.maxsize,
+        )
 
     @property
     def connection_limit(self) -> int:
@@ -128,12 +163,54 @@ class Transport:
         content_type: str = JSON,
     ) -> dict[str, Any]:
         """Send one request and return the parsed JSON answer ({} if it had no body)."""
-        limits = aiohttp.ClientTimeout(
-            total=self._request_timeout, sock_connect=CONNECT_TIMEOUT, sock_read=READ_IDLE_TIMEOUT
-        )
-        response = await self._send(
-            method, path, query=query, body=body, content_type=content_type, time_limits=limits
-        )
+        limits = self._request_limits
+        response = await self._send(method, path, query, body, content_type, limits)
+        data = await self._read_whole(method, path, response)
+        parsed = decode(data) if data else {}
+        return parsed if isinstance(parsed, dict) else {}
+
+    async def send(
+        self, method: str, path: str, *, body: Mapping[str, Any] | None, content_type: str = JSON
+    ) -> None:
+        """Send one request whose answer the caller has no use for (a Binding's Status, the
+        Event just created): it is read, so the connection can be reused, but not parsed.
+        Errors raise as from `request`."""
+        if self._http1 is None:
+            limits = self._request_limits
+            response = await self._send(method, path, (), body, content_type, limits)
+            await self._read_whole(method, path, response)
+            return
+        waited = await self._admit(method, path)
+        headers = self._headers(content_type)
+        headers["Host"] = self._host
+        data = encode_body(body) if body is not None else b""
+        started = await self._take_slot(method, waited)
+        try:
+            await self._api.update_params_for_auth(headers, [], ["BearerToken"])
+            head = request_head(method, self._path_prefix + path, headers, len(data))
+            try:
+                async with asyncio.timeout(self._request_timeout):
+                    answer = await self._http1.exchange(
+                        head,
+                        data,
+                        connect_timeout=CONNECT_TIMEOUT,
+                        answer_timeout=READ_IDLE_TIMEOUT,
+                    )
+            except ExchangeErrors as error:
+                self._observe(method, NO_RESPONSE, started, data)
+                raise _no_response(method, path, error) from error
+        finally:
+            self._slots.release()
+        if enabled(V_DEBUG):
+            logger.debug("API request", verb=method, path=path, status=answer.status)
+        self._observe(method, answer.status, started, data)
+        self._observe_size(method, len(answer.body))
+        if answer.status >= 400:
+            retry_after = answer.headers.get("retry-after")
+            raise error_from_response(answer.status, answer.body, answer.reason, retry_after)
+
+    async def _read_whole(self, method: str, path: str, response: aiohttp.ClientResponse) -> bytes:
+        """The answer's body, once it has all arrived; an error status raises."""
         try:
             data = await response.read()
         except _TRANSPORT_ERRORS as error:
@@ -144,8 +221,7 @@ class Transport:
         self._observe_size(method, len(data))
         if response.status >= 400:
             raise _error(response, data)
-        parsed = decode(data) if data else {}
-        return parsed if isinstance(parsed, dict) else {}
+        return data
 
     async def stream_lines(
         self, path: str, *, query: Query = (), read_timeout: float
@@ -156,9 +232,7 @@ class Transport:
         goes silent for `read_timeout` seconds, or breaks, raises APIError(NO_RESPONSE).
         """
         limits = aiohttp.ClientTimeout(sock_connect=CONNECT_TIMEOUT, sock_read=read_timeout)
-        response = await self._send(
-            "GET", path, query=query, body=None, content_type=JSON, time_limits=limits
-        )
+        response = await self._send("GET", path, query, None, JSON, limits)
         self._streams.add(response)
         try:
             if response.status >= 400:
@@ -180,6 +254,8 @@ class Transport:
         self._closed = True
         for response in list(self._streams):
             response.close()
+        if self._http1 is not None:
+            self._http1.close()
         await self._session.close()
         await self._api.close()
 
@@ -187,31 +263,21 @@ class Transport:
         self,
         method: str,
         path: str,
-        *,
         query: Query,
         body: Mapping[str, Any] | None,
         content_type: str,
         time_limits: aiohttp.ClientTimeout,
     ) -> aiohttp.ClientResponse:
-        if self._closed:
-            raise APIError(NO_RESPONSE, f"{method} {path}: the client is closed")
-        queued = self._clock.now()
-        await self._limiter.acquire()
-        waited = self._clock.now() - queued
-        headers = {"Accept": JSON, "Content-Type": content_type, **self._api.default_headers}
-        data = encode(_plain(body)) if body is not None else None
+        waited = await self._admit(method, path)
+        headers = self._headers(content_type)
+        data = encode_body(body) if body is not None else None
         url = self._base_url + path
         params = list(query)
         if params:
             url += "?" + urlencode(params)
         # Given back by the caller once it has released the answer (or here, on failure).
-        await self._slots.acquire()
+        started = await self._take_slot(method, waited)
         try:
-            # Asked holding a connection slot, so as late as it can be.
-            check_before_sending(method)
-            if self.observer is not None:
-                self.observer.rate_limited(method, self._host, waited)
-            started = self._clock.now()
             try:
                 # Adds the bearer token when the configuration has one (refreshing it first if
                 # it expires); certificates are in the connector's TLS context already.
@@ -231,9 +297,35 @@ class Transport:
         except BaseException:
             self._slots.release()
             raise
-        logger.debug("API request", verb=method, path=path, status=response.status)
+        if enabled(V_DEBUG):
+            logger.debug("API request", verb=method, path=path, status=response.status)
         self._observe(method, response.status, started, data)
         return response
+
+    async def _admit(self, method: str, path: str) -> float:
+        """Wait for the rate limiter; returns how long that took."""
+        if self._closed:
+            raise APIError(NO_RESPONSE, f"{method} {path}: the client is closed")
+        queued = self._clock.now()
+        await self._limiter.acquire()
+        return self._clock.now() - queued
+
+    async def _take_slot(self, method: str, waited: float) -> float:
+        """Take a connection slot, then ask the send gate (holding the slot, so as late as it
+        can be); returns when the request starts. The caller gives the slot back, unless this
+        raises."""
+        await self._slots.acquire()
+        try:
+            check_before_sending(method)
+        except BaseException:
+            self._slots.release()
+            raise
+        if self.observer is not None:
+            self.observer.rate_limited(method, self._host, waited)
+        return self._clock.now()
+
+    def _headers(self, content_type: str) -> dict[str, str]:
+        return {"Accept": JSON, "Content-Type": content_type, **self._api.default_headers}
 
     def _observe(self, method: str, code: int, started: float, data: bytes | None) -> None:
         if self.observer is None:
@@ -275,6 +367,16 @@ def _proxy_for(proxy: str | None, headers: Mapping[str, str] | None, url: str) -
     except LookupError:
         return {}
     return {"proxy": env_proxy, "proxy_auth": auth}
+
+
+def encode_body(body: Mapping[str, Any]) -> bytes:
+    """`body` as JSON. Bodies are nearly always plain dicts and lists already, which orjson
+    encodes as they are; anything else it refuses (another kind of mapping, a key that is not
+    a string) is made plain first."""
+    try:
+        return encode(body)
+    except TypeError:
+        return encode(_plain(body))
 
 
 def _plain(value: Any) -> Any:
