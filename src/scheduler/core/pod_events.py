@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from collections.abc import Mapping
-from typing import Any
 
 from scheduler.backend.cache import SchedulerCache
 from scheduler.backend.queue import SchedulingQueue
@@ -21,10 +19,10 @@ from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
 from scheduler.objects.pod_changes import rebased
+from scheduler.objects.raw import RawObject
 from scheduler.observability import SchedulerMetrics
 from scheduler.observability import get_logger
 
-RawObject = Mapping[str, Any]
 _log = get_logger(__name__)
 
 # Watched resources (plural API names) and the event resource plugins register for.

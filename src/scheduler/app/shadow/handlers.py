@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from scheduler.core.pod_events import PodEventHandlers
-from scheduler.core.pod_events import RawObject
 from scheduler.objects.pod import Pod
+from scheduler.objects.raw import RawObject
 
 if TYPE_CHECKING:
     from scheduler.core.scheduler import Scheduler

@@ -34,14 +34,14 @@ from scheduler.objects.raw import annotations_of
 from scheduler.objects.raw import metadata_of
 from scheduler.objects.raw import spec_of
 from scheduler.objects.raw import storage_class_of
+from scheduler.objects.volume_annotations import ANN_BIND_COMPLETED
+from scheduler.objects.volume_annotations import ANN_BOUND_BY_CONTROLLER
+from scheduler.objects.volume_annotations import ANN_SELECTED_NODE
+from scheduler.objects.volume_annotations import NOT_SUPPORTED_PROVISIONER
 
 PVS = "persistentvolumes"
 PVCS = "persistentvolumeclaims"
-ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
-ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
-ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
 ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
-NO_PROVISIONER = "kubernetes.io/no-provisioner"
 
 
 def _bytes(value: Any) -> int:
@@ -302,7 +302,7 @@ class PVBinderController:
 
 def _can_provision(storage_class: RawObject) -> bool:
     provisioner = storage_class.get("provisioner")
-    return bool(provisioner) and provisioner != NO_PROVISIONER
+    return bool(provisioner) and provisioner != NOT_SUPPORTED_PROVISIONER
 
 
 def _claim_ref(pvc: RawObject) -> dict[str, Any]:
