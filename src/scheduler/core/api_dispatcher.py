@@ -1,9 +1,11 @@
-"""Fire-and-forget API writes (Events, pod status) off the scheduling loop, in order per pod."""
+"""Fire-and-forget API writes (pod status, annotations) off the scheduling loop, in order per
+object."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import deque
 from collections.abc import Awaitable
 from collections.abc import Callable
 
@@ -15,14 +17,21 @@ ApiCall = Callable[[], Awaitable[None]]
 
 
 class ApiDispatcher:
-    """A bounded pool of workers draining a queue of API calls.
+    """A bounded pool of workers running API calls.
 
-    The scheduling cycle never awaits the API; it hands calls here. Failures are logged, not
-    raised: an Event that could not be written must not fail a pod's scheduling.
+    The scheduling cycle never awaits the API; it hands calls here. Calls about one object
+    (one key) run one at a time, in the order they were submitted: two attempts of a pod can
+    end within one request's latency, and if their status patches raced on two connections the
+    older verdict could land last and stay on the pod. Calls about different objects run in
+    parallel. Failures are logged, not raised: a write that could not be made must not fail a
+    pod's scheduling.
     """
 
     def __init__(self, workers: int = 4) -> None:
-        self._queue: asyncio.Queue[tuple[str, ApiCall]] = asyncio.Queue()
+        # Keys whose first call may start now; a key is in here at most once.
+        self._ready: asyncio.Queue[str] = asyncio.Queue()
+        # Per key, the calls not yet finished; the first one is running or about to.
+        self._calls: dict[str, deque[tuple[str, ApiCall]]] = {}
         self._workers = workers
         self._tasks: list[asyncio.Task[None]] = []
         self._pending = 0
@@ -34,9 +43,15 @@ class ApiDispatcher:
                 for i in range(self._workers)
             ]
 
-    def submit(self, description: str, call: ApiCall) -> None:
+    def submit(self, key: str, description: str, call: ApiCall) -> None:
+        """Run `call` after every call submitted earlier under the same `key`."""
         self._pending += 1
-        self._queue.put_nowait((description, call))
+        calls = self._calls.get(key)
+        if calls is not None:
+            calls.append((description, call))
+            return
+        self._calls[key] = deque([(description, call)])
+        self._ready.put_nowait(key)
 
     @property
     def pending(self) -> int:
@@ -44,11 +59,15 @@ class ApiDispatcher:
         return self._pending
 
     async def drain(self) -> None:
-        await self._queue.join()
+        # A key goes back on the ready queue before its finished call is marked done, so the
+        # join cannot return while any key still has calls.
+        await self._ready.join()
 
     async def _work(self) -> None:
         while True:
-            description, call = await self._queue.get()
+            key = await self._ready.get()
+            calls = self._calls[key]
+            description, call = calls[0]
             try:
                 await call()
             except asyncio.CancelledError:
@@ -56,8 +75,13 @@ class ApiDispatcher:
             except Exception as exc:
                 _log.warning("API call failed", call=description, err=str(exc))
             finally:
+                calls.popleft()
                 self._pending -= 1
-                self._queue.task_done()
+                if calls:
+                    self._ready.put_nowait(key)
+                else:
+                    del self._calls[key]
+                self._ready.task_done()
 
     async def stop(self) -> None:
         for task in self._tasks:

@@ -140,7 +140,7 @@ class FailureHandler:
         async def send() -> None:
             await client.patch_pod_status(pod.namespace, pod.name, patch)
 
-        self._dispatcher.submit(f"status of {pod.key}", send)
+        self._dispatcher.submit(pod.key, f"status of {pod.key}", send)
 
 
 def _log_failure(pod: Pod, failure: Failure, rejected: bool) -> None:

@@ -77,7 +77,7 @@ class ResultAnnotations:
         async def send() -> None:
             await client.patch_object("pods", pod.namespace, pod.name, patch)
 
-        self._dispatcher.submit(f"plugin-result annotation of {pod.key}", send)
+        self._dispatcher.submit(pod.key, f"plugin-result annotation of {pod.key}", send)
 
     def failed(self, pod: Pod, failure: Failure) -> None:
         self._patch(pod, filter_result(failure, self._limit))
