@@ -13,6 +13,7 @@ import asyncio
 import time
 from collections.abc import Awaitable
 from collections.abc import Callable
+from collections.abc import Sized
 
 from scheduler.core.failure import FailureHandler
 from scheduler.core.outcome import Attempt
@@ -27,6 +28,14 @@ from scheduler.observability import log_v
 
 _log = get_logger("scheduler")
 
+# Binding cycles that may be past Permit at once. Bindings go out over the client's
+# connections (100 by default); more cycles than that only queue for the API, each holding its
+# attempt (cycle state, plugin state: about 10 KB), and when the API is what limits the rate a
+# drain of 10,000 pods piled up thousands of them. With room for twice the connections the API
+# never waits for the scheduling loop, and the loop waits for room instead. Pods waiting at
+# Permit do not count: a gang larger than this must still gather all its members.
+MAX_BINDING_CYCLES = 200
+
 
 class BindingCycles:
     """Starts and keeps the binding cycles in flight."""
@@ -38,10 +47,13 @@ class BindingCycles:
         failures: FailureHandler,
         bind_by_extender: Callable[[Pod, str], Awaitable[Status | None]],
         watch: Callable[[asyncio.Task[None]], None],
+        waiting: Sized,
+        limit: int = MAX_BINDING_CYCLES,
     ) -> None:
         """`watch` owns each task: an exception escaping one is the scheduler's fatal error;
         `bind_by_extender` lets an interested HTTP extender bind instead of the Bind plugins
-        (its verdict, or None when none took the pod)."""
+        (its verdict, or None when none took the pod); `waiting` holds the pods waiting at
+        Permit, which `wait_for_room` does not count against `limit`."""
         self._cache = services.cache
         self._queue = services.queue
         self._recorder = services.recorder
@@ -50,13 +62,31 @@ class BindingCycles:
         self._failures = failures
         self._bind_by_extender = bind_by_extender
         self._watch = watch
+        self._waiting = waiting
+        self.limit = limit
         self.tasks: set[asyncio.Task[None]] = set()
+        self._room = asyncio.Event()
 
     def start(self, attempt: Attempt, assumed: Pod, node: str) -> None:
         task = asyncio.create_task(self._run(attempt, assumed, node), name=f"bind:{assumed.key}")
         self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        task.add_done_callback(self._finished)
         self._watch(task)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self.tasks.discard(task)
+        self._room.set()
+
+    @property
+    def past_permit(self) -> int:
+        """Cycles binding or about to (not waiting at Permit)."""
+        return len(self.tasks) - len(self._waiting)
+
+    async def wait_for_room(self) -> None:
+        """Until fewer than `limit` cycles are past Permit."""
+        while self.past_permit >= self.limit:
+            self._room.clear()
+            await self._room.wait()
 
     async def _run(self, attempt: Attempt, assumed: Pod, node: str) -> None:
         try:

@@ -170,6 +170,7 @@ class Scheduler:
             failures=self.failures,
             bind_by_extender=self.extenders.bind,
             watch=self.watch,
+            waiting=self.waiting_pods,
         )
         # Binding cycles in flight.
         self.binding_tasks = self.bindings.tasks
@@ -257,6 +258,9 @@ class Scheduler:
         """Pop and schedule until cancelled (only the leader calls this)."""
         self.start_api_writers()
         while True:
+            # While the API is what limits the rate, pods wait here in the queue, not in
+            # binding cycles that only hold memory (see MAX_BINDING_CYCLES).
+            await self.bindings.wait_for_room()
             info = await self.queue.pop_wait()
             await self.schedule_next(info)
             await asyncio.sleep(0)
