@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from plugins.inter_pod_affinity.filter import filter_node
 from plugins.inter_pod_affinity.filter import filter_rows
@@ -55,6 +57,12 @@ class InterPodAffinity:
     def args(self) -> InterPodAffinityArgs:
         return self._args
 
+    def _namespaces(self, pod: Pod) -> tuple[NamespaceResolver, Mapping[str, str]]:
+        """What the pod's terms are matched with: a resolver of their namespace selectors, and
+        the labels of the pod's own namespace (existing pods' selectors are matched on them)."""
+        lister = self._handle.lister(NAMESPACES)
+        return NamespaceResolver(lister), namespace_labels(lister, pod.namespace)
+
     # ---- PreFilter -------------------------------------------------------------------------
 
     def pre_filter(
@@ -64,14 +72,9 @@ class InterPodAffinity:
         # anti-affinity, nothing this plugin checks can reject the pod.
         if not has_required_terms(pod) and not table.anti_affinity_pods:
             return None, Status.skip()
-        lister = self._handle.lister(NAMESPACES)
+        resolver, own_labels = self._namespaces(pod)
         computed = compute_pre_filter_state(
-            pod,
-            table,
-            NamespaceResolver(lister),
-            namespace_labels(lister, pod.namespace),
-            self._tallies,
-            self._existing_terms,
+            pod, table, resolver, own_labels, self._tallies, self._existing_terms
         )
         if (
             computed.existing_anti_affinity_counts.empty
@@ -127,12 +130,12 @@ class InterPodAffinity:
         ):
             # No term of its own, and none of existing pods to consider: nothing can score.
             return Status.skip()
-        lister = self._handle.lister(NAMESPACES)
+        resolver, own_labels = self._namespaces(pod)
         computed = compute_pre_score_state(
             pod,
             table,
-            NamespaceResolver(lister),
-            namespace_labels(lister, pod.namespace),
+            resolver,
+            own_labels,
             self._args.hard_pod_affinity_weight,
             self._tallies,
             self._existing_terms,
