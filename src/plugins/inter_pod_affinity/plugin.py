@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from plugins.helpers.pod_count_extensions import PodCountExtensions
 from plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from plugins.inter_pod_affinity.filter import filter_node
 from plugins.inter_pod_affinity.filter import filter_rows
@@ -40,7 +41,7 @@ from scheduler.framework import Status
 NAME = "InterPodAffinity"
 
 
-class InterPodAffinity:
+class InterPodAffinity(PodCountExtensions):
     """Required pod (anti-)affinity in Filter, preferred terms in Score."""
 
     name = NAME
@@ -85,18 +86,7 @@ class InterPodAffinity:
         state.write(PRE_FILTER_STATE_KEY, computed)
         return None, SUCCESS
 
-    def pre_filter_extensions(self) -> InterPodAffinity:
-        return self
-
-    def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:
-        return self._update(state, pod_to_add, node_info, 1)
-
-    def remove_pod(
-        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
-    ) -> Status:
-        return self._update(state, pod_to_remove, node_info, -1)
-
-    def _update(self, state: CycleState, other: Pod, node_info: NodeInfo, delta: int) -> Status:
+    def _count_pod(self, state: CycleState, other: Pod, node_info: NodeInfo, delta: int) -> Status:
         computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if computed is None:
             return Status.missing_state(PRE_FILTER_STATE_KEY)

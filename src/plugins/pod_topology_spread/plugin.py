@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 from typing import Final
 
+from plugins.helpers.pod_count_extensions import PodCountExtensions
 from plugins.pod_topology_spread.args import PodTopologySpreadArgs
 from plugins.pod_topology_spread.constraints import DO_NOT_SCHEDULE
 from plugins.pod_topology_spread.constraints import SCHEDULE_ANYWAY
@@ -50,7 +51,7 @@ class ConstraintError(Exception):
     """A pod's constraint cannot be evaluated (an invalid label selector)."""
 
 
-class PodTopologySpread:
+class PodTopologySpread(PodCountExtensions):
     """Hard constraints in Filter, soft ones in Score; system or listed defaults otherwise."""
 
     name = NAME
@@ -116,18 +117,7 @@ class PodTopologySpread:
         state.write(PRE_FILTER_STATE_KEY, computed)
         return None, SUCCESS
 
-    def pre_filter_extensions(self) -> PodTopologySpread:
-        return self
-
-    def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:
-        return self._update(state, pod_to_add, node_info, 1)
-
-    def remove_pod(
-        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
-    ) -> Status:
-        return self._update(state, pod_to_remove, node_info, -1)
-
-    def _update(self, state: CycleState, other: Pod, node_info: NodeInfo, delta: int) -> Status:
+    def _count_pod(self, state: CycleState, other: Pod, node_info: NodeInfo, delta: int) -> Status:
         computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if computed is None:
             return Status.missing_state(PRE_FILTER_STATE_KEY, lead="reading")
