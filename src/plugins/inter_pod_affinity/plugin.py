@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from plugins.helpers.pod_count_extensions import PodCountExtensions
+from plugins.helpers.score_state import pre_score_state
 from plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from plugins.inter_pod_affinity.filter import filter_node
 from plugins.inter_pod_affinity.filter import filter_rows
@@ -144,9 +145,7 @@ class InterPodAffinity(PodCountExtensions):
         return score_node(computed, node_info.node), SUCCESS
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
-        computed = state.get(PRE_SCORE_STATE_KEY, PreScoreState)
-        if computed is None:
-            raise LookupError(f"{PRE_SCORE_STATE_KEY} missing: PreScore did not run")
+        computed = pre_score_state(state, PRE_SCORE_STATE_KEY, PreScoreState)
         return score_rows(computed, table, rows)
 
     def score_extensions(self) -> InterPodAffinity:

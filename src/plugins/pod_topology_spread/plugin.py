@@ -7,6 +7,7 @@ from typing import Any
 from typing import Final
 
 from plugins.helpers.pod_count_extensions import PodCountExtensions
+from plugins.helpers.score_state import pre_score_state
 from plugins.pod_topology_spread.args import PodTopologySpreadArgs
 from plugins.pod_topology_spread.constraints import DO_NOT_SCHEDULE
 from plugins.pod_topology_spread.constraints import SCHEDULE_ANYWAY
@@ -171,9 +172,7 @@ class PodTopologySpread(PodCountExtensions):
         return score_node(computed, node_info), SUCCESS
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
-        computed = state.get(PRE_SCORE_STATE_KEY, PreScoreState)
-        if computed is None:
-            raise LookupError(f"{PRE_SCORE_STATE_KEY} missing: PreScore did not run")
+        computed = pre_score_state(state, PRE_SCORE_STATE_KEY, PreScoreState)
         return score_rows(computed, table, rows)
 
     def score_extensions(self) -> PodTopologySpread:
