@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from plugins.helpers import as_view
 from plugins.inter_pod_affinity.terms import NAMESPACES
 from plugins.inter_pod_affinity.terms import matches_all_terms
 from plugins.inter_pod_affinity.terms import namespace_labels
@@ -32,22 +33,6 @@ from scheduler.framework import QueueingHint
 
 QUEUE = QueueingHint.QUEUE
 QUEUE_SKIP = QueueingHint.QUEUE_SKIP
-
-
-def _as_pod(obj: Any) -> Pod | None:
-    if obj is None or isinstance(obj, Pod):
-        return obj
-    if isinstance(obj, Mapping):
-        return Pod.from_dict(obj)
-    raise TypeError(f"expected a Pod, got {type(obj).__name__}")
-
-
-def _as_node(obj: Any) -> Node | None:
-    if obj is None or isinstance(obj, Node):
-        return obj
-    if isinstance(obj, Mapping):
-        return Node.from_dict(obj)
-    raise TypeError(f"expected a Node, got {type(obj).__name__}")
 
 
 class AffinityHints:
@@ -81,7 +66,7 @@ class AffinityHints:
         return matches_all_terms(terms, other, self._labels_of_namespace(other.namespace))
 
     def after_pod_change(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
-        original, modified = _as_pod(old), _as_pod(new)
+        original, modified = as_view(old, Pod), as_view(new, Pod)
         if (modified is not None and not modified.node_name) or (
             original is not None and not original.node_name
         ):
@@ -110,7 +95,7 @@ class AffinityHints:
         return QUEUE_SKIP
 
     def after_node_change(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
-        original, modified = _as_node(old), _as_node(new)
+        original, modified = as_view(old, Node), as_view(new, Node)
         if modified is None:
             return QUEUE
         affinity = required_affinity_terms(pod)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from plugins.helpers.pod_count_extensions import PodCountExtensions
+from plugins.helpers.score_state import pre_score_state
 from plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from plugins.inter_pod_affinity.filter import filter_node
 from plugins.inter_pod_affinity.filter import filter_rows
@@ -38,7 +42,7 @@ from scheduler.framework import Status
 NAME = "InterPodAffinity"
 
 
-class InterPodAffinity:
+class InterPodAffinity(PodCountExtensions):
     """Required pod (anti-)affinity in Filter, preferred terms in Score."""
 
     name = NAME
@@ -55,6 +59,12 @@ class InterPodAffinity:
     def args(self) -> InterPodAffinityArgs:
         return self._args
 
+    def _namespaces(self, pod: Pod) -> tuple[NamespaceResolver, Mapping[str, str]]:
+        """What the pod's terms are matched with: a resolver of their namespace selectors, and
+        the labels of the pod's own namespace (existing pods' selectors are matched on them)."""
+        lister = self._handle.lister(NAMESPACES)
+        return NamespaceResolver(lister), namespace_labels(lister, pod.namespace)
+
     # ---- PreFilter -------------------------------------------------------------------------
 
     def pre_filter(
@@ -64,14 +74,9 @@ class InterPodAffinity:
         # anti-affinity, nothing this plugin checks can reject the pod.
         if not has_required_terms(pod) and not table.anti_affinity_pods:
             return None, Status.skip()
-        lister = self._handle.lister(NAMESPACES)
+        resolver, own_labels = self._namespaces(pod)
         computed = compute_pre_filter_state(
-            pod,
-            table,
-            NamespaceResolver(lister),
-            namespace_labels(lister, pod.namespace),
-            self._tallies,
-            self._existing_terms,
+            pod, table, resolver, own_labels, self._tallies, self._existing_terms
         )
         if (
             computed.existing_anti_affinity_counts.empty
@@ -82,18 +87,7 @@ class InterPodAffinity:
         state.write(PRE_FILTER_STATE_KEY, computed)
         return None, SUCCESS
 
-    def pre_filter_extensions(self) -> InterPodAffinity:
-        return self
-
-    def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:
-        return self._update(state, pod_to_add, node_info, 1)
-
-    def remove_pod(
-        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
-    ) -> Status:
-        return self._update(state, pod_to_remove, node_info, -1)
-
-    def _update(self, state: CycleState, other: Pod, node_info: NodeInfo, delta: int) -> Status:
+    def _count_pod(self, state: CycleState, other: Pod, node_info: NodeInfo, delta: int) -> Status:
         computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if computed is None:
             return Status.missing_state(PRE_FILTER_STATE_KEY)
@@ -127,12 +121,12 @@ class InterPodAffinity:
         ):
             # No term of its own, and none of existing pods to consider: nothing can score.
             return Status.skip()
-        lister = self._handle.lister(NAMESPACES)
+        resolver, own_labels = self._namespaces(pod)
         computed = compute_pre_score_state(
             pod,
             table,
-            NamespaceResolver(lister),
-            namespace_labels(lister, pod.namespace),
+            resolver,
+            own_labels,
             self._args.hard_pod_affinity_weight,
             self._tallies,
             self._existing_terms,
@@ -151,9 +145,7 @@ class InterPodAffinity:
         return score_node(computed, node_info.node), SUCCESS
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
-        computed = state.get(PRE_SCORE_STATE_KEY, PreScoreState)
-        if computed is None:
-            raise LookupError(f"{PRE_SCORE_STATE_KEY} missing: PreScore did not run")
+        computed = pre_score_state(state, PRE_SCORE_STATE_KEY, PreScoreState)
         return score_rows(computed, table, rows)
 
     def score_extensions(self) -> InterPodAffinity:

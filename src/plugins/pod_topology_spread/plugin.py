@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 from typing import Final
 
+from plugins.helpers.pod_count_extensions import PodCountExtensions
+from plugins.helpers.score_state import pre_score_state
 from plugins.pod_topology_spread.args import PodTopologySpreadArgs
 from plugins.pod_topology_spread.constraints import DO_NOT_SCHEDULE
 from plugins.pod_topology_spread.constraints import SCHEDULE_ANYWAY
@@ -50,7 +52,7 @@ class ConstraintError(Exception):
     """A pod's constraint cannot be evaluated (an invalid label selector)."""
 
 
-class PodTopologySpread:
+class PodTopologySpread(PodCountExtensions):
     """Hard constraints in Filter, soft ones in Score; system or listed defaults otherwise."""
 
     name = NAME
@@ -116,18 +118,7 @@ class PodTopologySpread:
         state.write(PRE_FILTER_STATE_KEY, computed)
         return None, SUCCESS
 
-    def pre_filter_extensions(self) -> PodTopologySpread:
-        return self
-
-    def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:
-        return self._update(state, pod_to_add, node_info, 1)
-
-    def remove_pod(
-        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
-    ) -> Status:
-        return self._update(state, pod_to_remove, node_info, -1)
-
-    def _update(self, state: CycleState, other: Pod, node_info: NodeInfo, delta: int) -> Status:
+    def _count_pod(self, state: CycleState, other: Pod, node_info: NodeInfo, delta: int) -> Status:
         computed = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if computed is None:
             return Status.missing_state(PRE_FILTER_STATE_KEY, lead="reading")
@@ -181,9 +172,7 @@ class PodTopologySpread:
         return score_node(computed, node_info), SUCCESS
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
-        computed = state.get(PRE_SCORE_STATE_KEY, PreScoreState)
-        if computed is None:
-            raise LookupError(f"{PRE_SCORE_STATE_KEY} missing: PreScore did not run")
+        computed = pre_score_state(state, PRE_SCORE_STATE_KEY, PreScoreState)
         return score_rows(computed, table, rows)
 
     def score_extensions(self) -> PodTopologySpread:

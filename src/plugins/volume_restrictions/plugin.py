@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from plugins.helpers.plugin_bases import HandleOnlyPlugin
+from plugins.helpers.pod_count_extensions import PodCountExtensions
 from plugins.helpers.volumes import PVCS
 from plugins.helpers.volumes import READ_WRITE_ONCE_POD
 from plugins.helpers.volumes import access_modes
@@ -40,7 +41,7 @@ REASON_READ_WRITE_ONCE_POD_CONFLICT = (
 )
 
 
-class VolumeRestrictions(HandleOnlyPlugin):
+class VolumeRestrictions(HandleOnlyPlugin, PodCountExtensions):
     name = "VolumeRestrictions"
 
     # ---- PreFilter --------------------------------------------------------------------
@@ -76,18 +77,8 @@ class VolumeRestrictions(HandleOnlyPlugin):
                 names.add(use.claim_name)
         return frozenset(names)
 
-    def pre_filter_extensions(self) -> VolumeRestrictions:
-        return self
-
-    def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:
-        return self._update(state, pod_to_add, 1)
-
-    def remove_pod(
-        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
-    ) -> Status:
-        return self._update(state, pod_to_remove, -1)
-
-    def _update(self, state: CycleState, other: Pod, delta: int) -> Status:
+    def _count_pod(self, state: CycleState, other: Pod, node_info: NodeInfo, delta: int) -> Status:
+        # ReadWriteOncePod claims conflict wherever their user runs: the node does not matter.
         found = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if found is None:
             return Status.missing_state(PRE_FILTER_STATE_KEY)

@@ -8,6 +8,8 @@ from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
+from scheduler.runtime.chain_end import ended
+from scheduler.runtime.chain_end import stopped_at
 from scheduler.runtime.profile import Profile
 
 
@@ -17,13 +19,9 @@ async def run_pre_bind(profile: Profile, state: CycleState, pod: Pod, node_name:
         status = await invoke.await_status(
             "PreBind", plugin.name, plugin.pre_bind, state, pod, node_name
         )
-        if status.is_success or status.is_skip:
-            continue
-        status = invoke.plugin_failure("PreBind", plugin.name, status)
-        profile.observe("PreBind", status, started)
-        return status
-    profile.observe("PreBind", Status(), started)
-    return Status()
+        if not (status.is_success or status.is_skip):
+            return stopped_at(profile, "PreBind", plugin.name, status, started)
+    return ended(profile, "PreBind", started)
 
 
 async def run_bind(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -34,12 +32,9 @@ async def run_bind(profile: Profile, state: CycleState, pod: Pod, node_name: str
         if status.is_skip:
             continue
         if not status.is_success:
-            status = invoke.plugin_failure("Bind", plugin.name, status)
-        profile.observe("Bind", status, started)
-        return status
-    skipped = Status.skip()
-    profile.observe("Bind", skipped, started)
-    return skipped
+            return stopped_at(profile, "Bind", plugin.name, status, started)
+        return ended(profile, "Bind", started, status)
+    return ended(profile, "Bind", started, Status.skip())
 
 
 async def run_post_bind(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> None:
@@ -49,4 +44,4 @@ async def run_post_bind(profile: Profile, state: CycleState, pod: Pod, node_name
         await invoke.await_for_effect(
             "PostBind", plugin.name, plugin.post_bind, state, pod, node_name
         )
-    profile.observe("PostBind", Status(), started)
+    ended(profile, "PostBind", started)

@@ -9,6 +9,8 @@ from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
+from scheduler.runtime.chain_end import ended
+from scheduler.runtime.chain_end import stopped_at
 from scheduler.runtime.profile import Profile
 from scheduler.runtime.waiting_pods import MAX_PERMIT_WAIT_SECONDS
 from scheduler.runtime.waiting_pods import WaitingPod
@@ -18,13 +20,9 @@ def run_reserve(profile: Profile, state: CycleState, pod: Pod, node_name: str) -
     started = time.perf_counter()
     for plugin in profile.reserve:
         status = invoke.call_status("Reserve", plugin.name, plugin.reserve, state, pod, node_name)
-        if status.is_success:
-            continue
-        status = invoke.plugin_failure("Reserve", plugin.name, status)
-        profile.observe("Reserve", status, started)
-        return status
-    profile.observe("Reserve", Status(), started)
-    return Status()
+        if not status.is_success:
+            return stopped_at(profile, "Reserve", plugin.name, status, started)
+    return ended(profile, "Reserve", started)
 
 
 def run_unreserve(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> None:
@@ -33,7 +31,7 @@ def run_unreserve(profile: Profile, state: CycleState, pod: Pod, node_name: str)
     for plugin in reversed(profile.reserve):
         # A failing Unreserve is logged; the others must still give back what they hold.
         invoke.call_for_effect("Unreserve", plugin.name, plugin.unreserve, state, pod, node_name)
-    profile.observe("Unreserve", Status(), started)
+    ended(profile, "Unreserve", started)
 
 
 def run_permit(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -42,28 +40,18 @@ def run_permit(profile: Profile, state: CycleState, pod: Pod, node_name: str) ->
     timeouts: dict[str, float] = {}
     for plugin in profile.permit:
         status, timeout = invoke.permit(plugin, state, pod, node_name)
-        if status.is_success:
-            continue
-        if status.is_rejected:
-            status = status.with_plugin(plugin.name)
-            profile.observe("Permit", status, started)
-            return status
         if status.is_wait:
             timeouts[plugin.name] = min(timeout, MAX_PERMIT_WAIT_SECONDS)
-            continue
-        error = invoke.error_status("Permit", plugin.name, status)
-        profile.observe("Permit", error, started)
-        return error
+        elif not status.is_success:
+            return stopped_at(profile, "Permit", plugin.name, status, started)
     if timeouts:
         profile.waiting_pods.add(WaitingPod(pod, node_name, timeouts, profile.handle.clock))
-        status = Status(
+        waiting = Status(
             Code.WAIT,
             f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"',
         )
-        profile.observe("Permit", status, started)
-        return status
-    profile.observe("Permit", Status(), started)
-    return Status()
+        return ended(profile, "Permit", started, waiting)
+    return ended(profile, "Permit", started)
 
 
 async def wait_on_permit(profile: Profile, pod: Pod) -> Status:

@@ -46,9 +46,11 @@ def run_pre_score(
     return SUCCESS
 
 
-def _raw_scores(
+def raw_scores(
     entry: ScoreEntry, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
 ) -> Scores:
+    """One Score plugin's scores of `rows`, before NormalizeScore and weight (explain shows
+    them too)."""
     if entry.batch is not None:
         return invoke.score_batch(entry.batch, state, pod, table, rows)
     return invoke.score_rows(entry.plugin, state, pod, table.node_infos, rows)
@@ -65,7 +67,7 @@ def run_score(
         if name in state.skip_score_plugins:
             continue
         plugin_started = time.perf_counter()
-        scores = _raw_scores(entry, state, pod, table, rows)
+        scores = raw_scores(entry, state, pod, table, rows)
         if entry.extensions is not None:
             status = invoke.call_status(
                 "NormalizeScore",

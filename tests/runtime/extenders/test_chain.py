@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from structlog.testing import capture_logs
 
 from scheduler.config import Extender
+from scheduler.framework.status import Code
 from scheduler.objects.pod import Pod
+from scheduler.runtime.extenders import ExtenderCallError
 from scheduler.runtime.extenders import ExtenderChain
 from scheduler.runtime.extenders import HTTPExtender
 from scheduler.runtime.extenders import scaled_score
@@ -83,3 +86,42 @@ async def test_an_extender_without_a_filter_verb_keeps_every_node() -> None:
 async def test_no_binder_leaves_binding_to_the_bind_plugins() -> None:
     chain = ExtenderChain([_extender(filterVerb="filter")])
     assert await chain.bind(_pod([{"name": "c"}]), "a") is None
+
+
+async def test_a_binder_that_fails_is_passed_over_only_when_ignorable() -> None:
+    pod = _pod([{"name": "c"}])
+    # Nothing listens on port 1 of the loopback: every call fails at once.
+    ignorable = ExtenderChain([_extender(bindVerb="bind", ignorable=True)])
+    required = ExtenderChain([_extender(bindVerb="bind")])
+    try:
+        with capture_logs() as logs:
+            assert await ignorable.bind(pod, "a") is None
+        assert [entry["event"] for entry in logs] == [
+            "Skipping extender in bind as it returned error and has ignorable flag set"
+        ]
+        status = await required.bind(pod, "a")
+        assert status is not None
+        assert status.code is Code.ERROR
+        assert "127.0.0.1:1/bind" in status.message()
+    finally:
+        await ignorable.close()
+        await required.close()
+
+
+async def test_a_filter_that_fails_is_passed_over_only_when_ignorable() -> None:
+    pod = _pod([{"name": "c"}])
+    nodes = [{"metadata": {"name": "a"}}, {"metadata": {"name": "b"}}]
+    ignorable = ExtenderChain([_extender(filterVerb="filter", ignorable=True)])
+    required = ExtenderChain([_extender(filterVerb="filter")])
+    try:
+        with capture_logs() as logs:
+            outcome = await ignorable.filter(pod, nodes)
+        assert outcome.node_names == ["a", "b"]
+        assert [entry["event"] for entry in logs] == [
+            "Skipping extender as it returned error and has ignorable flag set"
+        ]
+        with pytest.raises(ExtenderCallError):
+            await required.filter(pod, nodes)
+    finally:
+        await ignorable.close()
+        await required.close()

@@ -44,6 +44,7 @@ from scheduler.runtime.framework import Framework
 from scheduler.runtime.prefilter import PreFilterOutcome
 from scheduler.runtime.prefilter import run_pre_filter
 from scheduler.runtime.profile import Profile
+from scheduler.runtime.scoring import raw_scores
 from scheduler.runtime.scoring import run_pre_score
 
 
@@ -132,10 +133,7 @@ def _scores(profile: Profile, run: ChainRun, pod: Pod, table: NodeTable) -> list
         name = entry.plugin.name
         if name in state.skip_score_plugins:
             continue
-        if entry.batch is not None:
-            raw = invoke.score_batch(entry.batch, state, pod, table, rows)
-        else:
-            raw = invoke.score_rows(entry.plugin, state, pod, table.node_infos, rows)
+        raw = raw_scores(entry, state, pod, table, rows)
         normalized = raw.copy()
         if entry.extensions is not None:
             invoke.call_status(

@@ -50,6 +50,20 @@ def scaled_score(score: int, weight: int) -> int:
     return score * weight * (MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY)
 
 
+# Upstream's words for a failed call of an ignorable extender that is passed over.
+_SKIPPED_IN_FILTER = "Skipping extender as it returned error and has ignorable flag set"
+_SKIPPED_IN_BIND = "Skipping extender in bind as it returned error and has ignorable flag set"
+
+
+def _passed_over(extender: HTTPExtender, pod: Pod, exc: ExtenderCallError, message: str) -> bool:
+    """Whether a failed call is passed over (the extender is ignorable; logged as `message`);
+    otherwise the failure is the caller's to report."""
+    if not extender.ignorable:
+        return False
+    _log.info(message, extender=extender.name, pod=pod.key, err=str(exc))
+    return True
+
+
 class ExtenderChain:
     def __init__(
         self, configs: Sequence[Extender], *, goroutines: GoroutineObserver | None = None
@@ -79,14 +93,8 @@ class ExtenderChain:
             try:
                 answer = await extender.filter(pod, current)
             except ExtenderCallError as exc:
-                if not extender.ignorable:
+                if not _passed_over(extender, pod, exc, _SKIPPED_IN_FILTER):
                     raise
-                _log.info(
-                    "Skipping extender as it returned error and has ignorable flag set",
-                    extender=extender.name,
-                    pod=pod.key,
-                    err=str(exc),
-                )
                 continue
             for name, message in answer.failed_and_unresolvable.items():
                 outcome.statuses[name] = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, message)
@@ -142,13 +150,7 @@ class ExtenderChain:
             try:
                 await extender.bind(pod, node)
             except ExtenderCallError as exc:
-                if extender.ignorable:
-                    _log.info(
-                        "Skipping extender in bind as it returned error and has ignorable flag set",
-                        extender=extender.name,
-                        pod=pod.key,
-                        err=str(exc),
-                    )
+                if _passed_over(extender, pod, exc, _SKIPPED_IN_BIND):
                     continue
                 return Status.from_error(str(exc))
             return Status()
