@@ -14,8 +14,7 @@ from scheduler.objects.node_selector import NodeAffinity
 from scheduler.objects.node_selector import parse_node_affinity
 from scheduler.objects.pod_affinity import PodAffinity
 from scheduler.objects.pod_affinity import parse_pod_affinity
-from scheduler.objects.resources import pod_non_zero_requests
-from scheduler.objects.resources import pod_requests
+from scheduler.objects.resources import pod_request_summary
 from scheduler.objects.shapes import object_list
 from scheduler.objects.shapes import string_map
 from scheduler.objects.taints import Toleration
@@ -132,7 +131,7 @@ class Pod:
         shapes.pod_status(raw.get("status"))
         object_list(meta.get("ownerReferences"), "metadata.ownerReferences")
         affinity = spec.get("affinity") or {}
-        cpu, memory = pod_non_zero_requests(spec)
+        requests, cpu, memory = pod_request_summary(spec)
         return cls(
             namespace=namespace,
             name=str(meta.get("name", "")),
@@ -143,7 +142,7 @@ class Pod:
             node_name=str(spec.get("nodeName") or ""),
             priority=bounded_int(spec.get("priority") or 0, 32, "spec.priority"),
             preemption_policy=str(spec.get("preemptionPolicy") or "PreemptLowerPriority"),
-            requests=pod_requests(spec),
+            requests=requests,
             non_zero_cpu=cpu,
             non_zero_memory=memory,
             host_ports=_host_ports(spec),

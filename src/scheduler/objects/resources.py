@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -114,6 +115,30 @@ def _is_sidecar(container: Mapping[str, Any]) -> bool:
     return container.get("restartPolicy") == "Always"
 
 
+@dataclass(frozen=True, slots=True)
+class _SpecRequests:
+    """A pod spec's requests as read once: each container's, and the pod-level ones."""
+
+    containers: list[dict[str, int]]
+    # (requests, is a sidecar) in the spec's order.
+    init_containers: list[tuple[dict[str, int], bool]]
+    pod_level: dict[str, int]
+    overhead: dict[str, int]
+
+
+def _read_spec_requests(spec: Mapping[str, Any]) -> _SpecRequests:
+    return _SpecRequests(
+        containers=[_container_requests(c) for c in spec.get("containers") or ()],
+        init_containers=[
+            (_container_requests(c), _is_sidecar(c)) for c in spec.get("initContainers") or ()
+        ],
+        pod_level=parse_resource_list(
+            (spec.get("resources") or {}).get("requests"), "spec.resources.requests"
+        ),
+        overhead=parse_resource_list(spec.get("overhead"), "spec.overhead"),
+    )
+
+
 def pod_requests(spec: Mapping[str, Any], *, pod_level: bool = True) -> dict[str, int]:
     """Effective requests of a pod: regular containers plus sidecars, or the largest init step.
 
@@ -122,14 +147,17 @@ def pod_requests(spec: Mapping[str, Any], *, pod_level: bool = True) -> dict[str
     top. Pod-level requests (spec.resources), where set, replace the container sum for the
     resources they name, unless `pod_level` is False.
     """
+    return _effective_requests(_read_spec_requests(spec), pod_level)
+
+
+def _effective_requests(read: _SpecRequests, pod_level: bool) -> dict[str, int]:
     steady: dict[str, int] = {}
-    for container in spec.get("containers") or ():
-        _add_into(steady, _container_requests(container))
+    for requests in read.containers:
+        _add_into(steady, requests)
     init_peak: dict[str, int] = {}
     sidecars: dict[str, int] = {}
-    for container in spec.get("initContainers") or ():
-        requests = _container_requests(container)
-        if _is_sidecar(container):
+    for requests, sidecar in read.init_containers:
+        if sidecar:
             _add_into(sidecars, requests)
             _max_into(init_peak, sidecars)
         else:
@@ -139,13 +167,10 @@ def pod_requests(spec: Mapping[str, Any], *, pod_level: bool = True) -> dict[str
     _add_into(steady, sidecars)
     _max_into(steady, init_peak)
     if pod_level:
-        pod_requested = parse_resource_list(
-            (spec.get("resources") or {}).get("requests"), "spec.resources.requests"
-        )
         for name in (CPU, MEMORY):
-            if name in pod_requested:
-                steady[name] = pod_requested[name]
-    _add_into(steady, parse_resource_list(spec.get("overhead"), "spec.overhead"))
+            if name in read.pod_level:
+                steady[name] = read.pod_level[name]
+    _add_into(steady, read.overhead)
     for name, value in steady.items():
         _check_total(name, value)
     return {name: value for name, value in steady.items() if value}
@@ -158,32 +183,41 @@ def _check_total(resource: str, units: int) -> None:
         raise InvalidObjectError(f"spec: {exc}") from exc
 
 
-def _non_zero(containers: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
+def _non_zero(requests: Iterable[Mapping[str, int]]) -> tuple[int, int]:
     cpu = memory = 0
-    for container in containers:
-        requests = _container_requests(container)
-        cpu += requests.get(CPU, DEFAULT_MILLI_CPU_REQUEST)
-        memory += requests.get(MEMORY, DEFAULT_MEMORY_REQUEST)
+    for each in requests:
+        cpu += each.get(CPU, DEFAULT_MILLI_CPU_REQUEST)
+        memory += each.get(MEMORY, DEFAULT_MEMORY_REQUEST)
     return cpu, memory
 
 
 def pod_non_zero_requests(spec: Mapping[str, Any], *, pod_level: bool = True) -> tuple[int, int]:
     """CPU (milli) and memory requests with upstream's defaults for containers that set none;
     pod-level requests replace them unless `pod_level` is False."""
-    containers = list(spec.get("containers") or ())
-    sidecars = [c for c in spec.get("initContainers") or () if _is_sidecar(c)]
-    cpu, memory = _non_zero([*containers, *sidecars])
-    for container in spec.get("initContainers") or ():
-        if _is_sidecar(container):
+    return _non_zero_requests(_read_spec_requests(spec), pod_level)
+
+
+def _non_zero_requests(read: _SpecRequests, pod_level: bool) -> tuple[int, int]:
+    sidecars = [requests for requests, sidecar in read.init_containers if sidecar]
+    cpu, memory = _non_zero([*read.containers, *sidecars])
+    for requests, sidecar in read.init_containers:
+        if sidecar:
             continue
-        init_cpu, init_memory = _non_zero([container])
+        init_cpu, init_memory = _non_zero([requests])
         cpu, memory = max(cpu, init_cpu), max(memory, init_memory)
     if pod_level:
-        pod_requested = parse_resource_list((spec.get("resources") or {}).get("requests"))
-        cpu = pod_requested.get(CPU, cpu)
-        memory = pod_requested.get(MEMORY, memory)
-    overhead = parse_resource_list(spec.get("overhead"))
-    cpu, memory = cpu + overhead.get(CPU, 0), memory + overhead.get(MEMORY, 0)
+        cpu = read.pod_level.get(CPU, cpu)
+        memory = read.pod_level.get(MEMORY, memory)
+    cpu, memory = cpu + read.overhead.get(CPU, 0), memory + read.overhead.get(MEMORY, 0)
     _check_total(CPU, cpu)
     _check_total(MEMORY, memory)
     return cpu, memory
+
+
+def pod_request_summary(
+    spec: Mapping[str, Any], *, pod_level: bool = True
+) -> tuple[dict[str, int], int, int]:
+    """`pod_requests` and `pod_non_zero_requests` together, reading the spec once."""
+    read = _read_spec_requests(spec)
+    cpu, memory = _non_zero_requests(read, pod_level)
+    return _effective_requests(read, pod_level), cpu, memory
