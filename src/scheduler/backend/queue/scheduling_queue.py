@@ -231,6 +231,10 @@ class SchedulingQueue:
         precheck: Callable[[QueuedPodInfo], bool] | None = None,
     ) -> None:
         """Offer `event` to every pod in the unschedulable pool (that passes `precheck`)."""
+        if not self._queues.pool and not self._in_flight:
+            # Nobody to offer it to, now or when an attempt under way ends: the usual case for
+            # each of the thousands of objects an informer's first list brings.
+            return
         if not self._is_moving_event(event):
             return
         candidates = [info for info in self._queues.pool if precheck is None or precheck(info)]
