@@ -6,10 +6,13 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install simulate lint typecheck layers test unit bench chaos differential clean
 
+# The sources are compiled after the editable install, which leaves them uncompiled: where
+# PYTHONDONTWRITEBYTECODE is set, every start would compile them again in memory.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/python -m compileall -q src
 	touch $(STAMP)
 
 install: $(STAMP)

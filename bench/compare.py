@@ -34,6 +34,7 @@ from bench.compare_schedulers import NULL
 from bench.compare_schedulers import OURS
 from bench.compare_schedulers import UPSTREAM
 from bench.compare_schedulers import SchedulerKind
+from bench.compare_schedulers import byte_compile_python_schedulers
 from bench.compare_shapes import SHAPES
 from bench.compare_summary import CHURN
 from bench.compare_summary import DRAIN
@@ -146,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     log_dir = args.log_dir or Path(tempfile.mkdtemp(prefix="sched-bench-"))
     log_dir.mkdir(parents=True, exist_ok=True)
     print(f"scheduler logs in {log_dir}", flush=True)
+    byte_compile_python_schedulers()
     records: list[RunRecord] = []
     errors: list[dict[str, Any]] = []
     plan = itertools.product(

@@ -10,6 +10,8 @@ reads only the kubeconfig.
 
 from __future__ import annotations
 
+import compileall
+import importlib.util
 import json
 import signal
 import subprocess
@@ -62,6 +64,17 @@ def scheduler_config(
     if percentage is not None:
         config["percentageOfNodesToScore"] = percentage
     return config
+
+
+def byte_compile_python_schedulers() -> None:
+    """Compile the modules kube-pyscheduler and the null scheduler import, ahead of their
+    runs, as the container image does (deploy/Dockerfile). Where the environment forbids
+    writing bytecode (PYTHONDONTWRITEBYTECODE) each start would otherwise compile all of them
+    in memory again, a cost no deployment pays."""
+    for package in ("scheduler", "plugins"):
+        found = importlib.util.find_spec(package)
+        for location in (found.submodule_search_locations or []) if found else []:
+            compileall.compile_dir(location, quiet=1)
 
 
 def scheduler_argv(
