@@ -21,8 +21,6 @@ import signal
 from collections.abc import Mapping
 from collections.abc import Sequence
 
-import yaml
-
 from scheduler.app.access.delegation import SecurePortAccess
 from scheduler.app.health_checks import SCHEDULER_FAILED
 from scheduler.app.health_checks import leader_election_check
@@ -39,6 +37,7 @@ from scheduler.cluster.port import ClusterClient
 from scheduler.config import EffectiveProfile
 from scheduler.config import KubeSchedulerConfiguration
 from scheduler.config import dump_config
+from scheduler.config.yaml_text import safe_load
 from scheduler.core.leader_election import LeaderElector
 from scheduler.core.leader_election import new_identity
 from scheduler.core.result_annotation import ResultAnnotations
@@ -80,7 +79,7 @@ class Daemon:
         self.clock = clock
         self.identity = identity or new_identity()
         self.metrics = SchedulerMetrics()
-        self._configz = yaml.safe_load(dump_config(config, list(profiles)))
+        self._configz = safe_load(dump_config(config, list(profiles)))
         self._stopping = asyncio.Event()
         self._shutting_down = False
         self._lost_leadership = False

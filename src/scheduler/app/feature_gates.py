@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-import yaml
-
+from scheduler.config.yaml_text import safe_load
 from scheduler.framework.errors import ConfigError
 
 FOLLOWED_RELEASE = "1.36"
@@ -27,15 +26,10 @@ class Gate:
     default: bool
 
 
-# libyaml's loader where PyYAML was built with it: the pure-Python one takes a tenth of a
-# second over this file, on every start.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 @cache
 def known_gates() -> dict[str, Gate]:
     text = resources.files("scheduler.app.data").joinpath("feature_gates_v1_36.yaml").read_text()
-    data = yaml.load(text, Loader=_LOADER)
+    data = safe_load(text)
     return {name: Gate(str(v["stage"]), bool(v["default"])) for name, v in data["gates"].items()}
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from scheduler.config.yaml_text import safe_load
 from scheduler.framework.errors import ConfigError
 
 
@@ -28,7 +29,7 @@ def check_kubeconfig(path: str, *, context: str | None, flag: str) -> None:
     except OSError as error:
         raise ConfigError(f"{where}: cannot be read: {error.strerror}") from error
     try:
-        config = yaml.safe_load(text)
+        config = safe_load(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
