@@ -10,10 +10,11 @@ at shutdown, a cycle gives back what it reserved unless the Binding was already 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable
 from collections.abc import Callable
-from collections.abc import Sized
+from collections.abc import Iterator
 
 from scheduler.core.failure import FailureHandler
 from scheduler.core.outcome import Attempt
@@ -28,12 +29,13 @@ from scheduler.observability import log_v
 
 _log = get_logger("scheduler")
 
-# Binding cycles that may be past Permit at once. Bindings go out over the client's
+# Binding cycles that may be at their Bind at once. Bindings go out over the client's
 # connections (100 by default); more cycles than that only queue for the API, each holding its
 # attempt (cycle state, plugin state: about 10 KB), and when the API is what limits the rate a
 # drain of 10,000 pods piled up thousands of them. With room for twice the connections the API
-# never waits for the scheduling loop, and the loop waits for room instead. Pods waiting at
-# Permit do not count: a gang larger than this must still gather all its members.
+# never waits for the scheduling loop, and the loop waits for room instead. Only Bind counts:
+# pods waiting at Permit (a gang larger than this must still gather all its members) or in a
+# PreBind that waits for volumes, and bound pods writing their Event, take no room.
 MAX_BINDING_CYCLES = 200
 
 
@@ -47,13 +49,12 @@ class BindingCycles:
         failures: FailureHandler,
         bind_by_extender: Callable[[Pod, str], Awaitable[Status | None]],
         watch: Callable[[asyncio.Task[None]], None],
-        waiting: Sized,
         limit: int = MAX_BINDING_CYCLES,
     ) -> None:
         """`watch` owns each task: an exception escaping one is the scheduler's fatal error;
         `bind_by_extender` lets an interested HTTP extender bind instead of the Bind plugins
-        (its verdict, or None when none took the pod); `waiting` holds the pods waiting at
-        Permit, which `wait_for_room` does not count against `limit`."""
+        (its verdict, or None when none took the pod); `wait_for_room` holds the scheduling
+        loop while `limit` cycles are at their Bind."""
         self._cache = services.cache
         self._queue = services.queue
         self._recorder = services.recorder
@@ -62,31 +63,31 @@ class BindingCycles:
         self._failures = failures
         self._bind_by_extender = bind_by_extender
         self._watch = watch
-        self._waiting = waiting
         self.limit = limit
         self.tasks: set[asyncio.Task[None]] = set()
+        self.binding = 0
         self._room = asyncio.Event()
 
     def start(self, attempt: Attempt, assumed: Pod, node: str) -> None:
         task = asyncio.create_task(self._run(attempt, assumed, node), name=f"bind:{assumed.key}")
         self.tasks.add(task)
-        task.add_done_callback(self._finished)
+        task.add_done_callback(self.tasks.discard)
         self._watch(task)
 
-    def _finished(self, task: asyncio.Task[None]) -> None:
-        self.tasks.discard(task)
-        self._room.set()
-
-    @property
-    def past_permit(self) -> int:
-        """Cycles binding or about to (not waiting at Permit)."""
-        return len(self.tasks) - len(self._waiting)
-
     async def wait_for_room(self) -> None:
-        """Until fewer than `limit` cycles are past Permit."""
-        while self.past_permit >= self.limit:
+        """Until fewer than `limit` cycles are at their Bind."""
+        while self.binding >= self.limit:
             self._room.clear()
             await self._room.wait()
+
+    @contextlib.contextmanager
+    def _taking_room(self) -> Iterator[None]:
+        self.binding += 1
+        try:
+            yield
+        finally:
+            self.binding -= 1
+            self._room.set()
 
     async def _run(self, attempt: Attempt, assumed: Pod, node: str) -> None:
         try:
@@ -115,16 +116,7 @@ class BindingCycles:
             self._failures.release_place(assumed, others_only=True)
             return
         self._queue.done(info.pod)
-        status = await framework.run_pre_bind(state, assumed, node)
-        if status.is_success:
-            # An interested binding extender binds instead of the Bind plugins (upstream's order).
-            by_extender = await self._bind_by_extender(assumed, node)
-            if by_extender is not None:
-                status = by_extender
-            else:
-                status = await framework.run_bind(state, assumed, node)
-            if status.is_skip:
-                status = Status.from_error(f"no bind plugin bound pod {assumed.key}")
+        status = await self._pre_bind_and_bind(attempt, assumed, node)
         if not status.is_success:
             self._failures.undo(attempt, assumed, node)
             # Released before the pod is requeued, so the move concerns only the other pods
@@ -152,3 +144,20 @@ class BindingCycles:
         self._metrics.pod_scheduled(info.attempts, sli)
         log_v(_log, V_BIND, "Successfully bound pod to node", pod=assumed.key, node=node)
         await framework.run_post_bind(state, assumed, node)
+
+    async def _pre_bind_and_bind(self, attempt: Attempt, assumed: Pod, node: str) -> Status:
+        framework, state = attempt.framework, attempt.state
+        status = await framework.run_pre_bind(state, assumed, node)
+        if not status.is_success:
+            return status
+        with self._taking_room():
+            # An interested binding extender binds instead of the Bind plugins (upstream's
+            # order).
+            by_extender = await self._bind_by_extender(assumed, node)
+            if by_extender is not None:
+                status = by_extender
+            else:
+                status = await framework.run_bind(state, assumed, node)
+        if status.is_skip:
+            status = Status.from_error(f"no bind plugin bound pod {assumed.key}")
+        return status

@@ -170,7 +170,6 @@ class Scheduler:
             failures=self.failures,
             bind_by_extender=self.extenders.bind,
             watch=self.watch,
-            waiting=self.waiting_pods,
         )
         # Binding cycles in flight.
         self.binding_tasks = self.bindings.tasks
