@@ -31,6 +31,7 @@ from bench.compare_runs import run_churn
 from bench.compare_runs import run_drain
 from bench.compare_schedulers import ALL_KINDS
 from bench.compare_schedulers import NULL
+from bench.compare_schedulers import NULL_EVENTS
 from bench.compare_schedulers import OURS
 from bench.compare_schedulers import UPSTREAM
 from bench.compare_schedulers import SchedulerKind
@@ -49,7 +50,8 @@ from tests.e2e.binaries import ensure_binaries
 # percentageOfNodesToScore per mode; None leaves each scheduler at its own default.
 MODES: dict[str, int | None] = {"defaults": None, "equal": 100}
 LOADS = (DRAIN, CHURN)
-SCHEDULERS = {"upstream": UPSTREAM, "ours": OURS, "null": NULL}
+SCHEDULERS = {"upstream": UPSTREAM, "ours": OURS, "null": NULL, "nullevents": NULL_EVENTS}
+DEFAULT_SCHEDULERS = ["upstream", "ours", "null"]
 PODS_PER_NODE = 110
 
 
@@ -92,7 +94,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--schedulers",
         type=_choices("--schedulers", SCHEDULERS),
-        default=list(SCHEDULERS),
+        default=DEFAULT_SCHEDULERS,
         help="upstream,ours,null",
     )
     parser.add_argument("--rate", type=float, default=100.0, help="churn: pods created per second")

@@ -26,6 +26,7 @@ from tests.e2e.processes import free_loopback_port
 UPSTREAM = "kube-scheduler"
 OURS = "kube-pyscheduler"
 NULL = "null-scheduler"
+NULL_EVENTS = "null-scheduler+events"
 STOP_GRACE_S = 20.0
 
 
@@ -42,7 +43,8 @@ KINDS = (
     SchedulerKind(label=OURS, scheduler_name="kube-pyscheduler"),
 )
 NULL_KIND = SchedulerKind(label=NULL, scheduler_name="null-scheduler")
-ALL_KINDS = (*KINDS, NULL_KIND)
+NULL_EVENTS_KIND = SchedulerKind(label=NULL_EVENTS, scheduler_name="null-scheduler")
+ALL_KINDS = (*KINDS, NULL_KIND, NULL_EVENTS_KIND)
 
 
 def scheduler_config(
@@ -90,7 +92,7 @@ def scheduler_argv(
             f"--authorization-kubeconfig={kubeconfig}",
             "-v=1",
         ]
-    if kind.label == NULL:
+    if kind.label in (NULL, NULL_EVENTS):
         return [
             sys.executable,
             "-m",
@@ -99,6 +101,7 @@ def scheduler_argv(
             str(kubeconfig),
             "--scheduler-name",
             kind.scheduler_name,
+            *(["--scheduled-events"] if kind.label == NULL_EVENTS else []),
         ]
     return [
         sys.executable,

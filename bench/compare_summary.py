@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from dataclasses import field
 
 from bench.compare_schedulers import NULL
+from bench.compare_schedulers import NULL_EVENTS
 from bench.compare_schedulers import UPSTREAM
 
 DRAIN = "drain"
@@ -44,8 +45,9 @@ class RunRecord:
 class Column:
     header: str
     figure: str
-    # "value": the median figure; "ratio": median of ratios to upstream; "null": median of
-    # ratios to the null scheduler; "count": repeats where the figure is 1 out of all repeats.
+    # "value": the median figure; "ratio": median of ratios to upstream; "null" and
+    # "null_events": median of ratios to the null scheduler without and with its Scheduled
+    # Events; "count": repeats where the figure is 1 out of all repeats.
     kind: str
     digits: int = 2
 
@@ -54,6 +56,7 @@ DRAIN_COLUMNS = (
     Column("pods/s", "throughput", "value", 1),
     Column("x up", "throughput", "ratio"),
     Column("of null", "throughput", "null"),
+    Column("of null+ev", "throughput", "null_events"),
     Column("CPU ms/pod", "cpu_ms_per_pod", "value"),
     Column("x up", "cpu_ms_per_pod", "ratio"),
     Column("RSS MiB", "peak_rss_mib", "value", 0),
@@ -96,7 +99,18 @@ class SchedulerSummary:
     values: dict[str, float] = field(default_factory=dict)
     ratios: dict[str, float | None] = field(default_factory=dict)
     of_null: dict[str, float | None] = field(default_factory=dict)
+    of_null_events: dict[str, float | None] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
+
+
+# The scheduler each kind of relative column divides by.
+_REFERENCE = {"ratio": UPSTREAM, "null": NULL, "null_events": NULL_EVENTS}
+
+
+def _relative(summary: SchedulerSummary, kind: str) -> dict[str, float | None]:
+    if kind == "ratio":
+        return summary.ratios
+    return summary.of_null if kind == "null" else summary.of_null_events
 
 
 def _by_repeat(records: Iterable[RunRecord], scheduler: str, figure: str) -> dict[int, float]:
@@ -123,10 +137,8 @@ def summarise(records: Sequence[RunRecord], load: str) -> list[SchedulerSummary]
             elif column.kind == "count":
                 summary.counts[column.figure] = sum(1 for v in own.values() if v == 1.0)
             else:
-                other = UPSTREAM if column.kind == "ratio" else NULL
-                theirs = _by_repeat(records, other, column.figure)
-                target = summary.ratios if column.kind == "ratio" else summary.of_null
-                target[column.figure] = median_of_ratios(own, theirs)
+                theirs = _by_repeat(records, _REFERENCE[column.kind], column.figure)
+                _relative(summary, column.kind)[column.figure] = median_of_ratios(own, theirs)
         summaries.append(summary)
     return summaries
 
@@ -148,8 +160,7 @@ def _cell(summary: SchedulerSummary, column: Column) -> str:
     if column.kind == "count":
         count = summary.counts.get(column.figure)
         return "-" if count is None else f"{count}/{summary.repeats}"
-    source = summary.ratios if column.kind == "ratio" else summary.of_null
-    ratio = source.get(column.figure)
+    ratio = _relative(summary, column.kind).get(column.figure)
     return "-" if ratio is None else f"{ratio:.{column.digits}f}"
 
 

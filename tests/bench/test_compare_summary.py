@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench.compare_schedulers import NULL
+from bench.compare_schedulers import NULL_EVENTS
 from bench.compare_schedulers import OURS
 from bench.compare_schedulers import UPSTREAM
 from bench.compare_summary import CHURN
@@ -62,6 +63,21 @@ def test_summary_gives_medians_ratios_to_upstream_and_to_null() -> None:
     assert ours.ratios["cpu_ms_per_pod"] == 0.5  # 0.5, 0.5, 1.0
     assert ours.of_null["throughput"] == 0.5  # 0.5, 0.5, 0.5
     assert by_name[UPSTREAM].ratios["throughput"] == 1.0
+
+
+def test_ratio_to_the_null_scheduler_with_events_is_its_own_column() -> None:
+    records = [
+        drain(OURS, 0, 150.0),
+        drain(NULL, 0, 600.0),
+        drain(NULL_EVENTS, 0, 300.0),
+    ]
+    by_name = {s.scheduler: s for s in summarise(records, DRAIN)}
+    assert by_name[OURS].of_null["throughput"] == 0.25
+    assert by_name[OURS].of_null_events["throughput"] == 0.5
+    assert "of null+ev" in format_table(records, DRAIN)
+    # Without a run of it, the column says so rather than borrowing another reference.
+    alone = summarise([drain(OURS, 0, 150.0), drain(NULL, 0, 600.0)], DRAIN)
+    assert alone[0].of_null_events["throughput"] is None
 
 
 def test_churn_summary_counts_the_repeats_that_kept_up() -> None:
