@@ -75,8 +75,13 @@ class BindingCycles:
         self._watch(task)
 
     async def wait_for_room(self) -> None:
-        """Until fewer than `limit` cycles are at their Bind."""
-        while self.binding >= self.limit:
+        """Until fewer than `limit` cycles are at their Bind; once held, until a quarter of
+        the room is free, so the loop then schedules a run of pods back to back rather than
+        one per Binding that ends."""
+        if self.binding < self.limit:
+            return
+        resume = self.limit * 3 // 4
+        while self.binding > resume:
             self._room.clear()
             await self._room.wait()
 
