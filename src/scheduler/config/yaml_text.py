@@ -13,5 +13,12 @@ _SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def safe_load(text: str) -> Any:
-    """`yaml.safe_load`, faster; errors are the same `yaml.YAMLError`s, with their marks."""
-    return yaml.load(text, Loader=_SAFE_LOADER)
+    """`yaml.safe_load`, faster; errors are `yaml.safe_load`'s own, marks included."""
+    try:
+        return yaml.load(text, Loader=_SAFE_LOADER)
+    except yaml.YAMLError:
+        if _SAFE_LOADER is yaml.SafeLoader:
+            raise
+        # libyaml marks some errors where it gave up (the end of the text for an unclosed
+        # bracket); the pure-Python loader marks where the problem is. Only bad input pays.
+        return yaml.safe_load(text)
