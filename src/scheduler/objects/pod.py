@@ -125,6 +125,7 @@ class Pod:
         meta = raw.get("metadata") or {}
         spec = raw.get("spec") or {}
         status = raw.get("status") or {}
+        shapes.pod_spec(spec)
         namespace = str(meta.get("namespace") or "default")
         labels = string_map(meta.get("labels"), "metadata.labels")
         shapes.volumes(spec.get("volumes"))

@@ -41,6 +41,30 @@ def object_list(value: Any, field: str) -> tuple[Mapping[str, Any], ...]:
     return tuple(value)
 
 
+def mapping(value: Any, field: str) -> Mapping[str, Any]:
+    """An object; absent is empty."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{field}: must be an object")
+    return value
+
+
+def pod_spec(spec: Mapping[str, Any]) -> None:
+    """The parts of a pod spec that parsing walks into, checked for type first, so that a
+    wrong one is reported by its field path rather than as the Python error it would cause."""
+    affinity = mapping(spec.get("affinity"), "spec.affinity")
+    for key in ("nodeAffinity", "podAffinity", "podAntiAffinity"):
+        mapping(affinity.get(key), f"spec.affinity.{key}")
+    object_list(spec.get("tolerations"), "spec.tolerations")
+    object_list(spec.get("schedulingGates"), "spec.schedulingGates")
+    mapping(spec.get("resources"), "spec.resources")
+    for group in ("containers", "initContainers"):
+        for index, container in enumerate(object_list(spec.get(group), f"spec.{group}")):
+            mapping(container.get("resources"), f"spec.{group}[{index}].resources")
+            object_list(container.get("ports"), f"spec.{group}[{index}].ports")
+
+
 def _optional_string(raw: Mapping[str, Any], key: str, field: str) -> None:
     value = raw.get(key)
     if value is not None and not isinstance(value, str):
