@@ -167,6 +167,10 @@ SCENARIOS = {
         ).encode(),
         "document 1: Pod default/p1: spec.topologySpreadConstraints[0]: must be an object",
     ),
+    "affinity-of-the-wrong-type": (
+        (NODE % "4" + "---\n" + (POD % "1").replace("spec: {", "spec: {affinity: true, ")).encode(),
+        "document 1: Pod default/p1: spec.affinity: must be an object",
+    ),
     "pod-spec-not-an-object": (
         (NODE % "4" + "---\n" + (POD % "1").replace("spec: {", "spec: false\nx: {")).encode(),
         "document 1: Pod p1: spec: must be an object",

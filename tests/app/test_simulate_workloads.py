@@ -294,6 +294,26 @@ def test_pods_a_scenario_already_has_count_toward_the_controller(
             _workload("apps/v1", "StatefulSet", "neg", replicas=-1, template=_template("x")),
             "StatefulSet default/neg: spec.replicas: must be a non-negative integer, got -1",
         ),
+        (
+            # Found when the scenario is read, not in the pods the run could not parse.
+            _workload(
+                "apps/v1",
+                "Deployment",
+                "odd",
+                replicas=1,
+                template={"spec": {**_template("x")["spec"], "affinity": True}},
+            ),
+            "Deployment default/odd: spec.template.spec.affinity: must be an object",
+        ),
+        (
+            _workload(
+                "batch/v1",
+                "Job",
+                "odd",
+                template={"spec": {**_template("x")["spec"], "tolerations": [True]}},
+            ),
+            "Job default/odd: spec.template.spec.tolerations[0]: must be an object",
+        ),
     ],
 )
 def test_a_workload_that_cannot_be_expanded_is_refused_by_name(

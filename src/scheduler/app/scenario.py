@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from scheduler.app.workloads import WORKLOAD_KINDS
+from scheduler.app.workloads import check_pod_template
 from scheduler.app.workloads import refuse_unexpanded
 from scheduler.cluster.resource_kinds import BUILTIN_KINDS
 from scheduler.cluster.sim.kinds import KindRegistry
@@ -105,6 +106,7 @@ def _check_object(item: Any, where: str) -> None:
     try:
         refuse_unexpanded(item)
         _KINDS.for_object(item)
+        check_pod_template(item)
     except (ValueError, ConfigError) as exc:
         raise ConfigError(f"{where}: {exc}") from exc
     # Pods and nodes are read the way the scheduler will read them, so that a bad quantity or
