@@ -29,7 +29,8 @@ WORKLOAD_KINDS: tuple[ResourceKind, ...] = (
     kind("daemonsets", "apps/v1", "DaemonSet", namespaced=True),
 )
 
-_CONTROLLED = {
+# The controllers simulated, by (API group, kind); each makes its pods from spec.template.
+CONTROLLED = {
     ("apps", "Deployment"),
     ("apps", "ReplicaSet"),
     ("apps", "StatefulSet"),
@@ -66,7 +67,7 @@ def expand_workloads(
     owners: list[Owner] = []
     for obj in objects:
         refuse_unexpanded(obj)
-        if _group_kind(obj) in _CONTROLLED:
+        if _group_kind(obj) in CONTROLLED:
             owner = with_uid(obj, rng)
             owners.append(owner)
             result.append(owner.raw)

@@ -10,25 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from scheduler.app.workloads.expand import CONTROLLED
 from scheduler.framework.errors import ConfigError
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.pod import Pod
-
-# The controllers whose pods come from spec.template (a CronJob is refused before this).
-_TEMPLATED = {
-    ("apps", "Deployment"),
-    ("apps", "ReplicaSet"),
-    ("apps", "StatefulSet"),
-    ("apps", "DaemonSet"),
-    ("batch", "Job"),
-    ("", "ReplicationController"),
-}
 
 
 def check_pod_template(obj: Mapping[str, Any]) -> None:
     """Raise a ConfigError naming the workload and the field if its template cannot be read."""
     group = str(obj.get("apiVersion") or "").rpartition("/")[0]
-    if (group, str(obj.get("kind") or "")) not in _TEMPLATED:
+    if (group, str(obj.get("kind") or "")) not in CONTROLLED:
         return
     meta = obj.get("metadata") or {}
     where = f"{obj.get('kind')} {meta.get('namespace') or 'default'}/{meta.get('name')}"
