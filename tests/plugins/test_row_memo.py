@@ -8,6 +8,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from plugins.balanced_allocation import NodeResourcesBalancedAllocation
+from plugins.helpers.resources.allocation import FEW_REFRESHED_ROWS
 from plugins.node_resources_fit import NodeResourcesFit
 from plugins.node_resources_fit.fits import NOTHING_IGNORED
 from plugins.node_resources_fit.fits_batch import filter_rows
@@ -133,3 +134,30 @@ def test_remembered_fit_checks_match_fresh_ones(operations: list[tuple[str, str,
                 expected = filter_rows(request, table, rows, NOTHING_IGNORED)
                 remembered = long_lived.filter_nodes(state, pod, table, rows)
                 assert _verdicts(remembered) == _verdicts(expected)
+
+
+def test_rows_too_large_for_plain_integers_are_scored_as_the_row_forms_score_them() -> None:
+    # 2**60 bytes of memory: int64 products could overflow in the row forms, so a refresh of
+    # a few rows must not switch to plain integers there. Enough nodes that scoring all of
+    # them takes the row forms.
+    cache = SchedulerCache()
+    handle = FakeHandle(cache.table)
+    names = [f"big{i}" for i in range(FEW_REFRESHED_ROWS + 4)]
+    for name in names:
+        cache.add_node(make_node(name).capacity(cpu="4", memory=str(2**60), pods="20").obj())
+    long_lived = _plugins(handle)
+    pod = make_pod("incoming").req(cpu="1", memory="1Gi").obj()
+    table = cache.table
+    rows = table.all_rows()
+    for plugin in long_lived:
+        state = CycleState()
+        plugin.pre_score(state, pod, table, rows)
+        plugin.score_nodes(state, pod, table, rows)
+    cache.add_pod(make_pod("placed").node(names[0]).req(cpu="1", memory=str(2**59)).obj())
+    for remembered, new in zip(long_lived, _plugins(handle), strict=True):
+        state = CycleState()
+        remembered.pre_score(state, pod, table, rows)
+        expected = new.score_nodes(state, pod, table, rows).tolist()
+        got = remembered.score_nodes(state, pod, table, rows).tolist()
+        print(got, expected)
+        assert got == expected

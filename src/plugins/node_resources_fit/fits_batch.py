@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from plugins.helpers.resources.allocation import FEW_REFRESHED_ROWS
 from plugins.helpers.resources.row_columns import RowColumns
 from plugins.helpers.resources.row_columns import Vector
 from plugins.helpers.row_memo import RowMemo
@@ -98,7 +99,7 @@ def filter_rows_remembered(
         return filter_rows(request, table, rows, ignored)
 
     def compute(some: Rows) -> Packed:
-        if len(some) <= _FEW_ROWS:
+        if len(some) <= FEW_REFRESHED_ROWS:
             return _failed_checks_of_few(table, some, resources)
         return _failed_checks(RowColumns(table, some), table, resources)
 

@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from plugins.helpers.resources.allocation import FEW_REFRESHED_ROWS
 from plugins.helpers.resources.allocation import node_allocation
 from plugins.helpers.resources.allocation import pod_requests_for
+from plugins.helpers.resources.allocation import row_allocations
 from plugins.helpers.resources.allocation import scored_columns
 from plugins.helpers.row_memo import RowMemo
 from plugins.node_resources_fit.args import NodeResourcesFitArgs
@@ -118,6 +120,13 @@ class NodeResourcesFit:
         requests = self._score_requests(state, pod)
 
         def compute(some: Rows) -> Scores:
+            if len(some) <= FEW_REFRESHED_ROWS:
+                allocations = row_allocations(
+                    table, some, self._resource_names, requests, use_requested=False
+                )
+                if allocations is not None:
+                    scores = [self._scorer.score(a.requested, a.allocatable) for a in allocations]
+                    return np.array(scores, dtype=np.int64)
             columns = scored_columns(
                 table, some, self._resource_names, requests, use_requested=False
             )
