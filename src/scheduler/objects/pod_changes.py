@@ -80,3 +80,20 @@ def _same_but(old: Any, new: Any, changing: frozenset[str]) -> bool:
         if key not in changing and (key not in new or new[key] != value):
             return False
     return all(key in old or key in changing for key in new)
+
+
+# What a new version of a pod may change and still take the same room on the same node.
+_VERSION_FIELDS = frozenset({"resource_version", "raw"})
+_PLACED_SLOTS: Final = tuple(
+    slot for name, slot in _SLOTS_BY_NAME.items() if name not in _VERSION_FIELDS
+)
+
+
+def same_but_version(a: Pod, b: Pod) -> bool:
+    """Whether two versions of a pod differ at most in their resourceVersion and raw object,
+    so everything derived from them (node, requests, labels, terms) is the same."""
+    for slot in _PLACED_SLOTS:
+        left, right = slot.__get__(a), slot.__get__(b)
+        if left is not right and left != right:
+            return False
+    return True

@@ -25,6 +25,7 @@ from scheduler.framework.node_table import NodeTable
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
 from scheduler.objects.pod_changes import copied
+from scheduler.objects.pod_changes import same_but_version
 
 
 class SchedulerCache:
@@ -200,6 +201,12 @@ class SchedulerCache:
     def _place(self, pod: Pod) -> None:
         """Put `pod` on its node, replacing any cached pod with the same key."""
         previous = self._pods.get(pod.key)
+        if previous is not None and same_but_version(previous, pod):
+            # The Binding of an assumed pod coming back, typically: the pod takes the room it
+            # took, so the node's totals and its table row stand as they are.
+            self._infos[pod.node_name].replace_pod(pod)
+            self._pods[pod.key] = pod
+            return
         if previous is not None and previous.node_name != pod.node_name:
             self._take_off_node(previous)
         info = self._infos.get(pod.node_name)
