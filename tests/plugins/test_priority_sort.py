@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from plugins.priority_sort import SPEC
 from plugins.priority_sort import PrioritySort
@@ -70,3 +72,15 @@ def test_sorting_a_queue() -> None:
 
     ordered = sorted(pods, key=functools.cmp_to_key(compare))
     assert [p.pod.name for p in ordered] == ["b", "a", "d", "c", "e"]
+
+
+@given(
+    st.tuples(st.one_of(st.none(), st.integers(-5, 5)), st.sampled_from([0.0, 1.0, 2.5])),
+    st.tuples(st.one_of(st.none(), st.integers(-5, 5)), st.sampled_from([0.0, 1.0, 2.5])),
+)
+def test_sort_key_orders_exactly_as_less(
+    first: tuple[int | None, float], second: tuple[int | None, float]
+) -> None:
+    a, b = queued("a", *first), queued("b", *second)
+    assert (PLUGIN.sort_key(a) < PLUGIN.sort_key(b)) == PLUGIN.less(a, b)
+    assert (PLUGIN.sort_key(b) < PLUGIN.sort_key(a)) == PLUGIN.less(b, a)

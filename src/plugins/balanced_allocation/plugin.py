@@ -9,8 +9,10 @@ import numpy as np
 from plugins.balanced_allocation.args import NodeResourcesBalancedAllocationArgs
 from plugins.balanced_allocation.balance import balanced_allocation_score
 from plugins.balanced_allocation.balance_columns import balanced_allocation_score_columns
+from plugins.helpers.resources.allocation import FEW_REFRESHED_ROWS
 from plugins.helpers.resources.allocation import node_allocation
 from plugins.helpers.resources.allocation import pod_requests_for
+from plugins.helpers.resources.allocation import row_allocations
 from plugins.helpers.resources.allocation import scored_columns
 from plugins.helpers.row_memo import RowMemo
 from scheduler.framework import CycleState
@@ -79,6 +81,16 @@ class NodeResourcesBalancedAllocation:
             return np.zeros(len(rows), dtype=np.int64)
 
         def compute(some: Rows) -> Scores:
+            if len(some) <= FEW_REFRESHED_ROWS:
+                allocations = row_allocations(
+                    table, some, self._resource_names, requests.values, use_requested=True
+                )
+                if allocations is not None:
+                    scores = [
+                        balanced_allocation_score(a.requested, a.allocated, a.allocatable)
+                        for a in allocations
+                    ]
+                    return np.array(scores, dtype=np.int64)
             columns = scored_columns(
                 table, some, self._resource_names, requests.values, use_requested=True
             )

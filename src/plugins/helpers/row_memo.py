@@ -60,9 +60,13 @@ class RowMemo:
             return entry.values
         self._entries.move_to_end(key)
         if entry.seen != table.pod_clock:
-            changed = np.flatnonzero(table.pod_stamp[: table.size] > entry.seen)
+            stamped = table.rows_stamped_since(entry.seen)
+            if stamped is None:
+                changed = np.flatnonzero(table.pod_stamp[: table.size] > entry.seen)
+            else:
+                changed = np.array(stamped, dtype=np.int64)
             if len(changed):
-                entry.values[changed] = compute(changed.astype(np.int64))
+                entry.values[changed] = compute(changed.astype(np.int64, copy=False))
             entry.seen = table.pod_clock
         return entry.values
 

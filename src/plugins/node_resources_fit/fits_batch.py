@@ -5,6 +5,11 @@ are the whole table). When no row fails, which is the common case, that is all t
 reasons are assembled only for rows that fail. Each failing row's set of failed checks is a bit
 pattern; distinct patterns (few in practice) become the batch's reason tuples, so reasons are
 built once per pattern instead of once per node.
+
+`filter_rows_remembered` keeps each row's failed checks across cycles (a `RowMemo` keyed by
+the checked quantities), so replicas asking for the same resources re-check only the rows whose
+usage or allocatable changed since the last pod; `_rejections_of_packed` turns those bits into
+the same batch the one-pass check builds.
 """
 
 from __future__ import annotations
@@ -14,8 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from plugins.helpers.resources.allocation import FEW_REFRESHED_ROWS
 from plugins.helpers.resources.row_columns import RowColumns
 from plugins.helpers.resources.row_columns import Vector
+from plugins.helpers.row_memo import RowMemo
 from plugins.node_resources_fit.fits import TOO_MANY_PODS
 from plugins.node_resources_fit.fits import IgnoredResources
 from plugins.node_resources_fit.fits import checked_resources
@@ -25,6 +32,8 @@ from scheduler.framework import Code
 from scheduler.framework import FilterBatch
 from scheduler.framework import NodeTable
 from scheduler.framework import Rows
+
+Packed = npt.NDArray[np.int64]
 
 BoolMatrix = npt.NDArray[np.bool_]
 BoolVector = npt.NDArray[np.bool_]
@@ -75,6 +84,95 @@ def filter_rows(
     if not any(check.failed_somewhere for check in checks):
         return FilterBatch.all_pass(count)
     return _rejections(checks, count)
+
+
+def filter_rows_remembered(
+    request: PodResourceRequest,
+    table: NodeTable,
+    rows: Rows,
+    ignored: IgnoredResources,
+    memo: RowMemo,
+) -> FilterBatch:
+    """`filter_rows`, from each row's failed checks remembered in `memo` across cycles."""
+    resources = [] if request.is_empty else checked_resources(request, ignored)
+    if len(resources) + 1 > _MAX_PACKED_CHECKS:
+        return filter_rows(request, table, rows, ignored)
+
+    def compute(some: Rows) -> Packed:
+        if len(some) <= FEW_REFRESHED_ROWS:
+            return _failed_checks_of_few(table, some, resources)
+        return _failed_checks(RowColumns(table, some), table, resources)
+
+    remembered: Packed = memo.values(table, tuple(resources), compute)
+    every_row = table.covers(rows)
+    failed = remembered if every_row else remembered[rows]
+    if not failed.any():
+        return FilterBatch.all_pass(len(rows))
+    return _rejections_of_packed(failed, rows, every_row, table, resources)
+
+
+def _failed_checks(
+    columns: RowColumns, table: NodeTable, resources: list[tuple[str, int]]
+) -> Packed:
+    """Per row, bit 0 set for too many pods and bit i for the i-th checked resource short."""
+    failed = np.greater_equal(columns.pod_count(), columns.allowed_pods()).astype(np.int64)
+    for bit, (name, quantity) in enumerate(resources, start=1):
+        column = table.resource_column(name)
+        if column is None:
+            # No node offers the resource: it reads 0 allocatable and 0 in use everywhere.
+            if quantity > 0:
+                failed |= 1 << bit
+            continue
+        short = np.less(columns.allocatable(column) - columns.requested(column), quantity)
+        failed |= short.astype(np.int64) << bit
+    return failed
+
+
+def _failed_checks_of_few(table: NodeTable, rows: Rows, resources: list[tuple[str, int]]) -> Packed:
+    """`_failed_checks` row by row in plain integers: for the few rows a memo refreshes, this
+    is cheaper than array calls. Usage and allocatable are non-negative int64 values, so the
+    differences below are exact in both forms and the answers agree."""
+    columns = [(table.resource_column(name), quantity) for name, quantity in resources]
+    failed = []
+    for row in rows.tolist():
+        bits = int(table.pod_count[row] >= table.allowed_pods[row])
+        allocatable = table.allocatable[row].tolist()
+        requested = table.requested[row].tolist()
+        for bit, (column, quantity) in enumerate(columns, start=1):
+            free = 0 if column is None else allocatable[column] - requested[column]
+            if free < quantity:
+                bits |= 1 << bit
+        failed.append(bits)
+    return np.array(failed, dtype=np.int64)
+
+
+def _rejections_of_packed(
+    failed: Packed,
+    rows: Rows,
+    every_row: bool,
+    table: NodeTable,
+    resources: list[tuple[str, int]],
+) -> FilterBatch:
+    """The batch `_rejections` builds, from each row's packed failed checks."""
+    at = np.flatnonzero(failed)
+    packed = failed[at]
+    table_rows = at if every_row else rows[at]
+    unresolvable = np.zeros(len(at), dtype=np.bool_)
+    for bit, (name, quantity) in enumerate(resources, start=1):
+        # A shortfall preemption cannot help: the request exceeds the whole allocatable.
+        hit = (packed >> bit & 1).astype(np.bool_)
+        column = table.resource_column(name)
+        capacity = 0 if column is None else table.allocatable[table_rows, column]
+        unresolvable |= hit & (quantity > capacity)
+    codes = np.zeros(len(failed), dtype=np.int8)
+    # Upstream's code values: UNSCHEDULABLE + 1 is UNSCHEDULABLE_AND_UNRESOLVABLE.
+    codes[at] = _UNSCHEDULABLE + unresolvable
+    reasons = [TOO_MANY_PODS] + [insufficient_reason(name) for name, _ in resources]
+    keys, inverse = _distinct_keys(packed)
+    tuples = [tuple([r for j, r in enumerate(reasons) if key >> j & 1]) for key in keys]
+    reason_ids = np.zeros(len(failed), dtype=np.int32)
+    reason_ids[at] = inverse
+    return FilterBatch(codes, tuples, reason_ids)
 
 
 def _rejections(checks: list[_Check], count: int) -> FilterBatch:

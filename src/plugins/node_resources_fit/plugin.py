@@ -6,15 +6,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from plugins.helpers.resources.allocation import FEW_REFRESHED_ROWS
 from plugins.helpers.resources.allocation import node_allocation
 from plugins.helpers.resources.allocation import pod_requests_for
+from plugins.helpers.resources.allocation import row_allocations
 from plugins.helpers.resources.allocation import scored_columns
 from plugins.helpers.row_memo import RowMemo
 from plugins.node_resources_fit.args import NodeResourcesFitArgs
 from plugins.node_resources_fit.fits import IgnoredResources
 from plugins.node_resources_fit.fits import node_insufficient_resources
 from plugins.node_resources_fit.fits import status_of
-from plugins.node_resources_fit.fits_batch import filter_rows
+from plugins.node_resources_fit.fits_batch import filter_rows_remembered
 from plugins.node_resources_fit.hints import after_node_change
 from plugins.node_resources_fit.hints import after_pod_event
 from plugins.node_resources_fit.requests import PRE_FILTER_STATE_KEY
@@ -58,6 +60,8 @@ class NodeResourcesFit:
         self._resource_names = tuple(r.name for r in args.scoring_strategy.resources)
         self._scorer = build_scorer(args.scoring_strategy)
         self._score_memo = RowMemo()
+        # Each row's failed checks, by the checked quantities, kept across cycles.
+        self._fit_memo = RowMemo()
 
     # ---- PreFilter / Filter -----------------------------------------------------------
 
@@ -89,7 +93,7 @@ class NodeResourcesFit:
         if isinstance(request, Status):
             codes = np.full(len(rows), np.int8(request.code), dtype=np.int8)
             return FilterBatch(codes, (request.reasons or (request.message(),),))
-        return filter_rows(request, table, rows, self._ignored)
+        return filter_rows_remembered(request, table, rows, self._ignored, self._fit_memo)
 
     # ---- PreScore / Score -------------------------------------------------------------
 
@@ -116,6 +120,13 @@ class NodeResourcesFit:
         requests = self._score_requests(state, pod)
 
         def compute(some: Rows) -> Scores:
+            if len(some) <= FEW_REFRESHED_ROWS:
+                allocations = row_allocations(
+                    table, some, self._resource_names, requests, use_requested=False
+                )
+                if allocations is not None:
+                    scores = [self._scorer.score(a.requested, a.allocatable) for a in allocations]
+                    return np.array(scores, dtype=np.int64)
             columns = scored_columns(
                 table, some, self._resource_names, requests, use_requested=False
             )

@@ -17,3 +17,7 @@ class PrioritySort(NoArgsPlugin):
         if a.pod.priority != b.pod.priority:
             return a.pod.priority > b.pod.priority
         return a.timestamp < b.timestamp
+
+    def sort_key(self, info: QueuedPodInfo) -> tuple[int, float]:
+        """The order of `less` as a value: higher priority first, then the earlier arrival."""
+        return (-info.pod.priority, info.timestamp)

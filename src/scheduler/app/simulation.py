@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import random
 import time
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from scheduler.app.outcomes import PodOutcome
 from scheduler.app.outcomes import final_cluster
 from scheduler.app.outcomes import preempted
 from scheduler.app.scenario import ordered_for_loading
+from scheduler.app.startup_gc import CollectionHold
 from scheduler.app.workloads import WORKLOAD_KINDS
 from scheduler.app.workloads import expand_workloads
 from scheduler.cluster.sim import SimCluster
@@ -146,6 +148,47 @@ async def simulate(
 ) -> SimulationResult:
     """Schedule `objects` in memory; stop after `timeout` wall-clock seconds at the latest.
     An empty `cluster` given by the caller is used, so that it can be read afterwards."""
+    # As the daemon does (see startup_gc): no automatic collection while the cluster is loaded
+    # and listed, then what that built is frozen for the run, so that collections while
+    # scheduling walk only what scheduling allocates. Unfrozen at the end: a process may
+    # simulate again.
+    hold = CollectionHold()
+    collecting = gc.isenabled()
+    hold.hold()
+    try:
+        return await _simulate(
+            objects,
+            config,
+            profiles,
+            registry,
+            hold,
+            seed=seed,
+            clock=clock,
+            progress=progress,
+            vectorize=vectorize,
+            timeout=timeout,
+            cluster=cluster,
+        )
+    finally:
+        hold.release(freeze=False)
+        if collecting:
+            gc.unfreeze()
+
+
+async def _simulate(
+    objects: Sequence[Mapping[str, Any]],
+    config: KubeSchedulerConfiguration,
+    profiles: Sequence[EffectiveProfile],
+    registry: Mapping[str, PluginSpec],
+    hold: CollectionHold,
+    *,
+    seed: int | None,
+    clock: Clock | None,
+    progress: ProgressCallback | None,
+    vectorize: bool,
+    timeout: float,  # noqa: ASYNC109 - bounds the whole run
+    cluster: SimCluster | None,
+) -> SimulationResult:
     clock = clock or SystemClock()
     started = time.perf_counter()
     if seed is None:
@@ -194,6 +237,7 @@ async def simulate(
         # scenario gave them instead of bouncing off PreEnqueue until those arrive.
         await scheduler.start(pods_last=True)
         await scheduler.wait_synced()
+        hold.release(freeze=True)
         scheduling_started = time.perf_counter()
         scheduler.start_scheduling()
         total = sum(1 for o in objects if o.get("kind") == "Pod")

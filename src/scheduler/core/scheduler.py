@@ -130,6 +130,7 @@ class Scheduler:
             raise ValueError("no queue sort plugin is enabled")
         self.queue = SchedulingQueue(
             less=guarded_less(first.queue_sort.name, first.queue_sort.less),
+            rank=getattr(first.queue_sort, "sort_key", None),
             clock=clock,
             pre_enqueue=self._pre_enqueue,
             hints={name: p.queueing_hints() for name, p in self.profiles.items()},

@@ -11,6 +11,22 @@ import numpy.typing as npt
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 
+# Read-only all-zero codes by row count, shared by every batch that passes all its rows: most
+# Filter plugins pass every node of most pods, and each made its own zeros before.
+_PASSING_CODES: dict[int, npt.NDArray[np.int8]] = {}
+_PASSING_SIZES = 8
+
+
+def _passing_codes(count: int) -> npt.NDArray[np.int8]:
+    codes = _PASSING_CODES.get(count)
+    if codes is None:
+        if len(_PASSING_CODES) >= _PASSING_SIZES:
+            _PASSING_CODES.clear()
+        codes = np.zeros(count, dtype=np.int8)
+        codes.flags.writeable = False
+        _PASSING_CODES[count] = codes
+    return codes
+
 
 @dataclass(slots=True)
 class FilterBatch:
@@ -30,9 +46,7 @@ class FilterBatch:
 
     @classmethod
     def all_pass(cls, count: int) -> FilterBatch:
-        codes = np.zeros(count, dtype=np.int8)
-        codes.flags.writeable = False
-        return cls(codes, (), passed_all=True)
+        return cls(_passing_codes(count), (), passed_all=True)
 
     @classmethod
     def reject_where(

@@ -55,6 +55,12 @@ class NodeInfo:
         self.pods[pod.key] = pod
         self._account(pod, 1)
 
+    def replace_pod(self, pod: Pod) -> None:
+        """Swap in a new version of a pod held here that takes the same room (its requests,
+        ports and terms unchanged); counts a change as removing and adding it would."""
+        self.pods[pod.key] = pod
+        self.generation += 2
+
     def remove_pod(self, key: str) -> Pod | None:
         pod = self.pods.pop(key, None)
         if pod is not None:

@@ -36,6 +36,10 @@ _MEMO_LIMIT = 4096
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
+# How many recent stamps `rows_stamped_since` can look back over (at least half as many).
+_STAMP_LOG_LIMIT = 4096
+
+
 def _saturated(value: int) -> int:
     """A node's summed requests, held to the int64 column. Each pod's requests fit in an
     int64, but enough of them on one node need not; a node holding that much is full either
@@ -92,6 +96,11 @@ class NodeTable:
         # the clock value it last saw.
         self.pod_stamp: Int64Array = np.zeros(capacity, dtype=np.int64)
         self.pod_clock = 0
+        # The rows stamped at clock values _stamped_base + 1 .. pod_clock, in order, so that a
+        # reader a few stamps behind learns which rows changed without a pass over them all.
+        # Only the recent part is kept (see `rows_stamped_since`).
+        self._stamped: list[int] = []
+        self._stamped_base = 0
         # Taint sets are interned: id 0 is "no taints"; ids are never reused.
         self.taint_sets: list[tuple[Taint, ...]] = [()]
         self._taint_set_ids: dict[tuple[Taint, ...], int] = {(): 0}
@@ -140,6 +149,15 @@ class NodeTable:
         if self.covers(rows):
             return values[: self.size]
         return values[rows]
+
+    def rows_stamped_since(self, clock: int) -> list[int] | None:
+        """The rows stamped after `clock` (a past `pod_clock`), ascending and each once, the
+        same rows as `pod_stamp > clock` finds; None when that is too far back to say."""
+        start = clock - self._stamped_base
+        if start < 0:
+            return None
+        size = self.size
+        return sorted({row for row in self._stamped[start:] if row < size})
 
     def resource_column(self, resource: str) -> int | None:
         return self._resource_index.get(resource)
@@ -359,6 +377,11 @@ class NodeTable:
     def _stamp_pods(self, row: int) -> None:
         self.pod_clock += 1
         self.pod_stamp[row] = self.pod_clock
+        self._stamped.append(row)
+        if len(self._stamped) > _STAMP_LOG_LIMIT:
+            dropped = len(self._stamped) // 2
+            del self._stamped[:dropped]
+            self._stamped_base += dropped
 
     def _copy_row(self, source: int, target: int) -> None:
         for attribute in self._per_row_arrays():

@@ -172,7 +172,10 @@ class FilterRun:
         count = processed = 0
         step = len(rows) if wanted >= len(rows) else CHUNK_ROWS
         for begin in range(0, len(rows), step):
-            chunk = rows[begin : begin + step]
+            # One chunk of every row is `rows` itself, not a slice of it: a slice is another
+            # array, so `table.covers` would no longer recognise table.all_rows() in it and
+            # every batch form would gather its columns instead of reading views.
+            chunk = rows if step >= len(rows) else rows[begin : begin + step]
             processed += len(chunk)
             feasible = self._filter_with_nominated_rows(
                 profile, state, pod, table, chunk, diagnosis, nominated_by_row

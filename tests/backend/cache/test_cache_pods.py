@@ -415,3 +415,44 @@ def test_update_to_unbound_frees_the_node() -> None:
 
     assert cache.get_pod(pod.key) is None
     assert row_state(cache, "n1") == EMPTY_ROW
+
+
+def test_a_confirmation_taking_the_same_room_leaves_the_row_as_it_is() -> None:
+    cache = cache_with_nodes("n1")
+    builder = make_pod("p").req(cpu="500m", memory="1Gi").labels(app="web")
+    pod = builder.obj()
+    cache.assume_pod(pod, "n1")
+    row = cache.table.row_of("n1")
+    assert row is not None
+    stamp, clock = int(cache.table.pod_stamp[row]), cache.table.pod_clock
+    informed = bound(builder, "n1")
+    cache.add_pod(informed)
+    # Nothing the row holds changed, so nothing that reads the row has to look at it again.
+    assert (int(cache.table.pod_stamp[row]), cache.table.pod_clock) == (stamp, clock)
+    assert cache.get_pod(pod.key) is informed
+    info = cache.node_info("n1")
+    assert info is not None and info.pods[pod.key] is informed
+    assert not cache.is_assumed(pod.key)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda b: b.req(cpu="700m", memory="1Gi"),
+        lambda b: b.labels(app="db"),
+    ],
+    ids=["requests", "labels"],
+)
+def test_a_confirmation_that_differs_rewrites_the_row(
+    change: Callable[[PodBuilder], PodBuilder],
+) -> None:
+    cache = cache_with_nodes("n1")
+    builder = make_pod("p").req(cpu="500m", memory="1Gi").labels(app="web")
+    pod = builder.obj()
+    cache.assume_pod(pod, "n1")
+    clock = cache.table.pod_clock
+    informed = bound(change(builder), "n1")
+    cache.add_pod(informed)
+    assert cache.table.pod_clock > clock
+    cpu = informed.requests["cpu"]
+    assert row_state(cache, "n1")["requested"]["cpu"] == cpu

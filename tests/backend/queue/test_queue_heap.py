@@ -97,3 +97,27 @@ def test_matches_a_sorted_model_under_any_sequence_of_operations(
                 del model[popped.key]
         assert len(heap) == len(model)
     assert drain(heap) == [k for k, _ in sorted(model.items(), key=lambda kv: (kv[1], kv[0]))]
+
+
+def by_rank_alone(a: Item, b: Item) -> bool:
+    return a.rank < b.rank
+
+
+@given(operations)
+def test_ranked_items_come_out_exactly_as_compared_ones_ties_included(
+    ops: list[tuple[str, str, int]],
+) -> None:
+    # Ranks 0..3 only, and no tie-break by key: many items are equal, and the order among
+    # them is whatever the heap's moves make of it, which ranking must not change.
+    compared: KeyedHeap[Item] = KeyedHeap(lambda item: item.key, by_rank_alone)
+    ranked: KeyedHeap[Item] = KeyedHeap(lambda item: item.key, by_rank_alone, lambda i: i.rank)
+    for op, key, rank in ops:
+        for heap in (compared, ranked):
+            if op == "add":
+                heap.add_or_update(Item(key, rank % 4))
+            elif op == "delete":
+                heap.delete(key)
+        if op == "pop":
+            left, right = compared.pop(), ranked.pop()
+            assert (left and left.key) == (right and right.key)
+    assert drain(compared) == drain(ranked)

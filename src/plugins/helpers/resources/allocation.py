@@ -10,6 +10,9 @@ Shared by NodeResourcesFit scoring and NodeResourcesBalancedAllocation, as upstr
   offer (allocatable 0): its allocatable, allocated and requested all read 0, and every strategy
   skips entries whose allocatable is 0.
 
+`row_allocations` reads the same lists as `node_allocation` from table rows, for the few rows a
+memo refreshes: scoring them one by one in plain integers is cheaper than array calls there.
+
 The batch forms read `scored_columns`: one entry per resource that is scored on at least one of
 the rows, holding 1-D columns over the rows. Resources left out everywhere are simply absent,
 which gives the same scores since every strategy skips them anyway.
@@ -37,6 +40,12 @@ from scheduler.objects.resources import pod_non_zero_requests
 from scheduler.objects.resources import pod_requests
 
 Matrix = npt.NDArray[np.int64]
+
+# A memo refreshing at most this many rows scores them one by one (`row_allocations`).
+FEW_REFRESHED_ROWS = 16
+# Quantities below this keep every strategy's integer products (by 100 and by the weights) far
+# inside int64 and convert to float exactly, so the per-row forms give what the row forms give.
+_EXACT_BOUND = 1 << 52
 
 
 def pod_requests_for(
@@ -101,6 +110,53 @@ def node_allocation(
         allocated.append(in_use)
         requested.append(in_use + pod_request)
     return NodeAllocation(allocatable, allocated, requested)
+
+
+def row_allocations(
+    table: NodeTable,
+    rows: Rows,
+    names: Sequence[str],
+    pod_requests: Sequence[int],
+    *,
+    use_requested: bool,
+) -> list[NodeAllocation] | None:
+    """`node_allocation` of each row, read from the table; None when a quantity is so large
+    that the row forms' int64 arithmetic could differ from plain integers (use those then)."""
+    if any(not 0 <= request < _EXACT_BOUND for request in pod_requests):
+        return None
+    # Per scored resource: its pod request and the columns of its allocatable and usage.
+    sources: list[tuple[int, int | None, bool, int]] = []
+    for name, pod_request in zip(names, pod_requests, strict=True):
+        column = table.resource_column(name)
+        if column is None or not scored(name, pod_request):
+            sources.append((pod_request, None, False, 0))
+        elif name == CPU and not use_requested:
+            sources.append((pod_request, column, True, 0))
+        elif name == MEMORY and not use_requested:
+            sources.append((pod_request, column, True, 1))
+        else:
+            sources.append((pod_request, column, False, column))
+    found = []
+    for row in rows.tolist():
+        node_allocatable = table.allocatable[row].tolist()
+        node_requested = table.requested[row].tolist()
+        non_zero = table.non_zero_requested[row].tolist()
+        allocatable, allocated, requested = [], [], []
+        for pod_request, column, non_zero_usage, usage_column in sources:
+            capacity = 0 if column is None else node_allocatable[column]
+            if capacity == 0:
+                allocatable.append(0)
+                allocated.append(0)
+                requested.append(0)
+                continue
+            in_use = non_zero[usage_column] if non_zero_usage else node_requested[usage_column]
+            if capacity >= _EXACT_BOUND or not 0 <= in_use < _EXACT_BOUND:
+                return None
+            allocatable.append(capacity)
+            allocated.append(in_use)
+            requested.append(in_use + pod_request)
+        found.append(NodeAllocation(allocatable, allocated, requested))
+    return found
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,9 +16,7 @@ Pod life cycle in the cache:
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
-from typing import Final
 
 from scheduler.backend.cache.errors import CacheError
 from scheduler.backend.cache.node_changes import table_fields_differ
@@ -26,6 +24,8 @@ from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
+from scheduler.objects.pod_changes import copied
+from scheduler.objects.pod_changes import same_but_version
 
 
 class SchedulerCache:
@@ -201,6 +201,12 @@ class SchedulerCache:
     def _place(self, pod: Pod) -> None:
         """Put `pod` on its node, replacing any cached pod with the same key."""
         previous = self._pods.get(pod.key)
+        if previous is not None and same_but_version(previous, pod):
+            # The Binding of an assumed pod coming back, typically: the pod takes the room it
+            # took, so the node's totals and its table row stand as they are.
+            self._infos[pod.node_name].replace_pod(pod)
+            self._pods[pod.key] = pod
+            return
         if previous is not None and previous.node_name != pod.node_name:
             self._take_off_node(previous)
         info = self._infos.get(pod.node_name)
@@ -234,17 +240,6 @@ def _set_node(info: NodeInfo, node: Node) -> None:
     info.generation += 1
 
 
-# Pod's slots, read and written directly: `dataclasses.replace` re-runs the frozen __init__
-# with every field by keyword, which costs about twice as much once per scheduled pod.
-_POD_SLOTS: Final = tuple(Pod.__dict__[f.name] for f in dataclasses.fields(Pod))
-_NODE_NAME_SLOT: Final = Pod.__dict__["node_name"]
-
-
 def _on_node(pod: Pod, node_name: str) -> Pod:
-    """A copy of `pod` with spec.nodeName set to `node_name` (the same as
-    `dataclasses.replace(pod, node_name=node_name)`)."""
-    copy = object.__new__(Pod)
-    for slot in _POD_SLOTS:
-        slot.__set__(copy, slot.__get__(pod))
-    _NODE_NAME_SLOT.__set__(copy, node_name)
-    return copy
+    """A copy of `pod` with spec.nodeName set to `node_name`."""
+    return copied(pod, node_name=node_name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Iterator
+from typing import Any
 from typing import Generic
 from typing import TypeVar
 
@@ -15,13 +16,24 @@ T = TypeVar("T")
 
 
 class KeyedHeap(Generic[T]):
-    """Items unique by `key(item)`; `less(a, b)` is True when `a` must come out before `b`."""
+    """Items unique by `key(item)`; `less(a, b)` is True when `a` must come out before `b`.
 
-    __slots__ = ("_index", "_items", "_key", "_keys", "_less")
+    With `rank`, a value per item whose `<` agrees with `less` exactly, items are compared by
+    their ranks (taken when an item is added or updated) instead of calling `less`.
+    """
 
-    def __init__(self, key: Callable[[T], str], less: Callable[[T, T], bool]) -> None:
+    __slots__ = ("_index", "_items", "_key", "_keys", "_less", "_rank", "_ranks")
+
+    def __init__(
+        self,
+        key: Callable[[T], str],
+        less: Callable[[T, T], bool],
+        rank: Callable[[T], Any] | None = None,
+    ) -> None:
         self._key = key
         self._less = less
+        self._rank = rank
+        self._ranks: list[Any] | None = None if rank is None else []
         self._items: list[T] = []
         # The key of each item, position for position: a swap moves keys without asking
         # `key` again (a pod's key is formatted anew on every read).
@@ -52,10 +64,14 @@ class KeyedHeap(Generic[T]):
         if position is None:
             self._items.append(item)
             self._keys.append(key)
+            if self._ranks is not None and self._rank is not None:
+                self._ranks.append(self._rank(item))
             self._index[key] = len(self._items) - 1
             self._sift_up(len(self._items) - 1)
             return
         self._items[position] = item
+        if self._ranks is not None and self._rank is not None:
+            self._ranks[position] = self._rank(item)
         self._fix(position)
 
     def pop(self) -> T | None:
@@ -73,6 +89,8 @@ class KeyedHeap(Generic[T]):
             self._swap(position, last)
         item = self._items.pop()
         del self._index[self._keys.pop()]
+        if self._ranks is not None:
+            self._ranks.pop()
         if position < len(self._items):
             self._fix(position)
         return item
@@ -82,16 +100,25 @@ class KeyedHeap(Generic[T]):
             self._sift_up(position)
 
     def _swap(self, i: int, j: int) -> None:
-        items, keys = self._items, self._keys
+        items, keys, ranks = self._items, self._keys, self._ranks
         items[i], items[j] = items[j], items[i]
         keys[i], keys[j] = keys[j], keys[i]
+        if ranks is not None:
+            ranks[i], ranks[j] = ranks[j], ranks[i]
         self._index[keys[i]] = i
         self._index[keys[j]] = j
+
+    def _before(self, i: int, j: int) -> bool:
+        """Whether the item at position i must come out before the one at j."""
+        ranks = self._ranks
+        if ranks is not None:
+            return bool(ranks[i] < ranks[j])
+        return self._less(self._items[i], self._items[j])
 
     def _sift_up(self, position: int) -> None:
         while position > 0:
             parent = (position - 1) // 2
-            if not self._less(self._items[position], self._items[parent]):
+            if not self._before(position, parent):
                 return
             self._swap(position, parent)
             position = parent
@@ -105,9 +132,9 @@ class KeyedHeap(Generic[T]):
             if child >= size:
                 break
             right = child + 1
-            if right < size and self._less(self._items[right], self._items[child]):
+            if right < size and self._before(right, child):
                 child = right
-            if not self._less(self._items[child], self._items[position]):
+            if not self._before(child, position):
                 break
             self._swap(position, child)
             position = child

@@ -37,6 +37,7 @@ from scheduler.backend.queue.observer import POP_FROM_BACKOFF_Q
 from scheduler.backend.queue.observer import NullObserver
 from scheduler.backend.queue.observer import QueueObserver
 from scheduler.backend.queue.sub_queues import LessFunc
+from scheduler.backend.queue.sub_queues import RankFunc
 from scheduler.backend.queue.sub_queues import SubQueues
 from scheduler.backend.queue.waiters import PopWaiters
 from scheduler.framework.clock import Clock
@@ -69,6 +70,7 @@ class SchedulingQueue:
         self,
         *,
         less: LessFunc,
+        rank: RankFunc | None = None,
         clock: Clock,
         pre_enqueue: Callable[[Pod], Status],
         hints: HintRegistrations,
@@ -78,7 +80,8 @@ class SchedulingQueue:
         observer: QueueObserver | None = None,
         namespace_labels: NamespaceLabels | None = None,
     ) -> None:
-        """`namespace_labels(ns)` resolves namespaceSelector affinity terms; None if unknown."""
+        """`namespace_labels(ns)` resolves namespaceSelector affinity terms; None if unknown.
+        `rank`, the QueueSort plugin's `sort_key` if it has one, orders the active queue."""
         self._clock = clock
         self._hints = HintTable(hints)
         self._max_in_unschedulable = max_in_unschedulable
@@ -86,6 +89,7 @@ class SchedulingQueue:
         self._namespace_labels: NamespaceLabels = namespace_labels or _no_namespace_labels
         self._queues = SubQueues(
             less=less,
+            rank=rank,
             now=clock.now,
             pre_enqueue=pre_enqueue,
             backoff=BackoffPolicy(initial_backoff, max_backoff),

@@ -8,6 +8,7 @@ the observer with the event that caused it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 from typing import Protocol
 
 from scheduler.backend.queue.backoff import BackoffPolicy
@@ -26,6 +27,8 @@ from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 
 LessFunc = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
+# A QueueSort plugin's `sort_key`: values whose `<` agrees with its `less`.
+RankFunc = Callable[[QueuedPodInfo], Any]
 
 
 class _PodStore(Protocol):
@@ -49,6 +52,7 @@ class SubQueues:
         self,
         *,
         less: LessFunc,
+        rank: RankFunc | None = None,
         now: Callable[[], float],
         pre_enqueue: Callable[[Pod], Status],
         backoff: BackoffPolicy,
@@ -57,7 +61,7 @@ class SubQueues:
         self._now = now
         self._pre_enqueue = pre_enqueue
         self._observer = observer
-        self.active: KeyedHeap[QueuedPodInfo] = KeyedHeap(_info_key, less)
+        self.active: KeyedHeap[QueuedPodInfo] = KeyedHeap(_info_key, less, rank)
         self.backoff = BackoffQueue(backoff, less, now)
         self.pool = UnschedulablePool()
         # In the order a pod is looked for: activeQ, backoffQ, then the pool.

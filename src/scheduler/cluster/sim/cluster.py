@@ -209,7 +209,7 @@ class SimCluster:
         meta.setdefault("namespace", regarding.get("namespace") or "default")
         if not meta.get("name") and not meta.get("generateName"):
             meta["generateName"] = f"{regarding.get('name') or 'event'}."
-        self._create("events", body)
+        self._create("events", body, copied=True)
 
     async def close(self) -> None:
         self._closed = True
@@ -287,9 +287,13 @@ class SimCluster:
             raise NotFoundError(f'{store.kind.qualified_name} "{name}" not found')
         return current
 
-    def _create(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
+    def _create(
+        self, resource: str, obj: Mapping[str, Any], *, copied: bool = False
+    ) -> dict[str, Any]:
+        """Store a new object; `copied` says `obj` is already a private copy the store may own."""
         store = self._store(resource)
-        new = prepare_create(store.kind, clone_object(obj), self._clock.wall(), self._rng)
+        own = dict(obj) if copied else clone_object(obj)
+        new = prepare_create(store.kind, own, self._clock.wall(), self._rng)
         meta = new["metadata"]
         if (meta.get("namespace", ""), meta["name"]) in store.objects:
             raise ConflictError(f'{store.kind.qualified_name} "{meta["name"]}" already exists')
