@@ -49,6 +49,7 @@ from scheduler.runtime.extenders import ExtenderChain
 from scheduler.runtime.filtering import FilterRun
 from scheduler.runtime.framework import Framework
 from scheduler.runtime.invoke import guarded_less
+from scheduler.runtime.invoke import guarded_sort_key
 from scheduler.runtime.waiting_pods import WaitingPods
 
 _log = get_logger("scheduler")
@@ -128,9 +129,10 @@ class Scheduler:
         first = next(iter(self.profiles.values()))
         if first.queue_sort is None:
             raise ValueError("no queue sort plugin is enabled")
+        sort_key = getattr(first.queue_sort, "sort_key", None)
         self.queue = SchedulingQueue(
             less=guarded_less(first.queue_sort.name, first.queue_sort.less),
-            rank=getattr(first.queue_sort, "sort_key", None),
+            rank=guarded_sort_key(first.queue_sort.name, sort_key) if callable(sort_key) else None,
             clock=clock,
             pre_enqueue=self._pre_enqueue,
             hints={name: p.queueing_hints() for name, p in self.profiles.items()},

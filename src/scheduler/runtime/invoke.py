@@ -377,6 +377,23 @@ def guarded_less(
     return safe_less
 
 
+def guarded_sort_key(
+    plugin: str, sort_key: Callable[[QueuedPodInfo], Any]
+) -> Callable[[QueuedPodInfo], Any]:
+    """QueueSort's optional `sort_key`, its faults logged as the plugin's; it still raises, so
+    that the active queue stops ranking and falls back to the guarded `less`."""
+
+    def logged_sort_key(info: QueuedPodInfo) -> Any:
+        try:
+            return sort_key(info)
+        except Exception as exc:
+            problem = f"sort_key: {raised(exc)}; ordering by less from now on"
+            fault("QueueSort", plugin, problem, exc)
+            raise
+
+    return logged_sort_key
+
+
 def _fallback_less(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
     if a.pod.priority != b.pod.priority:
         return a.pod.priority > b.pod.priority

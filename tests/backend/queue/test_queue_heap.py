@@ -121,3 +121,27 @@ def test_ranked_items_come_out_exactly_as_compared_ones_ties_included(
             left, right = compared.pop(), ranked.pop()
             assert (left and left.key) == (right and right.key)
     assert drain(compared) == drain(ranked)
+
+
+def test_a_rank_that_raises_turns_ranking_off_and_less_orders_everything() -> None:
+    def rank(item: Item) -> int:
+        if item.key == "bad":
+            raise RuntimeError("no rank for you")
+        # Deliberately the reverse of `less`: items ranked before the fault come out in
+        # `less`'s order all the same once ranking is off.
+        return -item.rank
+
+    heap: KeyedHeap[Item] = KeyedHeap(lambda item: item.key, by_rank, rank)
+    for key, value in [("c", 3), ("a", 1), ("d", 4)]:
+        heap.add_or_update(Item(key, value))
+    heap.add_or_update(Item("bad", 2))
+    heap.add_or_update(Item("e", 0))
+    assert drain(heap) == ["e", "a", "bad", "c", "d"]
+
+
+def test_ranks_that_cannot_be_compared_turn_ranking_off() -> None:
+    ranks: dict[str, object] = {"a": 1, "b": "one", "c": 3}
+    heap: KeyedHeap[Item] = KeyedHeap(lambda item: item.key, by_rank, lambda i: ranks[i.key])
+    for key, value in [("c", 3), ("a", 1), ("b", 2)]:
+        heap.add_or_update(Item(key, value))
+    assert drain(heap) == ["a", "b", "c"]

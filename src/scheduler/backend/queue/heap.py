@@ -19,7 +19,9 @@ class KeyedHeap(Generic[T]):
     """Items unique by `key(item)`; `less(a, b)` is True when `a` must come out before `b`.
 
     With `rank`, a value per item whose `<` agrees with `less` exactly, items are compared by
-    their ranks (taken when an item is added or updated) instead of calling `less`.
+    their ranks (taken when an item is added or updated) instead of calling `less`. `rank` is
+    a plugin's code: if taking or comparing a rank ever raises, the heap stops ranking, orders
+    what it holds again by `less` (which must not raise), and keeps to `less` from then on.
     """
 
     __slots__ = ("_index", "_items", "_key", "_keys", "_less", "_rank", "_ranks")
@@ -61,18 +63,35 @@ class KeyedHeap(Generic[T]):
         """Insert `item`, or replace the item with the same key and restore the order."""
         key = self._key(item)
         position = self._index.get(key)
+        rank = self._rank_of(item)
         if position is None:
             self._items.append(item)
             self._keys.append(key)
-            if self._ranks is not None and self._rank is not None:
-                self._ranks.append(self._rank(item))
+            if self._ranks is not None:
+                self._ranks.append(rank)
             self._index[key] = len(self._items) - 1
             self._sift_up(len(self._items) - 1)
             return
         self._items[position] = item
-        if self._ranks is not None and self._rank is not None:
-            self._ranks[position] = self._rank(item)
+        if self._ranks is not None:
+            self._ranks[position] = rank
         self._fix(position)
+
+    def _rank_of(self, item: T) -> Any:
+        if self._ranks is None or self._rank is None:
+            return None
+        try:
+            return self._rank(item)
+        except Exception:
+            self._stop_ranking()
+            return None
+
+    def _stop_ranking(self) -> None:
+        """From now on `less` orders the heap; what it holds is put back in that order."""
+        self._rank = None
+        self._ranks = None
+        for position in reversed(range(len(self._items) // 2)):
+            self._sift_down(position)
 
     def pop(self) -> T | None:
         if not self._items:
@@ -112,7 +131,10 @@ class KeyedHeap(Generic[T]):
         """Whether the item at position i must come out before the one at j."""
         ranks = self._ranks
         if ranks is not None:
-            return bool(ranks[i] < ranks[j])
+            try:
+                return bool(ranks[i] < ranks[j])
+            except Exception:
+                self._stop_ranking()
         return self._less(self._items[i], self._items[j])
 
     def _sift_up(self, position: int) -> None:
