@@ -36,8 +36,7 @@ from scheduler.framework import Rows
 from scheduler.objects.resources import CPU
 from scheduler.objects.resources import EPHEMERAL_STORAGE
 from scheduler.objects.resources import MEMORY
-from scheduler.objects.resources import pod_non_zero_requests
-from scheduler.objects.resources import pod_requests
+from scheduler.objects.resources import pod_request_summary
 
 Matrix = npt.NDArray[np.int64]
 
@@ -59,8 +58,7 @@ def pod_requests_for(
     requests, non_zero_cpu, non_zero_memory = pod.requests, pod.non_zero_cpu, pod.non_zero_memory
     spec = pod.raw.get("spec") or {}
     if not pod_level and (spec.get("resources") or {}).get("requests"):
-        requests = pod_requests(spec, pod_level=False)
-        non_zero_cpu, non_zero_memory = pod_non_zero_requests(spec, pod_level=False)
+        requests, non_zero_cpu, non_zero_memory = pod_request_summary(spec, pod_level=False)
     values = []
     for name in names:
         if name == CPU and not use_requested:
