@@ -25,7 +25,7 @@ from scheduler.framework import PreFilterExtensions
 from scheduler.framework import PreFilterResult
 from scheduler.framework import Rows
 from scheduler.framework import Status
-from scheduler.objects.pod import HostPort
+from scheduler.objects.pod_ports import HostPort
 
 REASON = "node(s) didn't have free ports for the requested pod ports"
 

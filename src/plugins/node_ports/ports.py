@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from scheduler.objects.pod import HostPort
+from scheduler.objects.pod_ports import HostPort
 
 
 def ports_conflict(wanted: Iterable[HostPort], in_use: Iterable[HostPort]) -> bool:

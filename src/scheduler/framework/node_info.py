@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from scheduler.objects.node import Node
-from scheduler.objects.pod import HostPort
 from scheduler.objects.pod import Pod
+from scheduler.objects.pod_ports import HostPort
 from scheduler.objects.resources import PODS
 
 

@@ -11,44 +11,13 @@ from scheduler.objects import shapes
 from scheduler.objects.errors import read_object
 from scheduler.objects.integers import bounded_int
 from scheduler.objects.node_selector import NodeAffinity
-from scheduler.objects.node_selector import parse_node_affinity
 from scheduler.objects.pod_affinity import PodAffinity
 from scheduler.objects.pod_affinity import parse_pod_affinity
-from scheduler.objects.resources import pod_request_summary
+from scheduler.objects.pod_ports import HostPort
+from scheduler.objects.pod_spec_fields import spec_fields
 from scheduler.objects.shapes import object_list
 from scheduler.objects.shapes import string_map
 from scheduler.objects.taints import Toleration
-from scheduler.objects.taints import parse_toleration
-
-
-@dataclass(frozen=True, slots=True)
-class HostPort:
-    """A (hostIP, protocol, hostPort) a container asks the node for."""
-
-    host_ip: str
-    protocol: str
-    port: int
-
-    def conflicts(self, other: HostPort) -> bool:
-        if self.port != other.port or self.protocol != other.protocol:
-            return False
-        wildcard = ("", "0.0.0.0")
-        return (
-            self.host_ip in wildcard or other.host_ip in wildcard or (self.host_ip == other.host_ip)
-        )
-
-
-def _host_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
-    ports: list[HostPort] = []
-    containers = [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]
-    for container in containers:
-        for port in container.get("ports") or ():
-            host_port = bounded_int(port.get("hostPort") or 0, 32, "hostPort")
-            if host_port <= 0:
-                continue
-            ip = str(port.get("hostIP") or "0.0.0.0")
-            ports.append(HostPort(ip, str(port.get("protocol") or "TCP"), host_port))
-    return tuple(ports)
 
 
 def _describe(raw: Mapping[str, Any]) -> str:
@@ -56,14 +25,6 @@ def _describe(raw: Mapping[str, Any]) -> str:
     if not isinstance(meta, Mapping):
         return "<no metadata>"
     return f"{meta.get('namespace') or 'default'}/{meta.get('name', '?')}"
-
-
-def _images(spec: Mapping[str, Any]) -> tuple[str, ...]:
-    return tuple(
-        str(c["image"])
-        for c in [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]
-        if c.get("image")
-    )
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -125,42 +86,38 @@ class Pod:
         meta = raw.get("metadata") or {}
         spec = raw.get("spec") or {}
         status = raw.get("status") or {}
-        shapes.pod_spec(spec)
         namespace = str(meta.get("namespace") or "default")
         labels = string_map(meta.get("labels"), "metadata.labels")
-        shapes.volumes(spec.get("volumes"))
+        fields = spec_fields(spec)
         shapes.pod_status(raw.get("status"))
         object_list(meta.get("ownerReferences"), "metadata.ownerReferences")
         affinity = spec.get("affinity") or {}
-        requests, cpu, memory = pod_request_summary(spec)
         return cls(
             namespace=namespace,
             name=str(meta.get("name", "")),
             uid=str(meta.get("uid", "")),
             labels=labels,
             annotations=string_map(meta.get("annotations"), "metadata.annotations"),
-            scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),
+            scheduler_name=fields.scheduler_name,
             node_name=str(spec.get("nodeName") or ""),
-            priority=bounded_int(spec.get("priority") or 0, 32, "spec.priority"),
-            preemption_policy=str(spec.get("preemptionPolicy") or "PreemptLowerPriority"),
-            requests=requests,
-            non_zero_cpu=cpu,
-            non_zero_memory=memory,
-            host_ports=_host_ports(spec),
-            tolerations=tuple(parse_toleration(t) for t in spec.get("tolerations") or ()),
-            node_selector=string_map(spec.get("nodeSelector"), "spec.nodeSelector"),
-            node_affinity=parse_node_affinity(affinity.get("nodeAffinity")),
+            priority=fields.priority,
+            preemption_policy=fields.preemption_policy,
+            requests=fields.requests,
+            non_zero_cpu=fields.non_zero_cpu,
+            non_zero_memory=fields.non_zero_memory,
+            host_ports=fields.host_ports,
+            tolerations=fields.tolerations,
+            node_selector=fields.node_selector,
+            node_affinity=fields.node_affinity,
+            # The pod's own namespace and labels complete its affinity terms, so these are
+            # parsed per pod (an absent section costs nothing).
             pod_affinity=parse_pod_affinity(affinity.get("podAffinity"), namespace, labels),
             pod_anti_affinity=parse_pod_affinity(
                 affinity.get("podAntiAffinity"), namespace, labels
             ),
-            topology_spread_constraints=shapes.spread_constraints(
-                spec.get("topologySpreadConstraints")
-            ),
-            scheduling_gates=tuple(
-                str(g.get("name", "")) for g in spec.get("schedulingGates") or ()
-            ),
-            images=_images(spec),
+            topology_spread_constraints=fields.topology_spread_constraints,
+            scheduling_gates=fields.scheduling_gates,
+            images=fields.images,
             nominated_node_name=str(status.get("nominatedNodeName") or ""),
             phase=str(status.get("phase") or "Pending"),
             deleting=bool(meta.get("deletionTimestamp")),

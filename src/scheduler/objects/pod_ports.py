@@ -1,0 +1,40 @@
+"""The host ports a pod's containers ask the node for."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from scheduler.objects.integers import bounded_int
+
+
+@dataclass(frozen=True, slots=True)
+class HostPort:
+    """A (hostIP, protocol, hostPort) a container asks the node for."""
+
+    host_ip: str
+    protocol: str
+    port: int
+
+    def conflicts(self, other: HostPort) -> bool:
+        if self.port != other.port or self.protocol != other.protocol:
+            return False
+        wildcard = ("", "0.0.0.0")
+        return (
+            self.host_ip in wildcard or other.host_ip in wildcard or (self.host_ip == other.host_ip)
+        )
+
+
+def host_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
+    """Every container's ports that name a hostPort, init containers first."""
+    ports: list[HostPort] = []
+    containers = [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]
+    for container in containers:
+        for port in container.get("ports") or ():
+            host_port = bounded_int(port.get("hostPort") or 0, 32, "hostPort")
+            if host_port <= 0:
+                continue
+            ip = str(port.get("hostIP") or "0.0.0.0")
+            ports.append(HostPort(ip, str(port.get("protocol") or "TCP"), host_port))
+    return tuple(ports)
