@@ -27,7 +27,7 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     counted: list[int] = []
     real = pod_spec_fields._parse
 
-    def counting(spec: Any) -> pod_spec_fields.SpecFields:
+    def counting(spec: Any) -> pod_spec_fields.PodSpecFields:
         counted.append(1)
         return real(spec)
 

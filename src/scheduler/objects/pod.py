@@ -10,14 +10,12 @@ from typing import Any
 from scheduler.objects import shapes
 from scheduler.objects.errors import read_object
 from scheduler.objects.integers import bounded_int
-from scheduler.objects.node_selector import NodeAffinity
 from scheduler.objects.pod_affinity import PodAffinity
 from scheduler.objects.pod_affinity import parse_pod_affinity
-from scheduler.objects.pod_ports import HostPort
+from scheduler.objects.pod_spec_fields import PodSpecFields
 from scheduler.objects.pod_spec_fields import spec_fields
 from scheduler.objects.shapes import object_list
 from scheduler.objects.shapes import string_map
-from scheduler.objects.taints import Toleration
 
 
 def _describe(raw: Mapping[str, Any]) -> str:
@@ -28,30 +26,19 @@ def _describe(raw: Mapping[str, Any]) -> str:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class Pod:
-    """Read-only view of a v1.Pod with everything the scheduler derives from it precomputed."""
+class Pod(PodSpecFields):
+    """Read-only view of a v1.Pod with everything the scheduler derives from it precomputed:
+    what its spec alone decides (`PodSpecFields`, whose values the replicas of one spec share)
+    and what belongs to this pod."""
 
     namespace: str
     name: str
     uid: str
     labels: Mapping[str, str]
     annotations: Mapping[str, str]
-    scheduler_name: str
     node_name: str
-    priority: int
-    preemption_policy: str
-    requests: Mapping[str, int]
-    non_zero_cpu: int
-    non_zero_memory: int
-    host_ports: tuple[HostPort, ...]
-    tolerations: tuple[Toleration, ...]
-    node_selector: Mapping[str, str]
-    node_affinity: NodeAffinity | None
     pod_affinity: PodAffinity | None
     pod_anti_affinity: PodAffinity | None
-    topology_spread_constraints: tuple[Mapping[str, Any], ...]
-    scheduling_gates: tuple[str, ...]
-    images: tuple[str, ...]
     nominated_node_name: str
     phase: str
     deleting: bool

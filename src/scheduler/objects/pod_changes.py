@@ -53,7 +53,7 @@ def rebased(old: Pod, new_raw: Mapping[str, Any]) -> Pod | None:
 
 # Pod's slots, read and written directly: `dataclasses.replace` re-runs the frozen __init__
 # with every field by keyword, which costs about twice as much, once or twice per scheduled pod.
-_SLOTS_BY_NAME: Final = {f.name: Pod.__dict__[f.name] for f in dataclasses.fields(Pod)}
+_SLOTS_BY_NAME: Final = {f.name: getattr(Pod, f.name) for f in dataclasses.fields(Pod)}
 _SLOTS: Final = tuple(_SLOTS_BY_NAME.values())
 
 

@@ -39,9 +39,10 @@ from scheduler.objects.taints import parse_toleration
 MEMO_SIZE: Final = 2048
 
 
-@dataclass(frozen=True, slots=True)
-class SpecFields:
-    """The parsed fields of one pod spec (see `Pod` for each one's meaning)."""
+# Compared by identity, as a Pod (which extends it) is: equal fields do not make two pods one.
+@dataclass(frozen=True, slots=True, eq=False)
+class PodSpecFields:
+    """The fields a pod derives from its spec alone, parsed."""
 
     scheduler_name: str
     priority: int
@@ -58,10 +59,10 @@ class SpecFields:
     images: tuple[str, ...]
 
 
-_memo: dict[bytes, SpecFields] = {}
+_memo: dict[bytes, PodSpecFields] = {}
 
 
-def spec_fields(spec: Mapping[str, Any]) -> SpecFields:
+def spec_fields(spec: Mapping[str, Any]) -> PodSpecFields:
     """The fields derived from `spec`, parsed now or remembered from an equal spec; raises
     what parsing raises (ValueError naming the field, or the error a bad value causes)."""
     key = _memo_key(spec)
@@ -93,12 +94,12 @@ def _memo_key(spec: Mapping[str, Any]) -> bytes | None:
         return None
 
 
-def _parse(spec: Mapping[str, Any]) -> SpecFields:
+def _parse(spec: Mapping[str, Any]) -> PodSpecFields:
     shapes.pod_spec(spec)
     shapes.volumes(spec.get("volumes"))
     affinity = spec.get("affinity") or {}
     requests, cpu, memory = pod_request_summary(spec)
-    return SpecFields(
+    return PodSpecFields(
         scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),
         priority=bounded_int(spec.get("priority") or 0, 32, "spec.priority"),
         preemption_policy=str(spec.get("preemptionPolicy") or "PreemptLowerPriority"),
