@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 
 from scheduler.app.access.delegation import SecurePortAccess
+from scheduler.app.configz import ConfigDocument
 from scheduler.app.health_checks import SCHEDULER_FAILED
 from scheduler.app.health_checks import leader_election_check
 from scheduler.app.health_checks import scheduler_checks
@@ -36,8 +37,6 @@ from scheduler.app.unserved_pods import unserved_pods_source
 from scheduler.cluster.port import ClusterClient
 from scheduler.config import EffectiveProfile
 from scheduler.config import KubeSchedulerConfiguration
-from scheduler.config import dump_config
-from scheduler.config.yaml_text import safe_load
 from scheduler.core.leader_election import LeaderElector
 from scheduler.core.leader_election import new_identity
 from scheduler.core.result_annotation import ResultAnnotations
@@ -79,7 +78,7 @@ class Daemon:
         self.clock = clock
         self.identity = identity or new_identity()
         self.metrics = SchedulerMetrics()
-        self._configz = safe_load(dump_config(config, list(profiles)))
+        self._configz = ConfigDocument(config, profiles)
         self._stopping = asyncio.Event()
         self._shutting_down = False
         self._lost_leadership = False
@@ -133,7 +132,7 @@ class Daemon:
             self.metrics,
             liveness=liveness,
             readiness=readiness,
-            configz=lambda: self._configz,
+            configz=self._configz.get,
             tls_cert_file=options.tls_cert_file,
             tls_private_key_file=options.tls_private_key_file,
             clock=clock,

@@ -8,6 +8,7 @@ cannot stop the scheduler. A plugin that is used and fails to load names its dis
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -25,17 +26,25 @@ def _distribution(entry: EntryPoint) -> str:
     return f"{dist.name} {dist.version}" if dist is not None else "an unknown distribution"
 
 
-def _check_spec(spec: object, origin: str, expected_name: str | None) -> PluginSpec:
+def _origin(name: str, entry: EntryPoint) -> str:
+    # Only for messages: naming the distribution reads its metadata from disk, which start-up
+    # would otherwise pay for every plugin it loads.
+    return f"plugin {name!r} from {_distribution(entry)}"
+
+
+def _check_spec(spec: object, origin: Callable[[], str], expected_name: str | None) -> PluginSpec:
+    """`spec` if it is a usable PluginSpec; `origin` names where it came from, in the error."""
     if not isinstance(spec, PluginSpec):
         raise PluginLoadError(
-            f"{origin} does not point at a PluginSpec (got {type(spec).__name__})"
+            f"{origin()} does not point at a PluginSpec (got {type(spec).__name__})"
         )
     if expected_name is not None and spec.name != expected_name:
         raise PluginLoadError(
-            f"{origin} is registered as {expected_name!r} but its PluginSpec is named {spec.name!r}"
+            f"{origin()} is registered as {expected_name!r} but its PluginSpec is named "
+            f"{spec.name!r}"
         )
     if not spec.extension_points:
-        raise PluginLoadError(f"{origin}: plugin {spec.name!r} implements no extension point")
+        raise PluginLoadError(f"{origin()}: plugin {spec.name!r} implements no extension point")
     return spec
 
 
@@ -49,7 +58,7 @@ def load_reference(reference: str) -> PluginSpec:
         spec = getattr(module, attribute)
     except Exception as exc:
         raise PluginLoadError(f"--plugin {reference!r}: {type(exc).__name__}: {exc}") from exc
-    return _check_spec(spec, f"--plugin {reference!r}", None)
+    return _check_spec(spec, lambda: f"--plugin {reference!r}", None)
 
 
 class PluginRegistry(Mapping[str, PluginSpec]):
@@ -83,7 +92,7 @@ class PluginRegistry(Mapping[str, PluginSpec]):
         """Register a plugin given in code (tests, embedding); it must not shadow another."""
         if spec.name in self:
             raise PluginLoadError(f"plugin {spec.name!r} is already registered")
-        self._loaded[_check_spec(spec, f"plugin {spec.name!r}", spec.name).name] = spec
+        self._loaded[_check_spec(spec, lambda: f"plugin {spec.name!r}", spec.name).name] = spec
 
     def __getitem__(self, name: str) -> PluginSpec:
         spec = self._loaded.get(name)
@@ -92,12 +101,13 @@ class PluginRegistry(Mapping[str, PluginSpec]):
         entry = self._entries.get(name)
         if entry is None:
             raise KeyError(name)
-        origin = f"plugin {name!r} from {_distribution(entry)}"
         try:
             loaded = entry.load()
         except Exception as exc:
-            raise PluginLoadError(f"{origin} failed to load: {type(exc).__name__}: {exc}") from exc
-        spec = _check_spec(loaded, origin, name)
+            raise PluginLoadError(
+                f"{_origin(name, entry)} failed to load: {type(exc).__name__}: {exc}"
+            ) from exc
+        spec = _check_spec(loaded, lambda: _origin(name, entry), name)
         self._loaded[name] = spec
         return spec
 
