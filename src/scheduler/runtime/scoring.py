@@ -56,6 +56,25 @@ def raw_scores(
     return invoke.score_rows(entry.plugin, state, pod, table.node_infos, rows)
 
 
+def normalize_scores(
+    entry: ScoreEntry, state: CycleState, pod: Pod, table: NodeTable, rows: Rows, scores: Scores
+) -> Status:
+    """Run the plugin's NormalizeScore on `scores` (it rewrites them in place); SUCCESS for a
+    plugin without ScoreExtensions. Explain calls it too, so its figures are the cycle's."""
+    if entry.extensions is None:
+        return SUCCESS
+    return invoke.call_status(
+        "NormalizeScore",
+        entry.plugin.name,
+        entry.extensions.normalize_score,
+        state,
+        pod,
+        table,
+        rows,
+        scores,
+    )
+
+
 def run_score(
     profile: Profile, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
 ) -> Scores:
@@ -68,17 +87,8 @@ def run_score(
             continue
         plugin_started = time.perf_counter()
         scores = raw_scores(entry, state, pod, table, rows)
-        if entry.extensions is not None:
-            status = invoke.call_status(
-                "NormalizeScore",
-                name,
-                entry.extensions.normalize_score,
-                state,
-                pod,
-                table,
-                rows,
-                scores,
-            )
+        if entry.extensions is not None:  # most plugins have none: no call for them
+            status = normalize_scores(entry, state, pod, table, rows, scores)
             if not status.is_success:
                 raise ScoringError(invoke.error_status("NormalizeScore", name, status))
         invoke.check_score_range(name, scores)

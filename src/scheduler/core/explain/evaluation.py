@@ -44,6 +44,7 @@ from scheduler.runtime.framework import Framework
 from scheduler.runtime.prefilter import PreFilterOutcome
 from scheduler.runtime.prefilter import run_pre_filter
 from scheduler.runtime.profile import Profile
+from scheduler.runtime.scoring import normalize_scores
 from scheduler.runtime.scoring import raw_scores
 from scheduler.runtime.scoring import run_pre_score
 
@@ -135,17 +136,9 @@ def _scores(profile: Profile, run: ChainRun, pod: Pod, table: NodeTable) -> list
             continue
         raw = raw_scores(entry, state, pod, table, rows)
         normalized = raw.copy()
-        if entry.extensions is not None:
-            invoke.call_status(
-                "NormalizeScore",
-                name,
-                entry.extensions.normalize_score,
-                state,
-                pod,
-                table,
-                rows,
-                normalized,
-            )
+        # Its status goes unchecked: a NormalizeScore failure is the scheduler's run's to
+        # report (outcome and message); here the scores show as the plugin left them.
+        normalize_scores(entry, state, pod, table, rows, normalized)
         per_plugin.append((name, entry.weight, raw, normalized))
     result = [
         NodeScore(
