@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Coroutine
+from typing import Any
 
 from scheduler.app import html_report
 from scheduler.app import report
@@ -29,9 +31,25 @@ from scheduler.app.scenario import generate_pods
 from scheduler.app.scenario import load_bundled
 from scheduler.app.scenario import load_scenario_file
 from scheduler.app.scenario import parse_shape
+from scheduler.app.simulation import SimulationResult
 from scheduler.app.simulation import simulate
 from scheduler.framework.errors import ConfigError
 from scheduler.observability import configure_logging
+
+
+def _run(simulation: Coroutine[Any, Any, SimulationResult]) -> SimulationResult:
+    """`asyncio.run(simulation)`, its result handed out past the task rather than as the
+    task's own: on the way out asyncio.run looks up the SIGINT handler it installed, a
+    partial holding the main task, and the failed enum conversion in that lookup formats
+    the handler's repr, with the finished task's result in it. A large simulation's result
+    takes seconds to repr; a task whose result is None takes nothing."""
+    results: list[SimulationResult] = []
+
+    async def main() -> None:
+        results.append(await simulation)
+
+    asyncio.run(main())
+    return results[0]
 
 
 def _validate_counts(args: argparse.Namespace) -> None:
@@ -87,7 +105,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         require_coscheduling(profiles, args.pod_scheduler_name)
     progress = BindingProgress() if not args.no_progress else None
     try:
-        result = asyncio.run(
+        result = _run(
             simulate(
                 scenario.objects,
                 config,
