@@ -398,7 +398,7 @@ class SlowServer(Writer):
     async def land(self, failure: APIError | None = None) -> None:
         """Let the oldest call held return, failing with `failure` if given."""
         await settle(lambda: bool(self.landing))
-        assert self.landing, "no create in flight"
+        assert self.landing, "no call held"
         if failure is not None:
             self.failures.insert(0, failure)
         landed = self.landing.popleft()
