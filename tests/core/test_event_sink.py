@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import AsyncIterator
 from collections.abc import Callable
 from collections.abc import Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
 
 from scheduler.core.event_sink import MAX_ATTEMPTS
+from scheduler.core.event_sink import RETRY_CAP
 from scheduler.core.event_sink import SERIES_FINISH
 from scheduler.core.event_sink import SERIES_REFRESH
 from scheduler.core.event_sink import EventSink
 from scheduler.core.event_sink import isomorphic_key
 from scheduler.framework.errors import APIError
 from scheduler.framework.errors import ConflictError
+from scheduler.framework.errors import NotFoundError
 from scheduler.observability import SchedulerMetrics
 from scheduler.testing import FakeClock
 
@@ -81,14 +85,24 @@ def metrics() -> SchedulerMetrics:
     return SchedulerMetrics()
 
 
-@pytest.fixture
-async def sink(
+@asynccontextmanager
+async def running(
     writer: Writer, clock: FakeClock, metrics: SchedulerMetrics
 ) -> AsyncIterator[EventSink]:
     sink = EventSink(writer, clock, metrics=metrics, capacity=4, workers=2)
     sink.start()
-    yield sink
-    await sink.stop()
+    try:
+        yield sink
+    finally:
+        await sink.stop()
+
+
+@pytest.fixture
+async def sink(
+    writer: Writer, clock: FakeClock, metrics: SchedulerMetrics
+) -> AsyncIterator[EventSink]:
+    async with running(writer, clock, metrics) as sink:
+        yield sink
 
 
 def dropped(metrics: SchedulerMetrics, reason: str) -> float:
@@ -349,3 +363,187 @@ async def test_stop_counts_writes_waiting_to_retry_as_dropped(
 
 def _micro(clock: FakeClock) -> str:
     return clock.wall().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class SlowServer(Writer):
+    """An API whose calls of the kinds in `holding` land only when the test releases them,
+    that keeps the Events it created and answers a patch of any other Event with NotFound, as
+    the API server does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+        self.holding = {"create"}
+        self.landing: deque[asyncio.Future[None]] = deque()
+
+    async def create_event(self, event: Mapping[str, Any]) -> None:
+        await self._arrive("create")
+        await super().create_event(event)
+
+    async def patch_object(
+        self, resource: str, namespace: str, name: str, patch: Mapping[str, Any]
+    ) -> None:
+        await self._arrive("patch")
+        if not any(e["metadata"]["name"] == name for e in self.created):
+            raise NotFoundError(f"events {name!r} not found")
+        await super().patch_object(resource, namespace, name, patch)
+
+    async def _arrive(self, call: str) -> None:
+        self.calls.append(call)
+        if call in self.holding:
+            landed = asyncio.get_running_loop().create_future()
+            self.landing.append(landed)
+            await landed
+
+    async def land(self, failure: APIError | None = None) -> None:
+        """Let the oldest call held return, failing with `failure` if given."""
+        await settle(lambda: bool(self.landing))
+        assert self.landing, "no call held"
+        if failure is not None:
+            self.failures.insert(0, failure)
+        landed = self.landing.popleft()
+        landed.set_result(None)
+        await settle()
+
+
+@pytest.fixture
+def server() -> SlowServer:
+    return SlowServer()
+
+
+@pytest.fixture
+async def slow_sink(
+    server: SlowServer, clock: FakeClock, metrics: SchedulerMetrics
+) -> AsyncIterator[EventSink]:
+    async with running(server, clock, metrics) as sink:
+        yield sink
+
+
+async def repeat_while_creating(sink: EventSink, server: SlowServer) -> None:
+    """Hand over an Event and, once its create is in flight, a repeat of it."""
+    sink.submit(event("a"))
+    await settle(lambda: bool(server.landing))
+    sink.submit(event("a", note="again"))
+    await settle()
+    assert server.calls == ["create"]  # no second Event, and no patch before the create lands
+
+
+async def test_a_repeat_while_the_create_is_in_flight_becomes_a_series_on_that_event(
+    slow_sink: EventSink, server: SlowServer, clock: FakeClock
+) -> None:
+    await repeat_while_creating(slow_sink, server)
+    await server.land()
+    await slow_sink.drain()
+    assert server.calls == ["create", "patch"]
+    [created] = server.created
+    assert "series" not in created
+    assert server.patches == [
+        ("ns", "a.FailedScheduling", {"series": {"count": 2, "lastObservedTime": _micro(clock)}})
+    ]
+    for _ in range(3):
+        slow_sink.submit(event("a"))
+    await slow_sink.drain()
+    assert server.calls == ["create", "patch"]  # later occurrences only count
+    clock.advance(SERIES_REFRESH)
+    slow_sink.tend_series()
+    await slow_sink.drain()
+    assert server.calls == ["create", "patch", "patch"]
+    assert server.patches[-1][2]["series"]["count"] == 5
+
+
+async def test_one_series_write_at_a_time_so_counts_reach_the_server_in_order(
+    slow_sink: EventSink, server: SlowServer, clock: FakeClock
+) -> None:
+    server.holding = {"patch"}
+    slow_sink.submit(event("a"))
+    await slow_sink.drain()
+    slow_sink.submit(event("a"))
+    await settle(lambda: bool(server.landing))
+    slow_sink.submit(event("a"))  # while the second occurrence's patch is in flight
+    await settle()
+    assert server.calls == ["create", "patch"]
+    await server.land()
+    await slow_sink.drain()
+    assert [p[2]["series"]["count"] for p in server.patches] == [2]  # the third only counts
+    clock.advance(SERIES_FINISH)
+    slow_sink.tend_series()
+    await server.land()
+    await slow_sink.drain()
+    assert [p[2]["series"]["count"] for p in server.patches] == [2, 3]
+
+
+async def test_an_ended_series_waits_for_its_create_in_flight(
+    slow_sink: EventSink, server: SlowServer, clock: FakeClock
+) -> None:
+    await repeat_while_creating(slow_sink, server)
+    clock.advance(SERIES_FINISH)
+    slow_sink.tend_series()  # the series has ended, but its Event is not written yet
+    await settle()
+    assert server.calls == ["create"]
+    await server.land()
+    await slow_sink.drain()
+    assert server.calls == ["create", "patch"]
+    assert server.patches[-1][2]["series"]["count"] == 2
+
+
+async def test_a_retried_create_carries_the_repeats_seen_while_it_was_in_flight(
+    slow_sink: EventSink, server: SlowServer, clock: FakeClock
+) -> None:
+    await repeat_while_creating(slow_sink, server)
+    await server.land(APIError(503, "restarting"))
+    slow_sink.submit(event("a"))  # while it waits to retry
+    clock.advance(0.5)
+    await server.land()
+    await slow_sink.drain()
+    assert server.calls == ["create", "create"]
+    [created] = server.created
+    assert created["series"]["count"] == 3
+
+
+async def test_a_series_outlives_a_create_that_gave_up_and_creates_the_event_with_its_count(
+    slow_sink: EventSink, server: SlowServer, clock: FakeClock, metrics: SchedulerMetrics
+) -> None:
+    # As upstream: the series stays when its create gives up, and its write, meeting NotFound,
+    # creates the Event with every occurrence counted once the server is back.
+    await repeat_while_creating(slow_sink, server)
+    for _ in range(MAX_ATTEMPTS):
+        await server.land(APIError(503, "unavailable"))
+        clock.advance(RETRY_CAP)
+    assert dropped(metrics, "retries_exhausted") == 1
+    await server.land()  # the series' write, meeting NotFound, creates the Event
+    await slow_sink.drain()
+    assert server.calls == ["create"] * MAX_ATTEMPTS + ["patch", "create"]
+    [created] = server.created
+    assert created["metadata"]["name"] == "a.FailedScheduling"
+    assert created["series"]["count"] == 2
+    assert server.patches == []
+
+
+async def test_a_series_whose_event_is_gone_creates_it_again(
+    sink: EventSink, writer: Writer, clock: FakeClock
+) -> None:
+    sink.submit(event("a"))
+    await sink.drain()
+    writer.failures = [NotFoundError("expired")]  # the Event outlived its TTL on the server
+    sink.submit(event("a"))
+    await sink.drain()
+    assert [e.get("series", {}).get("count") for e in writer.created] == [None, 2]
+    sink.submit(event("a"))
+    clock.advance(SERIES_REFRESH)
+    sink.tend_series()
+    await sink.drain()
+    assert [p[2]["series"]["count"] for p in writer.patches] == [3]
+
+
+async def test_a_re_creation_that_finds_the_event_back_patches_it_later(
+    sink: EventSink, writer: Writer, clock: FakeClock
+) -> None:
+    sink.submit(event("a"))
+    await sink.drain()
+    writer.failures = [NotFoundError("gone"), ConflictError("already exists")]
+    sink.submit(event("a"))
+    await settle(lambda: not writer.failures and clock.pending_timers > 1)
+    clock.advance(0.5)
+    await sink.drain()
+    assert len(writer.created) == 1
+    assert [p[2]["series"]["count"] for p in writer.patches] == [2]

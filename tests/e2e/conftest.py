@@ -8,12 +8,16 @@ suite must never pass as green in CI.
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator
 from collections.abc import Generator
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from scheduler.cluster.kube import KubeClusterClient
+from scheduler.cluster.kube import connect
+from scheduler.cluster.kube import default_user_agent
 from tests.e2e.api_client import ApiClient
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.binaries import binaries_or_skip
@@ -41,6 +45,20 @@ def control_plane(e2e_binaries: ControlPlaneBinaries) -> Iterator[ControlPlane]:
 @pytest.fixture
 def admin(control_plane: ControlPlane) -> ApiClient:
     return control_plane.admin_client()
+
+
+@pytest.fixture
+async def kube(control_plane: ControlPlane) -> AsyncIterator[KubeClusterClient]:
+    """The scheduler's own client to the control plane, with no rate limit."""
+    client = await connect(
+        kubeconfig=str(control_plane.kubeconfig_path),
+        master=None,
+        qps=0,
+        burst=100,
+        user_agent=default_user_agent(),
+    )
+    yield client
+    await client.close()
 
 
 @pytest.fixture

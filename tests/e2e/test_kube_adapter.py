@@ -10,8 +10,6 @@ from typing import Any
 import pytest
 
 from scheduler.cluster.kube import KubeClusterClient
-from scheduler.cluster.kube import connect
-from scheduler.cluster.kube import default_user_agent
 from scheduler.cluster.port import WatchEvent
 from scheduler.framework.errors import ConflictError
 from scheduler.framework.errors import GoneError
@@ -38,19 +36,6 @@ def _pod_manifest(name: str, namespace: str) -> dict[str, Any]:
     manifest = make_pod(name, namespace).scheduler(UNSERVED_SCHEDULER).req(cpu="100m").dict()
     manifest["metadata"].pop("uid", None)  # the server assigns its own
     return manifest
-
-
-@pytest.fixture
-async def kube(control_plane: ControlPlane) -> AsyncIterator[KubeClusterClient]:
-    client = await connect(
-        kubeconfig=str(control_plane.kubeconfig_path),
-        master=None,
-        qps=0,
-        burst=100,
-        user_agent=default_user_agent(),
-    )
-    yield client
-    await client.close()
 
 
 async def _create_pod(kube: KubeClusterClient, name: str, namespace: str) -> Pod:

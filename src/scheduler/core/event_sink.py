@@ -5,10 +5,14 @@ bounded queue served by writer tasks on a client of their own (its own rate budg
 of Bindings neither starves Events nor is slowed by them), and:
 
 - correlates as client-go's events.k8s.io broadcaster does: an Event isomorphic to one already
-  written (same type, reason, action, reporting controller and instance, regarding and related
-  objects) becomes a series on that Event instead of a new object. The second occurrence
-  patches `series` at once; later ones only count, and the count is written every
-  `SERIES_REFRESH` and when the series ends (no occurrence for `SERIES_FINISH`);
+  handed to a writer (same type, reason, action, reporting controller and instance, regarding
+  and related objects) becomes a series on that Event instead of a new object, also while its
+  create is in flight. The second occurrence patches `series` at once; later ones only count,
+  and the count is written every `SERIES_REFRESH` and when the series ends (no occurrence for
+  `SERIES_FINISH`). An Event has one write under way at a time, so a patch never overtakes its
+  create or an earlier count. A series whose Event the server does not have (its create gave
+  up, or the Event expired or was deleted) is written by creating the Event with its series,
+  as upstream does;
 - retries what the server may accept later (no answer, 429, 5xx) up to `MAX_ATTEMPTS` times,
   waiting the server's Retry-After when it sends one and a capped backoff otherwise, off the
   writers (a write waiting to retry holds no writer, so an outage's backlog does not block the
@@ -39,6 +43,7 @@ from scheduler.framework.clock import Clock
 from scheduler.framework.clock import Timer
 from scheduler.framework.errors import APIError
 from scheduler.framework.errors import ConflictError
+from scheduler.framework.errors import NotFoundError
 from scheduler.observability import SchedulerMetrics
 from scheduler.observability import get_logger
 
@@ -86,15 +91,20 @@ def isomorphic_key(event: Mapping[str, Any]) -> EventKey:
 
 @dataclass(slots=True)
 class _Series:
-    """An Event written once, and how often it has recurred since."""
+    """An Event handed to a writer, and how often it has recurred since."""
 
     namespace: str
     name: str
+    # The Event as handed over, to create it anew should the server not have it.
+    body: dict[str, Any]
     first_seen: float
     count: int = 1
     written_count: int = 1
     last_observed: float = 0.0
     last_observed_wall: str = ""
+    # A write of this Event (its create, or a series write) has begun and not yet ended, in a
+    # writer's hands or waiting to retry: the next write waits for it, so none overtakes it.
+    writing: bool = True
 
 
 @dataclass(slots=True)
@@ -225,21 +235,26 @@ class EventSink:
     def _absorb(self, key: EventKey, event: Mapping[str, Any]) -> bool:
         """Fold `event` (whose isomorphic key is `key`) into an isomorphic Event if there is
         one; True if it was."""
-        queued = self._waiting(key)
-        if queued is not None and queued.body is not None:
-            # Not written yet: the queued Event stands for this occurrence too.
-            _count_in(queued.body, self._clock)
-            return True
         series = self._series.get(key)
         if series is None:
-            return False
+            queued = self._waiting(key)
+            if queued is None or queued.body is None:
+                return False
+            # Not handed to a writer yet: the queued Event stands for this occurrence too.
+            _count_in(queued.body, self._clock)
+            return True
         series.count += 1
         series.last_observed = self._clock.now()
         series.last_observed_wall = _micro_time(self._clock.wall())
-        if series.written_count == 1 and self._waiting(key) is None:
-            # client-go writes the second occurrence at once; later ones wait for the refresh.
-            self._enqueue(_Write(key, series=series))
+        self._patch_second_occurrence(key, series)
         return True
+
+    def _patch_second_occurrence(self, key: EventKey, series: _Series) -> None:
+        # client-go writes the second occurrence at once; later ones wait for the refresh. While
+        # the Event's create (or an earlier series write) is under way, it waits (`_finished`).
+        second = series.written_count == 1 and series.count > 1
+        if second and not series.writing and self._waiting(key) is None:
+            self._enqueue(_Write(key, series=series))
 
     def _enqueue(self, write: _Write) -> None:
         (self._urgent if write.urgent else self._queue)[write.key] = write
@@ -288,55 +303,89 @@ class EventSink:
 
     async def _write(self, write: _Write) -> None:
         write.attempts += 1
+        failure: APIError
         try:
             await self._attempt(write)
-        except ConflictError:
-            # The Event exists: an earlier attempt got through but its answer was lost.
-            self._remember(write)
-        except APIError as error:
-            if error.retriable and write.attempts < MAX_ATTEMPTS:
-                self._retry_later(write, _retry_delay(error, write.attempts))
-                return
-            reason = "rejected" if not error.retriable else "retries_exhausted"
-            log.warning(
-                "unable to write event",
-                regarding=_describe(write),
-                attempts=write.attempts,
-                err=str(error),
-            )
+            self._finished(write, written=True)
+            return
+        except ConflictError as error:
             if write.body is not None:
-                self._dropped(reason, write.body)
+                # The Event exists: an earlier attempt got through but its answer was lost.
+                self._finished(write, written=True)
+                return
+            # A series re-creating its Event found it back (upstream retries too): the next
+            # attempt patches it.
+            failure, retriable = error, True
+        except APIError as error:
+            failure, retriable = error, error.retriable
+        if retriable and write.attempts < MAX_ATTEMPTS:
+            self._retry_later(write, _retry_delay(failure, write.attempts))
+            return
+        log.warning(
+            "unable to write event",
+            regarding=_describe(write),
+            attempts=write.attempts,
+            err=str(failure),
+        )
+        if write.body is not None:
+            self._dropped("retries_exhausted" if retriable else "rejected", write.body)
+        self._finished(write, written=False)
 
     async def _attempt(self, write: _Write) -> None:
         if write.body is not None:
+            self._hand_over(write.key, write.body)
             await self._client.create_event(write.body)
-            self._remember(write)
             return
         series = write.series
         assert series is not None
+        series.writing = True
         count = series.count
         patch = {"series": {"count": count, "lastObservedTime": series.last_observed_wall}}
-        await self._client.patch_object("events", series.namespace, series.name, patch)
+        try:
+            await self._client.patch_object("events", series.namespace, series.name, patch)
+        except NotFoundError:
+            # As upstream: the Event is not on the server (its create failed, or it expired or
+            # was deleted), so the series writes it anew, every occurrence counted.
+            await self._client.create_event({**series.body, **patch})
         series.written_count = count
 
-    def _remember(self, write: _Write) -> None:
-        body = write.body
-        if body is None:
+    def _hand_over(self, key: EventKey, body: dict[str, Any]) -> None:
+        """From here on the Event's repeats are counted in its series, not folded into it."""
+        series = self._series.get(key)
+        if series is None:
+            meta = body.get("metadata") or {}
+            now = self._clock.now()
+            folded = body.get("series") or {}
+            series = self._series[key] = _Series(
+                namespace=str(meta.get("namespace") or ""),
+                name=str(meta.get("name") or ""),
+                body=body,
+                first_seen=now,
+                count=int(folded.get("count") or 1),
+                last_observed=now,
+                # Blank unless repeats were folded in: only a series write sends it, and every
+                # occurrence that makes one due (`_absorb`) sets it first. Formatting a time per
+                # Event written costs more than the rest of this bookkeeping.
+                last_observed_wall=str(folded.get("lastObservedTime") or ""),
+            )
+        elif series.count > 1:
+            # A retry: the occurrences seen since the first attempt are created with it.
+            body["series"] = {"count": series.count, "lastObservedTime": series.last_observed_wall}
+        series.written_count = series.count
+
+    def _finished(self, write: _Write, *, written: bool) -> None:
+        """`write` has reached the server or been given up: the next write of its Event may go."""
+        series = write.series or self._series.get(write.key)
+        if series is None:
             return
-        meta = body.get("metadata") or {}
-        now = self._clock.now()
-        recurrences = int((body.get("series") or {}).get("count") or 1)
-        self._series[write.key] = _Series(
-            namespace=str(meta.get("namespace") or ""),
-            name=str(meta.get("name") or ""),
-            first_seen=now,
-            count=recurrences,
-            written_count=recurrences,
-            last_observed=now,
-            # Left blank: only a series patch writes it, and every occurrence that makes one
-            # due (`_absorb`) sets it first. Formatting a time per Event written costs more
-            # than the rest of this bookkeeping.
-        )
+        series.writing = False
+        if write.body is None:
+            return  # a series write: the occurrences since wait for the refresh
+        if not written:
+            # Nothing reached the server. The series stays, as in upstream's cache: its next
+            # write meets NotFound and creates the Event with every occurrence counted.
+            series.written_count = 1
+        self._patch_second_occurrence(write.key, series)
 
     # -- series upkeep -------------------------------------------------------------------------
 
@@ -349,6 +398,8 @@ class EventSink:
         """Write counts that changed and are due, and forget series that have ended."""
         now = self._clock.now()
         for key, series in list(self._series.items()):
+            if series.writing:
+                continue  # tended once that write has ended (`_finished`)
             ended = now - series.last_observed >= SERIES_FINISH
             due = ended or now - series.first_seen >= SERIES_REFRESH
             if series.count != series.written_count and due and self._waiting(key) is None:
