@@ -87,9 +87,9 @@ def metrics() -> SchedulerMetrics:
 
 @asynccontextmanager
 async def running(
-    writer: Writer, clock: FakeClock, metrics: SchedulerMetrics
+    writer: Writer, clock: FakeClock, metrics: SchedulerMetrics, *, workers: int = 2
 ) -> AsyncIterator[EventSink]:
-    sink = EventSink(writer, clock, metrics=metrics, capacity=4, workers=2)
+    sink = EventSink(writer, clock, metrics=metrics, capacity=4, workers=workers)
     sink.start()
     try:
         yield sink
@@ -161,19 +161,42 @@ async def test_the_second_occurrence_patches_the_series_and_later_ones_wait_for_
     assert writer.patches[-1][2]["series"]["count"] == 5
 
 
+@pytest.mark.parametrize("written_before_it_recurs", [True, False])
 async def test_an_ended_series_is_written_a_last_time_and_forgotten(
-    sink: EventSink, writer: Writer, clock: FakeClock
+    sink: EventSink, writer: Writer, clock: FakeClock, written_before_it_recurs: bool
 ) -> None:
     for _ in range(3):
         sink.submit(event("a"))
         await sink.drain()
     clock.advance(SERIES_FINISH)
     sink.tend_series()
+    if written_before_it_recurs:
+        await sink.drain()
+    # After the series ended: a new Event, also while the last count waits for a writer.
+    sink.submit(event("a"))
     await sink.drain()
     assert writer.patches[-1][2]["series"]["count"] == 3
-    sink.submit(event("a"))  # after the series ended: a new Event
-    await sink.drain()
     assert len(writer.created) == 2
+    assert "series" not in writer.created[-1]
+
+
+async def test_a_series_ends_only_once_its_waiting_write_is_made(
+    writer: Writer, clock: FakeClock, metrics: SchedulerMetrics
+) -> None:
+    async with running(writer, clock, metrics, workers=1) as sink:
+        sink.submit(event("a"))
+        await sink.drain()
+        writer.gate = asyncio.Event()
+        sink.submit(event("b"))  # holds the only writer
+        await settle(lambda: sink.pending == 1)
+        sink.submit(event("a"))  # the second occurrence's patch waits for a writer
+        clock.advance(SERIES_FINISH)
+        sink.tend_series()  # ended, but not forgotten while its patch is still to be made
+        sink.submit(event("a"))
+        writer.gate.set()
+        await sink.drain()
+    assert [e["regarding"]["name"] for e in writer.created] == ["a", "b"]
+    assert writer.patches[-1][2]["series"]["count"] == 3
 
 
 @pytest.mark.parametrize("status", [0, 429, 500, 503])

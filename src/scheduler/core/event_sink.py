@@ -64,6 +64,8 @@ SERIES_REFRESH = 30 * 60.0
 SERIES_FINISH = 6 * 60.0
 
 EventKey = tuple[str, ...]
+# Appended to an ended series' key for its last count, which no later occurrence shares.
+FINAL_WRITE = "final"
 
 
 class EventWriter(Protocol):
@@ -398,14 +400,18 @@ class EventSink:
         """Write counts that changed and are due, and forget series that have ended."""
         now = self._clock.now()
         for key, series in list(self._series.items()):
-            if series.writing:
-                continue  # tended once that write has ended (`_finished`)
+            if series.writing or self._waiting(key) is not None:
+                continue  # tended once that write has been made (`_finished`)
             ended = now - series.last_observed >= SERIES_FINISH
             due = ended or now - series.first_seen >= SERIES_REFRESH
-            if series.count != series.written_count and due and self._waiting(key) is None:
-                self._enqueue(_Write(key, series=series))
             if ended:
+                # Forgotten now, so the next occurrence is a new Event; the last count goes
+                # under a key of its own, where that new Event's create cannot replace it.
                 del self._series[key]
+                if series.count != series.written_count:
+                    self._enqueue(_Write((*key, FINAL_WRITE), series=series))
+            elif series.count != series.written_count and due:
+                self._enqueue(_Write(key, series=series))
 
     def _dropped(self, reason: str, event: Mapping[str, Any]) -> None:
         if self._metrics is not None:
