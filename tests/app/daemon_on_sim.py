@@ -35,10 +35,13 @@ async def until(condition: Callable[[], bool]) -> None:
         await asyncio.sleep(0.01)
 
 
-def scheduling_daemon(scheduler_name: str, cluster: SimCluster) -> Daemon:
-    """A scheduling daemon with one default profile and no leader election, on `cluster`."""
+def scheduling_daemon(
+    scheduler_name: str, cluster: SimCluster, *, leader_elect: bool = False
+) -> Daemon:
+    """A scheduling daemon with one default profile on `cluster`, without leader election
+    unless asked."""
     registry = PluginRegistry.discover()
-    document = config_with_profile(scheduler_name, leader_elect=False)
+    document = config_with_profile(scheduler_name, leader_elect=leader_elect)
     config, profiles = load_config_dict(document, registry)
     return Daemon(
         config=config,

@@ -1,8 +1,10 @@
 """The daemon: informers, the health/metrics port, leader election and the scheduling loop.
 
 Informers and the HTTPS port run on every replica. Only the Lease holder pops and binds, and
-only after its pod informer has listed again since it took the Lease, so its cache holds every
-Binding the API server had accepted from the previous holder. Losing the Lease cancels
+only once its pod informer has listed since it took the Lease, so its cache holds every Binding
+the API server had accepted from the previous holder. A replica makes its first attempt at the
+Lease before its informers list: one that takes it then (the usual start of a lone or first
+replica) lists once; a standby that takes over later lists the pods again. Losing the Lease cancels
 scheduling and every binding cycle at once (they unreserve), flushes queued Events briefly, and
 exits non-zero (as kube-scheduler does), so the Deployment restarts the replica as a follower.
 SIGTERM stops popping, lets in-flight binding cycles finish (or unreserve) within a deadline,
@@ -85,6 +87,8 @@ class Daemon:
         self._leading_since: float | None = None
         self._elector_task: asyncio.Task[None] | None = None
         self._synced_task: asyncio.Task[None] | None = None
+        # Until the informers exist, taking the Lease only records when (`start` goes on).
+        self._informers_started = False
         self.elector: LeaderElector | None = None
         election = config.leader_election
         if election.leader_elect:
@@ -155,7 +159,8 @@ class Daemon:
     def _on_started_leading(self) -> None:
         _log.info("became the leader; starting to schedule", identity=self.identity)
         self._leading_since = self.clock.now()
-        self._start_scheduling()
+        if self._informers_started:
+            self._start_scheduling()
 
     def _on_stopped_leading(self) -> None:
         if self._shutting_down:
@@ -182,15 +187,18 @@ class Daemon:
 
     async def start(self) -> None:
         """Informers, the secure port, and (with leader election) the elector."""
+        if self.elector is not None:
+            await self.elector.acquire_at_once()
         await self.scheduler.start()
+        self._informers_started = True
         mark(_log, "Informers started")
         self._synced_task = asyncio.create_task(self._when_synced(), name="start-up-synced")
         self.port = await self.server.start(self.options.bind_address, self.options.secure_port)
         _log.info("serving health and metrics", port=self.port)
+        if self.elector is None or self.elector.is_leader:
+            self._start_scheduling()
         if self.elector is not None:
             self._elector_task = asyncio.create_task(self.elector.run(), name="leader-election")
-        else:
-            self._start_scheduling()
 
     async def _when_synced(self) -> None:
         """Once every informer has listed: collect garbage again, freezing what start-up

@@ -111,6 +111,8 @@ class LeaderElector:
         self._observed_time = 0.0
         self._leading = False
         self._lost = False
+        # `acquire_at_once` has made the first attempt, so `run` waits a period before the next.
+        self._attempted = False
         self._last_renew = 0.0
         self._deadline: Timer | None = None
         if metrics is not None:
@@ -146,12 +148,24 @@ class LeaderElector:
 
     # -- the loop ------------------------------------------------------------------------------
 
+    async def acquire_at_once(self) -> bool:
+        """One attempt to take the lease, of at most a retry period; True if it is held.
+
+        The daemon makes it before its informers list: a replica that leads before its first
+        list is sent need not list again when it starts to schedule. `run` goes on from here."""
+        log.info("attempting to acquire leader lease", lease=self._key)
+        self._attempted = True
+        return bool(await self._within(self.try_acquire_or_renew(), self._retry_period))
+
     async def run(self) -> None:
         """Acquire the lease (retrying every retry period), then renew it until leadership is
         lost or the task is cancelled. Either way the lease is released on the way out."""
-        log.info("attempting to acquire leader lease", lease=self._key)
+        if not self._attempted:
+            log.info("attempting to acquire leader lease", lease=self._key)
         try:
-            while not await self.try_acquire_or_renew():
+            if self._attempted and not self._leading:
+                await self._clock.sleep(self._retry_period)
+            while not (self._leading or await self.try_acquire_or_renew()):
                 await self._clock.sleep(self._retry_period)
             while self._leading:
                 await self._clock.sleep(self._retry_period)
