@@ -11,7 +11,7 @@ shows what the API server allows on this machine).
 
     python -m bench.compare [--nodes 500 --pods 2000] [--repeat 3] [--modes defaults,equal]
         [--loads drain,churn] [--workloads basic,spreading,antiaffinity]
-        [--schedulers upstream,ours,null] [--rate 100] [--json FILE]
+        [--schedulers upstream,ours,null] [--rate 100] [--leader-elect] [--json FILE]
 """
 
 from __future__ import annotations
@@ -102,6 +102,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--timeout", type=float, default=900.0, help="seconds per run to bind every pod"
     )
+    parser.add_argument(
+        "--leader-elect",
+        action="store_true",
+        help="both schedulers elect a leader, as a Deployment's default configuration does",
+    )
     parser.add_argument("--json", type=Path, help="write every raw run and the summary here")
     parser.add_argument("--log-dir", type=Path, help="where scheduler logs go (kept)")
     args = parser.parse_args(argv)
@@ -167,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
                 pods=pods,
                 percentage=MODES[mode],
                 threads=args.threads,
+                leader_elect=args.leader_elect,
                 timeout_s=args.timeout,
                 log_dir=log_dir / f"{mode}-{load}-{workload}-{repeat}",
             )

@@ -58,6 +58,8 @@ class RunSpec:
     # percentageOfNodesToScore for both schedulers; None leaves each at its default.
     percentage: int | None
     threads: int
+    # Both schedulers elect a leader (alone, so each takes a fresh Lease as it starts).
+    leader_elect: bool
     timeout_s: float
     log_dir: Path
 
@@ -130,6 +132,7 @@ def _scheduler_on_fresh_cluster(
             plane.kubeconfig_path,
             spec.log_dir,
             percentage=spec.percentage,
+            leader_elect=spec.leader_elect,
         )
         running = _Running(plane, counter, scheduler)
         try:

@@ -1,8 +1,10 @@
 """The two schedulers of the side-by-side benchmark: their configuration, command and process.
 
 Both get the same KubeSchedulerConfiguration shape: the admin kubeconfig with QPS/burst 5000
-(as scheduler_perf uses), no leader election, percentageOfNodesToScore 100 (or left unset, for
-each scheduler's own default) and one profile. Only the profile's schedulerName differs.
+(as scheduler_perf uses), no leader election unless asked (a deployment's default is on; a
+lone replica then takes a fresh Lease as it starts), percentageOfNodesToScore 100 (or left
+unset, for each scheduler's own default) and one profile. Only the profile's schedulerName
+differs.
 
 A third kind, the null scheduler (bench.null_scheduler), binds pods with no logic at all; it
 reads only the kubeconfig.
@@ -53,6 +55,7 @@ def scheduler_config(
     profile: dict[str, Any] | None = None,
     *,
     percentage: int | None = 100,
+    leader_elect: bool = False,
 ) -> dict[str, Any]:
     """`profile` adds fields (e.g. `plugins`) to the one profile; `percentage` None leaves
     percentageOfNodesToScore to the scheduler's default."""
@@ -60,7 +63,7 @@ def scheduler_config(
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
         "clientConnection": {"kubeconfig": str(kubeconfig), "qps": 5000, "burst": 5000},
-        "leaderElection": {"leaderElect": False},
+        "leaderElection": {"leaderElect": leader_elect},
         "profiles": [{"schedulerName": scheduler_name, **(profile or {})}],
     }
     if percentage is not None:
@@ -80,7 +83,13 @@ def byte_compile_python_schedulers() -> None:
 
 
 def scheduler_argv(
-    kind: SchedulerKind, kube_scheduler: Path, config: Path, kubeconfig: Path, port: int
+    kind: SchedulerKind,
+    kube_scheduler: Path,
+    config: Path,
+    kubeconfig: Path,
+    port: int,
+    *,
+    leader_elect: bool = False,
 ) -> list[str]:
     if kind.label == UPSTREAM:
         return [
@@ -112,7 +121,7 @@ def scheduler_argv(
         str(config),
         "--kubeconfig",
         str(kubeconfig),
-        "--leader-elect=false",
+        f"--leader-elect={str(leader_elect).lower()}",
         "--secure-port",
         str(port),
         "--bind-address",
@@ -132,17 +141,27 @@ class SchedulerProcess:
         *,
         profile: dict[str, Any] | None = None,
         percentage: int | None = 100,
+        leader_elect: bool = False,
         extra_args: tuple[str, ...] = (),
     ) -> None:
         self.kind = kind
         self.log_path = work_dir / f"{kind.label}.log"
         config_path = work_dir / f"{kind.label}-config.yaml"
         # JSON is valid YAML, and both configuration loaders read YAML.
-        config = scheduler_config(kubeconfig, kind.scheduler_name, profile, percentage=percentage)
+        config = scheduler_config(
+            kubeconfig,
+            kind.scheduler_name,
+            profile,
+            percentage=percentage,
+            leader_elect=leader_elect,
+        )
         config_path.write_text(json.dumps(config))
         port = free_loopback_port()
+        argv = scheduler_argv(
+            kind, kube_scheduler, config_path, kubeconfig, port, leader_elect=leader_elect
+        )
         self.argv = [
-            *scheduler_argv(kind, kube_scheduler, config_path, kubeconfig, port),
+            *argv,
             *extra_args,
         ]
         self._popen: subprocess.Popen[bytes] | None = None

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from bench.compare import parse_args
+from bench.compare_schedulers import KINDS
+from bench.compare_schedulers import SchedulerProcess
 
 
 def test_defaults_run_everything_three_times() -> None:
@@ -38,3 +43,24 @@ def test_bad_values_name_their_flag(
     with pytest.raises(SystemExit):
         parse_args(argv)
     assert named in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("leader_elect", [False, True])
+def test_leader_election_is_off_unless_asked_and_then_on_for_both(
+    tmp_path: Path, leader_elect: bool
+) -> None:
+    args = parse_args(["--leader-elect"] if leader_elect else [])
+    assert args.leader_elect is leader_elect
+    for kind in KINDS:
+        process = SchedulerProcess(
+            kind,
+            Path("kube-scheduler"),
+            tmp_path / "kubeconfig",
+            tmp_path,
+            leader_elect=leader_elect,
+        )
+        config = json.loads((tmp_path / f"{kind.label}-config.yaml").read_text())
+        assert config["leaderElection"] == {"leaderElect": leader_elect}
+        # Ours takes the flag too, which would override the file.
+        flags = [a for a in process.argv if a.startswith("--leader-elect")]
+        assert flags in ([], [f"--leader-elect={str(leader_elect).lower()}"])
