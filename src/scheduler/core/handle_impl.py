@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Iterator
@@ -16,7 +15,6 @@ from scheduler.backend.cache import SchedulerCache
 from scheduler.backend.queue import SchedulingQueue
 from scheduler.cluster.port import ClusterClient
 from scheduler.core.event_recorder import EventRecorder
-from scheduler.framework.clock import Clock
 from scheduler.framework.handle import ClusterAPI
 from scheduler.framework.handle import EventDetails
 from scheduler.framework.handle import IndexFunc
@@ -28,6 +26,7 @@ from scheduler.framework.node_table import NodeTable
 from scheduler.objects.pod import Pod
 from scheduler.observability import get_logger
 from scheduler.runtime.handle_base import HandleBase
+from scheduler.runtime.handle_base import ProfileFacts
 from scheduler.runtime.node_filter import FilterChain
 from scheduler.runtime.waiting_pods import WaitingPods
 
@@ -54,25 +53,16 @@ class SchedulerHandle(HandleBase):
     def __init__(
         self,
         *,
-        profile_name: str,
-        clock: Clock,
-        rng: random.Random,
-        parallelism: int,
         cache: SchedulerCache,
         client: ClusterClient,
         listers: Mapping[str, Lister],
         waiting_pods: WaitingPods,
         tasks: set[asyncio.Task[None]],
         api: ClusterAPI | None = None,
+        **facts: Unpack[ProfileFacts],
     ) -> None:
-        super().__init__(
-            profile_name=profile_name,
-            clock=clock,
-            rng=rng,
-            parallelism=parallelism,
-            # What plugins write through: the client itself, or the leader-fenced view of it.
-            api=api if api is not None else client,
-        )
+        # What plugins write through: the client itself, or the leader-fenced view of it.
+        super().__init__(api=api if api is not None else client, **facts)
         self._cache = cache
         self._client = client
         self._listers = listers

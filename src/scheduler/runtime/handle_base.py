@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from typing import Final
+from typing import TypedDict
+from typing import Unpack
 
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
@@ -21,24 +23,25 @@ from scheduler.objects.pod import Pod
 from scheduler.runtime.node_filter import FilterChain
 
 
+class ProfileFacts(TypedDict):
+    """What a Handle tells every plugin of its profile, fixed for the handle's life."""
+
+    profile_name: str
+    clock: Clock
+    rng: random.Random
+    parallelism: int
+
+
 class HandleBase:
     """The shared half of a `scheduler.framework.handle.Handle`; a subclass supplies the
     Filter chain (`_filter_chain`), the nominated pods and everything else the Handle asks."""
 
-    def __init__(
-        self,
-        *,
-        profile_name: str,
-        clock: Clock,
-        rng: random.Random,
-        parallelism: int,
-        api: ClusterAPI,
-    ) -> None:
+    def __init__(self, *, api: ClusterAPI, **facts: Unpack[ProfileFacts]) -> None:
         # Fixed for the handle's life; Final so that nothing assigns them by mistake.
-        self.profile_name: Final = profile_name
-        self.clock: Final = clock
-        self.rng: Final = rng
-        self.parallelism: Final = parallelism
+        self.profile_name: Final = facts["profile_name"]
+        self.clock: Final = facts["clock"]
+        self.rng: Final = facts["rng"]
+        self.parallelism: Final = facts["parallelism"]
         self.api: Final = api
 
     def _filter_chain(self) -> FilterChain:
