@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from plugins.helpers import NODE_NOT_FOUND_MESSAGE
 from plugins.helpers.pod_count_extensions import PodCountExtensions
 from plugins.helpers.score_state import pre_score_state
 from plugins.inter_pod_affinity.args import InterPodAffinityArgs
@@ -102,7 +103,7 @@ class InterPodAffinity(PodCountExtensions):
         if computed is None:
             return Status.missing_state(PRE_FILTER_STATE_KEY)
         if node_info.node is None:
-            return Status.from_error("node not found")
+            return Status.from_error(NODE_NOT_FOUND_MESSAGE)
         return filter_node(computed, node_info.node)
 
     def filter_nodes(
@@ -141,7 +142,7 @@ class InterPodAffinity(PodCountExtensions):
         if computed is None:
             return 0, Status.missing_state(PRE_SCORE_STATE_KEY)
         if node_info.node is None:
-            return 0, Status.from_error("node not found")
+            return 0, Status.from_error(NODE_NOT_FOUND_MESSAGE)
         return score_node(computed, node_info.node), SUCCESS
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:

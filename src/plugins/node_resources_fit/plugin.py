@@ -91,8 +91,7 @@ class NodeResourcesFit:
     ) -> FilterBatch:
         request = self._request(state)
         if isinstance(request, Status):
-            codes = np.full(len(rows), np.int8(request.code), dtype=np.int8)
-            return FilterBatch(codes, (request.reasons or (request.message(),),))
+            return FilterBatch.uniform(request, len(rows))
         return filter_rows_remembered(request, table, rows, self._ignored, self._fit_memo)
 
     # ---- PreScore / Score -------------------------------------------------------------

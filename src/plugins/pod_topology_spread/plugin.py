@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 from typing import Final
 
+from plugins.helpers import NODE_NOT_FOUND_MESSAGE
 from plugins.helpers.pod_count_extensions import PodCountExtensions
 from plugins.helpers.score_state import pre_score_state
 from plugins.pod_topology_spread.args import PodTopologySpreadArgs
@@ -132,7 +133,7 @@ class PodTopologySpread(PodCountExtensions):
         if computed is None:
             return Status.missing_state(PRE_FILTER_STATE_KEY, lead="reading")
         if node_info.node is None:
-            return Status.from_error("node not found")
+            return Status.from_error(NODE_NOT_FOUND_MESSAGE)
         return filter_node(computed, node_info.node)
 
     def filter_nodes(

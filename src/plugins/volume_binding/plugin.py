@@ -107,9 +107,9 @@ class VolumeBinding:
         self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
     ) -> FilterBatch:
         data = self._state(state, pod)
-        infos = table.node_infos
         if isinstance(data, Status):
-            return FilterBatch.from_statuses([data] * len(rows))
+            return FilterBatch.uniform(data, len(rows))
+        infos = table.node_infos
         return FilterBatch.from_statuses([self._filter_node(data, infos[r]) for r in rows.tolist()])
 
     # ---- Reserve / Unreserve ----------------------------------------------------------

@@ -8,9 +8,11 @@ upstream's snapshot does, and rows found before an await still name the same nod
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
+from typing import Protocol
 
 import numpy as np
 
@@ -30,6 +32,12 @@ from scheduler.runtime.extenders import ExtenderChain
 from scheduler.runtime.framework import Framework
 
 
+class _Search(Protocol):
+    """PreFilter and Filter for one attempt, as `find_feasible` runs them."""
+
+    def __call__(self, *, try_nominated: bool = True) -> Feasible | Failure: ...
+
+
 async def find_placement_with_extenders(
     framework: Framework,
     state: CycleState,
@@ -38,10 +46,9 @@ async def find_placement_with_extenders(
     nominations: Mapping[str, Sequence[Pod]],
     extenders: ExtenderChain,
 ) -> Placement | Failure:
+    search = functools.partial(find_feasible, framework, state, pod, table, nominations)
     try:
-        found = await _feasible_after_extenders(
-            framework, state, pod, table, nominations, extenders
-        )
+        found = await _feasible_after_extenders(search, extenders, pod, table)
         if isinstance(found, Failure):
             return found
         totals = decided_or_scored(framework, state, pod, table, found)
@@ -60,14 +67,9 @@ async def find_placement_with_extenders(
 
 
 async def _feasible_after_extenders(
-    framework: Framework,
-    state: CycleState,
-    pod: Pod,
-    table: NodeTable,
-    nominations: Mapping[str, Sequence[Pod]],
-    extenders: ExtenderChain,
+    search: _Search, extenders: ExtenderChain, pod: Pod, table: NodeTable
 ) -> Feasible | Failure:
-    found = find_feasible(framework, state, pod, table, nominations)
+    found = search()
     if isinstance(found, Failure):
         return found
     if found.nominated_only:
@@ -76,7 +78,7 @@ async def _feasible_after_extenders(
             return kept
         # Upstream tries the nominated node alone first and, when it does not pass every
         # filter (the extenders' included), evaluates all nodes.
-        found = find_feasible(framework, state, pod, table, nominations, try_nominated=False)
+        found = search(try_nominated=False)
         if isinstance(found, Failure):
             return found
     return await _filter(extenders, pod, table, found)
