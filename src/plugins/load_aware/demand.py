@@ -7,10 +7,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from scheduler.framework import Pod
+from scheduler.objects.resources import CPU
+from scheduler.objects.resources import MEMORY
 from scheduler.objects.resources import quantity_in_units
-
-CPU = "cpu"
-MEMORY = "memory"
 
 
 def _cpu_of(resources: Mapping[str, Any] | None) -> int | None:

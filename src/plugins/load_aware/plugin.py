@@ -10,8 +10,6 @@ from plugins.helpers import score_on_node
 from plugins.helpers.prometheus import PrometheusSource
 from plugins.load_aware.args import LoadAwareArgs
 from plugins.load_aware.args import Mode
-from plugins.load_aware.demand import CPU
-from plugins.load_aware.demand import MEMORY
 from plugins.load_aware.demand import predicted_cpu_millis
 from plugins.load_aware.demand import requested
 from plugins.load_aware.formulas import Floats
@@ -36,6 +34,8 @@ from scheduler.framework import Rows
 from scheduler.framework import ScoreExtensions
 from scheduler.framework import Scores
 from scheduler.framework import Status
+from scheduler.objects.resources import CPU
+from scheduler.objects.resources import MEMORY
 
 CPU_UTIL = "cpuUtilization"
 CPU_STD = "cpuStdDev"

@@ -15,8 +15,10 @@ from importlib import resources
 
 from scheduler.config.yaml_text import safe_load
 from scheduler.framework.errors import ConfigError
+from scheduler.observability.component_metrics import KUBERNETES_RELEASE
 
-FOLLOWED_RELEASE = "1.36"
+# The minor release gates and version flags are checked against: that of the release we follow.
+FOLLOWED_RELEASE = KUBERNETES_RELEASE.removeprefix("v").rpartition(".")[0]
 _COMPONENT = "kube"
 
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from scheduler.framework.status import Code
+
 # Outcomes of the scheduler's own run of the profile on the pod.
 SCHEDULABLE = "Schedulable"
 UNSCHEDULABLE = "Unschedulable"
@@ -26,7 +28,7 @@ class Verdict:
 
     @property
     def passed(self) -> bool:
-        return self.code == "Success"
+        return self.code == Code.SUCCESS.label
 
     def to_json(self) -> dict[str, Any]:
         return {"plugin": self.plugin, "code": self.code, "reasons": list(self.reasons)}
