@@ -76,10 +76,15 @@ class RunOptions:
         )
 
 
-def add_run_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", type=Path, help="KubeSchedulerConfiguration file")
+def add_cluster_flags(parser: argparse.ArgumentParser) -> None:
+    """Which cluster to talk to, as kube-scheduler names it."""
     parser.add_argument("--kubeconfig", help="kubeconfig of the cluster (else in-cluster config)")
     parser.add_argument("--master", help="API server URL; overrides the kubeconfig's server")
+
+
+def add_run_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, help="KubeSchedulerConfiguration file")
+    add_cluster_flags(parser)
     bool_flag(
         parser,
         "--leader-elect",
