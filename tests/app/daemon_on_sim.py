@@ -10,6 +10,7 @@ from scheduler.app.daemon import Daemon
 from scheduler.app.run_options import RunOptions
 from scheduler.cluster.sim import SimCluster
 from scheduler.config import load_config_dict
+from scheduler.core.scheduler import SchedulerSetup
 from scheduler.framework.clock import SystemClock
 from scheduler.runtime.discovery import PluginRegistry
 
@@ -44,10 +45,5 @@ def scheduling_daemon(
     document = config_with_profile(scheduler_name, leader_elect=leader_elect)
     config, profiles = load_config_dict(document, registry)
     return Daemon(
-        config=config,
-        profiles=profiles,
-        registry=registry,
-        client=cluster,
-        clock=SystemClock(),
-        options=OPTIONS,
+        SchedulerSetup(config, profiles, registry, cluster, SystemClock()), options=OPTIONS
     )

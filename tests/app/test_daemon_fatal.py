@@ -12,6 +12,7 @@ from scheduler.app.daemon import Daemon
 from scheduler.app.run_options import RunOptions
 from scheduler.cluster.sim import SimCluster
 from scheduler.config import load_config_dict
+from scheduler.core.scheduler import SchedulerSetup
 from scheduler.framework.clock import SystemClock
 from scheduler.runtime.discovery import PluginRegistry
 
@@ -40,11 +41,7 @@ async def test_a_loop_fault_fails_livez_and_exits_255() -> None:
     config, profiles = load_config_dict(CONFIG, registry)
     clock = SystemClock()
     daemon = Daemon(
-        config=config,
-        profiles=profiles,
-        registry=registry,
-        client=SimCluster(clock=clock),
-        clock=clock,
+        SchedulerSetup(config, profiles, registry, SimCluster(clock=clock), clock),
         options=RunOptions(bind_address="127.0.0.1", secure_port=0, shutdown_timeout=1.0),
     )
 

@@ -12,6 +12,7 @@ from typing import Any
 from scheduler.cluster.sim import SimCluster
 from scheduler.config import load_config_dict
 from scheduler.core.scheduler import Scheduler
+from scheduler.core.scheduler import SchedulerSetup
 from scheduler.framework.spec import PluginSpec
 from scheduler.runtime.discovery import PluginRegistry
 from scheduler.testing import FakeClock
@@ -45,11 +46,7 @@ class Harness:
         self.registry = registry
         self.config, self.profiles = load_config_dict({**CONFIG_HEADER, **(config or {})}, registry)
         self.scheduler = Scheduler(
-            config=self.config,
-            profiles=self.profiles,
-            registry=registry,
-            client=self.sim,
-            clock=self.clock,
+            SchedulerSetup(self.config, self.profiles, registry, self.sim, self.clock),
             rng=random.Random(seed),
         )
 

@@ -24,6 +24,7 @@ from scheduler.app.retire_check import check_scheduler_name
 from scheduler.app.retire_check import pods_naming
 from scheduler.app.retire_check import report_pods_naming
 from scheduler.app.run_options import RunOptions
+from scheduler.app.run_options import add_cluster_flags
 from scheduler.app.run_options import add_run_flags
 from scheduler.app.run_options import apply_flags
 from scheduler.app.shadow.options import ShadowOptions
@@ -176,8 +177,7 @@ def _retire_check_flags(retire: argparse.ArgumentParser) -> None:
     retire.add_argument(
         "--scheduler-name", required=True, help="the schedulerName about to be retired"
     )
-    retire.add_argument("--kubeconfig", help="kubeconfig of the cluster (else in-cluster config)")
-    retire.add_argument("--master", help="API server URL; overrides the kubeconfig's server")
+    add_cluster_flags(retire)
 
 
 def _explain_flags(explain: argparse.ArgumentParser) -> None:

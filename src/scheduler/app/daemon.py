@@ -20,8 +20,6 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Mapping
-from collections.abc import Sequence
 
 from scheduler.app.access.delegation import SecurePortAccess
 from scheduler.app.configz import ConfigDocument
@@ -37,14 +35,11 @@ from scheduler.app.startup_marks import mark
 from scheduler.app.unserved_pods import served_scheduler_names
 from scheduler.app.unserved_pods import unserved_pods_source
 from scheduler.cluster.port import ClusterClient
-from scheduler.config import EffectiveProfile
-from scheduler.config import KubeSchedulerConfiguration
 from scheduler.core.leader_election import LeaderElector
 from scheduler.core.leader_election import new_identity
 from scheduler.core.result_annotation import ResultAnnotations
 from scheduler.core.scheduler import Scheduler
-from scheduler.framework.clock import Clock
-from scheduler.framework.spec import PluginSpec
+from scheduler.core.scheduler import SchedulerSetup
 from scheduler.observability import SchedulerMetrics
 from scheduler.observability import get_logger
 
@@ -61,18 +56,15 @@ EXIT_SCHEDULER_FAILED = 255
 class Daemon:
     def __init__(
         self,
+        setup: SchedulerSetup,
         *,
-        config: KubeSchedulerConfiguration,
-        profiles: Sequence[EffectiveProfile],
-        registry: Mapping[str, PluginSpec],
-        client: ClusterClient,
-        clock: Clock,
         options: RunOptions,
         identity: str | None = None,
         lease_client: ClusterClient | None = None,
         events_client: ClusterClient | None = None,
         access: SecurePortAccess | None = None,
     ) -> None:
+        config, profiles, client, clock = setup.config, setup.profiles, setup.client, setup.clock
         self.config = config
         self.options = options
         self.client = client
@@ -106,11 +98,7 @@ class Daemon:
                 metrics=self.metrics,
             )
         self.scheduler = Scheduler(
-            config=config,
-            profiles=profiles,
-            registry=registry,
-            client=client,
-            clock=clock,
+            setup,
             metrics=self.metrics,
             # The host name part of the identity: events report `<profile>-<hostname>`.
             instance=self.identity.rsplit("_", 1)[0],

@@ -17,6 +17,8 @@ from scheduler.config import parse_duration
 from scheduler.framework.errors import ConfigError
 
 DEFAULT_SECURE_PORT = 10259
+DEFAULT_BIND_ADDRESS = "0.0.0.0"
+DEFAULT_SHUTDOWN_TIMEOUT_S = 20.0
 
 
 @dataclass(slots=True)
@@ -32,7 +34,7 @@ class RunOptions:
     resource_namespace: str | None = None
     scheduler_name: str | None = None
     secure_port: int = DEFAULT_SECURE_PORT
-    bind_address: str = "0.0.0.0"
+    bind_address: str = DEFAULT_BIND_ADDRESS
     tls_cert_file: str | None = None
     tls_private_key_file: str | None = None
     verbosity: int = 0
@@ -40,7 +42,7 @@ class RunOptions:
     write_config_to: Path | None = None
     plugins: list[str] = field(default_factory=list)
     autoload: bool = True
-    shutdown_timeout: float = 20.0
+    shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT_S
     plugin_result_annotation: bool = False
     secure_port_access: SecurePortOptions = field(default_factory=SecurePortOptions)
     compat: CompatOptions = field(default_factory=CompatOptions)
@@ -74,10 +76,15 @@ class RunOptions:
         )
 
 
-def add_run_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", type=Path, help="KubeSchedulerConfiguration file")
+def add_cluster_flags(parser: argparse.ArgumentParser) -> None:
+    """Which cluster to talk to, as kube-scheduler names it."""
     parser.add_argument("--kubeconfig", help="kubeconfig of the cluster (else in-cluster config)")
     parser.add_argument("--master", help="API server URL; overrides the kubeconfig's server")
+
+
+def add_run_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, help="KubeSchedulerConfiguration file")
+    add_cluster_flags(parser)
     bool_flag(
         parser,
         "--leader-elect",
@@ -101,7 +108,7 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
         help="schedulerName of the only profile (with or without --config)",
     )
     parser.add_argument("--secure-port", type=int, default=DEFAULT_SECURE_PORT)
-    parser.add_argument("--bind-address", default="0.0.0.0")
+    parser.add_argument("--bind-address", default=DEFAULT_BIND_ADDRESS)
     parser.add_argument("--tls-cert-file", help="serving certificate (self-signed if absent)")
     parser.add_argument("--tls-private-key-file", help="key of --tls-cert-file")
     parser.add_argument("-v", "--v", type=int, default=0, metavar="LEVEL", help="log verbosity")
@@ -115,7 +122,7 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--shutdown-timeout",
         type=float,
-        default=20.0,
+        default=DEFAULT_SHUTDOWN_TIMEOUT_S,
         metavar="SECONDS",
         help="how long in-flight bindings may take after SIGTERM",
     )

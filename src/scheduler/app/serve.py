@@ -14,6 +14,7 @@ from scheduler.cluster.kube import connect_daemon
 from scheduler.cluster.kube import default_user_agent
 from scheduler.config import EffectiveProfile
 from scheduler.config import KubeSchedulerConfiguration
+from scheduler.core.scheduler import SchedulerSetup
 from scheduler.framework.clock import SystemClock
 from scheduler.framework.spec import PluginSpec
 
@@ -41,6 +42,7 @@ async def serve(
     except BaseException:
         await access.close()
         raise
+    setup = SchedulerSetup(config, profiles, registry, clients.main, clock)
     daemon: Daemon
     if shadow is not None:
         # Imported here: only shadow mode needs its evaluation and tallies.
@@ -49,26 +51,13 @@ async def serve(
         # Shadow mode writes no Events and holds no Lease.
         await clients.events.close()
         await clients.leader_election.close()
-        daemon = ShadowDaemon(
-            config=config,
-            profiles=profiles,
-            registry=registry,
-            client=clients.main,
-            clock=clock,
-            options=options,
-            shadow=shadow,
-            access=access,
-        )
+        daemon = ShadowDaemon(setup, options=options, shadow=shadow, access=access)
     else:
         daemon = Daemon(
-            config=config,
-            profiles=profiles,
-            registry=registry,
-            client=clients.main,
+            setup,
+            options=options,
             lease_client=clients.leader_election,
             events_client=clients.events,
-            clock=clock,
-            options=options,
             access=access,
         )
     for api in (clients.main, clients.events, clients.leader_election, *access.clients):

@@ -28,6 +28,7 @@ from scheduler.cluster.sim.pv_controller import PVBinderController
 from scheduler.config import EffectiveProfile
 from scheduler.config import KubeSchedulerConfiguration
 from scheduler.core.scheduler import Scheduler
+from scheduler.core.scheduler import SchedulerSetup
 from scheduler.framework.clock import Clock
 from scheduler.framework.clock import SystemClock
 from scheduler.framework.errors import APIError
@@ -204,11 +205,7 @@ async def _simulate(
         raise ConfigError(str(exc)) from exc
     metrics = SchedulerMetrics()
     scheduler = Scheduler(
-        config=config,
-        profiles=profiles,
-        registry=registry,
-        client=sim,
-        clock=clock,
+        SchedulerSetup(config, profiles, registry, sim, clock),
         rng=random.Random(seed),
         metrics=metrics,
         vectorize=vectorize,

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from collections.abc import Coroutine
 from collections.abc import Mapping
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from scheduler.backend.cache import SchedulerCache
@@ -59,15 +60,23 @@ _log = get_logger("scheduler")
 POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
 
 
+@dataclass(frozen=True, slots=True)
+class SchedulerSetup:
+    """What every scheduler is built from: the configuration, its profiles, the plugins they
+    name, the cluster it reads and writes, and the clock it runs on."""
+
+    config: KubeSchedulerConfiguration
+    profiles: Sequence[EffectiveProfile]
+    registry: Mapping[str, PluginSpec]
+    client: ClusterClient
+    clock: Clock
+
+
 class Scheduler:
     def __init__(
         self,
+        setup: SchedulerSetup,
         *,
-        config: KubeSchedulerConfiguration,
-        profiles: Sequence[EffectiveProfile],
-        registry: Mapping[str, PluginSpec],
-        client: ClusterClient,
-        clock: Clock,
         rng: random.Random | None = None,
         metrics: SchedulerMetrics | None = None,
         instance: str = "0",
@@ -76,8 +85,11 @@ class Scheduler:
         events_client: ClusterClient | None = None,
         tenure: Tenure | None = None,
     ) -> None:
-        """`events_client` writes Events (its own rate budget; `client` by default); with a
-        `tenure` (the leader elector), Bindings and other placement writes are fenced by it."""
+        """`events_client` writes Events (its own rate budget; the setup's client by default);
+        with a `tenure` (the leader elector), Bindings and other placement writes are fenced by
+        it."""
+        config, profiles, registry = setup.config, setup.profiles, setup.registry
+        client, clock = setup.client, setup.clock
         self.config = config
         self.client = client
         self.clock = clock

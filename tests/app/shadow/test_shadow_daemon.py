@@ -14,6 +14,7 @@ from scheduler.cluster.read_only import ReadOnlyCluster
 from scheduler.cluster.read_only import WriteRefusedError
 from scheduler.cluster.sim import SimCluster
 from scheduler.config import load_config_dict
+from scheduler.core.scheduler import SchedulerSetup
 from scheduler.framework.clock import SystemClock
 from scheduler.objects.pod import Pod
 from scheduler.runtime.discovery import PluginRegistry
@@ -39,11 +40,7 @@ async def test_compares_a_binding_and_never_writes(tmp_path: Path) -> None:
     )
     report = tmp_path / "shadow.json"
     daemon = ShadowDaemon(
-        config=config,
-        profiles=profiles,
-        registry=registry,
-        client=cluster,
-        clock=clock,
+        SchedulerSetup(config, profiles, registry, cluster, clock),
         options=OPTIONS,
         shadow=ShadowOptions(report=report, report_interval=3600.0),
     )

@@ -13,8 +13,7 @@ checks, signals, shutdown), with three differences:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
-from collections.abc import Sequence
+from dataclasses import replace
 
 from scheduler.app.access.delegation import SecurePortAccess
 from scheduler.app.daemon import Daemon
@@ -25,12 +24,9 @@ from scheduler.app.shadow.options import ShadowOptions
 from scheduler.app.shadow.tally import ShadowTally
 from scheduler.app.shadow.tally import write_report
 from scheduler.app.shadow.verdict import compare
-from scheduler.cluster.port import ClusterClient
 from scheduler.cluster.read_only import ReadOnlyCluster
-from scheduler.config import EffectiveProfile
 from scheduler.config import KubeSchedulerConfiguration
-from scheduler.framework.clock import Clock
-from scheduler.framework.spec import PluginSpec
+from scheduler.core.scheduler import SchedulerSetup
 from scheduler.objects.pod import Pod
 from scheduler.observability import V_BIND
 from scheduler.observability import get_logger
@@ -47,29 +43,22 @@ def without_leader_election(config: KubeSchedulerConfiguration) -> KubeScheduler
 class ShadowDaemon(Daemon):
     def __init__(
         self,
+        setup: SchedulerSetup,
         *,
-        config: KubeSchedulerConfiguration,
-        profiles: Sequence[EffectiveProfile],
-        registry: Mapping[str, PluginSpec],
-        client: ClusterClient,
-        clock: Clock,
         options: RunOptions,
         shadow: ShadowOptions,
         access: SecurePortAccess | None = None,
     ) -> None:
+        config = setup.config
         if config.leader_election.leader_elect:
             _log.info(
                 "Shadow mode takes part in no leader election",
                 lease=f"{config.leader_election.resource_namespace}/"
                 f"{config.leader_election.resource_name}",
             )
-        self.read_only = ReadOnlyCluster(client, "shadow mode writes nothing to the cluster")
+        self.read_only = ReadOnlyCluster(setup.client, "shadow mode writes nothing to the cluster")
         super().__init__(
-            config=without_leader_election(config),
-            profiles=profiles,
-            registry=registry,
-            client=self.read_only,
-            clock=clock,
+            replace(setup, config=without_leader_election(config), client=self.read_only),
             options=options,
             access=access,
         )

@@ -17,6 +17,7 @@ from scheduler.cluster.read_only import ReadOnlyCluster
 from scheduler.config import EffectiveProfile
 from scheduler.config import KubeSchedulerConfiguration
 from scheduler.core.scheduler import Scheduler
+from scheduler.core.scheduler import SchedulerSetup
 from scheduler.framework.clock import Clock
 from scheduler.framework.errors import SchedulerError
 from scheduler.framework.spec import PluginSpec
@@ -39,12 +40,7 @@ async def load_snapshot(
     calls `scheduler.stop()` when done."""
     read_only = ReadOnlyCluster(client, "explain is read-only")
     scheduler = Scheduler(
-        config=config,
-        profiles=profiles,
-        registry=registry,
-        client=read_only,
-        clock=clock,
-        rng=random.Random(seed),
+        SchedulerSetup(config, profiles, registry, read_only, clock), rng=random.Random(seed)
     )
     informers = scheduler.build_informers()
     tasks = [asyncio.create_task(i.run(), name=f"informer:{i.name}") for i in informers]
