@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scheduler.objects.errors import InvalidObjectError
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.objects.resources import EPHEMERAL_STORAGE
 from scheduler.objects.resources import PODS
 from scheduler.objects.resources import parse_resource_list
@@ -39,7 +40,7 @@ class ElasticQuota:
 
 def parse_quota(raw: Mapping[str, Any]) -> ElasticQuota:
     meta = raw.get("metadata") or {}
-    namespace = str(meta.get("namespace") or "default")
+    namespace = str(meta.get("namespace") or DEFAULT_NAMESPACE)
     name = str(meta.get("name") or "")
     spec = raw.get("spec") or {}
     where = f"ElasticQuota {namespace}/{name}: spec"

@@ -11,6 +11,7 @@ from plugins.capacity_scheduling.quota import ELASTIC_QUOTA_RESOURCE
 from plugins.capacity_scheduling.usage import QuotaUsage
 from scheduler.framework import Handle
 from scheduler.framework.errors import APIError
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.objects.resources import CPU
 
 SYNC_PERIOD_SECONDS = 1.0
@@ -27,7 +28,7 @@ async def sync_once(handle: Handle, usage: QuotaUsage) -> int:
     patched = 0
     for raw in handle.lister(ELASTIC_QUOTA_RESOURCE).list():
         meta = raw.get("metadata") or {}
-        namespace = str(meta.get("namespace") or "default")
+        namespace = str(meta.get("namespace") or DEFAULT_NAMESPACE)
         if namespace not in usage.quotas:
             continue
         wanted = quantities(usage.used.get(namespace, {}))

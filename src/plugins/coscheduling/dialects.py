@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from scheduler.objects.raw import DEFAULT_NAMESPACE
+
 # Lister keys (see scheduler.cluster.resource_kinds) of the three PodGroup resources.
 X_K8S_RESOURCE = "podgroups"
 SIGS_RESOURCE = "podgroups.scheduling.sigs.k8s.io"
@@ -57,7 +59,7 @@ class GroupRef:
 def group_of_raw(raw: Mapping[str, Any]) -> GroupRef | None:
     """The group a pod (as the API returns it) belongs to, or None."""
     meta = raw.get("metadata") or {}
-    namespace = str(meta.get("namespace") or "default")
+    namespace = str(meta.get("namespace") or DEFAULT_NAMESPACE)
     return _group(namespace, meta.get("labels") or {}, raw.get("spec") or {})
 
 
@@ -76,7 +78,9 @@ def _group(namespace: str, labels: Mapping[str, str], spec: Mapping[str, Any]) -
 
 def ref_of_group_object(resource: str, raw: Mapping[str, Any]) -> GroupRef:
     meta = raw.get("metadata") or {}
-    return GroupRef(resource, str(meta.get("namespace") or "default"), str(meta.get("name")))
+    return GroupRef(
+        resource, str(meta.get("namespace") or DEFAULT_NAMESPACE), str(meta.get("name"))
+    )
 
 
 def resource_of_api_version(api_version: str) -> str | None:

@@ -28,6 +28,7 @@ from plugins.coscheduling.members import members_of
 from scheduler.framework import Handle
 from scheduler.framework import ObjectReference
 from scheduler.framework.errors import APIError
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 
 PENDING = "Pending"
 SCHEDULING = "Scheduling"
@@ -91,7 +92,7 @@ def _tell_why(
     regarding = ObjectReference(
         str(raw.get("apiVersion") or ""),
         str(raw.get("kind") or "PodGroup"),
-        str(meta.get("namespace") or "default"),
+        str(meta.get("namespace") or DEFAULT_NAMESPACE),
         str(meta.get("name") or ""),
         uid,
     )

@@ -18,6 +18,7 @@ from scheduler.framework import Pod
 from scheduler.objects.labels import LabelSelector
 from scheduler.objects.labels import SelectorError
 from scheduler.objects.labels import parse_label_selector
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 
 PDB_RESOURCE = "poddisruptionbudgets"
 
@@ -44,7 +45,7 @@ class DisruptionBudget:
         spec = raw.get("spec") or {}
         status = raw.get("status") or {}
         return cls(
-            namespace=str(meta.get("namespace") or "default"),
+            namespace=str(meta.get("namespace") or DEFAULT_NAMESPACE),
             selector=_selector(spec.get("selector")),
             disruptions_allowed=int(status.get("disruptionsAllowed") or 0),
             disrupted_pods=frozenset(str(n) for n in status.get("disruptedPods") or {}),

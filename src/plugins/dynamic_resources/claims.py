@@ -12,6 +12,7 @@ from plugins.dynamic_resources import messages
 from plugins.dynamic_resources.names import RESERVED_FOR_MAX_SIZE
 from scheduler.framework import Lister
 from scheduler.framework import Pod
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.objects.raw import RawObject
 
 
@@ -100,7 +101,7 @@ def _claim_name(pod: Pod, entry: Mapping[str, Any]) -> tuple[str | None, bool]:
 
 def _owned_by(pod: Pod, claim: RawObject) -> bool:
     meta = claim.get("metadata") or {}
-    if (meta.get("namespace") or "default") != pod.namespace:
+    if (meta.get("namespace") or DEFAULT_NAMESPACE) != pod.namespace:
         return False
     return any(
         owner.get("controller") and owner.get("uid") == pod.uid

@@ -13,6 +13,7 @@ from plugins.helpers.volumes import object_change
 from scheduler.framework import Lister
 from scheduler.framework import Pod
 from scheduler.framework import QueueingHint
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 
 
 def after_claim_change(claims: Lister, pod: Pod, old: object, new: object) -> QueueingHint:
@@ -22,7 +23,7 @@ def after_claim_change(claims: Lister, pod: Pod, old: object, new: object) -> Qu
         before is not None and _allocation(before) is not None and _allocation(after) is None
     )
     meta = after.get("metadata") or {}
-    named = (meta.get("namespace") or "default") == pod.namespace and meta.get(
+    named = (meta.get("namespace") or DEFAULT_NAMESPACE) == pod.namespace and meta.get(
         "name"
     ) in pod_claim_names(pod)
     if not deallocated and not named:

@@ -16,6 +16,7 @@ from scheduler.objects.node_selector import parse_node_selector
 from scheduler.objects.pod import Pod
 from scheduler.objects.quantity import QuantityError
 from scheduler.objects.quantity import int_value
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.objects.raw import RawObject
 from scheduler.objects.raw import annotations_of
 from scheduler.objects.raw import spec_of
@@ -72,7 +73,7 @@ def ephemeral_owner_error(pod: Pod, pvc: RawObject) -> str | None:
     """Why a generic ephemeral volume's PVC cannot be used by `pod`, or None if it can: the
     claim must be in the pod's namespace and controlled by the pod."""
     meta = pvc.get("metadata") or {}
-    namespace = str(meta.get("namespace") or "default")
+    namespace = str(meta.get("namespace") or DEFAULT_NAMESPACE)
     if namespace == pod.namespace:
         for owner in meta.get("ownerReferences") or ():
             if owner.get("controller") and owner.get("uid") == pod.uid:
@@ -199,7 +200,7 @@ def claim_event_hint(pod: Pod, old: object, new: object, *, ephemeral: bool) -> 
     """Queue the pod when a PersistentVolumeClaim event is about a claim its volumes name; the
     claims of its generic ephemeral volumes count too when `ephemeral` is set."""
     _, claim = object_change(old, new, "PersistentVolumeClaim")
-    if (namespace_of(claim) or "default") != pod.namespace:
+    if (namespace_of(claim) or DEFAULT_NAMESPACE) != pod.namespace:
         return QueueingHint.QUEUE_SKIP
     name = name_of(claim)
     for use in pod_claims(pod):

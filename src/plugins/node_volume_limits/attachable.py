@@ -21,6 +21,7 @@ from plugins.node_volume_limits.limits import attach_limit_key
 from scheduler.framework import Handle
 from scheduler.framework import Pod
 from scheduler.framework import Status
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.objects.raw import RawObject
 from scheduler.objects.raw import spec_of
 from scheduler.objects.raw import storage_class_of
@@ -96,5 +97,5 @@ class VolumeResolver:
         storage_class = self._handle.lister(STORAGE_CLASSES).get("", class_name)
         if storage_class is None:
             return "", ""
-        handle = f"{self._prefix}-{namespace_of(pvc) or 'default'}/{name_of(pvc)}"
+        handle = f"{self._prefix}-{namespace_of(pvc) or DEFAULT_NAMESPACE}/{name_of(pvc)}"
         return str(storage_class.get("provisioner") or ""), handle

@@ -23,6 +23,7 @@ from plugins.volume_binding.binder import PodVolumes
 from plugins.volume_binding.binder import VolumeBinder
 from scheduler.framework import Handle
 from scheduler.framework.errors import APIError
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.objects.raw import RawObject
 from scheduler.objects.raw import annotations_of
 from scheduler.objects.raw import spec_of
@@ -89,7 +90,7 @@ async def write_bindings(
                 written[(PVS, "", name)] = resource_version(binding.pv)
             done_bindings += 1
         for pvc in provisions:
-            namespace, name = namespace_of(pvc) or "default", name_of(pvc)
+            namespace, name = namespace_of(pvc) or DEFAULT_NAMESPACE, name_of(pvc)
             api = handle.lister(PVCS).get(namespace, name)
             if api is None or annotations_of(api).get(ANN_SELECTED_NODE) != node_name:
                 await handle.api.patch_object(PVCS, namespace, name, _pvc_patch(pvc, node_name))
@@ -122,7 +123,7 @@ def bindings_complete(
         if pv is None:
             raise BindingError(f'failed to check binding: persistentvolume "{pv_name}" not found')
         pvc_name = name_of(binding.pvc)
-        pvc = pvcs.get(namespace_of(binding.pvc) or "default", pvc_name)
+        pvc = pvcs.get(namespace_of(binding.pvc) or DEFAULT_NAMESPACE, pvc_name)
         if pvc is None:
             raise BindingError(
                 f'failed to check binding: persistentvolumeclaim "{pvc_name}" not found'
@@ -137,7 +138,7 @@ def bindings_complete(
             return False
     for claim in volumes.provisions:
         pvc_name = name_of(claim)
-        pvc = pvcs.get(namespace_of(claim) or "default", pvc_name)
+        pvc = pvcs.get(namespace_of(claim) or DEFAULT_NAMESPACE, pvc_name)
         if pvc is None:
             raise BindingError(
                 f'failed to check provisioning pvc: persistentvolumeclaim "{pvc_name}" not found'

@@ -22,6 +22,7 @@ from plugins.helpers.volumes import topology_terms_match
 from scheduler.framework import Handle
 from scheduler.objects.labels import SelectorError
 from scheduler.objects.labels import parse_label_selector
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.objects.raw import RawObject
 from scheduler.objects.raw import storage_class_of
 from scheduler.objects.volume_annotations import NOT_SUPPORTED_PROVISIONER
@@ -46,7 +47,7 @@ def check_provisioning(
         class_name = storage_class_of(claim)
         if not class_name:
             raise ProvisioningError(
-                f'no class for claim "{namespace_of(claim) or "default"}/{name_of(claim)}"'
+                f'no class for claim "{namespace_of(claim) or DEFAULT_NAMESPACE}/{name_of(claim)}"'
             )
         storage_class = handle.lister(STORAGE_CLASSES).get("", class_name)
         if storage_class is None:

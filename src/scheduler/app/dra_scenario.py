@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from scheduler.objects.raw import DEFAULT_NAMESPACE
+
 GPU_DRIVER = "gpu.example.com"
 GPU_CLASS = "gpu.example.com"
 DEVICES_PER_PCIE_ROOT = 2
@@ -51,7 +53,7 @@ def gpu_slices(nodes: Sequence[dict[str, Any]], devices: int) -> list[dict[str, 
     return [gpu_device_class(), *objects] if objects else []
 
 
-def gpu_claim_template(count: int, namespace: str = "default") -> dict[str, Any]:
+def gpu_claim_template(count: int, namespace: str = DEFAULT_NAMESPACE) -> dict[str, Any]:
     return {
         "apiVersion": "resource.k8s.io/v1",
         "kind": "ResourceClaimTemplate",

@@ -14,6 +14,7 @@ from plugins.coscheduling.dialects import group_of_raw
 from plugins.coscheduling.dialects import resource_of_api_version
 from scheduler.config import EffectiveProfile
 from scheduler.framework.errors import ConfigError
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 
 COSCHEDULING = "Coscheduling"
 GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
@@ -50,7 +51,7 @@ def generate_gangs(
             {
                 "apiVersion": "scheduling.x-k8s.io/v1alpha1",
                 "kind": "PodGroup",
-                "metadata": {"name": name, "namespace": "default"},
+                "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
                 "spec": {"minMember": size},
             }
         )
@@ -60,7 +61,7 @@ def generate_gangs(
                 "kind": "Pod",
                 "metadata": {
                     "name": f"{name}-{i}",
-                    "namespace": "default",
+                    "namespace": DEFAULT_NAMESPACE,
                     "labels": {GROUP_LABEL: name},
                 },
                 "spec": {"schedulerName": scheduler_name, "containers": [copy.deepcopy(container)]},
@@ -117,7 +118,9 @@ def group_outcomes(
         if resource is None:
             continue
         meta = group.get("metadata") or {}
-        ref = GroupRef(resource, str(meta.get("namespace") or "default"), str(meta.get("name")))
+        ref = GroupRef(
+            resource, str(meta.get("namespace") or DEFAULT_NAMESPACE), str(meta.get("name"))
+        )
         spec = group.get("spec") or {}
         gang = (spec.get("schedulingPolicy") or {}).get("gang") or {}
         minimum = int(spec.get("minMember") or gang.get("minCount") or 1)

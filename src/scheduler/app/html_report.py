@@ -23,6 +23,7 @@ from scheduler.app.report import summary
 from scheduler.app.simulation import SimulationResult
 from scheduler.framework.errors import ConfigError
 from scheduler.objects.pod import Pod
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 
 NOT_PLACED = ("Unschedulable", "Error", "Pending", "Waiting", "Gated", "NotHandled")
 # The pod table lists pods not placed first, then victims, then the placed ones.
@@ -214,7 +215,7 @@ def _pods_section(result: SimulationResult) -> str:
 
 def _pod_details(result: SimulationResult) -> dict[str, Any]:
     raw_by_key = {
-        f"{p['metadata'].get('namespace', 'default')}/{p['metadata']['name']}": p
+        f"{p['metadata'].get('namespace', DEFAULT_NAMESPACE)}/{p['metadata']['name']}": p
         for p in result.raw_pods
     }
     return {

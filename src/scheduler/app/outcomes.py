@@ -12,6 +12,7 @@ from typing import Any
 from scheduler.app.workloads import WORKLOAD_KINDS
 from scheduler.cluster.resource_kinds import BUILTIN_KINDS
 from scheduler.cluster.sim import SimCluster
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 
 PREEMPTED = "Preempted"
 # The resources a dump of the final cluster leaves out: Events are reported on their own.
@@ -34,7 +35,7 @@ class PodOutcome:
 
 
 def _key(meta: Mapping[str, Any]) -> str:
-    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+    return f"{meta.get('namespace') or DEFAULT_NAMESPACE}/{meta.get('name')}"
 
 
 def preempted(
@@ -66,7 +67,7 @@ def preempted(
         message = f"preempted on node {node} to make room for {by or 'a higher-priority pod'}"
         outcomes.append(
             PodOutcome(
-                str(meta.get("namespace") or "default"),
+                str(meta.get("namespace") or DEFAULT_NAMESPACE),
                 str(meta["name"]),
                 scheduler_name,
                 node or None,

@@ -31,6 +31,7 @@ from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
 from scheduler.objects.quantity import QuantityError
 from scheduler.objects.quantity import parse_quantity
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 
 CONFIG_KIND = "KubeSchedulerConfiguration"
 BUNDLED = "default.yaml"
@@ -177,7 +178,7 @@ def generate_nodes(count: int, shape: Mapping[str, str], zones: int) -> list[dic
 
 
 def generate_pods(
-    count: int, shape: Mapping[str, str], scheduler_name: str, namespace: str = "default"
+    count: int, shape: Mapping[str, str], scheduler_name: str, namespace: str = DEFAULT_NAMESPACE
 ) -> list[dict[str, Any]]:
     width = len(str(max(count - 1, 0)))
     container = {"name": "pause", "image": "registry.k8s.io/pause:3.10"}

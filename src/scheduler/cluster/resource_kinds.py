@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote
 
-DEFAULT_NAMESPACE = "default"
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 
 
 @dataclass(frozen=True, slots=True)

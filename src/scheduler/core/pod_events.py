@@ -19,6 +19,7 @@ from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
 from scheduler.objects.pod_changes import rebased
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.objects.raw import RawObject
 from scheduler.observability import SchedulerMetrics
 from scheduler.observability import get_logger
@@ -67,7 +68,7 @@ def _parse_node(raw: RawObject) -> Node | None:
 
 def _key(raw: RawObject) -> str:
     meta = raw.get("metadata") or {}
-    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+    return f"{meta.get('namespace') or DEFAULT_NAMESPACE}/{meta.get('name')}"
 
 
 class PodEventHandlers:

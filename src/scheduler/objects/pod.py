@@ -14,6 +14,7 @@ from scheduler.objects.pod_affinity import PodAffinity
 from scheduler.objects.pod_affinity import parse_pod_affinity
 from scheduler.objects.pod_spec_fields import PodSpecFields
 from scheduler.objects.pod_spec_fields import spec_fields
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.objects.shapes import object_list
 from scheduler.objects.shapes import string_map
 
@@ -22,7 +23,7 @@ def _describe(raw: Mapping[str, Any]) -> str:
     meta = raw.get("metadata") if isinstance(raw, Mapping) else None
     if not isinstance(meta, Mapping):
         return "<no metadata>"
-    return f"{meta.get('namespace') or 'default'}/{meta.get('name', '?')}"
+    return f"{meta.get('namespace') or DEFAULT_NAMESPACE}/{meta.get('name', '?')}"
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -73,7 +74,7 @@ class Pod(PodSpecFields):
         meta = raw.get("metadata") or {}
         spec = raw.get("spec") or {}
         status = raw.get("status") or {}
-        namespace = str(meta.get("namespace") or "default")
+        namespace = str(meta.get("namespace") or DEFAULT_NAMESPACE)
         labels = string_map(meta.get("labels"), "metadata.labels")
         fields = spec_fields(spec)
         shapes.pod_status(raw.get("status"))

@@ -13,6 +13,10 @@ from typing import Any
 RawObject = Mapping[str, Any]
 """An API object as its JSON reads: the shape informers and the cluster port hand out."""
 
+DEFAULT_NAMESPACE = "default"
+"""The namespace a namespaced object is in when its metadata names none, as the API server and
+kubectl default it."""
+
 # The annotation that named a claim's or volume's class before spec.storageClassName existed;
 # the API still honours it first.
 BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"

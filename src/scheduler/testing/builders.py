@@ -15,13 +15,14 @@ from scheduler.objects.node import REGION_LABEL
 from scheduler.objects.node import ZONE_LABEL
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.testing.object_builder import ObjectBuilder
 
 _uids = itertools.count(1)
 
 
 class PodBuilder(ObjectBuilder):
-    def __init__(self, name: str, namespace: str = "default") -> None:
+    def __init__(self, name: str, namespace: str = DEFAULT_NAMESPACE) -> None:
         super().__init__(
             {
                 "apiVersion": "v1",
@@ -255,7 +256,7 @@ class NodeBuilder(ObjectBuilder):
         return Node.from_dict(self.dict())
 
 
-def make_pod(name: str, namespace: str = "default") -> PodBuilder:
+def make_pod(name: str, namespace: str = DEFAULT_NAMESPACE) -> PodBuilder:
     return PodBuilder(name, namespace)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from typing import Self
 
 from scheduler.objects.pod import Pod
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 
 API_VERSION = "resource.k8s.io/v1"
 
@@ -79,7 +80,7 @@ def make_slice(
 
 
 class ClaimBuilder:
-    def __init__(self, name: str, namespace: str = "default") -> None:
+    def __init__(self, name: str, namespace: str = DEFAULT_NAMESPACE) -> None:
         self._raw: dict[str, Any] = {
             "apiVersion": API_VERSION,
             "kind": "ResourceClaim",
@@ -201,12 +202,12 @@ class ClaimBuilder:
         return self._raw
 
 
-def make_claim(name: str, namespace: str = "default") -> ClaimBuilder:
+def make_claim(name: str, namespace: str = DEFAULT_NAMESPACE) -> ClaimBuilder:
     return ClaimBuilder(name, namespace)
 
 
 def make_claim_template(
-    name: str, claim: ClaimBuilder, namespace: str = "default"
+    name: str, claim: ClaimBuilder, namespace: str = DEFAULT_NAMESPACE
 ) -> dict[str, Any]:
     return {
         "apiVersion": API_VERSION,

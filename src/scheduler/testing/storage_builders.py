@@ -14,6 +14,7 @@ from typing import Self
 
 from scheduler.objects.node import HOSTNAME_LABEL
 from scheduler.objects.node import ZONE_LABEL
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.objects.volume_annotations import ANN_BIND_COMPLETED
 from scheduler.objects.volume_annotations import ANN_SELECTED_NODE
 from scheduler.testing.object_builder import ObjectBuilder
@@ -121,7 +122,7 @@ class PVBuilder(ObjectBuilder):
     def on_host(self, *hostnames: str) -> Self:
         return self.node_affinity(HOSTNAME_LABEL, *hostnames)
 
-    def claim(self, name: str, namespace: str = "default", uid: str = "") -> Self:
+    def claim(self, name: str, namespace: str = DEFAULT_NAMESPACE, uid: str = "") -> Self:
         ref = {"kind": "PersistentVolumeClaim", "namespace": namespace, "name": name}
         if uid:
             ref["uid"] = uid
@@ -160,7 +161,7 @@ class StorageClassBuilder(ObjectBuilder):
         return self
 
 
-def make_pvc(name: str, namespace: str = "default") -> PVCBuilder:
+def make_pvc(name: str, namespace: str = DEFAULT_NAMESPACE) -> PVCBuilder:
     return PVCBuilder(name, namespace)
 
 

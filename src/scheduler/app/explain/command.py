@@ -27,6 +27,7 @@ from scheduler.core.explain.session import explain_in
 from scheduler.framework.clock import SystemClock
 from scheduler.framework.errors import ConfigError
 from scheduler.framework.spec import PluginSpec
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.observability import configure_logging
 
 
@@ -73,7 +74,7 @@ def pod_key(pod: str, namespace: str | None) -> tuple[str, str]:
             raise ConfigError(f"POD {pod!r}: give NAMESPACE/NAME or -n, not both")
         ns, _, name = pod.partition("/")
     else:
-        ns, name = namespace or "default", pod
+        ns, name = namespace or DEFAULT_NAMESPACE, pod
     if not ns or not name or "/" in name:
         raise ConfigError(f"POD {pod!r}: expected NAMESPACE/NAME or NAME")
     return ns, name

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from scheduler.core.pod_events import PodEventHandlers
 from scheduler.objects.pod import Pod
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.objects.raw import RawObject
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ def _node_name(raw: RawObject) -> str:
 
 def _key(raw: RawObject) -> str:
     meta = raw.get("metadata") or {}
-    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+    return f"{meta.get('namespace') or DEFAULT_NAMESPACE}/{meta.get('name')}"
 
 
 class ShadowPodEventHandlers(PodEventHandlers):

@@ -22,6 +22,7 @@ from scheduler.app.workloads.statefulset import statefulset_objects
 from scheduler.cluster.resource_kinds import ResourceKind
 from scheduler.cluster.resource_kinds import kind
 from scheduler.framework.errors import ConfigError
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 
 # The workload kinds the scheduler itself never reads, served only so a simulation holds them.
 WORKLOAD_KINDS: tuple[ResourceKind, ...] = (
@@ -51,7 +52,7 @@ def refuse_unexpanded(obj: Mapping[str, Any]) -> None:
     why = _NOT_EXPANDED.get(_group_kind(obj))
     if why is not None:
         meta = obj.get("metadata") or {}
-        where = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+        where = f"{meta.get('namespace') or DEFAULT_NAMESPACE}/{meta.get('name')}"
         raise ConfigError(f"{obj.get('kind')} {where}: not simulated: {why}")
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from scheduler.cluster.sim.meta import new_uid
 from scheduler.framework.errors import ConfigError
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +30,7 @@ class Owner:
 
     @property
     def namespace(self) -> str:
-        return str(self.raw["metadata"].get("namespace") or "default")
+        return str(self.raw["metadata"].get("namespace") or DEFAULT_NAMESPACE)
 
     @property
     def uid(self) -> str:
@@ -85,7 +86,7 @@ def controller_of(child: Mapping[str, Any]) -> tuple[str, str, str] | None:
         if ref.get("controller"):
             return (
                 str(ref.get("kind")),
-                str(meta.get("namespace") or "default"),
+                str(meta.get("namespace") or DEFAULT_NAMESPACE),
                 str(ref.get("name")),
             )
     return None
@@ -93,7 +94,11 @@ def controller_of(child: Mapping[str, Any]) -> tuple[str, str, str] | None:
 
 def object_key(obj: Mapping[str, Any]) -> tuple[str, str, str]:
     meta = obj.get("metadata") or {}
-    return (str(obj.get("kind")), str(meta.get("namespace") or "default"), str(meta.get("name")))
+    return (
+        str(obj.get("kind")),
+        str(meta.get("namespace") or DEFAULT_NAMESPACE),
+        str(meta.get("name")),
+    )
 
 
 def with_uid(raw: Mapping[str, Any], rng: random.Random) -> Owner:

@@ -14,6 +14,7 @@ from scheduler.app.workloads.expand import CONTROLLED
 from scheduler.framework.errors import ConfigError
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.pod import Pod
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 
 
 def check_pod_template(obj: Mapping[str, Any]) -> None:
@@ -22,7 +23,7 @@ def check_pod_template(obj: Mapping[str, Any]) -> None:
     if (group, str(obj.get("kind") or "")) not in CONTROLLED:
         return
     meta = obj.get("metadata") or {}
-    where = f"{obj.get('kind')} {meta.get('namespace') or 'default'}/{meta.get('name')}"
+    where = f"{obj.get('kind')} {meta.get('namespace') or DEFAULT_NAMESPACE}/{meta.get('name')}"
     template = (obj.get("spec") or {}).get("template")
     if template is None:
         return

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from scheduler.cluster.resource_kinds import BUILTIN_KINDS
-from scheduler.cluster.resource_kinds import DEFAULT_NAMESPACE
 from scheduler.cluster.resource_kinds import ResourceKind
 from scheduler.framework.errors import NotFoundError
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 
 # The real-cluster client's names for the shared table.
 ApiResource = ResourceKind

@@ -17,6 +17,7 @@ from typing import Any
 
 from scheduler.cluster.sim.cluster import SimCluster
 from scheduler.framework.errors import APIError
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.objects.raw import RawObject
 from scheduler.objects.raw import metadata_of
 
@@ -82,7 +83,7 @@ class ResourceClaimController:
 
     async def _create_claims(self, pod: RawObject) -> int:
         meta = metadata_of(pod)
-        namespace, name = str(meta.get("namespace") or "default"), str(meta.get("name"))
+        namespace, name = str(meta.get("namespace") or DEFAULT_NAMESPACE), str(meta.get("name"))
         statuses = list((pod.get("status") or {}).get("resourceClaimStatuses") or ())
         done = {s.get("name") for s in statuses}
         writes = 0
@@ -128,7 +129,7 @@ class ResourceClaimController:
         return writes
 
     async def _release_pod(self, pod: RawObject) -> None:
-        namespace = str(metadata_of(pod).get("namespace") or "default")
+        namespace = str(metadata_of(pod).get("namespace") or DEFAULT_NAMESPACE)
         live = {str(metadata_of(p).get("uid")) for p in self._sim.objects(PODS) if _live(p)}
         for name in _claim_names(pod):
             try:
@@ -139,7 +140,7 @@ class ResourceClaimController:
 
     async def _release(self, claim: RawObject, live_pods: set[str]) -> int:
         meta = metadata_of(claim)
-        namespace, name = str(meta.get("namespace") or "default"), str(meta.get("name"))
+        namespace, name = str(meta.get("namespace") or DEFAULT_NAMESPACE), str(meta.get("name"))
         status = claim.get("status") or {}
         reserved = list(status.get("reservedFor") or ())
         kept = [r for r in reserved if r.get("uid") in live_pods]

@@ -49,9 +49,10 @@ from scheduler.framework.errors import APIError
 from scheduler.framework.errors import ConflictError
 from scheduler.framework.errors import NotFoundError
 from scheduler.objects.pod import Pod
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 
 # The namespaces kube-apiserver's system-namespaces controller keeps in existence.
-SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
+SYSTEM_NAMESPACES = (DEFAULT_NAMESPACE, "kube-node-lease", "kube-public", "kube-system")
 DEFAULT_HISTORY_LIMIT = 100_000
 
 
@@ -206,7 +207,7 @@ class SimCluster:
         body = clone_object(event)
         meta = body.setdefault("metadata", {})
         regarding = body.get("regarding") or {}
-        meta.setdefault("namespace", regarding.get("namespace") or "default")
+        meta.setdefault("namespace", regarding.get("namespace") or DEFAULT_NAMESPACE)
         if not meta.get("name") and not meta.get("generateName"):
             meta["generateName"] = f"{regarding.get('name') or 'event'}."
         self._create("events", body, copied=True)
@@ -281,7 +282,7 @@ class SimCluster:
         if not store.kind.namespaced:
             namespace = ""
         elif not namespace:
-            namespace = "default"
+            namespace = DEFAULT_NAMESPACE
         current = store.objects.get((namespace, name))
         if current is None:
             raise NotFoundError(f'{store.kind.qualified_name} "{name}" not found')

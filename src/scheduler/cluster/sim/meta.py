@@ -14,6 +14,7 @@ from typing import Any
 from scheduler.cluster.resource_kinds import ResourceKind
 from scheduler.framework.errors import APIError
 from scheduler.framework.errors import ConflictError
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 
 # What the API server itself fills in that the scheduler relies on.
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -60,7 +61,7 @@ def prepare_create(
             raise APIError(422, f"{kind.kind}: metadata.name or metadata.generateName is required")
         meta["name"] = prefix + "".join(rng.choice(_SUFFIX_ALPHABET) for _ in range(5))
     if kind.namespaced:
-        meta["namespace"] = meta.get("namespace") or "default"
+        meta["namespace"] = meta.get("namespace") or DEFAULT_NAMESPACE
     else:
         meta.pop("namespace", None)
     meta.setdefault("uid", new_uid(rng))

@@ -29,6 +29,7 @@ from scheduler.objects.node import HOSTNAME_LABEL
 from scheduler.objects.node import ZONE_LABEL
 from scheduler.objects.quantity import QuantityError
 from scheduler.objects.quantity import int_value
+from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.objects.raw import RawObject
 from scheduler.objects.raw import annotations_of
 from scheduler.objects.raw import metadata_of
@@ -56,12 +57,17 @@ def _request(pvc: RawObject) -> Any:
 
 
 def _claim_key(pvc: RawObject) -> tuple[str, str]:
-    return (str(metadata_of(pvc).get("namespace") or "default"), str(metadata_of(pvc).get("name")))
+    return _ref_key(metadata_of(pvc))
+
+
+def _ref_key(ref: Mapping[str, Any]) -> tuple[str, str]:
+    """The (namespace, name) of a claim's metadata or of a claimRef naming one."""
+    return (str(ref.get("namespace") or DEFAULT_NAMESPACE), str(ref.get("name")))
 
 
 def _refers_to(pv: RawObject, pvc: RawObject) -> bool:
     ref = spec_of(pv).get("claimRef")
-    if ref is None or (str(ref.get("namespace") or "default"), ref.get("name")) != _claim_key(pvc):
+    if ref is None or _ref_key(ref) != _claim_key(pvc):
         return False
     uid = ref.get("uid")
     return not uid or uid == metadata_of(pvc).get("uid")
@@ -246,7 +252,7 @@ class PVBinderController:
             ref = spec_of(pv).get("claimRef")
             if ref is None:
                 continue
-            pvc = claims.get((str(ref.get("namespace") or "default"), str(ref.get("name"))))
+            pvc = claims.get(_ref_key(ref))
             if pvc is None or not _refers_to(pv, pvc):
                 continue
             pv_name = str(metadata_of(pv).get("name"))
