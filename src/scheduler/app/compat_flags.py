@@ -30,10 +30,10 @@ from scheduler.app.flag_kinds import duration_flag
 from scheduler.app.flag_kinds import list_flag
 from scheduler.app.flag_kinds import repeatable_flag
 from scheduler.app.flag_kinds import text_flag
+from scheduler.backend.queue import DEFAULT_MAX_IN_UNSCHEDULABLE
 from scheduler.config import KubeSchedulerConfiguration
 from scheduler.framework.errors import ConfigError
 
-DEFAULT_MAX_IN_UNSCHEDULABLE = 300.0
 LEASES_LOCK = "leases"
 
 

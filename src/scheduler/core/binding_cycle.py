@@ -26,6 +26,7 @@ from scheduler.objects.pod import Pod
 from scheduler.observability import V_BIND
 from scheduler.observability import get_logger
 from scheduler.observability import log_v
+from scheduler.observability.label_values import SCHEDULED
 
 _log = get_logger("scheduler")
 
@@ -143,7 +144,7 @@ class BindingCycles:
             controller=framework.name,
         )
         now = time.perf_counter()
-        self._metrics.schedule_attempt("scheduled", framework.name, now - attempt.started)
+        self._metrics.schedule_attempt(SCHEDULED, framework.name, now - attempt.started)
         first = info.initial_attempt_timestamp
         sli = self._clock.now() - first if first is not None else 0.0
         self._metrics.pod_scheduled(info.attempts, sli)

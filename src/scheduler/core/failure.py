@@ -31,6 +31,8 @@ from scheduler.observability import V_PLUGIN
 from scheduler.observability import enabled
 from scheduler.observability import get_logger
 from scheduler.observability import log_v
+from scheduler.observability.label_values import ERROR
+from scheduler.observability.label_values import UNSCHEDULABLE
 
 _log = get_logger("scheduler")
 
@@ -89,7 +91,7 @@ class FailureHandler:
         pod = info.pod
         rejected = failure.status.is_rejected
         _log_failure(pod, failure, rejected)
-        result = "unschedulable" if rejected else "error"
+        result = UNSCHEDULABLE if rejected else ERROR
         elapsed = time.perf_counter() - attempt.started
         self._metrics.schedule_attempt(result, framework.name, elapsed)
         info.unschedulable_plugins = failure.unschedulable_plugins

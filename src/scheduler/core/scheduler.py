@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scheduler.backend.cache import SchedulerCache
+from scheduler.backend.queue import DEFAULT_MAX_IN_UNSCHEDULABLE
 from scheduler.backend.queue import SchedulingQueue
 from scheduler.backend.queue import run_queue_flushes
 from scheduler.cluster.informer import Informer
@@ -81,7 +82,7 @@ class Scheduler:
         metrics: SchedulerMetrics | None = None,
         instance: str = "0",
         vectorize: bool = True,
-        max_in_unschedulable: float = 300.0,
+        max_in_unschedulable: float = DEFAULT_MAX_IN_UNSCHEDULABLE,
         events_client: ClusterClient | None = None,
         tenure: Tenure | None = None,
     ) -> None:

@@ -12,6 +12,9 @@ NO_SCHEDULE = "NoSchedule"
 PREFER_NO_SCHEDULE = "PreferNoSchedule"
 NO_EXECUTE = "NoExecute"
 
+# The taint the node lifecycle controller puts on a cordoned node (spec.unschedulable).
+TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
+
 
 @dataclass(frozen=True, slots=True)
 class Taint:

@@ -22,6 +22,7 @@ from scheduler.objects.node import Node
 from scheduler.objects.node_selector import parse_node_selector
 from scheduler.objects.taints import NO_EXECUTE
 from scheduler.objects.taints import NO_SCHEDULE
+from scheduler.objects.taints import TAINT_NODE_UNSCHEDULABLE
 from scheduler.objects.taints import parse_toleration
 from scheduler.objects.taints import tolerated
 
@@ -41,7 +42,7 @@ DAEMON_TOLERATIONS = (
     _toleration("node.kubernetes.io/disk-pressure", NO_SCHEDULE),
     _toleration("node.kubernetes.io/memory-pressure", NO_SCHEDULE),
     _toleration("node.kubernetes.io/pid-pressure", NO_SCHEDULE),
-    _toleration("node.kubernetes.io/unschedulable", NO_SCHEDULE),
+    _toleration(TAINT_NODE_UNSCHEDULABLE, NO_SCHEDULE),
 )
 # And to one on the host network, which needs no pod network to start.
 HOST_NETWORK_TOLERATION = _toleration("node.kubernetes.io/network-unavailable", NO_SCHEDULE)

@@ -11,9 +11,11 @@ from scheduler.backend.queue.flush_loop import run_queue_flushes
 from scheduler.backend.queue.hints import HintRegistrations
 from scheduler.backend.queue.hints import QueueingStrategy
 from scheduler.backend.queue.observer import QueueObserver
+from scheduler.backend.queue.scheduling_queue import DEFAULT_MAX_IN_UNSCHEDULABLE
 from scheduler.backend.queue.scheduling_queue import SchedulingQueue
 
 __all__ = [
+    "DEFAULT_MAX_IN_UNSCHEDULABLE",
     "FORCE_ACTIVATE_EVENT",
     "UNSCHEDULABLE_TIMEOUT_EVENT",
     "BackoffPolicy",

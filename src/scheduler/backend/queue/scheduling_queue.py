@@ -60,6 +60,10 @@ logger = get_logger(__name__)
 
 _MOVED = (ACTIVE, BACKOFF)
 
+# kube-scheduler's podMaxInUnschedulablePodsDuration: how long, in seconds, a pod may wait in
+# the unschedulable pool before the leftover flush moves it on.
+DEFAULT_MAX_IN_UNSCHEDULABLE = 300.0
+
 
 def _no_namespace_labels(namespace: str) -> None:
     return None
@@ -76,7 +80,7 @@ class SchedulingQueue:
         hints: HintRegistrations,
         initial_backoff: float = 1.0,
         max_backoff: float = 10.0,
-        max_in_unschedulable: float = 300.0,
+        max_in_unschedulable: float = DEFAULT_MAX_IN_UNSCHEDULABLE,
         observer: QueueObserver | None = None,
         namespace_labels: NamespaceLabels | None = None,
     ) -> None:
