@@ -201,6 +201,9 @@ build_etcd
 build_kubernetes
 link_combined_bin_dir
 "${k8s_dir}/bin/kube-apiserver" --version >&2
-"${etcd_dir}/bin/etcd" --version | head -n 1 >&2
+# Read the whole output before keeping its first line: under pipefail, `| head -n 1` can close
+# the pipe while etcd still writes, and its SIGPIPE (exit 141) would fail the script.
+etcd_version="$("${etcd_dir}/bin/etcd" --version)"
+printf '%s\n' "${etcd_version%%$'\n'*}" >&2
 
 printf '%s\n' "${k8s_dir}/bin" "${etcd_dir}/bin" "${combined_bin_dir}"
