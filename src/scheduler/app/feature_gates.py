@@ -9,6 +9,7 @@ know fails as upstream fails it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -39,22 +40,19 @@ def parse_feature_gates(values: list[str]) -> dict[str, bool]:
     """`[component:]Name=bool` pairs, comma-separated, the flag repeatable; only the `kube`
     component exists for kube-scheduler."""
     gates: dict[str, bool] = {}
-    for value in values:
-        for item in (part.strip() for part in value.split(",")):
-            if not item:
-                continue
-            key, sep, setting = item.partition("=")
-            component, colon, name = key.strip().rpartition(":")
-            if not colon:
-                component, name = _COMPONENT, key.strip()
-            if not sep or not name:
-                raise ConfigError(f"--feature-gates: missing bool value for {item!r}")
-            if component != _COMPONENT:
-                raise ConfigError(f"--feature-gates: unknown component {component!r} in {item!r}")
-            lowered = setting.strip().lower()
-            if lowered not in ("true", "false"):
-                raise ConfigError(f"--feature-gates: invalid value of {name}={setting}")
-            gates[name] = lowered == "true"
+    for item in _items(values):
+        key, sep, setting = item.partition("=")
+        component, colon, name = key.strip().rpartition(":")
+        if not colon:
+            component, name = _COMPONENT, key.strip()
+        if not sep or not name:
+            raise ConfigError(f"--feature-gates: missing bool value for {item!r}")
+        if component != _COMPONENT:
+            raise ConfigError(f"--feature-gates: unknown component {component!r} in {item!r}")
+        lowered = setting.strip().lower()
+        if lowered not in ("true", "false"):
+            raise ConfigError(f"--feature-gates: invalid value of {name}={setting}")
+        gates[name] = lowered == "true"
     return gates
 
 
@@ -76,17 +74,24 @@ def check_feature_gates(gates: dict[str, bool]) -> None:
 
 def check_version_flag(flag: str, values: list[str]) -> None:
     """`--emulated-version` / `--min-compatibility-version`: only the release we follow."""
+    for item in _items(values):
+        component, colon, version = item.rpartition("=")
+        if not colon:
+            component, version = _COMPONENT, item
+        if component != _COMPONENT:
+            raise ConfigError(f"{flag}: unknown component {component!r} in {item!r}")
+        if version.removeprefix("v") != FOLLOWED_RELEASE:
+            raise ConfigError(
+                f"{flag}: {item} cannot apply: kube-pyscheduler behaves as kube-scheduler "
+                f"{FOLLOWED_RELEASE} only"
+            )
+
+
+def _items(values: list[str]) -> Iterator[str]:
+    """The comma-separated items of a repeatable flag's values, in order, blanks trimmed and
+    empty items skipped."""
     for value in values:
-        for item in (part.strip() for part in value.split(",")):
-            if not item:
-                continue
-            component, colon, version = item.rpartition("=")
-            if not colon:
-                component, version = _COMPONENT, item
-            if component != _COMPONENT:
-                raise ConfigError(f"{flag}: unknown component {component!r} in {item!r}")
-            if version.removeprefix("v") != FOLLOWED_RELEASE:
-                raise ConfigError(
-                    f"{flag}: {item} cannot apply: kube-pyscheduler behaves as kube-scheduler "
-                    f"{FOLLOWED_RELEASE} only"
-                )
+        for part in value.split(","):
+            item = part.strip()
+            if item:
+                yield item

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from scheduler.config import parse_duration
+from scheduler.framework.errors import ConfigError
 
 # What flags are added to: the parser itself or one of its groups.
 FlagGroup = argparse._ActionsContainer
@@ -33,6 +34,15 @@ def duration_seconds(text: str) -> float:
         return parse_duration(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from error
+
+
+def flag_duration(flag: str, text: str) -> float:
+    """A Go duration given to `flag` and read once the flags are parsed, in seconds; a bad one
+    is a ConfigError naming the flag."""
+    try:
+        return parse_duration(text)
+    except ValueError as error:
+        raise ConfigError(f"{flag}: {error}") from error
 
 
 def flag_bool(text: str) -> bool:

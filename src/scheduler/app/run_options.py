@@ -10,10 +10,10 @@ from pathlib import Path
 from scheduler.app.compat_flags import CompatOptions
 from scheduler.app.compat_flags import add_compat_flags
 from scheduler.app.flag_kinds import bool_flag
+from scheduler.app.flag_kinds import flag_duration
 from scheduler.app.secure_port_options import SecurePortOptions
 from scheduler.app.secure_port_options import add_secure_port_flags
 from scheduler.config import KubeSchedulerConfiguration
-from scheduler.config import parse_duration
 from scheduler.framework.errors import ConfigError
 
 DEFAULT_SECURE_PORT = 10259
@@ -150,10 +150,7 @@ def apply_flags(
         ("--leader-elect-retry-period", "retry_period", options.retry_period),
     ):
         if value is not None:
-            try:
-                election[key] = parse_duration(value)
-            except ValueError as exc:
-                raise ConfigError(f"{flag}: {exc}") from exc
+            election[key] = flag_duration(flag, value)
     if options.resource_name is not None:
         election["resource_name"] = options.resource_name
     if options.resource_namespace is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from dataclasses import field
+from typing import TypeVar
 
 from scheduler.app.access.authn import DEFAULT_EXTRA_HEADER_PREFIXES
 from scheduler.app.access.authn import DEFAULT_GROUP_HEADERS
@@ -25,6 +26,9 @@ from scheduler.app.flag_kinds import int_list
 from scheduler.app.flag_kinds import list_flag
 from scheduler.app.flag_kinds import repeatable_flag
 from scheduler.app.flag_kinds import text_flag
+
+# An item of a list flag: a string, or an int for --tls-curve-preferences.
+_T = TypeVar("_T")
 
 
 @dataclass(slots=True)
@@ -62,7 +66,7 @@ class SecurePortOptions:
     def from_args(cls, args: argparse.Namespace) -> SecurePortOptions:
         defaults = cls()
 
-        def listed(value: list[list[str]] | None, default: list[str]) -> list[str]:
+        def listed(value: list[list[_T]] | None, default: list[_T]) -> list[_T]:
             return default if value is None else [item for group in value for item in group]
 
         return cls(
@@ -97,7 +101,9 @@ class SecurePortOptions:
             cert_dir=args.cert_dir,
             tls_min_version=args.tls_min_version,
             tls_cipher_suites=listed(args.tls_cipher_suites, defaults.tls_cipher_suites),
-            tls_curve_preferences=[c for group in args.tls_curve_preferences or [] for c in group],
+            tls_curve_preferences=listed(
+                args.tls_curve_preferences, defaults.tls_curve_preferences
+            ),
             permit_address_sharing=args.permit_address_sharing,
             permit_port_sharing=args.permit_port_sharing,
         )

@@ -100,10 +100,15 @@ def server_context_from_pem(cert_chain_pem: bytes, key_pem: bytes) -> ssl.SSLCon
     directory (mode 0700) and remove it as soon as they are loaded."""
     with tempfile.TemporaryDirectory(prefix="kube-pyscheduler-tls-") as directory:
         cert_file, key_file = Path(directory, "tls.crt"), Path(directory, "tls.key")
-        cert_file.write_bytes(cert_chain_pem)
-        key_file.touch(mode=0o600)
-        key_file.write_bytes(key_pem)
+        _write_pair(cert_file, cert_chain_pem, key_file, key_pem)
         return server_context_from_files(str(cert_file), str(key_file))
+
+
+def _write_pair(cert_file: Path, cert_chain_pem: bytes, key_file: Path, key_pem: bytes) -> None:
+    """A new key file is made readable by its owner only before the key is written to it."""
+    cert_file.write_bytes(cert_chain_pem)
+    key_file.touch(mode=0o600)
+    key_file.write_bytes(key_pem)
 
 
 def _server_context() -> ssl.SSLContext:
@@ -168,7 +173,5 @@ def cert_dir_pair(cert_dir: str, bind_host: str, now: datetime) -> tuple[str, st
     if not (cert_file.is_file() and key_file.is_file()):
         generated = generate_self_signed(bind_host, now)
         directory.mkdir(parents=True, exist_ok=True)
-        cert_file.write_bytes(generated.cert_chain_pem)
-        key_file.touch(mode=0o600)
-        key_file.write_bytes(generated.key_pem)
+        _write_pair(cert_file, generated.cert_chain_pem, key_file, generated.key_pem)
     return str(cert_file), str(key_file)

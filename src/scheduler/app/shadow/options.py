@@ -6,7 +6,7 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
-from scheduler.config import parse_duration
+from scheduler.app.flag_kinds import flag_duration
 from scheduler.framework.errors import ConfigError
 
 DEFAULT_REPORT_INTERVAL = "60s"
@@ -29,10 +29,7 @@ class ShadowOptions:
                     raise ConfigError(f"{flag}: only applies with --shadow")
             return None
         text = args.shadow_report_interval or DEFAULT_REPORT_INTERVAL
-        try:
-            interval = parse_duration(text)
-        except ValueError as exc:
-            raise ConfigError(f"--shadow-report-interval: {exc}") from exc
+        interval = flag_duration("--shadow-report-interval", text)
         if not interval > 0:
             raise ConfigError(f"--shadow-report-interval: must be positive, got {text!r}")
         return cls(report=args.shadow_report, report_interval=interval)
