@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from scheduler.core.failure import FailureHandler
 from scheduler.core.outcome import Attempt
 from scheduler.core.outcome import Failure
+from scheduler.core.services import CyclePart
 from scheduler.core.services import CycleServices
 from scheduler.framework.status import Status
 from scheduler.framework.status import raised
@@ -40,7 +41,7 @@ _log = get_logger("scheduler")
 MAX_BINDING_CYCLES = 200
 
 
-class BindingCycles:
+class BindingCycles(CyclePart):
     """Starts and keeps the binding cycles in flight."""
 
     def __init__(
@@ -56,11 +57,7 @@ class BindingCycles:
         `bind_by_extender` lets an interested HTTP extender bind instead of the Bind plugins
         (its verdict, or None when none took the pod); `wait_for_room` holds the scheduling
         loop while `limit` cycles are at their Bind."""
-        self._cache = services.cache
-        self._queue = services.queue
-        self._recorder = services.recorder
-        self._metrics = services.metrics
-        self._clock = services.clock
+        super().__init__(services)
         self._failures = failures
         self._bind_by_extender = bind_by_extender
         self._watch = watch

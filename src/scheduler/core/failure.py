@@ -23,6 +23,7 @@ from scheduler.core.outcome import Attempt
 from scheduler.core.outcome import Failure
 from scheduler.core.pod_status import failure_status_patch
 from scheduler.core.result_annotation import ResultAnnotations
+from scheduler.core.services import CyclePart
 from scheduler.core.services import CycleServices
 from scheduler.framework.events import ASSIGNED_POD_DELETE
 from scheduler.objects.pod import Pod
@@ -37,7 +38,7 @@ from scheduler.observability.label_values import UNSCHEDULABLE
 _log = get_logger("scheduler")
 
 
-class FailureHandler:
+class FailureHandler(CyclePart):
     """Undoes, records and requeues a failed attempt."""
 
     def __init__(
@@ -49,11 +50,7 @@ class FailureHandler:
         current_pod: Callable[[str], Pod | None],
     ) -> None:
         """`current_pod` is the informer's latest view of a pod by key (None once deleted)."""
-        self._cache = services.cache
-        self._queue = services.queue
-        self._recorder = services.recorder
-        self._metrics = services.metrics
-        self._clock = services.clock
+        super().__init__(services)
         self._dispatcher = dispatcher
         self._client = client
         self._current_pod = current_pod

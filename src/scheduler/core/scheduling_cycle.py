@@ -31,6 +31,7 @@ from scheduler.core.failure import FailureHandler
 from scheduler.core.outcome import Attempt
 from scheduler.core.outcome import Failure
 from scheduler.core.outcome import Placement
+from scheduler.core.services import CyclePart
 from scheduler.core.services import CycleServices
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.diagnosis import NO_NODES_AVAILABLE
@@ -51,7 +52,7 @@ from scheduler.runtime.framework import Framework
 _log = get_logger("scheduler")
 
 
-class SchedulingCycle:
+class SchedulingCycle(CyclePart):
     """Runs the scheduling cycle of one pod at a time."""
 
     def __init__(
@@ -65,11 +66,8 @@ class SchedulingCycle:
     ) -> None:
         """`frameworks` by schedulerName; `sampler` picks the cycles whose plugin durations are
         recorded."""
+        super().__init__(services)
         self._frameworks = frameworks
-        self._cache = services.cache
-        self._queue = services.queue
-        self._recorder = services.recorder
-        self._metrics = services.metrics
         self._sampler = sampler
         self._failures = failures
         self._bindings = bindings

@@ -21,3 +21,15 @@ class CycleServices:
     recorder: EventRecorder
     metrics: SchedulerMetrics
     clock: Clock
+
+
+class CyclePart:
+    """A part of the cycle: it keeps each of the services as an attribute of its own, so the
+    per-pod code reads `self._cache` and not `self._services.cache`."""
+
+    def __init__(self, services: CycleServices) -> None:
+        self._cache = services.cache
+        self._queue = services.queue
+        self._recorder = services.recorder
+        self._metrics = services.metrics
+        self._clock = services.clock
