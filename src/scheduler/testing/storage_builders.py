@@ -22,7 +22,23 @@ from scheduler.testing.object_builder import ObjectBuilder
 _uids = itertools.count(1)
 
 
-class PVCBuilder(ObjectBuilder):
+class _VolumeObjectBuilder(ObjectBuilder):
+    """The fields a PersistentVolumeClaim and a PersistentVolume both have."""
+
+    def storage_class(self, name: str) -> Self:
+        self._spec["storageClassName"] = name
+        return self
+
+    def access_modes(self, *modes: str) -> Self:
+        self._spec["accessModes"] = list(modes)
+        return self
+
+    def phase(self, phase: str) -> Self:
+        self._raw["status"]["phase"] = phase
+        return self
+
+
+class PVCBuilder(_VolumeObjectBuilder):
     def __init__(self, name: str, namespace: str) -> None:
         super().__init__(
             {
@@ -38,16 +54,8 @@ class PVCBuilder(ObjectBuilder):
             }
         )
 
-    def storage_class(self, name: str) -> Self:
-        self._spec["storageClassName"] = name
-        return self
-
     def request(self, storage: str) -> Self:
         self._spec["resources"] = {"requests": {"storage": storage}}
-        return self
-
-    def access_modes(self, *modes: str) -> Self:
-        self._spec["accessModes"] = list(modes)
         return self
 
     def volume_name(self, name: str) -> Self:
@@ -67,10 +75,6 @@ class PVCBuilder(ObjectBuilder):
         self._spec["selector"] = {"matchLabels": labels}
         return self
 
-    def phase(self, phase: str) -> Self:
-        self._raw["status"]["phase"] = phase
-        return self
-
     def owned_by(self, pod_uid: str) -> Self:
         self._meta["ownerReferences"] = [
             {"apiVersion": "v1", "kind": "Pod", "name": "owner", "uid": pod_uid, "controller": True}
@@ -78,7 +82,7 @@ class PVCBuilder(ObjectBuilder):
         return self
 
 
-class PVBuilder(ObjectBuilder):
+class PVBuilder(_VolumeObjectBuilder):
     def __init__(self, name: str) -> None:
         super().__init__(
             {
@@ -92,14 +96,6 @@ class PVBuilder(ObjectBuilder):
 
     def capacity(self, storage: str) -> Self:
         self._spec["capacity"] = {"storage": storage}
-        return self
-
-    def storage_class(self, name: str) -> Self:
-        self._spec["storageClassName"] = name
-        return self
-
-    def access_modes(self, *modes: str) -> Self:
-        self._spec["accessModes"] = list(modes)
         return self
 
     def csi(self, driver: str, handle: str = "") -> Self:
@@ -131,10 +127,6 @@ class PVBuilder(ObjectBuilder):
 
     def available(self) -> Self:
         self._raw["status"]["phase"] = "Available"
-        return self
-
-    def phase(self, phase: str) -> Self:
-        self._raw["status"]["phase"] = phase
         return self
 
 
