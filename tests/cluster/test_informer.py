@@ -11,6 +11,7 @@ import pytest
 from scheduler.cluster.informer import Backoff
 from scheduler.cluster.informer import Informer
 from scheduler.cluster.informer import InformerStore
+from scheduler.cluster.port import ClusterClient
 from scheduler.cluster.port import WatchEvent
 from scheduler.cluster.sim import SimCluster
 from scheduler.framework.errors import APIError
@@ -46,14 +47,14 @@ class Recorder:
 
 
 def informer_for(
-    sim: SimCluster,
+    client: ClusterClient,
     clock: FakeClock,
     recorder: Recorder,
     resource: str = "pods",
     field_selector: str | None = None,
 ) -> Informer:
     return Informer(
-        sim,
+        client,
         resource,
         clock=clock,
         field_selector=field_selector,
@@ -363,14 +364,7 @@ async def test_relist_returns_once_a_fresh_list_is_in_the_store(
 ) -> None:
     client = _CountingLists(sim)
     recorder = Recorder()
-    informer = Informer(
-        client,  # type: ignore[arg-type]
-        "pods",
-        clock=clock,
-        on_add=recorder.add,
-        on_update=recorder.update,
-        on_delete=recorder.delete,
-    )
+    informer = informer_for(client, clock, recorder)  # type: ignore[arg-type]
     async with Running(informer):
         assert client.lists == 1
         client.hold = asyncio.Event()
@@ -458,14 +452,7 @@ async def test_a_404_after_a_successful_list_keeps_the_store(
     await sim.create("pods", make_pod("bound").node("n1").dict())
     client = _NotFoundAfterFirstList(sim)
     recorder = Recorder()
-    informer = Informer(
-        client,  # type: ignore[arg-type]
-        "pods",
-        clock=clock,
-        on_add=recorder.add,
-        on_update=recorder.update,
-        on_delete=recorder.delete,
-    )
+    informer = informer_for(client, clock, recorder)  # type: ignore[arg-type]
     async with Running(informer):
         await settle()
         assert client.lists >= 2  # listed, then asked again and got a 404

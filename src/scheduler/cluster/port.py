@@ -71,7 +71,8 @@ class PagedLister(Protocol):
 
 
 class ClusterClient(ClusterAPI, Protocol):
-    """Reads, watches and writes against one cluster.
+    """Reads, watches and writes against one cluster. `get` and the writes plugins make
+    (`bind`, `delete_pod`, `patch_pod_status`, `patch_object`) come from `ClusterAPI`.
 
     Objects yielded by `list` and `watch` may be shared with the client's own cache: treat them
     as read-only. `get`, `create` and `update` return objects the caller owns.
@@ -105,10 +106,6 @@ class ClusterClient(ClusterAPI, Protocol):
         stops matching as DELETED, as the API server's watch does. The stream may end at any
         time (the server closes it); the caller resumes from the last version it saw.
         """
-        ...
-
-    async def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
-        """The object, or NotFoundError."""
         ...
 
     async def create(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:

@@ -138,9 +138,7 @@ class SimCluster:
         store = self._store(resource)
         meta = obj.get("metadata") or {}
         current = self._existing(store, str(meta.get("namespace") or ""), str(meta.get("name")))
-        expected = meta.get("resourceVersion")
-        if expected and expected != current["metadata"]["resourceVersion"]:
-            raise _modified(store.kind, str(meta.get("name")))
+        _check_version(store.kind, current, meta)
         new = prepare_update(store.kind, current, clone_object(obj))
         return clone_object(self._write(store, new, current))
 
@@ -187,10 +185,7 @@ class SimCluster:
         self._faults.check("patch", resource)
         store = self._store(resource)
         current = self._existing(store, namespace, name)
-        patch_meta = patch.get("metadata") or {}
-        expected = patch_meta.get("resourceVersion")
-        if expected and expected != current["metadata"]["resourceVersion"]:
-            raise _modified(store.kind, name)
+        _check_version(store.kind, current, patch.get("metadata") or {})
         new = merge_patch(current, patch)
         meta = {
             k: v for k, v in (new.get("metadata") or {}).items() if k not in SERVER_OWNED_METADATA
@@ -340,11 +335,19 @@ def _parse_version(resource_version: str) -> int:
         raise APIError(400, f"invalid resource version {resource_version!r}") from None
 
 
-def _modified(kind: ResourceKind, name: str) -> ConflictError:
-    return ConflictError(
-        f'Operation cannot be fulfilled on {kind.qualified_name} "{name}": the object has been'
-        " modified; please apply your changes to the latest version and try again"
-    )
+def _check_version(
+    kind: ResourceKind, current: Mapping[str, Any], written: Mapping[str, Any]
+) -> None:
+    """Optimistic concurrency for an update or a patch: a resourceVersion in the metadata it
+    writes (`written`) must be the stored object's, or ConflictError."""
+    expected = written.get("resourceVersion")
+    stored = current["metadata"]
+    if expected and expected != stored["resourceVersion"]:
+        raise ConflictError(
+            f'Operation cannot be fulfilled on {kind.qualified_name} "{stored["name"]}": the'
+            " object has been modified; please apply your changes to the latest version and try"
+            " again"
+        )
 
 
 def _regarding_key(event: Mapping[str, Any]) -> str:
