@@ -18,6 +18,8 @@ from scheduler.testing.dra_builders import make_claim
 from scheduler.testing.dra_builders import make_device_class
 from scheduler.testing.dra_builders import make_slice
 from scheduler.testing.dra_builders import with_claims
+from scheduler.testing.plugin_harness import filter_batch_as_statuses
+from scheduler.testing.plugin_harness import filter_each_node
 from tests.plugins.dra_world import CLASS
 from tests.plugins.dra_world import DRIVER
 from tests.plugins.dra_world import World
@@ -188,6 +190,15 @@ def test_post_filter_without_its_pre_filter_state_answers_upstreams_error() -> N
     world = World([GPU_CLASS, ONE_GPU])
     _, post = world.plugin.post_filter(CycleState(), pod_using("c"), None)  # type: ignore[arg-type]
     assert outcome(post) == (Code.ERROR, "not found")
+
+
+def test_filter_without_its_pre_filter_state_fails_every_node_alike_in_both_forms() -> None:
+    world = World([GPU_CLASS, ONE_GPU])
+    pod = pod_using("c")
+    per_node = filter_each_node(world.plugin, CycleState(), pod, world.table)
+    batch = filter_batch_as_statuses(world.plugin, CycleState(), pod, world.table)
+    assert per_node and all(s.code == Code.ERROR for s in per_node)
+    assert [outcome(s) for s in batch] == [outcome(s) for s in per_node]
 
 
 def test_request_without_exactly_or_first_available() -> None:

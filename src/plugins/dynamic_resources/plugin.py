@@ -177,9 +177,9 @@ class DynamicResources:
         data = self._state(state)
         if not isinstance(data, Status) and not data.claims:
             return FilterBatch.all_pass(len(rows))
-        infos = table.node_infos
         if isinstance(data, Status):
-            return FilterBatch.from_statuses([data] * len(rows))
+            return FilterBatch.uniform(data, len(rows))
+        infos = table.node_infos
         inventory = data.inventory or Inventory(())
         if data.counted and not data.available_on:
             return self._count_rows(data, inventory, table, rows)
