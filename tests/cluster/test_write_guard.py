@@ -18,7 +18,7 @@ from scheduler.testing import make_node
 from scheduler.testing import make_pod
 
 
-class _Judge(GuardedClusterAPI):
+class _Judge(GuardedClusterAPI[SimCluster]):
     """Remembers every write it is asked about; sends it only when `allow` is set."""
 
     def __init__(self, api: SimCluster, *, allow: bool) -> None:

@@ -41,13 +41,12 @@ def _refused_write(write: Write) -> str:
             return f"patching {write.resource} {write.key}"
 
 
-class ReadOnlyCluster(GuardedClusterAPI):
+class ReadOnlyCluster(GuardedClusterAPI[ClusterClient]):
     """Forwards reads to `inner`; every write raises WriteRefusedError (its message starts
     with `who`, e.g. "explain is read-only") and is remembered in `refused`."""
 
     def __init__(self, inner: ClusterClient, who: str) -> None:
         super().__init__(inner)
-        self._inner = inner
         self._who = who
         self.refused: list[str] = []
 
@@ -61,7 +60,7 @@ class ReadOnlyCluster(GuardedClusterAPI):
     async def list(
         self, resource: str, *, namespace: str | None = None, field_selector: str | None = None
     ) -> ObjectList:
-        return await self._inner.list(resource, namespace=namespace, field_selector=field_selector)
+        return await self._api.list(resource, namespace=namespace, field_selector=field_selector)
 
     def watch(
         self,
@@ -71,7 +70,7 @@ class ReadOnlyCluster(GuardedClusterAPI):
         field_selector: str | None = None,
         allow_bookmarks: bool = True,
     ) -> AsyncIterator[WatchEvent]:
-        return self._inner.watch(
+        return self._api.watch(
             resource,
             resource_version=resource_version,
             field_selector=field_selector,
@@ -91,4 +90,4 @@ class ReadOnlyCluster(GuardedClusterAPI):
         raise self._refuse("creating an Event")
 
     async def close(self) -> None:
-        await self._inner.close()
+        await self._api.close()

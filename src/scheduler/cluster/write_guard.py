@@ -13,12 +13,17 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from typing import Generic
 from typing import Literal
+from typing import TypeVar
 
 from scheduler.framework.handle import ClusterAPI
 from scheduler.objects.pod import Pod
 
 WriteCall = Literal["bind", "delete_pod", "patch_pod_status", "patch_object"]
+# The wrapped client's own type, so a wrapper over a wider client (one that also lists and
+# watches) reaches those calls through the same reference.
+API = TypeVar("API", bound=ClusterAPI)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,11 +43,11 @@ class Write:
         return f"{self.namespace}/{self.name}"
 
 
-class GuardedClusterAPI:
+class GuardedClusterAPI(Generic[API]):
     """Forwards `get` to `api` as it is, and each write through `_guard`, which subclasses
     define: it either awaits `send` (and so makes the write) or raises instead."""
 
-    def __init__(self, api: ClusterAPI) -> None:
+    def __init__(self, api: API) -> None:
         self._api = api
 
     async def _guard(self, write: Write, send: Callable[[], Awaitable[None]]) -> None:

@@ -59,7 +59,7 @@ def _fenced_write(write: Write) -> str | None:
             return f"patch of {write.resource} {write.key}"
 
 
-class FencedClusterAPI(GuardedClusterAPI):
+class FencedClusterAPI(GuardedClusterAPI[ClusterAPI]):
     """A `ClusterAPI` whose writes are bounded by the leader's tenure."""
 
     def __init__(self, api: ClusterAPI, tenure: Tenure, clock: Clock) -> None:
