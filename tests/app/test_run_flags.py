@@ -109,6 +109,9 @@ def test_unschedulable_pool_limit_and_lock_apply() -> None:
     "argv",
     [
         ["--feature-gates=SchedulerAsyncPreemption=true,kube:AllAlpha=false"],
+        # How informers list is a client-side choice; the informers page either way.
+        ["--feature-gates=WatchListClient=false"],
+        ["--feature-gates=WatchListClient=true"],
         ["--emulated-version=1.36", "--min-compatibility-version=kube=1.36"],
         ["--disable-http2-serving", "--http2-max-streams-per-connection=100"],
         ["--log-flush-frequency=10s", "--vmodule=", "--log-text-split-stream=false"],

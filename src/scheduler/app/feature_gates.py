@@ -5,6 +5,13 @@ kube-pyscheduler implements v1.36's default behaviour, so a gate set to its v1.3
 accepted (it changes nothing, as upstream), and a gate set the other way fails start-up naming
 the gate: silently scheduling as if it were off would be worse. A name kube-scheduler does not
 know fails as upstream fails it.
+
+The gates in `EITHER_WAY` choose nothing about scheduling, only how the client talks to the API
+server, and this scheduler does it one way whatever they say, so both settings are accepted:
+WatchListClient picks whether client-go's informers take their first list as one watch stream
+or page by page; kube-pyscheduler's informers always page, because on a real API server the
+stream cost more of the scheduler's CPU and no start-up time (`docs/architecture.md`,
+"Start-up").
 """
 
 from __future__ import annotations
@@ -21,6 +28,9 @@ from scheduler.observability.component_metrics import KUBERNETES_RELEASE
 # The minor release gates and version flags are checked against: that of the release we follow.
 FOLLOWED_RELEASE = KUBERNETES_RELEASE.removeprefix("v").rpartition(".")[0]
 _COMPONENT = "kube"
+
+
+EITHER_WAY = frozenset({"WatchListClient"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +74,7 @@ def check_feature_gates(gates: dict[str, bool]) -> None:
         gate = known.get(name)
         if gate is None:
             raise ConfigError(f"--feature-gates: unrecognized feature gate: {name}")
-        if enabled != gate.default:
+        if enabled != gate.default and name not in EITHER_WAY:
             raise ConfigError(
                 f"--feature-gates: {name}={str(enabled).lower()} cannot apply: kube-pyscheduler "
                 f"implements kube-scheduler {FOLLOWED_RELEASE} with every gate at its default "
