@@ -115,7 +115,7 @@ def scheduler_argv(
     return [
         sys.executable,
         "-m",
-        "scheduler.app.cli",
+        "scheduler.app.launch",
         "run",
         "--config",
         str(config),

@@ -23,7 +23,7 @@ from pathlib import Path
 
 SAMPLES_PER_SECOND = 100
 SPAWN_POLL_S = 0.05
-DAEMON_MARKER = "scheduler.app.cli"
+DAEMON_MARKER = "scheduler.app.launch"
 
 
 def _daemon_pid(parent: int) -> int | None:

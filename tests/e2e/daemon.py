@@ -286,7 +286,7 @@ class DaemonLauncher:
         return [
             sys.executable,
             "-m",
-            "scheduler.app.cli",
+            "scheduler.app.launch",
             "run",
             f"--kubeconfig={credentials}",
             f"--authentication-kubeconfig={reviewer}",

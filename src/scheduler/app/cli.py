@@ -293,6 +293,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = _with_default_command(sys.argv[1:] if argv is None else argv)
     parser = build_parser(words[0])
     args = parser.parse_args(words)
+    if args.command != "run":
+        # Held by the executable while the modules imported (see launch); only the daemon
+        # keeps it until its caches have synced, the other commands collect as they go.
+        START_UP.release(freeze=False)
     try:
         if args.command == "run":
             return run_daemon(args)
