@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from tests.differential.devices import with_devices
+
 ZONE = "topology.kubernetes.io/zone"
 HOSTNAME = "kubernetes.io/hostname"
 ZONES = ("zone-a", "zone-b", "zone-c")
@@ -35,17 +37,20 @@ BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
 
 @dataclass
 class Case:
-    """Volumes (PersistentVolumes and claims), nodes, bound pods and the pending pod, all
-    without namespace or scheduler name."""
+    """Volumes (PersistentVolumes and claims), devices (a DeviceClass, ResourceSlices and
+    ResourceClaims), nodes, bound pods and the pending pod, all without namespace or scheduler
+    name."""
 
     nodes: list[Object]
     bound: list[Object]
     pending: Object
     volumes: list[Object] = field(default_factory=list)
+    devices: list[Object] = field(default_factory=list)
 
     def to_json(self) -> Object:
         return {
             "volumes": self.volumes,
+            "devices": self.devices,
             "nodes": self.nodes,
             "bound": self.bound,
             "pending": self.pending,
@@ -58,6 +63,7 @@ class Case:
             bound=data["bound"],
             pending=data["pending"],
             volumes=data.get("volumes") or [],
+            devices=data.get("devices") or [],
         )
 
 
@@ -351,4 +357,5 @@ def generate(seed: int, index: int) -> Case:
         pod["status"] = {"phase": "Running", "startTime": f"2026-01-01T10:{minute:02d}:00Z"}
     case = Case(nodes=nodes, bound=bound, pending=_pending_pod(rng, node_names))
     _with_volumes(rng, case, node_names)
+    case.devices = with_devices(seed, index, case.pending, node_names)
     return case

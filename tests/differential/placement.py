@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import re
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from dataclasses import dataclass
 from dataclasses import field
@@ -18,9 +19,11 @@ from typing import Any
 from tests.differential.cases import HOSTNAME
 from tests.differential.cases import Case
 from tests.differential.cases import Object
+from tests.differential.devices import DEVICE_CLASS
 from tests.e2e.api_client import ApiClient
 
 EVENTS = "/apis/events.k8s.io/v1"
+RESOURCE_API = "/apis/resource.k8s.io/v1"
 POLL_S = 0.05
 # Upper bounds for the scheduler to answer, not synchronisation delays.
 ANSWER_TIMEOUT_S = 20.0
@@ -72,6 +75,8 @@ def localize(case: Case, prefix: str) -> Case:
                     requirement["values"] = [named(v) for v in requirement["values"]]
         elif spec.get("volumeName"):
             spec["volumeName"] = named(spec["volumeName"])
+    for obj in copied.devices:
+        _localize_device_object(obj, named)
     for pod in copied.bound:
         pod["spec"]["nodeName"] = named(pod["spec"]["nodeName"])
     required = ((copied.pending["spec"].get("affinity") or {}).get("nodeAffinity") or {}).get(
@@ -81,6 +86,31 @@ def localize(case: Case, prefix: str) -> Case:
         for field_requirement in term.get("matchFields") or ():
             field_requirement["values"] = [named(v) for v in field_requirement["values"]]
     return copied
+
+
+def _localize_device_object(obj: Object, named: Callable[[str], str]) -> None:
+    """Class, slice and pool names, and the nodes they name, made this run's own (classes and
+    slices are cluster-scoped)."""
+    spec = obj["spec"]
+    if obj["kind"] in ("DeviceClass", "ResourceSlice"):
+        obj["metadata"]["name"] = named(obj["metadata"]["name"])
+    if obj["kind"] == "ResourceSlice":
+        spec["nodeName"] = named(spec["nodeName"])
+        spec["pool"]["name"] = named(spec["pool"]["name"])
+        return
+    if obj["kind"] != "ResourceClaim":
+        return
+    for request in spec["devices"]["requests"]:
+        for asked in [request["exactly"]] if "exactly" in request else request["firstAvailable"]:
+            if asked["deviceClassName"] == DEVICE_CLASS:
+                asked["deviceClassName"] = named(DEVICE_CLASS)
+    allocation = (obj.get("status") or {}).get("allocation")
+    if allocation:
+        for result in allocation["devices"]["results"]:
+            result["pool"] = named(result["pool"])
+        for term in allocation["nodeSelector"]["nodeSelectorTerms"]:
+            for requirement in term["matchFields"]:
+                requirement["values"] = [named(v) for v in requirement["values"]]
 
 
 def local_name(prefix: str, name: str) -> str:
@@ -110,6 +140,8 @@ class CaseRun:
                 else:
                     claims = f"/api/v1/namespaces/{self.namespace}/persistentvolumeclaims"
                     self._create(claims, volume)
+            for obj in self.case.devices:
+                self._create_device_object(obj)
             for node in self.case.nodes:
                 self._create("/api/v1/nodes", node)
             for pod in self.case.bound:
@@ -180,6 +212,19 @@ class CaseRun:
         if answer.status != 201:
             raise RunError(f"creating {obj['kind']} {obj['metadata']['name']}: {answer}")
 
+    def _create_device_object(self, obj: Object) -> None:
+        if obj["kind"] == "DeviceClass":
+            self._create(f"{RESOURCE_API}/deviceclasses", obj)
+        elif obj["kind"] == "ResourceSlice":
+            self._create(f"{RESOURCE_API}/resourceslices", obj)
+        else:
+            claims = f"{RESOURCE_API}/namespaces/{self.namespace}/resourceclaims"
+            self._create(claims, obj)
+            if obj.get("status"):
+                # Created without it, like a pod's: the status subresource takes the allocation.
+                name = obj["metadata"]["name"]
+                self._patch_status(f"{claims}/{name}/status", obj["status"], name)
+
     def _create_pod(self, pod: Object) -> None:
         pod = copy.deepcopy(pod)
         pod["metadata"]["namespace"] = self.namespace
@@ -188,14 +233,14 @@ class CaseRun:
 
     def _set_status(self, name: str, status: Object) -> None:
         """The API drops a new pod's status; the status subresource takes it."""
+        self._patch_status(f"/api/v1/namespaces/{self.namespace}/pods/{name}/status", status, name)
+
+    def _patch_status(self, path: str, status: Object, name: str) -> None:
         answer = self.client.request(
-            "PATCH",
-            f"/api/v1/namespaces/{self.namespace}/pods/{name}/status",
-            {"status": status},
-            content_type="application/merge-patch+json",
+            "PATCH", path, {"status": status}, content_type="application/merge-patch+json"
         )
         if answer.status != 200:
-            raise RunError(f"setting the status of pod {name}: {answer}")
+            raise RunError(f"setting the status of {name}: {answer}")
 
     def _get_pod(self, name: str) -> Object:
         answer = self.client.get(f"/api/v1/namespaces/{self.namespace}/pods/{name}")
@@ -242,6 +287,12 @@ class CaseRun:
             self._delete_pod(pod["metadata"]["name"])
         for node in self.case.nodes:
             self.client.delete(f"/api/v1/nodes/{node['metadata']['name']}")
+        for obj in self.case.devices:
+            # Claims stay in the run's namespace; classes and slices are cluster-scoped.
+            if obj["kind"] == "DeviceClass":
+                self.client.delete(f"{RESOURCE_API}/deviceclasses/{obj['metadata']['name']}")
+            elif obj["kind"] == "ResourceSlice":
+                self.client.delete(f"{RESOURCE_API}/resourceslices/{obj['metadata']['name']}")
         for volume in self.case.volumes:
             # Protection finalizers keep them (no controller removes them); names never recur.
             if volume["kind"] == "PersistentVolume":

@@ -64,12 +64,17 @@ class Tally:
     nodes_agree: int = 0
     preemptions: int = 0
     preemptions_agree: int = 0
+    device_cases: int = 0
+    device_bound: int = 0
     disagreements: list[Path] = field(default_factory=list)
     interrupted_at: int | None = None
 
-    def add(self, outcome: Outcome) -> None:
+    def add(self, outcome: Outcome, case: Case) -> None:
         up, ours = outcome.upstream, outcome.ours
         self.cases += 1
+        if case.devices:
+            self.device_cases += 1
+            self.device_bound += up.verdict == "bound"
         self.verdicts_agree += up.verdict == ours.verdict
         self.messages_agree += up.message == ours.message
         self.unschedulable += up.verdict == "unschedulable"
@@ -94,6 +99,8 @@ class Tally:
                 f"{share(self.nodes_agree, self.unique_top)}",
                 f"preemption (nominee, victims) agree: "
                 f"{share(self.preemptions_agree, self.preemptions)}",
+                f"cases with a device claim: {self.device_cases} "
+                f"({self.device_bound} bound by upstream)",
                 f"disagreements saved: {len(self.disagreements)}",
             ]
         )
@@ -206,7 +213,7 @@ def run_cases(
                 # Stopped by hand: the figures so far still count.
                 tally.interrupted_at = index
                 break
-            tally.add(outcome)
+            tally.add(outcome, case)
             if outcome.differences:
                 path = save_scenario(out_dir, seed, case, outcome)
                 tally.disagreements.append(path)

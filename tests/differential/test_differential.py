@@ -49,5 +49,6 @@ def test_fixed_seed_slice_agrees_with_upstream(
     assert tally.cases == CASES + len(pinned)
     # The slice must exercise what it claims to compare.
     assert tally.unique_top > 0 and tally.unschedulable > 0 and tally.preemptions > 0
+    assert tally.device_bound > 0 and tally.device_cases > tally.device_bound
     failures = [path.read_text() for path in tally.disagreements]
     assert not failures, "\n".join(failures)

@@ -1,0 +1,140 @@
+"""Dynamic resource allocation shapes for the differential cases: a DeviceClass, ResourceSlices
+of one driver on some of the nodes, devices already taken by claims of other workloads, and a
+ResourceClaim the pending pod asks for.
+
+Drawn from a random stream of their own, so adding them left every other part of a seed's cases
+as it was. The claim always exists: a pod naming a missing claim is held back before any
+scheduling attempt (PreEnqueue), with no FailedScheduling text to compare.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from scheduler.testing.dra_builders import ClaimBuilder
+from scheduler.testing.dra_builders import device
+from scheduler.testing.dra_builders import make_device_class
+from scheduler.testing.dra_builders import make_slice
+
+Object = dict[str, Any]
+
+DRIVER = "gpu.example.com"
+DEVICE_CLASS = "gpu"
+# The pending pod's claim, and its name for it in the pod spec.
+POD_CLAIM = "devices"
+POD_CLAIM_REFERENCE = "dev"
+MODELS = ("a100", "t4")
+# Claims allocated by kube-scheduler v1.36 carry the time of their allocation; it refuses to
+# share one that lacks it (docs/architecture.md, where we part ways with it on purpose).
+ALLOCATED_AT = "2026-01-01T09:00:00Z"
+SHAPES = ("none",) * 8 + (
+    "count",
+    "count",
+    "selector",
+    "all",
+    "missing-class",
+    "pinned",
+    "same-model",
+    "first-available",
+)
+# What a plain pending pod drops of the generated one, so that its claim decides where it goes.
+_DROPPED_FIELDS = (
+    "affinity",
+    "nodeSelector",
+    "topologySpreadConstraints",
+    "volumes",
+    "resources",
+    "initContainers",
+)
+
+
+def with_devices(seed: int, index: int, pending: Object, node_names: list[str]) -> list[Object]:
+    """The device objects of case `index` (none for most cases), with `pending` made to ask
+    for its claim when there are any."""
+    rng = random.Random(f"{seed}/{index}/devices")
+    shape = rng.choice(SHAPES)
+    if shape == "none":
+        return []
+    objects: list[Object] = [make_device_class(DEVICE_CLASS, f'device.driver == "{DRIVER}"')]
+    inventory: dict[str, list[str]] = {}
+    for node in node_names:
+        if rng.random() < 0.3:
+            continue
+        names = [f"gpu-{i}" for i in range(rng.randint(0, 3))]
+        if not names:
+            continue
+        inventory[node] = names
+        devices = [device(name, model=rng.choice(MODELS), index=i) for i, name in enumerate(names)]
+        objects.append(make_slice(f"{node}-gpu", DRIVER, devices, node=node, pool=node))
+    objects += _taken(rng, inventory)
+    objects.append(_pending_claim(rng, shape, inventory, node_names))
+    spec = pending["spec"]
+    if rng.random() < 0.5:
+        _make_plain(spec)
+    spec["resourceClaims"] = [{"name": POD_CLAIM_REFERENCE, "resourceClaimName": POD_CLAIM}]
+    spec["containers"][0].setdefault("resources", {})["claims"] = [{"name": POD_CLAIM_REFERENCE}]
+    return objects
+
+
+def _taken(rng: random.Random, inventory: dict[str, list[str]]) -> list[Object]:
+    """Claims of other workloads, each holding one device (allocated, reserved for nobody)."""
+    claims: list[Object] = []
+    for node, names in inventory.items():
+        for name in names:
+            if rng.random() < 0.3:
+                claim = ClaimBuilder(f"taken-{node}-{name}").request("gpu", DEVICE_CLASS)
+                claims.append(_bare(claim.allocated(node, ("gpu", DRIVER, node, name)).dict()))
+    return claims
+
+
+def _pending_claim(
+    rng: random.Random, shape: str, inventory: dict[str, list[str]], node_names: list[str]
+) -> Object:
+    claim = ClaimBuilder(POD_CLAIM)
+    if shape == "count":
+        claim.request("gpu", DEVICE_CLASS, count=rng.choice((1, 1, 2)))
+    elif shape == "selector":
+        model = rng.choice(MODELS)
+        expression = f'device.attributes["{DRIVER}"].model == "{model}"'
+        claim.request("gpu", DEVICE_CLASS, selectors=(expression,))
+    elif shape == "all":
+        claim.request("gpu", DEVICE_CLASS, all_devices=True)
+    elif shape == "missing-class":
+        claim.request("gpu", "no-such-class")
+    elif shape == "same-model":
+        # Two devices of one model on one node.
+        claim.request("first", DEVICE_CLASS).request("second", DEVICE_CLASS)
+        claim.match_attribute(f"{DRIVER}/model")
+    elif shape == "first-available":
+        small = f'device.attributes["{DRIVER}"].model == "t4"'
+        claim.first_available("gpu", ("pair", DEVICE_CLASS, 2), ("small", DEVICE_CLASS, 1))
+        claim.dict()["spec"]["devices"]["requests"][0]["firstAvailable"][1]["selectors"] = [
+            {"cel": {"expression": small}}
+        ]
+    else:
+        # Allocated already, on one node: the pod can only go there.
+        node = rng.choice(sorted(inventory) or node_names)
+        name = rng.choice(inventory.get(node) or ["gpu-0"])
+        claim.request("gpu", DEVICE_CLASS).allocated(node, ("gpu", DRIVER, node, name))
+    return _bare(claim.dict())
+
+
+def _make_plain(spec: Object) -> None:
+    """Small requests and no placement rules of its own: whether the pod fits turns on its
+    claim (and on taints, ports and cordons)."""
+    for key in _DROPPED_FIELDS:
+        spec.pop(key, None)
+    container = spec["containers"][0]
+    container["resources"] = {"requests": {"cpu": "100m", "memory": "128Mi"}}
+
+
+def _bare(claim: Object) -> Object:
+    """A claim as it is created (the server gives the uid and resourceVersion), its allocation,
+    if any, stamped."""
+    for key in ("uid", "resourceVersion", "namespace"):
+        claim["metadata"].pop(key, None)
+    allocation = (claim.get("status") or {}).get("allocation")
+    if allocation is not None:
+        allocation["allocationTimestamp"] = ALLOCATED_AT
+    return claim
