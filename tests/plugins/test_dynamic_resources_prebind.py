@@ -46,6 +46,9 @@ async def test_pre_bind_writes_allocation_reservation_and_finalizer() -> None:
     assert claim["status"]["reservedFor"] == [{"resource": "pods", "name": "p", "uid": "p-uid"}]
     results = claim["status"]["allocation"]["devices"]["results"]
     assert results == [{"request": "gpu", "driver": DRIVER, "pool": "worker", "device": "gpu-0"}]
+    # Stamped as kube-scheduler stamps its allocations, to the second, from the injected clock.
+    stamp = world.clock.wall().strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert claim["status"]["allocation"]["allocationTimestamp"] == stamp
 
 
 async def test_pre_bind_only_reserves_an_allocated_shared_claim() -> None:
@@ -62,6 +65,8 @@ async def test_pre_bind_only_reserves_an_allocated_shared_claim() -> None:
     claim = world.claim("c")
     assert [r["uid"] for r in claim["status"]["reservedFor"]] == ["holder-uid", "p-uid"]
     assert "finalizers" not in claim["metadata"]
+    # The stored allocation is immutable: reserving leaves it as it was, unstamped.
+    assert "allocationTimestamp" not in claim["status"]["allocation"]
 
 
 async def test_pre_bind_retries_after_a_conflict() -> None:

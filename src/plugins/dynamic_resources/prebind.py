@@ -6,6 +6,7 @@ upstream's RetryOnConflict does; a claim allocated by someone else meanwhile is 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from plugins.dynamic_resources.names import CLAIM_FINALIZER
@@ -31,6 +32,17 @@ def _meta(claim: RawObject) -> Mapping[str, Any]:
 def _key(claim: RawObject) -> str:
     meta = _meta(claim)
     return f"{meta.get('namespace')}/{meta.get('name')}"
+
+
+def stamped(allocation: Mapping[str, Any], now: datetime) -> dict[str, Any]:
+    """The allocation as it is written: with `allocationTimestamp`, as kube-scheduler v1.36
+    writes every allocation it makes. The field is immutable once the allocation is stored,
+    and kube-scheduler adds it to a claim that lacks it whenever it reserves one, a write the
+    server refuses; so a claim we allocated without it could never be shared with a pod that
+    kube-scheduler schedules."""
+    written = dict(allocation)
+    written.setdefault("allocationTimestamp", now.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return written
 
 
 def consumer(pod: Pod) -> dict[str, str]:
@@ -92,7 +104,7 @@ async def _write(
         reserved.append(consumer(pod))
     body: dict[str, Any] = {"reservedFor": reserved}
     if allocation is not None:
-        body["allocation"] = dict(allocation)
+        body["allocation"] = stamped(allocation, handle.clock.wall())
     await handle.api.patch_object(
         RESOURCE_CLAIMS,
         namespace,
