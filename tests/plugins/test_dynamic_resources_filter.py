@@ -320,7 +320,8 @@ def test_shared_allocated_claim_is_usable_on_its_node() -> None:
     assert outcome(statuses["other"]) == unresolvable("resourceclaim not available on the node")
 
 
-def test_claim_reserved_by_the_maximum_number_of_pods_is_in_use() -> None:
+def test_claim_reserved_by_the_most_consumers_the_server_allows_is_not_refused() -> None:
+    # v1.36 sets no limit on sharing: the server refuses the 257th reservation at PreBind.
     holders = [make_pod(f"h{i}").uid(f"h{i}").obj() for i in range(256)]
     claim = (
         make_claim("c")
@@ -330,7 +331,9 @@ def test_claim_reserved_by_the_maximum_number_of_pods_is_in_use() -> None:
     )
     world = World([GPU_CLASS, ONE_GPU, claim.dict()])
     _, status = world.pre_filter(pod_using("c"))
-    assert outcome(status) == unresolvable("resourceclaim in use")
+    assert status.is_success, status
+    _, statuses = world.filter(pod_using("c"))
+    assert statuses["worker"].is_success
 
 
 def test_claim_with_a_pending_allocation_waits() -> None:

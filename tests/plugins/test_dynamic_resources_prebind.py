@@ -11,6 +11,7 @@ from typing import Any
 from plugins.dynamic_resources import DynamicResources
 from scheduler.framework import Code
 from scheduler.framework import Pod
+from scheduler.framework.errors import APIError
 from scheduler.framework.errors import ConflictError
 from scheduler.testing import make_pod
 from scheduler.testing.dra_builders import device
@@ -89,6 +90,51 @@ async def test_pre_bind_fails_when_someone_else_allocated_the_claim() -> None:
     status = await world.plugin.pre_bind(state, pod(), "worker")
     assert status.code is Code.ERROR
     assert status.message() == "claim default/c got allocated elsewhere in the meantime"
+
+
+TOO_MANY = (
+    'ResourceClaim.resource.k8s.io "c" is invalid: status.reservedFor: Too many: 257: '
+    "must have at most 256 items"
+)
+STALE = "the object has been modified; please apply your changes to the latest version"
+
+
+async def test_a_refused_reservation_is_an_error_naming_the_claim_and_the_servers_answer() -> None:
+    shared = (
+        make_claim("c")
+        .request("gpu", CLASS)
+        .allocated("worker", ("gpu", DRIVER, "worker", "gpu-0"))
+    )
+    world = world_with(shared.dict())
+    state = world.reserve(pod(), "worker")
+    world.sim.fail_next("patch", "resourceclaims", APIError(422, TOO_MANY))
+    status = await world.plugin.pre_bind(state, pod(), "worker")
+    assert status.code is Code.ERROR
+    assert status.message() == f"add reservation to claim default/c: {TOO_MANY}"
+
+
+async def test_a_refused_finalizer_is_an_error_of_its_own() -> None:
+    world = world_with(make_claim("c").request("gpu", CLASS).dict())
+    state = world.reserve(pod(), "worker")
+    world.sim.fail_next("patch", "resourceclaims", APIError(403, "forbidden"))
+    status = await world.plugin.pre_bind(state, pod(), "worker")
+    assert status.message() == "add finalizer to claim default/c: forbidden"
+    assert "finalizers" not in world.claim("c")["metadata"]
+
+
+async def test_conflicts_on_every_attempt_end_in_the_last_ones_answer() -> None:
+    world = world_with(make_claim("c").request("gpu", CLASS).dict())
+    state = world.reserve(pod(), "worker")
+    for _ in range(5):
+        world.sim.fail_next("patch", "resourceclaims", ConflictError(STALE))
+    status = await world.plugin.pre_bind(state, pod(), "worker")
+    assert status.code is Code.ERROR
+    assert status.message() == f"add finalizer to claim default/c: {STALE}"
+    # One conflict fewer than the attempts: the claim is read again and the write goes through.
+    for _ in range(4):
+        world.sim.fail_next("patch", "resourceclaims", ConflictError(STALE))
+    assert (await world.plugin.pre_bind(state, pod(), "worker")).is_success
+    assert world.claim("c")["status"]["reservedFor"][0]["uid"] == "p-uid"
 
 
 async def test_unreserve_after_pre_bind_takes_the_pod_out_again() -> None:

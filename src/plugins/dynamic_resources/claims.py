@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from plugins.dynamic_resources import messages
-from plugins.dynamic_resources.names import RESERVED_FOR_MAX_SIZE
 from scheduler.framework import Lister
 from scheduler.framework import Pod
 from scheduler.objects.raw import DEFAULT_NAMESPACE
@@ -53,9 +52,6 @@ class PodClaim:
 
     def is_reserved_for(self, pod: Pod) -> bool:
         return any(ref.get("uid") == pod.uid for ref in self.reserved_for)
-
-    def can_be_reserved(self) -> bool:
-        return len(self.reserved_for) < RESERVED_FOR_MAX_SIZE
 
     @property
     def requests(self) -> Sequence[Mapping[str, Any]]:

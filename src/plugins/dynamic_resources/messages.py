@@ -5,7 +5,6 @@ from __future__ import annotations
 
 CANNOT_ALLOCATE = "cannot allocate all claims"
 NOT_AVAILABLE_ON_NODE = "resourceclaim not available on the node"
-CLAIM_IN_USE = "resourceclaim in use"
 FILTER_TIMED_OUT = "timed out trying to allocate devices"
 ALLOCATION_NOT_FOUND = "claim allocation not found for node"
 # PostFilter outcomes.

@@ -12,7 +12,5 @@ DEVICE_CLASSES: Final = "deviceclasses"
 
 # The finalizer that keeps an allocated claim until its devices are released.
 CLAIM_FINALIZER: Final = "resource.kubernetes.io/delete-protection"
-# A claim may be reserved for at most this many consumers at once.
-RESERVED_FOR_MAX_SIZE: Final = 256
 # The longest firstAvailable list; Score gives (this - index) for the alternative chosen.
 FIRST_AVAILABLE_MAX_SIZE: Final = 8

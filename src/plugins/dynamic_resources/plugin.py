@@ -127,8 +127,8 @@ class DynamicResources:
     ) -> Status:
         allocation = claim.allocation
         if allocation is not None:
-            if not claim.can_be_reserved() and not claim.is_reserved_for(pod):
-                return Status.unresolvable(messages.CLAIM_IN_USE)
+            # However many consumers it has, an allocated claim is not refused here: v1.36
+            # sets no limit on sharing, and the server refuses a reservation past its own.
             if allocation.get("nodeSelector"):
                 try:
                     selector = parse_node_selector(allocation["nodeSelector"])

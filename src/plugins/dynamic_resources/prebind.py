@@ -5,7 +5,9 @@ upstream's RetryOnConflict does; a claim allocated by someone else meanwhile is 
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from collections.abc import Mapping
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
@@ -13,6 +15,7 @@ from plugins.dynamic_resources.names import CLAIM_FINALIZER
 from plugins.dynamic_resources.names import RESOURCE_CLAIMS
 from scheduler.framework import Handle
 from scheduler.framework import Pod
+from scheduler.framework.errors import APIError
 from scheduler.framework.errors import ConflictError
 from scheduler.objects.raw import RawObject
 
@@ -21,7 +24,13 @@ ATTEMPTS = 5
 
 
 class ClaimWriteError(Exception):
-    """The claim cannot take the pod (deleted, allocated elsewhere, or writes kept failing)."""
+    """The claim cannot take the pod (deleted, allocated elsewhere, or a write refused), worded
+    as kube-scheduler words it: what was being done, to which claim, and the server's answer.
+    `conflict` marks a write refused for a stale resourceVersion, which is retried."""
+
+    def __init__(self, message: str, *, conflict: bool = False) -> None:
+        super().__init__(message)
+        self.conflict = conflict
 
 
 def _meta(claim: RawObject) -> Mapping[str, Any]:
@@ -49,69 +58,83 @@ def consumer(pod: Pod) -> dict[str, str]:
     return {"resource": "pods", "name": pod.name, "uid": pod.uid}
 
 
+@asynccontextmanager
+async def _doing(what: str) -> AsyncIterator[None]:
+    """An API error inside becomes `<what>: <the server's message>`."""
+    try:
+        yield
+    except APIError as exc:
+        raise ClaimWriteError(
+            f"{what}: {exc.text}", conflict=isinstance(exc, ConflictError)
+        ) from exc
+
+
 async def reserve_claim(
     handle: Handle, claim: RawObject, pod: Pod, allocation: Mapping[str, Any] | None
 ) -> None:
     """Record `allocation` (if the scheduler allocated the claim) and the pod as a consumer."""
     current = claim
-    last: ConflictError | None = None
     for attempt in range(ATTEMPTS):
         if attempt:
             meta = _meta(current)
-            current = await handle.api.get(
-                RESOURCE_CLAIMS, str(meta.get("namespace")), str(meta.get("name"))
-            )
+            async with _doing(f"get updated claim {_key(claim)} after conflict"):
+                current = await handle.api.get(
+                    RESOURCE_CLAIMS, str(meta.get("namespace")), str(meta.get("name"))
+                )
         try:
             await _write(handle, current, pod, allocation)
             return
-        except ConflictError as exc:
-            last = exc
-    what = "allocation and reservation" if allocation is not None else "reservation"
-    raise ClaimWriteError(f"add {what} to claim {_key(claim)}: {last}")
+        except ClaimWriteError as exc:
+            if not exc.conflict or attempt == ATTEMPTS - 1:
+                raise
 
 
 async def _write(
     handle: Handle, claim: RawObject, pod: Pod, allocation: Mapping[str, Any] | None
 ) -> None:
     meta = _meta(claim)
-    namespace, name = str(meta.get("namespace")), str(meta.get("name"))
+    namespace, name, key = str(meta.get("namespace")), str(meta.get("name")), _key(claim)
     if meta.get("deletionTimestamp"):
-        raise ClaimWriteError(f"claim {_key(claim)} got deleted in the meantime")
+        raise ClaimWriteError(f"claim {key} got deleted in the meantime")
     status = claim.get("status") or {}
     version = str(meta.get("resourceVersion") or "")
     if allocation is not None:
         if status.get("allocation") is not None:
-            raise ClaimWriteError(f"claim {_key(claim)} got allocated elsewhere in the meantime")
+            raise ClaimWriteError(f"claim {key} got allocated elsewhere in the meantime")
         finalizers = list(meta.get("finalizers") or ())
         if CLAIM_FINALIZER not in finalizers:
-            await handle.api.patch_object(
-                RESOURCE_CLAIMS,
-                namespace,
-                name,
-                {
-                    "metadata": {
-                        "resourceVersion": version,
-                        "finalizers": [*finalizers, CLAIM_FINALIZER],
-                    }
-                },
-            )
-            # The status write must be based on the claim as it is now.
-            claim = await handle.api.get(RESOURCE_CLAIMS, namespace, name)
+            async with _doing(f"add finalizer to claim {key}"):
+                await handle.api.patch_object(
+                    RESOURCE_CLAIMS,
+                    namespace,
+                    name,
+                    {
+                        "metadata": {
+                            "resourceVersion": version,
+                            "finalizers": [*finalizers, CLAIM_FINALIZER],
+                        }
+                    },
+                )
+                # The status write must be based on the claim as it is now.
+                claim = await handle.api.get(RESOURCE_CLAIMS, namespace, name)
             meta, status = _meta(claim), claim.get("status") or {}
             version = str(meta.get("resourceVersion") or "")
     reserved = [dict(r) for r in status.get("reservedFor") or ()]
     if not any(r.get("uid") == pod.uid for r in reserved):
         reserved.append(consumer(pod))
     body: dict[str, Any] = {"reservedFor": reserved}
+    what = "add reservation"
     if allocation is not None:
         body["allocation"] = stamped(allocation, handle.clock.wall())
-    await handle.api.patch_object(
-        RESOURCE_CLAIMS,
-        namespace,
-        name,
-        {"metadata": {"resourceVersion": version}, "status": body},
-        subresource="status",
-    )
+        what = "add allocation and reservation"
+    async with _doing(f"{what} to claim {key}"):
+        await handle.api.patch_object(
+            RESOURCE_CLAIMS,
+            namespace,
+            name,
+            {"metadata": {"resourceVersion": version}, "status": body},
+            subresource="status",
+        )
 
 
 async def unreserve_claim(handle: Handle, namespace: str, name: str, pod: Pod) -> None:
