@@ -28,6 +28,8 @@ MODELS = ("a100", "t4")
 # Claims allocated by kube-scheduler v1.36 carry the time of their allocation; it refuses to
 # share one that lacks it (docs/architecture.md, where we part ways with it on purpose).
 ALLOCATED_AT = "2026-01-01T09:00:00Z"
+# How many consumers one claim may be reserved for (ResourceClaimReservedForMaxSize).
+MAX_CONSUMERS = 256
 SHAPES = ("none",) * 8 + (
     "count",
     "count",
@@ -37,6 +39,8 @@ SHAPES = ("none",) * 8 + (
     "pinned",
     "same-model",
     "first-available",
+    "two-claims",
+    "in-use",
 )
 # What a plain pending pod drops of the generated one, so that its claim decides where it goes.
 _DROPPED_FIELDS = (
@@ -68,12 +72,24 @@ def with_devices(seed: int, index: int, pending: Object, node_names: list[str]) 
         devices = [device(name, model=rng.choice(MODELS), index=i) for i, name in enumerate(names)]
         objects.append(make_slice(f"{node}-gpu", DRIVER, devices, node=node, pool=node))
     objects += _taken(rng, inventory)
-    objects.append(_pending_claim(rng, shape, inventory, node_names))
+    claims = [_pending_claim(rng, shape, inventory, node_names)]
+    if shape == "two-claims":
+        claims.append(_bare(ClaimBuilder(f"{POD_CLAIM}-2").request("gpu", DEVICE_CLASS).dict()))
+    objects += claims
     spec = pending["spec"]
     if rng.random() < 0.5:
         _make_plain(spec)
-    spec["resourceClaims"] = [{"name": POD_CLAIM_REFERENCE, "resourceClaimName": POD_CLAIM}]
-    spec["containers"][0].setdefault("resources", {})["claims"] = [{"name": POD_CLAIM_REFERENCE}]
+    # The pod's names for its claims: "dev" for "devices", "dev-2" for "devices-2".
+    references = [
+        POD_CLAIM_REFERENCE + claim["metadata"]["name"].removeprefix(POD_CLAIM) for claim in claims
+    ]
+    spec["resourceClaims"] = [
+        {"name": reference, "resourceClaimName": claim["metadata"]["name"]}
+        for reference, claim in zip(references, claims, strict=True)
+    ]
+    spec["containers"][0].setdefault("resources", {})["claims"] = [
+        {"name": reference} for reference in references
+    ]
     return objects
 
 
@@ -113,10 +129,16 @@ def _pending_claim(
             {"cel": {"expression": small}}
         ]
     else:
-        # Allocated already, on one node: the pod can only go there.
+        # Allocated already, on one node: the pod can only go there. "in-use": and reserved for
+        # as many other consumers as a claim may have.
         node = rng.choice(sorted(inventory) or node_names)
         name = rng.choice(inventory.get(node) or ["gpu-0"])
         claim.request("gpu", DEVICE_CLASS).allocated(node, ("gpu", DRIVER, node, name))
+        if shape == "in-use":
+            claim.dict()["status"]["reservedFor"] = [
+                {"resource": "pods", "name": f"holder-{i}", "uid": f"holder-uid-{i}"}
+                for i in range(MAX_CONSUMERS)
+            ]
     return _bare(claim.dict())
 
 

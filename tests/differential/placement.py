@@ -30,6 +30,8 @@ ANSWER_TIMEOUT_S = 20.0
 BARRIER_TIMEOUT_S = 60.0
 # After a successful preemption the nomination and the victims' deletion follow the event.
 PREEMPTION_TIMEOUT_S = 15.0
+# What a FailedScheduling text says in place of the run's own namespace.
+CASE_NAMESPACE = "<namespace>"
 PROBE_LABEL = "differential.kube-pyscheduler.io/probe"
 _NODE_COUNTS = re.compile(
     r"^0/(\d+) nodes are available: (?:(\d+) node\(s\) didn't match Pod's node affinity/selector)?"
@@ -181,7 +183,9 @@ class CaseRun:
                 return Observation("bound", node=local_name(self.prefix, node))
             message = self._first_event(name)
             if message is not None:
-                return self._unschedulable(name, message)
+                # Each scheduler's run has a namespace of its own; a text naming it (a claim
+                # PreBind could not write, say) names the case's.
+                return self._unschedulable(name, message.replace(self.namespace, CASE_NAMESPACE))
             time.sleep(POLL_S)
         raise RunError(f"{self.scheduler_name}: no answer for {self.namespace}/{name}")
 
