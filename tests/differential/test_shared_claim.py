@@ -17,6 +17,7 @@ import pytest
 
 from bench.compare_schedulers import KINDS
 from bench.compare_schedulers import SchedulerKind
+from scheduler.testing import make_node
 from scheduler.testing.dra_builders import device
 from scheduler.testing.dra_builders import make_claim
 from scheduler.testing.dra_builders import make_device_class
@@ -39,17 +40,9 @@ def _created(client: ApiClient, path: str, body: dict[str, Any]) -> None:
 
 
 def _node(name: str) -> dict[str, Any]:
-    capacity = {"cpu": "4", "memory": "8Gi", "pods": "10"}
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-        "status": {
-            "capacity": capacity,
-            "allocatable": capacity,
-            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}],
-        },
-    }
+    node = make_node(name).dict()
+    del node["metadata"]["uid"]  # the server gives it
+    return node
 
 
 def _claim_pod(name: str, scheduler: SchedulerKind) -> dict[str, Any]:
