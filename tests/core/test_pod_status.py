@@ -106,3 +106,12 @@ def test_a_new_reason_keeps_the_time_the_condition_turned_false() -> None:
     patch = _patch(Pod.from_dict(raw))
     assert patch is not None
     assert patch["status"]["conditions"][0]["lastTransitionTime"] == "2026-04-30T08:00:00Z"
+
+
+def test_a_nomination_the_api_holds_beyond_the_pods_copy_is_cleared() -> None:
+    # The binding cycle nominated the pod after this copy of it was read.
+    patch = _patch(make_pod("p").obj(), standing_nomination="n1")
+    assert patch is not None
+    assert patch["status"]["nominatedNodeName"] is None
+    # Without it, the copy has no nomination to clear.
+    assert "nominatedNodeName" not in (_patch(make_pod("p").obj()) or {})["status"]

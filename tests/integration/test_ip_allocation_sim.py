@@ -94,6 +94,10 @@ async def test_every_pod_gets_its_own_address_until_the_pool_runs_out() -> None:
         addresses = {carried(h.pod("default", name)) for name in placed}
         assert len(addresses) == 11
         assert not {("p", "10.1.0.1"), ("p", "10.1.0.8"), ("p", "10.1.0.9")} & addresses
+        # PreBind had an address to write for each: each was nominated to its node first.
+        for name in placed:
+            status = h.pod("default", name)["status"]
+            assert status["nominatedNodeName"] == h.node_of("default", name)
         assert_consistent(h)
         waiting = next(f"web-{i}" for i in range(13) if f"web-{i}" not in placed)
         assert 'every IPPool of network "pods" is out of addresses' in h.scheduled_message(
@@ -124,6 +128,7 @@ async def test_pods_without_the_annotation_are_left_alone() -> None:
         assert await h.schedule_active() == 1
         assert h.node_of("default", "plain")
         assert ADDRESS not in (h.pod("default", "plain")["metadata"].get("annotations") or {})
+        assert "nominatedNodeName" not in (h.pod("default", "plain").get("status") or {})
 
 
 async def test_no_pool_for_the_network_keeps_the_pod_waiting_until_one_appears() -> None:
@@ -185,8 +190,13 @@ async def test_a_failed_prebind_releases_the_address_and_the_pod_is_retried(fail
     async with Harness(CONFIG) as h:
         h.create([*NODES, ip_pool("p", "10.6.0.0/29"), annotated_pod("web")])
         await h.quiesce()
-        resource = "pods" if fail == "pod-patch" else "ippools"
-        h.sim.fail_next("patch", resource, APIError(500, "etcd is unhappy"))
+        if fail == "pod-patch":
+            # The first patch of the pod is its nomination, whose failure is only logged; the
+            # second, the address annotation, fails PreBind.
+            h.sim.fail_next("patch", "pods", APIError(500, "etcd is unhappy"))
+            h.sim.fail_next("patch", "pods", APIError(500, "etcd is unhappy"))
+        else:
+            h.sim.fail_next("patch", "ippools", APIError(500, "etcd is unhappy"))
         assert await h.schedule_active() == 1
         assert h.node_of("default", "web") is None
         await settle_until(h, lambda: pools(h) == {})

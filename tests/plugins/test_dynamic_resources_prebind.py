@@ -10,6 +10,7 @@ from typing import Any
 
 from plugins.dynamic_resources import DynamicResources
 from scheduler.framework import Code
+from scheduler.framework import CycleState
 from scheduler.framework import Pod
 from scheduler.framework.errors import APIError
 from scheduler.framework.errors import ConflictError
@@ -50,6 +51,14 @@ async def test_pre_bind_writes_allocation_reservation_and_finalizer() -> None:
     # Stamped as kube-scheduler stamps its allocations, to the second, from the injected clock.
     stamp = world.clock.wall().strftime("%Y-%m-%dT%H:%M:%SZ")
     assert claim["status"]["allocation"]["allocationTimestamp"] == stamp
+
+
+def test_pre_flight_works_for_a_pod_with_claims_only() -> None:
+    world = world_with(make_claim("c").request("gpu", CLASS).dict())
+    state = world.reserve(pod(), "worker")
+    assert world.plugin.pre_bind_pre_flight(state, pod(), "worker").is_success
+    # No claims, so no state of the plugin's: PreBind has nothing to do.
+    assert world.plugin.pre_bind_pre_flight(CycleState(), pod(), "worker").is_skip
 
 
 async def test_pre_bind_only_reserves_an_allocated_shared_claim() -> None:

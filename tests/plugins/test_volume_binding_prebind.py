@@ -270,8 +270,21 @@ async def test_pods_whose_claims_are_all_bound_skip_the_work() -> None:
     pod = pod_using("a", "data")
     state = world.schedule(pod, "n-a")
     revision = world.sim.revision
+    assert world.plugin.pre_bind_pre_flight(state, pod, "n-a") == Status.skip()
     assert await world.plugin.pre_bind(state, pod, "n-a") == Status()
     assert world.sim.revision == revision, "nothing was written"
+
+
+def test_pre_flight_says_whether_reserve_left_volumes_to_bind() -> None:
+    world = static_world()
+    pod = pod_using("a", "first")
+    state = world.schedule(pod, "n-b")
+    assert world.plugin.pre_bind_pre_flight(state, pod, "n-b") == Status()
+    assert world.plugin.pre_bind_pre_flight(state, pod, "n-elsewhere") == Status.from_error(
+        'no pod volume found for node "n-elsewhere"'
+    )
+    # A pod without claims has no state of this plugin's at all.
+    assert world.plugin.pre_bind_pre_flight(CycleState(), pod, "n-b") == Status.skip()
 
 
 async def test_pre_bind_on_a_node_that_was_not_filtered() -> None:

@@ -358,6 +358,11 @@ class DynamicResources:
 
     # ---- PreBind -----------------------------------------------------------------------
 
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Work whenever the pod has claims (upstream's test, even if all are reserved)."""
+        data = state.get(STATE_KEY, StateData)
+        return SUCCESS if data is not None and data.claims else Status.skip()
+
     async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         data = state.get(STATE_KEY, StateData)
         if data is None or not data.claims:

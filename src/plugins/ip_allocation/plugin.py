@@ -187,6 +187,10 @@ class IPAllocation:
 
     # ---- PreBind ---------------------------------------------------------------------------
 
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Work for a pod that asks for an address."""
+        return SUCCESS if requested_network(pod) else Status.skip()
+
     async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         if not requested_network(pod):
             return Status.skip()

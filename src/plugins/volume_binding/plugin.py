@@ -138,6 +138,15 @@ class VolumeBinding:
 
     # ---- PreBind ----------------------------------------------------------------------
 
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Work only when Reserve left volumes to bind on the node."""
+        data = state.get(STATE_KEY, StateData)
+        if data is None or data.all_bound:
+            return Status.skip()
+        if node_name not in data.volumes_by_node:
+            return Status.from_error(f'no pod volume found for node "{node_name}"')
+        return SUCCESS
+
     async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         data = state.get(STATE_KEY, StateData)
         if data is None or data.all_bound:

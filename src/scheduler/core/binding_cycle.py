@@ -1,6 +1,8 @@
 """The binding cycle: one asyncio task per pod that passed Reserve and Permit.
 
-In order: wait while Permit plugins hold the pod, PreBind, Bind (by an interested HTTP
+In order: PreBindPreFlight (when PreBind has work to do for the pod, or Permit holds it, the
+pod is nominated to its node first, so that the cluster autoscaler and the like see where it
+is going), wait while Permit plugins hold the pod, PreBind, Bind (by an interested HTTP
 extender if there is one, else the Bind plugins), then the pod is bound (the
 cache keeps it, the `Scheduled` Event is written, the metrics count it) and PostBind runs. Any
 failure goes to the failure handler, which unreserves, forgets, records and requeues. Cancelled
@@ -16,11 +18,13 @@ from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Iterator
 
+from scheduler.cluster.port import ClusterClient
 from scheduler.core.failure import FailureHandler
 from scheduler.core.outcome import Attempt
 from scheduler.core.outcome import Failure
 from scheduler.core.services import CyclePart
 from scheduler.core.services import CycleServices
+from scheduler.framework.errors import APIError
 from scheduler.framework.status import Status
 from scheduler.framework.status import raised
 from scheduler.objects.pod import Pod
@@ -51,6 +55,7 @@ class BindingCycles(CyclePart):
         failures: FailureHandler,
         bind_by_extender: Callable[[Pod, str], Awaitable[Status | None]],
         watch: Callable[[asyncio.Task[None]], None],
+        client: ClusterClient,
         limit: int = MAX_BINDING_CYCLES,
     ) -> None:
         """`watch` owns each task: an exception escaping one is the scheduler's fatal error;
@@ -61,6 +66,7 @@ class BindingCycles(CyclePart):
         self._failures = failures
         self._bind_by_extender = bind_by_extender
         self._watch = watch
+        self._client = client
         self.limit = limit
         self.tasks: set[asyncio.Task[None]] = set()
         self.binding = 0
@@ -113,6 +119,16 @@ class BindingCycles(CyclePart):
 
     async def _bind(self, attempt: Attempt, assumed: Pod, node: str) -> None:
         framework, state, info = attempt.framework, attempt.state, attempt.info
+        pre_flight = framework.run_pre_bind_pre_flights(state, assumed, node)
+        if not (pre_flight.is_success or pre_flight.is_skip):
+            # Before Permit's wait, as upstream: a pod held at Permit is held no longer.
+            framework.waiting_pods.remove(assumed.uid)
+            failure = Failure.at_chosen_node(pre_flight)
+            self._failures.after_reserve(attempt, assumed, node, failure)
+            self._failures.release_place(assumed, others_only=True)
+            return
+        if pre_flight.is_success or framework.will_wait_on_permit(assumed):
+            await self._nominate(attempt, assumed, node)
         status = await framework.wait_on_permit(assumed)
         if not status.is_success:
             self._failures.after_reserve(attempt, assumed, node, Failure.at_chosen_node(status))
@@ -147,6 +163,25 @@ class BindingCycles(CyclePart):
         self._metrics.pod_scheduled(info.attempts, sli)
         log_v(_log, V_BIND, "Successfully bound pod to node", pod=assumed.key, node=node)
         await framework.run_post_bind(state, assumed, node)
+
+    async def _nominate(self, attempt: Attempt, assumed: Pod, node: str) -> None:
+        """`status.nominatedNodeName` set to the node the pod is about to be bound to. Only
+        informative: a failed write is logged and the cycle goes on. Should the cycle then
+        fail, the failure handler clears it again."""
+        if assumed.nominated_node_name == node:
+            return
+        try:
+            await self._client.patch_pod_status(
+                assumed.namespace, assumed.name, {"nominatedNodeName": node}
+            )
+            attempt.binding_nomination = node
+        except APIError as exc:
+            _log.error(
+                "Failed to update the nominated node name in the binding cycle",
+                pod=assumed.key,
+                nominatedNodeName=node,
+                err=str(exc),
+            )
 
     async def _pre_bind_and_bind(self, attempt: Attempt, assumed: Pod, node: str) -> Status:
         framework, state = attempt.framework, attempt.state

@@ -98,14 +98,18 @@ class FailureHandler(CyclePart):
             info.pod = current
             self._queue.add_unschedulable_if_not_present(info, attempt.cycle)
         self._queue.done(pod)
+        # From here on, the pod as the informer has it; a nomination the binding cycle made
+        # (before Permit's wait or PreBind) stands even if the informer has not seen it yet.
+        pod = info.pod
+        standing = attempt.binding_nomination or pod.nominated_node_name
         nominated = ""
         if failure.post_filter is not None and failure.post_filter.nominated_node_name:
             nominated = failure.post_filter.nominated_node_name
             self._queue.add_nominated_pod(info.pod, nominated)
-        elif pod.nominated_node_name and failure.clear_nomination:
+        elif standing and failure.clear_nomination:
             self._queue.delete_nominated_pod(pod)
-        elif pod.nominated_node_name:
-            nominated = pod.nominated_node_name
+        elif standing:
+            nominated = standing
         self._recorder.pod_event(
             pod,
             event_type="Warning",
@@ -114,7 +118,7 @@ class FailureHandler(CyclePart):
             note=failure.message,
             controller=framework.name,
         )
-        self._patch_condition(pod, failure, rejected, nominated)
+        self._patch_condition(pod, failure, rejected, nominated, standing)
         if self.result_annotations is not None:
             self.result_annotations.failed(pod, failure)
         self.last_failures[pod.key] = failure.message
@@ -123,7 +127,9 @@ class FailureHandler(CyclePart):
         else:
             self.errored.add(pod.key)
 
-    def _patch_condition(self, pod: Pod, failure: Failure, rejected: bool, nominated: str) -> None:
+    def _patch_condition(
+        self, pod: Pod, failure: Failure, rejected: bool, nominated: str, standing: str
+    ) -> None:
         patch = failure_status_patch(
             pod,
             message=failure.message,
@@ -131,6 +137,7 @@ class FailureHandler(CyclePart):
             nominated=nominated,
             clear_nomination=failure.clear_nomination,
             now=self._clock.wall(),
+            standing_nomination=standing,
         )
         if patch is None:
             return

@@ -25,6 +25,9 @@ class Attempt:
     cycle: int
     started: float
     bound: bool = False
+    # The node the binding cycle nominated the pod to before Permit's wait or PreBind ("" if
+    # it did not): the API has it before the informer does.
+    binding_nomination: str = ""
 
 
 @dataclass(slots=True)

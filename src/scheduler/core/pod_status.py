@@ -26,17 +26,19 @@ def failure_status_patch(
     nominated: str,
     clear_nomination: bool,
     now: datetime,
+    standing_nomination: str | None = None,
 ) -> dict[str, Any] | None:
     """The status patch for a failed attempt, or None if the pod already says all of it.
 
     The reason is Unschedulable for rejections and SchedulerError otherwise; the message is the
     full (untruncated) failure text. `nominated` is the node to nominate ("" for none); an
-    existing nomination is cleared only when `clear_nomination` says so.
+    existing nomination is cleared only when `clear_nomination` says so. The existing one is
+    `pod`'s unless `standing_nomination` names the one the API holds (when the scheduler wrote
+    it after `pod` was read).
     """
     reason = "Unschedulable" if rejected else "SchedulerError"
-    nomination_changes = nominated != pod.nominated_node_name and (
-        bool(nominated) or clear_nomination
-    )
+    standing = pod.nominated_node_name if standing_nomination is None else standing_nomination
+    nomination_changes = nominated != standing and (bool(nominated) or clear_nomination)
     existing = pod_scheduled_condition(pod)
     if (
         existing is not None

@@ -186,6 +186,7 @@ class Scheduler:
             failures=self.failures,
             bind_by_extender=self.extenders.bind,
             watch=self.watch,
+            client=client,
         )
         # Binding cycles in flight.
         self.binding_tasks = self.bindings.tasks

@@ -41,6 +41,7 @@ from scheduler.framework.plugins import PostBindPlugin
 from scheduler.framework.plugins import PostFilterPlugin
 from scheduler.framework.plugins import PostFilterResult
 from scheduler.framework.plugins import PreBindPlugin
+from scheduler.framework.plugins import PreBindPreFlightPlugin
 from scheduler.framework.plugins import PreEnqueuePlugin
 from scheduler.framework.plugins import PreFilterExtensions
 from scheduler.framework.plugins import PreFilterPlugin
@@ -105,6 +106,7 @@ __all__ = [
     "PostFilterPlugin",
     "PostFilterResult",
     "PreBindPlugin",
+    "PreBindPreFlightPlugin",
     "PreEnqueuePlugin",
     "PreFilterExtensions",
     "PreFilterPlugin",

@@ -49,6 +49,7 @@ REQUIRED: dict[str, tuple[Method, ...]] = {
 OPTIONAL: dict[str, tuple[Method, ...]] = {
     "Filter": (Method("filter_nodes", ("state", "pod", "table", "rows")),),
     "Score": (Method("score_nodes", ("state", "pod", "table", "rows")),),
+    "PreBind": (Method("pre_bind_pre_flight", _STATE_POD_NODE),),
 }
 EVENTS_TO_REGISTER = Method("events_to_register", ())
 NORMALIZE_SCORE = Method("normalize_score", ("state", "pod", "table", "rows", "scores"))

@@ -25,6 +25,7 @@ class CycleState:
         "pods_to_activate",
         "record_plugin_metrics",
         "skip_filter_plugins",
+        "skip_pre_bind_plugins",
         "skip_score_plugins",
     )
 
@@ -32,6 +33,8 @@ class CycleState:
         self._data: dict[str, Any] = {}
         self.skip_filter_plugins: set[str] = set()
         self.skip_score_plugins: set[str] = set()
+        # PreBind plugins whose PreBindPreFlight said Skip.
+        self.skip_pre_bind_plugins: set[str] = set()
         self.record_plugin_metrics = False
         # Pods (by key) that plugins ask the queue to activate after this cycle.
         self.pods_to_activate: dict[str, Any] = {}
@@ -62,6 +65,7 @@ class CycleState:
         }
         copy.skip_filter_plugins = set(self.skip_filter_plugins)
         copy.skip_score_plugins = set(self.skip_score_plugins)
+        copy.skip_pre_bind_plugins = set(self.skip_pre_bind_plugins)
         copy.record_plugin_metrics = self.record_plugin_metrics
         copy.pods_to_activate = self.pods_to_activate
         return copy

@@ -268,6 +268,22 @@ class PreBindPlugin(Plugin, Protocol):
 
 
 @runtime_checkable
+class PreBindPreFlightPlugin(PreBindPlugin, Protocol):
+    """A PreBind plugin that says, before the binding cycle waits at Permit, whether its
+    PreBind will do any work for this pod on this node; synchronous, on the event loop.
+
+    Success: it will, so the pod's `status.nominatedNodeName` is set to the node first (as
+    kube-scheduler does, for components such as the cluster autoscaler to see where the pod is
+    going while PreBind runs). Skip: it will not, and its PreBind is not called. Error fails
+    the attempt; any other code is an Error too. A PreBind plugin without this method is taken
+    to work on every pod, so implementing it saves a status write per pod it has nothing to do
+    for.
+    """
+
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status: ...
+
+
+@runtime_checkable
 class BindPlugin(Plugin, Protocol):
     """Bind the pod to the node; the first plugin that does not return Skip decides.
 

@@ -1,10 +1,13 @@
-"""PreBind, Bind and PostBind: the awaitable extension points of the binding cycle."""
+"""PreBindPreFlight, PreBind, Bind and PostBind: the extension points of the binding cycle."""
 
 from __future__ import annotations
 
 import time
 
 from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.plugins import PreBindPreFlightPlugin
+from scheduler.framework.status import SUCCESS
+from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
@@ -12,10 +15,47 @@ from scheduler.runtime.chain_end import ended
 from scheduler.runtime.chain_end import stopped_at
 from scheduler.runtime.profile import Profile
 
+PRE_BIND_PRE_FLIGHT = "PreBindPreFlight"
+
+
+def run_pre_bind_pre_flights(
+    profile: Profile, state: CycleState, pod: Pod, node_name: str
+) -> Status:
+    """Success when some PreBind plugin will work for the pod (or has no PreBindPreFlight to
+    say it will not), Skip when none will (or there are none); an Error, or a code the point
+    does not allow, fails the attempt. Plugins that answer Skip are left out of PreBind."""
+    started = time.perf_counter()
+    result = Status.skip()
+    skipped: set[str] = set()
+    for plugin in profile.pre_bind:
+        if not isinstance(plugin, PreBindPreFlightPlugin):
+            result = SUCCESS
+            continue
+        status = invoke.call_status(
+            PRE_BIND_PRE_FLIGHT, plugin.name, plugin.pre_bind_pre_flight, state, pod, node_name
+        )
+        if status.is_skip:
+            skipped.add(plugin.name)
+        elif status.is_success:
+            result = SUCCESS
+        elif status.code is Code.ERROR:
+            return stopped_at(profile, PRE_BIND_PRE_FLIGHT, plugin.name, status, started)
+        else:
+            unsupported = Status.from_error(
+                f'PreBindPreFlight {plugin.name} returned "{status.code.label}", which is '
+                "unsupported. It is supposed to return Success, Skip, or Error status"
+            ).with_plugin(plugin.name)
+            profile.observe(PRE_BIND_PRE_FLIGHT, unsupported, started)
+            return unsupported
+    state.skip_pre_bind_plugins = skipped
+    return ended(profile, PRE_BIND_PRE_FLIGHT, started, result)
+
 
 async def run_pre_bind(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> Status:
     started = time.perf_counter()
     for plugin in profile.pre_bind:
+        if plugin.name in state.skip_pre_bind_plugins:
+            continue
         status = await invoke.await_status(
             "PreBind", plugin.name, plugin.pre_bind, state, pod, node_name
         )

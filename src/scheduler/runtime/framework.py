@@ -127,6 +127,12 @@ class Framework(Profile):
 
     # ---- binding cycle (one task per pod) -------------------------------------------------
 
+    def run_pre_bind_pre_flights(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        return binding.run_pre_bind_pre_flights(self, state, pod, node_name)
+
+    def will_wait_on_permit(self, pod: Pod) -> bool:
+        return self.waiting_pods.get(pod.uid) is not None
+
     async def wait_on_permit(self, pod: Pod) -> Status:
         return await reservation.wait_on_permit(self, pod)
 

@@ -61,6 +61,7 @@ _ERROR_TEXT = {
     ),
     "AddPod": 'running AddPod on PreFilter plugin "{plugin}": {message}',
     "RemovePod": 'running RemovePod on PreFilter plugin "{plugin}": {message}',
+    "PreBindPreFlight": 'running PreBindPreFlight "{plugin}": {message}',
 }
 _DEFAULT_ERROR_TEXT = 'running {point} plugin "{plugin}": {message}'
 
