@@ -191,7 +191,10 @@ class CaseRun:
 
     def _unschedulable(self, name: str, message: str) -> Observation:
         observation = Observation("unschedulable", message=message)
-        if "preemption:" not in message and self.case.pending["spec"].get("priority"):
+        # A FitError without a word from preemption: preemption found a node. (A failure of
+        # the binding cycle, at PreBind say, is no FitError and preempts nothing.)
+        fit_error = message.startswith("0/")
+        if fit_error and "preemption:" not in message and self.case.pending["spec"].get("priority"):
             # Preemption found a candidate: the nomination follows the event, and the victims'
             # deletions run in the background. The pod's next attempt (the victims' updates
             # requeue it) fails again while they terminate; by then every deletion was sent.
