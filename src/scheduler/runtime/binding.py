@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 from scheduler.framework.cycle_state import CycleState
-from scheduler.framework.plugins import PreBindPreFlightPlugin
 from scheduler.framework.status import SUCCESS
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
@@ -27,12 +26,12 @@ def run_pre_bind_pre_flights(
     started = time.perf_counter()
     result = Status.skip()
     skipped: set[str] = set()
-    for plugin in profile.pre_bind:
-        if not isinstance(plugin, PreBindPreFlightPlugin):
+    for plugin, pre_flight in profile.pre_bind_pre_flights:
+        if pre_flight is None:
             result = SUCCESS
             continue
         status = invoke.call_status(
-            PRE_BIND_PRE_FLIGHT, plugin.name, plugin.pre_bind_pre_flight, state, pod, node_name
+            PRE_BIND_PRE_FLIGHT, plugin.name, pre_flight, state, pod, node_name
         )
         if status.is_skip:
             skipped.add(plugin.name)

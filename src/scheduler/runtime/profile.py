@@ -26,6 +26,7 @@ from scheduler.framework.plugins import Plugin
 from scheduler.framework.plugins import PostBindPlugin
 from scheduler.framework.plugins import PostFilterPlugin
 from scheduler.framework.plugins import PreBindPlugin
+from scheduler.framework.plugins import PreBindPreFlightPlugin
 from scheduler.framework.plugins import PreEnqueuePlugin
 from scheduler.framework.plugins import PreFilterPlugin
 from scheduler.framework.plugins import PreScorePlugin
@@ -120,6 +121,12 @@ class Profile:
         self.reserve = [p for p in chain("Reserve") if isinstance(p, ReservePlugin)]
         self.permit = [p for p in chain("Permit") if isinstance(p, PermitPlugin)]
         self.pre_bind = [p for p in chain("PreBind") if isinstance(p, PreBindPlugin)]
+        # Each PreBind plugin with its PreBindPreFlight (None if it has none), looked up once:
+        # a Protocol check per pod costs more than the pre-flight itself.
+        self.pre_bind_pre_flights = [
+            (p, p.pre_bind_pre_flight if isinstance(p, PreBindPreFlightPlugin) else None)
+            for p in self.pre_bind
+        ]
         self.bind = [p for p in chain("Bind") if isinstance(p, BindPlugin)]
         self.post_bind = [p for p in chain("PostBind") if isinstance(p, PostBindPlugin)]
         self.chain = FilterChain(self.pre_filter, [e.plugin for e in self.filter])
