@@ -32,6 +32,11 @@ BARRIER_TIMEOUT_S = 60.0
 PREEMPTION_TIMEOUT_S = 15.0
 # What a FailedScheduling text says in place of the run's own namespace.
 CASE_NAMESPACE = "<namespace>"
+# An attempt whose PostFilter took a claim's allocation away (DynamicResources, the claim was
+# allocated where the pod cannot go) is not the scheduler's answer: the claim's update requeues
+# the pod at once, and the next attempt allocates afresh. Which of that attempt's Binding and
+# the first attempt's Event lands first is a race of a few milliseconds.
+DEALLOCATED = "deallocation of ResourceClaim completed"
 PROBE_LABEL = "differential.kube-pyscheduler.io/probe"
 _NODE_COUNTS = re.compile(
     r"^0/(\d+) nodes are available: (?:(\d+) node\(s\) didn't match Pod's node affinity/selector)?"
@@ -49,6 +54,9 @@ class Observation:
     verdict: str  # "bound" or "unschedulable"
     node: str = ""
     message: str = ""
+    # The next attempt's FailedScheduling text, where the first attempt's was not the answer
+    # (DEALLOCATED) and the next one failed too.
+    then: str = ""
     nominated: str = ""
     victims: list[str] = field(default_factory=list)
 
@@ -177,17 +185,23 @@ class CaseRun:
     def _observe(self, name: str) -> Observation:
         deadline = time.monotonic() + ANSWER_TIMEOUT_S
         while time.monotonic() < deadline:
-            pod = self._get_pod(name)
-            node = (pod.get("spec") or {}).get("nodeName")
+            node = (self._get_pod(name).get("spec") or {}).get("nodeName")
+            events = self._events(name)
             if node:
                 return Observation("bound", node=local_name(self.prefix, node))
-            message = self._first_event(name)
-            if message is not None:
-                # Each scheduler's run has a namespace of its own; a text naming it (a claim
-                # PreBind could not write, say) names the case's.
-                return self._unschedulable(name, message.replace(self.namespace, CASE_NAMESPACE))
+            if events and DEALLOCATED not in events[0][1]:
+                return self._unschedulable(name, self._localized(events[0][1]))
+            if len(events) >= 2:
+                # The attempt after the deallocation failed too: that is the answer.
+                first, then = (self._localized(note) for _, note in events[:2])
+                return Observation("unschedulable", message=first, then=then)
             time.sleep(POLL_S)
         raise RunError(f"{self.scheduler_name}: no answer for {self.namespace}/{name}")
+
+    def _localized(self, message: str) -> str:
+        """Each scheduler's run has a namespace of its own; a text naming it (a claim PreBind
+        could not write, say) names the case's."""
+        return message.replace(self.namespace, CASE_NAMESPACE)
 
     def _unschedulable(self, name: str, message: str) -> Observation:
         observation = Observation("unschedulable", message=message)

@@ -15,6 +15,8 @@ def differences(upstream: Observation, ours: Observation, *, compare_node: bool)
         found.append(f"verdict: upstream {upstream.verdict}, ours {ours.verdict}")
     if upstream.message != ours.message:
         found.append(f"message:\n  upstream: {upstream.message}\n  ours:     {ours.message}")
+    if upstream.then != ours.then:
+        found.append(f"then:\n  upstream: {upstream.then}\n  ours:     {ours.then}")
     if compare_node and upstream.verdict == ours.verdict == "bound" and upstream.node != ours.node:
         found.append(f"node: upstream {upstream.node}, ours {ours.node}")
     if upstream.nominated != ours.nominated:
