@@ -295,9 +295,11 @@ async def test_requests_carry_user_agent_accept_and_bearer_token(
     assert headers["authorization"] == "Bearer s3cret"
 
 
-async def test_the_answers_to_bindings_and_events_are_read_but_not_parsed(
+async def test_the_answers_to_writes_are_read_but_not_parsed(
     api: FakeApiServer, client: KubeClusterClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Bindings, Events, status patches, merge patches and deletes: the caller has no use for
+    # the object the server answers with (a whole pod, for a status patch).
     parsed: list[bytes] = []
 
     def counting_decode(data: bytes) -> Any:
@@ -305,11 +307,29 @@ async def test_the_answers_to_bindings_and_events_are_read_but_not_parsed(
         return json.loads(data)
 
     monkeypatch.setattr(transport, "decode", counting_decode)
+    pod_path = "/api/v1/namespaces/team-a/pods/web"
+    claim_path = "/apis/resource.k8s.io/v1/namespaces/team-a/resourceclaims/gpu"
     api.reply("POST", binding_path(), 201, CREATED)
     api.reply("POST", "/apis/events.k8s.io/v1/namespaces/team-a/events", 201, {"kind": "Event"})
+    api.reply("PATCH", f"{pod_path}/status", body={"kind": "Pod"})
+    api.reply("PATCH", claim_path, body={"kind": "ResourceClaim"})
+    api.reply("DELETE", pod_path, body={"kind": "Pod"})
+    api.reply("DELETE", claim_path, body={"kind": "ResourceClaim"})
     api.reply("GET", "/api/v1/nodes/n1", body={"kind": "Node"})
     await client.bind(pending_pod(), "n1")
     await client.create_event({"regarding": {"namespace": "team-a", "name": "web"}})
+    await client.patch_pod_status("team-a", "web", {"conditions": []})
+    await client.patch_object("resourceclaims", "team-a", "gpu", {"metadata": {"labels": {}}})
+    await client.delete_pod("team-a", "web", "uid-1")
+    await client.delete("resourceclaims", "team-a", "gpu")
+    assert [r.method for r in api.requests] == [
+        "POST",
+        "POST",
+        "PATCH",
+        "PATCH",
+        "DELETE",
+        "DELETE",
+    ]
     assert parsed == []
     # The same connection pool then serves a read, whose answer is parsed.
     assert await client.get("nodes", "", "n1") == {"kind": "Node"}

@@ -228,7 +228,7 @@ class KubeClusterClient:
 
     async def delete(self, resource: str, namespace: str, name: str) -> None:
         path = self._resources[resource].object_path(namespace, name)
-        await self._transport.request("DELETE", path)
+        await self._transport.send("DELETE", path, body=None)
 
     async def bind(self, pod: Pod, node_name: str) -> None:
         path = self._resources["pods"].object_path(pod.namespace, pod.name, "binding")
@@ -278,13 +278,13 @@ class KubeClusterClient:
         """Delete the pod, only if it is still the one with `uid` (when given): 409 otherwise."""
         path = self._resources["pods"].object_path(namespace, name)
         body = delete_options(uid, grace_period_seconds)
-        await self._transport.request("DELETE", path, body=body)
+        await self._transport.send("DELETE", path, body=body)
 
     async def patch_pod_status(self, namespace: str, name: str, patch: Mapping[str, Any]) -> None:
         """Strategic-merge-patch the status subresource: conditions merge by `type` there and a
         None value removes a field, as the port promises."""
         path = self._resources["pods"].object_path(namespace, name, "status")
-        await self._transport.request(
+        await self._transport.send(
             "PATCH", path, body=status_patch(patch), content_type=STRATEGIC_MERGE_PATCH
         )
 
@@ -298,7 +298,7 @@ class KubeClusterClient:
     ) -> None:
         """JSON merge patch (RFC 7386); a `metadata.resourceVersion` in it is a precondition."""
         path = self._resources[resource].object_path(namespace, name, subresource)
-        await self._transport.request("PATCH", path, body=patch, content_type=MERGE_PATCH)
+        await self._transport.send("PATCH", path, body=patch, content_type=MERGE_PATCH)
 
     async def create_event(self, event: Mapping[str, Any]) -> None:
         body = event_body(event, self._clock.wall())

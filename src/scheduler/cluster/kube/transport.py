@@ -10,8 +10,9 @@ environment, which costs two thread-pool round trips per request (a netrc lookup
 lookup). Requests go through a session of our own on the same connector instead, with bodies
 encoded and parsed by orjson (`json_codec`), and the proxy the environment names (HTTPS_PROXY,
 NO_PROXY, as client-go reads them) looked up once. Writes whose answer is not needed (`send`:
-Bindings and Events, made per pod) skip aiohttp's client altogether when no proxy is in the way,
-over keep-alive connections of their own with the same TLS context (`http1`).
+Bindings and Events, made per pod, status and merge patches, deletes) skip aiohttp's client
+altogether when no proxy is in the way, over keep-alive connections of their own with the same
+TLS context (`http1`).
 
 Every request first takes a token from the client-side rate limiter, like client-go's. A
 `RequestObserver`, once set, hears of each wait and each request, as client-go's rest_client_*
