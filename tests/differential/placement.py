@@ -54,8 +54,8 @@ class Observation:
     verdict: str  # "bound" or "unschedulable"
     node: str = ""
     message: str = ""
-    # The next attempt's FailedScheduling text, where the first attempt's was not the answer
-    # (DEALLOCATED) and the next one failed too.
+    # Where the first attempt's text was not the answer (DEALLOCATED) and the next attempt
+    # failed too: that attempt's text, from the pod's PodScheduled condition.
     then: str = ""
     nominated: str = ""
     victims: list[str] = field(default_factory=list)
@@ -185,16 +185,21 @@ class CaseRun:
     def _observe(self, name: str) -> Observation:
         deadline = time.monotonic() + ANSWER_TIMEOUT_S
         while time.monotonic() < deadline:
-            node = (self._get_pod(name).get("spec") or {}).get("nodeName")
-            events = self._events(name)
+            pod = self._get_pod(name)
+            node = (pod.get("spec") or {}).get("nodeName")
             if node:
                 return Observation("bound", node=local_name(self.prefix, node))
-            if events and DEALLOCATED not in events[0][1]:
-                return self._unschedulable(name, self._localized(events[0][1]))
-            if len(events) >= 2:
-                # The attempt after the deallocation failed too: that is the answer.
-                first, then = (self._localized(note) for _, note in events[:2])
-                return Observation("unschedulable", message=first, then=then)
+            message = self._first_event(name)
+            if message is not None and DEALLOCATED not in message:
+                return self._unschedulable(name, self._localized(message))
+            then = _unscheduled_message(pod)
+            if message is not None and then and DEALLOCATED not in then:
+                # The attempt after the deallocation failed too: that is the answer. Its Event
+                # is a series on the first one (an Event's note is not part of what makes two
+                # alike), so its text is read from the pod's PodScheduled condition.
+                return Observation(
+                    "unschedulable", message=self._localized(message), then=self._localized(then)
+                )
             time.sleep(POLL_S)
         raise RunError(f"{self.scheduler_name}: no answer for {self.namespace}/{name}")
 
@@ -318,6 +323,14 @@ class CaseRun:
             # Protection finalizers keep them (no controller removes them); names never recur.
             if volume["kind"] == "PersistentVolume":
                 self.client.delete(f"/api/v1/persistentvolumes/{volume['metadata']['name']}")
+
+
+def _unscheduled_message(pod: Object) -> str:
+    """The message of the pod's PodScheduled=False condition, "" without one."""
+    for condition in (pod.get("status") or {}).get("conditions") or ():
+        if condition.get("type") == "PodScheduled" and condition.get("status") == "False":
+            return str(condition.get("message") or "")
+    return ""
 
 
 def _namespace(name: str) -> Object:
