@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from plugins.dynamic_resources.messages import DEALLOCATED
 from tests.differential.cases import HOSTNAME
 from tests.differential.cases import Case
 from tests.differential.cases import Object
@@ -32,11 +33,6 @@ BARRIER_TIMEOUT_S = 60.0
 PREEMPTION_TIMEOUT_S = 15.0
 # What a FailedScheduling text says in place of the run's own namespace.
 CASE_NAMESPACE = "<namespace>"
-# An attempt whose PostFilter took a claim's allocation away (DynamicResources, the claim was
-# allocated where the pod cannot go) is not the scheduler's answer: the claim's update requeues
-# the pod at once, and the next attempt allocates afresh. Which of that attempt's Binding and
-# the first attempt's Event lands first is a race of a few milliseconds.
-DEALLOCATED = "deallocation of ResourceClaim completed"
 PROBE_LABEL = "differential.kube-pyscheduler.io/probe"
 _NODE_COUNTS = re.compile(
     r"^0/(\d+) nodes are available: (?:(\d+) node\(s\) didn't match Pod's node affinity/selector)?"
@@ -54,8 +50,11 @@ class Observation:
     verdict: str  # "bound" or "unschedulable"
     node: str = ""
     message: str = ""
-    # Where the first attempt's text was not the answer (DEALLOCATED) and the next attempt
-    # failed too: that attempt's text, from the pod's PodScheduled condition.
+    # Where the first attempt's text was not the answer (its PostFilter took a claim's
+    # allocation away, DEALLOCATED: the claim's update requeues the pod at once, and which of
+    # the next attempt's Binding and this attempt's Event lands first is a race of a few
+    # milliseconds) and the next attempt failed too: that attempt's text, from the pod's
+    # PodScheduled condition.
     then: str = ""
     nominated: str = ""
     victims: list[str] = field(default_factory=list)
