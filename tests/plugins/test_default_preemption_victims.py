@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from plugins.default_preemption.disruption_budgets import DisruptionBudget
-from plugins.default_preemption.disruption_budgets import split_by_violation
-from plugins.default_preemption.importance import by_importance
-from plugins.default_preemption.importance import reprieve_order
-from plugins.default_preemption.victims import NO_VICTIMS_FOUND
-from plugins.default_preemption.victims import Victims
-from plugins.default_preemption.victims import select_victims
+from plugins.helpers.preemption.disruption_budgets import DisruptionBudget
+from plugins.helpers.preemption.disruption_budgets import split_by_violation
+from plugins.helpers.preemption.importance import by_importance
+from plugins.helpers.preemption.importance import reprieve_order
+from plugins.helpers.preemption.victims import NO_VICTIMS_FOUND
+from plugins.helpers.preemption.victims import Victims
+from plugins.helpers.preemption.victims import select_victims
 from scheduler.framework import Code
 from scheduler.framework import CycleState
 from scheduler.framework import Pod

@@ -20,8 +20,8 @@ from plugins import taint_toleration
 from plugins import volume_binding
 from plugins import volume_restrictions
 from plugins import volume_zone
-from plugins.default_preemption import messages as preemption
-from plugins.default_preemption.victims import NO_VICTIMS_FOUND
+from plugins.helpers.preemption import messages as preemption
+from plugins.helpers.preemption.victims import NO_VICTIMS_FOUND
 
 V136_TEXTS: dict[str, tuple[str, str]] = {
     "NodeAffinity/pod": (

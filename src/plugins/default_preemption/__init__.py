@@ -1,8 +1,8 @@
 """The DefaultPreemption post-filter (and pre-enqueue) plugin."""
 
 from plugins.default_preemption.args import DefaultPreemptionArgs
-from plugins.default_preemption.disruption_budgets import PDB_RESOURCE
 from plugins.default_preemption.plugin import DefaultPreemption
+from plugins.helpers.preemption import PDB_RESOURCE
 from scheduler.framework import PluginSpec
 
 SPEC = PluginSpec(

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from plugins.default_preemption.disruption_budgets import DisruptionBudget
-from plugins.default_preemption.disruption_budgets import split_by_violation
-from plugins.default_preemption.importance import by_importance
-from plugins.default_preemption.importance import reprieve_order
+from plugins.helpers.preemption.disruption_budgets import DisruptionBudget
+from plugins.helpers.preemption.disruption_budgets import split_by_violation
+from plugins.helpers.preemption.importance import by_importance
+from plugins.helpers.preemption.importance import reprieve_order
 from scheduler.framework import Code
 from scheduler.framework import CycleState
 from scheduler.framework import Handle
@@ -37,7 +37,7 @@ def may_preempt(preemptor: Pod, victim: Pod) -> bool:
     return victim.priority < preemptor.priority
 
 
-class _DryRunNode:
+class DryRunNode:
     """A copied node and cycle state with the PreFilter extensions kept in step."""
 
     def __init__(self, handle: Handle, state: CycleState, pod: Pod, node_info: NodeInfo) -> None:
@@ -79,12 +79,12 @@ def select_victims(
     one, most important first and budget-violating ones before the others, keeping each one
     the pod still fits beside. What cannot be put back is the answer.
     """
-    node = _DryRunNode(handle, state, pod, node_info)
+    node = DryRunNode(handle, state, pod, node_info)
     potential = [p for p in node_info.pods.values() if may_preempt(pod, p)]
     for victim in potential:
         status = node.remove(victim)
         if not status.is_success:
-            return _as_error(status)
+            return extension_error(status)
     if not potential:
         return Status.unresolvable(NO_VICTIMS_FOUND)
     status = node.fits()
@@ -97,18 +97,18 @@ def select_victims(
         for candidate in group:
             status = node.add(candidate)
             if not status.is_success:
-                return _as_error(status)
+                return extension_error(status)
             if node.fits().is_success:
                 continue
             status = node.remove(candidate)
             if not status.is_success:
-                return _as_error(status)
+                return extension_error(status)
             victims.append(candidate)
             if counts_as_violation:
                 num_violations += 1
     return Victims(tuple(by_importance(victims, now)), num_violations)
 
 
-def _as_error(status: Status) -> Status:
+def extension_error(status: Status) -> Status:
     """A PreFilter extension that cannot follow a hypothetical change is an internal error."""
     return status if status.code is Code.ERROR else Status.from_error(status.message())

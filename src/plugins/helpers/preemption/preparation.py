@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from plugins.default_preemption.candidates import Candidate
-from plugins.default_preemption.eligibility import DISRUPTION_TARGET
-from plugins.default_preemption.eligibility import PREEMPTION_BY_SCHEDULER
+from plugins.helpers.preemption.candidates import Candidate
+from plugins.helpers.preemption.eligibility import DISRUPTION_TARGET
+from plugins.helpers.preemption.eligibility import PREEMPTION_BY_SCHEDULER
 from scheduler.framework import Handle
 from scheduler.framework import Pod
 from scheduler.framework import get_logger

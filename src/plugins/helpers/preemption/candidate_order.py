@@ -16,8 +16,8 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from datetime import datetime
 
-from plugins.default_preemption.candidates import Candidate
-from plugins.default_preemption.importance import earliest_start_of_highest_priority
+from plugins.helpers.preemption.candidates import Candidate
+from plugins.helpers.preemption.importance import earliest_start_of_highest_priority
 
 # Upstream adds MaxInt32 + 1 to every priority before summing.
 _PRIORITY_SHIFT = 2**31

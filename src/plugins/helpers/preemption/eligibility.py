@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from plugins.default_preemption.messages import NOT_ELIGIBLE_POLICY_NEVER
-from plugins.default_preemption.messages import NOT_ELIGIBLE_TERMINATING
-from plugins.default_preemption.victims import may_preempt
+from plugins.helpers.preemption.messages import NOT_ELIGIBLE_POLICY_NEVER
+from plugins.helpers.preemption.messages import NOT_ELIGIBLE_TERMINATING
+from plugins.helpers.preemption.victims import may_preempt
 from scheduler.framework import Code
 from scheduler.framework import Handle
 from scheduler.framework import NodeStatusReader
