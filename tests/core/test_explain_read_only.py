@@ -124,3 +124,79 @@ async def test_background_work_of_postfilter_is_cancelled_before_it_runs() -> No
     report = next(r for r in explanation.post_filter if r.plugin == "Evictor")
     assert not report.dry_run and report.message == "evicting default/victim"
     assert "evicting default/victim" in explanation.message
+
+
+QUOTA_CLUSTER = """
+apiVersion: v1
+kind: Node
+metadata: {name: only}
+status: {allocatable: {cpu: "2", memory: 1Gi, pods: "110"}}
+---
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: ElasticQuota
+metadata: {name: a, namespace: a}
+spec: {min: {cpu: "1"}, max: {cpu: "2"}}
+---
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: ElasticQuota
+metadata: {name: b, namespace: b}
+spec: {min: {cpu: "1"}, max: {cpu: "2"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: borrower-0, namespace: b}
+spec:
+  nodeName: only
+  containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: borrower-1, namespace: b}
+spec:
+  nodeName: only
+  containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: reclaimer, namespace: a}
+spec:
+  priority: 10
+  containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+async def test_quota_preemption_is_planned_with_its_victims_and_never_carried_out() -> None:
+    registry = dict(plugin_registry([]))
+    config, profiles = load_config_dict(
+        {
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [
+                {
+                    "schedulerName": "default-scheduler",
+                    "plugins": {
+                        "multiPoint": {"enabled": [{"name": "CapacityScheduling"}]},
+                        "postFilter": {
+                            "enabled": [{"name": "CapacityScheduling"}],
+                            "disabled": [{"name": "*"}],
+                        },
+                    },
+                }
+            ],
+        },
+        registry,
+    )
+    sim = SimCluster(clock=FakeClock())
+    sim.load(ordered_for_loading(parse_documents(QUOTA_CLUSTER, "cluster").objects))
+    revision = sim.revision
+    explanation = await explain_in(sim, "a", "reclaimer", config, profiles, registry)
+    report = next(r for r in explanation.post_filter if r.plugin == "CapacityScheduling")
+    assert report.dry_run and report.nominated_node == "only"
+    # a is within its min of 1 with the pod, so b's pods above b's min are the candidates;
+    # taking one of them brings b back to its min and makes room.
+    [candidate] = report.candidates
+    assert candidate.node == "only" and len(candidate.victims) == 1
+    assert candidate.victims[0].pod.startswith("b/borrower-")
+    # Only the quota status writer PreFilter starts was left to cancel: no preemption began.
+    assert explanation.cancelled_actions == ["plugin:default-scheduler:elasticquota-status"]
+    assert sim.revision == revision

@@ -185,3 +185,95 @@ async def test_max_caps_a_namespace_with_a_valid_quota() -> None:
         )
         await run_for(h, 5)
         assert len(bound(h, "a")) == 2
+
+
+def pod_at(
+    ns: str, name: str, cpu: str, *, priority: int = 0, app: str = "", node: str = ""
+) -> dict[str, Any]:
+    builder = make_pod(name, ns).req(cpu=cpu).priority(priority)
+    if app:
+        builder = builder.labels(app=app)
+    if node:
+        builder = builder.node(node)
+    return builder.dict()
+
+
+def budget(ns: str, app: str, allowed: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": f"{app}-budget", "namespace": ns},
+        "spec": {"selector": {"matchLabels": {"app": app}}},
+        "status": {"disruptionsAllowed": allowed},
+    }
+
+
+async def test_a_namespace_without_a_quota_preempts_only_unquotaed_pods() -> None:
+    """Namespaces without an ElasticQuota preempt as under DefaultPreemption, among themselves:
+    a quota'd namespace's pods are never their victims."""
+    async with Harness(CONFIG) as h:
+        h.create(
+            [
+                *cluster(2, "2"),
+                namespace("free"),
+                namespace("q"),
+                quota("q", min_cpu="2", max_cpu="4"),
+                pod_at("q", "quotaed", "2"),
+            ]
+        )
+        await run_for(h, 2)
+        h.create([pod_at("free", "low", "2")])
+        await run_for(h, 2)
+        assert bound(h, "q") == ["quotaed"] and bound(h, "free") == ["low"]
+        h.create([pod_at("free", "high", "2", priority=100)])
+        await run_for(h, 10)
+        assert bound(h, "free") == ["high"]
+        assert bound(h, "q") == ["quotaed"]
+        assert h.event_notes("free", "low", "Preempted")
+
+
+async def test_reclaiming_a_lent_min_takes_borrowers_only_until_they_are_back_at_min() -> None:
+    """A namespace within its min reclaims from namespaces above theirs, never from itself, and
+    a lender stops being a victim once its use is back at its min."""
+    async with Harness(CONFIG) as h:
+        h.create(
+            [
+                *cluster(1, "4"),
+                namespace("a"),
+                namespace("b"),
+                quota("a", min_cpu="2", max_cpu="4"),
+                quota("b", min_cpu="2", max_cpu="4"),
+                pod_at("a", "a-low", "1"),
+                *(pod_at("b", f"b-{i}", "1", priority=1) for i in range(3)),
+            ]
+        )
+        await run_for(h, 5)
+        assert bound(h, "a") == ["a-low"] and len(bound(h, "b")) == 3
+        h.create([pod_at("a", "a-high", "1", priority=100)])
+        await run_for(h, 10)
+        # a-low is the least important pod there, but its namespace is within its min, so it
+        # stays; b is at 3 of a min of 2, so exactly one of its pods goes.
+        assert bound(h, "a") == ["a-high", "a-low"]
+        assert len(bound(h, "b")) == 2 and len(present(h, "b")) == 2
+
+
+async def test_reclaim_prefers_the_node_where_no_disruption_budget_breaks() -> None:
+    async with Harness(CONFIG) as h:
+        h.create(
+            [
+                *cluster(2, "1"),
+                namespace("a"),
+                namespace("b"),
+                quota("a", min_cpu="1", max_cpu="2"),
+                quota("b", min_cpu="1", max_cpu="2"),
+                # Already bound: "guarded" on the node the dry run tries first.
+                pod_at("b", "guarded", "1", app="guarded", node="n0"),
+                pod_at("b", "free", "1", node="n1"),
+                budget("b", "guarded", 0),
+            ]
+        )
+        h.create([pod_at("a", "a-0", "1", priority=100)])
+        await run_for(h, 10)
+        # Both b pods borrow a's min and either would make room; the budget spares "guarded".
+        assert bound(h, "b") == ["guarded"]
+        assert h.node_of("a", "a-0") == "n1"

@@ -2,13 +2,15 @@
 
 from plugins.capacity_scheduling.plugin import CapacityScheduling
 from plugins.capacity_scheduling.quota import ELASTIC_QUOTA_RESOURCE
+from plugins.helpers.preemption import PDB_RESOURCE
 from scheduler.framework import PluginSpec
 
 SPEC = PluginSpec(
     name=CapacityScheduling.name,
     plugin_class=CapacityScheduling,
     args_model=None,
-    watches=(ELASTIC_QUOTA_RESOURCE,),
+    # Its preemption weighs PodDisruptionBudgets, as DefaultPreemption's does.
+    watches=(ELASTIC_QUOTA_RESOURCE, PDB_RESOURCE),
 )
 
 __all__ = ["SPEC", "CapacityScheduling"]

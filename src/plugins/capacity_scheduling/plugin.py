@@ -3,9 +3,12 @@ lent while unused, max never exceeded), and get lent capacity back by preemption
 
 from __future__ import annotations
 
-import contextlib
+from functools import partial
 
-from plugins.capacity_scheduling.preemption import best_choice
+from plugins.capacity_scheduling import preemption
+from plugins.capacity_scheduling.cycle_state import STATE_KEY
+from plugins.capacity_scheduling.cycle_state import QuotaState
+from plugins.capacity_scheduling.cycle_state import quota_state
 from plugins.capacity_scheduling.preemption import quota_status
 from plugins.capacity_scheduling.quota import ELASTIC_QUOTA_RESOURCE
 from plugins.capacity_scheduling.quota import ElasticQuota
@@ -13,11 +16,14 @@ from plugins.capacity_scheduling.quota import parse_quota
 from plugins.capacity_scheduling.status import run_status_loop
 from plugins.capacity_scheduling.usage import QuotaUsage
 from plugins.capacity_scheduling.usage import UsageCounter
+from plugins.helpers.preemption import WAITING_FOR_PREEMPTION
+from plugins.helpers.preemption import Evaluator
+from plugins.helpers.preemption import PreemptionPlan
+from plugins.helpers.preemption import Preemptor
 from scheduler.framework import SUCCESS
 from scheduler.framework import ActionType
 from scheduler.framework import ClusterEvent
 from scheduler.framework import ClusterEventWithHint
-from scheduler.framework import Code
 from scheduler.framework import CycleState
 from scheduler.framework import EventResource
 from scheduler.framework import Handle
@@ -31,7 +37,6 @@ from scheduler.framework import PostFilterResult
 from scheduler.framework import PreFilterExtensions
 from scheduler.framework import PreFilterResult
 from scheduler.framework import Status
-from scheduler.framework.errors import APIError
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.resources import CPU
 
@@ -39,9 +44,6 @@ from scheduler.objects.resources import CPU
 def base_units(resource: str, amount: int) -> float:
     """CPU in cores (the scheduler counts millicores), everything else as counted."""
     return amount / 1000 if resource == CPU else float(amount)
-
-
-_STATE_KEY = "CapacityScheduling/usage"
 
 
 class CapacityScheduling:
@@ -52,6 +54,13 @@ class CapacityScheduling:
         self.handle = handle
         self.counter = UsageCounter()
         self._status_loop_started = False
+        preemptor = Preemptor(
+            ineligibility=self._ineligibility,
+            # Every node where preemption might help, from the first, as upstream's preemptor.
+            candidate_window=lambda potential: (0, potential),
+            select_victims=partial(preemption.select_victims, handle),
+        )
+        self.evaluator = Evaluator(handle, self.name, preemptor)
 
     def quotas(self) -> tuple[dict[str, ElasticQuota], list[str]]:
         """Quotas by namespace, and messages for the ones that cannot be read."""
@@ -83,31 +92,25 @@ class CapacityScheduling:
             bad = [p for p in problems if p.startswith(f"ElasticQuota {pod.namespace}/")]
             if bad:
                 return None, Status.unresolvable(*bad)
-            return None, SUCCESS
-        usage = self.counter.usage(table, quotas)
-        # Pods nominated to nodes, as important as this one, will take their share first.
-        for node_name in table.names:
-            for nominated in self.handle.nominated_pods_for_node(node_name):
-                if nominated.uid != pod.uid and nominated.priority >= pod.priority:
-                    usage.add(nominated)
-        state.write(_STATE_KEY, usage)
-        return None, quota_status(usage, pod)
+        quotas_now = quota_state(self.handle, table, self.counter.usage(table, quotas), pod)
+        state.write(STATE_KEY, quotas_now)
+        return None, quota_status(quotas_now, pod)
 
     def pre_filter_extensions(self) -> PreFilterExtensions | None:
         return self
 
     def add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:
-        usage = state.get(_STATE_KEY, QuotaUsage)
-        if usage is not None:
-            usage.add(pod_to_add)
+        quotas = state.get(STATE_KEY, QuotaState)
+        if quotas is not None:
+            quotas.usage.add(pod_to_add)
         return SUCCESS
 
     def remove_pod(
         self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
     ) -> Status:
-        usage = state.get(_STATE_KEY, QuotaUsage)
-        if usage is not None:
-            usage.add(pod_to_remove, -1)
+        quotas = state.get(STATE_KEY, QuotaState)
+        if quotas is not None:
+            quotas.usage.add(pod_to_remove, -1)
         return SUCCESS
 
     # ---- Reserve / Unreserve -------------------------------------------------------------
@@ -125,41 +128,18 @@ class CapacityScheduling:
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
-        quotas = self.quotas()[0]
-        if pod.namespace not in quotas:
-            return None, Status.unschedulable("the pod's namespace has no ElasticQuota")
-        if pod.preemption_policy == "Never":
-            return None, Status.unschedulable("not eligible due to preemptionPolicy=Never.")
-        table = self.handle.node_table
-        unresolvable = set(statuses.nodes_with_code(int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)))
-        nodes = [name for name in table.names if name not in unresolvable]
-        usage = state.get(_STATE_KEY, QuotaUsage) or self.counter.usage(table, quotas)
-        choice = best_choice(self.handle, state, usage, pod, nodes)
-        if choice is None:
-            return PostFilterResult(nominated_node_name=""), Status.unschedulable(
-                "no node where preempting pods under the ElasticQuota rules makes room"
-            )
-        for victim in choice.victims:
-            self._evict(victim, pod, choice.node_name)
-        return PostFilterResult(nominated_node_name=choice.node_name), SUCCESS
+        return self.evaluator.preempt(state, pod, statuses)
 
-    def _evict(self, victim: Pod, preemptor: Pod, node_name: str) -> None:
-        handle = self.handle
-        handle.record_event(
-            victim,
-            event_type="Normal",
-            reason="Preempted",
-            action="Preempting",
-            note=f"Preempted by pod {preemptor.uid} on node {node_name}",
-            related=preemptor,
-        )
+    def plan(self, state: CycleState, pod: Pod, statuses: NodeStatusReader) -> PreemptionPlan:
+        """Choose the node and victims without touching the cluster (`explain` shows this)."""
+        return self.evaluator.plan(state, pod, statuses)
 
-        async def delete() -> None:
-            # Already gone, or replaced: nothing is left to free.
-            with contextlib.suppress(APIError):
-                await handle.api.delete_pod(victim.namespace, victim.name, victim.uid)
-
-        handle.start_background(f"preempt:{victim.key}", delete)
+    def _ineligibility(self, state: CycleState, pod: Pod, statuses: NodeStatusReader) -> str:
+        if self.evaluator.executor.is_running(pod.uid):
+            # Its victims' deletions are still being sent: choosing more now would take two
+            # nodes' worth of pods for one.
+            return WAITING_FOR_PREEMPTION
+        return preemption.ineligibility(self.handle, state, pod, statuses)
 
     async def _status_loop(self) -> None:
         await run_status_loop(self.handle, self.usage)

@@ -1,50 +1,64 @@
-"""CapacityScheduling's own preemption: reclaim lent capacity, else make room in the namespace.
+"""CapacityScheduling's preemption: reclaim lent capacity, else make room in the namespace.
 
-When the preemptor's namespace, with the pod, stays within its min, its guarantee has been lent
-out: victims may be pods of other quota'd namespaces that use more than their min, and
-lower-priority pods of its own namespace. Otherwise only lower-priority pods of its own
-namespace may go. Per node, as upstream: remove every potential victim, check the pod fits
-(every Filter plugin, and the quotas), then give back the most important victims while it
-still fits. The node needing the fewest, least important victims wins.
+The shared evaluator does what all preemption does (candidate nodes, budgets, the choice, the
+background work); this module says who may go, as scheduler-plugins' preemptor does:
+
+- the preemptor's namespace, with the pod and the nominated pods ahead of it, stays within its
+  min: its guarantee has been lent out, so pods of other quota'd namespaces using more than
+  their min may go (whatever their priority) until they are back at their min;
+- it would pass its min: only lower-priority pods of its own namespace may go;
+- it has no quota: only lower-priority pods of namespaces without a quota may go, as with
+  DefaultPreemption.
+
+Per node, every potential victim is removed, the pod must then fit (every Filter plugin, and for
+a quota'd namespace its max and the sum of mins); victims are then given back, most important
+first and budget-breaking ones before the others, while the pod still fits and the quotas allow.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from datetime import datetime
 
-from plugins.capacity_scheduling.quota import counted
-from plugins.capacity_scheduling.usage import QuotaUsage
+from plugins.capacity_scheduling.cycle_state import STATE_KEY
+from plugins.capacity_scheduling.cycle_state import QuotaState
+from plugins.helpers.preemption import NOT_ELIGIBLE_POLICY_NEVER
+from plugins.helpers.preemption import NOT_ELIGIBLE_TERMINATING
+from plugins.helpers.preemption import PREEMPT_NEVER
+from plugins.helpers.preemption import DisruptionBudget
+from plugins.helpers.preemption import DryRunNode
+from plugins.helpers.preemption import Victims
+from plugins.helpers.preemption import by_importance
+from plugins.helpers.preemption import extension_error
+from plugins.helpers.preemption import reprieve_order
+from plugins.helpers.preemption import split_by_violation
+from scheduler.framework import Code
 from scheduler.framework import CycleState
 from scheduler.framework import Handle
 from scheduler.framework import NodeInfo
+from scheduler.framework import NodeStatusReader
 from scheduler.framework import Pod
 from scheduler.framework import Status
 
-
-@dataclass(frozen=True, slots=True)
-class Choice:
-    node_name: str
-    victims: tuple[Pod, ...]
-
-    def cost(self) -> tuple[int, int, int]:
-        # Least important first: the highest victim priority, then their sum, then how many.
-        top = max(v.priority for v in self.victims)
-        return top, sum(v.priority for v in self.victims), len(self.victims)
+NO_STATE = "not eligible due to failed to read from cycleState"
+NO_STATE_FOR_VICTIMS = "Failed to read preFilterState from cycleState"
+QUOTA_EXCEEDED = "global quota max exceeded"
 
 
-def quota_status(usage: QuotaUsage, pod: Pod) -> Status:
-    """Whether `pod` may join its namespace's usage: under max, and borrowing only unused min."""
+def quota_status(state: QuotaState, pod: Pod) -> Status:
+    """PreFilter: whether `pod` may join its namespace's use: under max with the nominated pods
+    ahead of it, and borrowing only unused min."""
+    usage = state.usage
     quota = usage.quotas.get(pod.namespace)
     if quota is None:
         return Status()
-    request = _counted(pod)
-    over = quota.over_max(usage.used_with(pod.namespace, request))
+    over = quota.over_max(usage.used_with(pod.namespace, state.with_nominated_in_quota))
     if over:
         return Status.unschedulable(
             f"Pod {pod.key} is rejected in PreFilter because ElasticQuota {quota.namespace}/"
             f"{quota.name} would pass its max of {', '.join(over)}"
         )
-    over = usage.over_total_min(request)
+    over = usage.over_total_min(state.with_all_nominated)
     if over:
         return Status.unschedulable(
             f"Pod {pod.key} is rejected in PreFilter because the use of all ElasticQuotas would "
@@ -53,70 +67,102 @@ def quota_status(usage: QuotaUsage, pod: Pod) -> Status:
     return Status()
 
 
-def _counted(pod: Pod) -> dict[str, int]:
-    return counted(pod.requests)
+def ineligibility(handle: Handle, state: CycleState, pod: Pod, statuses: NodeStatusReader) -> str:
+    """Why `pod` may not preempt now ("" if it may): as DefaultPreemption's rule, except that
+    which terminating pods on the nominated node count depends on the quotas."""
+    if pod.preemption_policy == PREEMPT_NEVER:
+        return NOT_ELIGIBLE_POLICY_NEVER
+    quotas = state.get(STATE_KEY, QuotaState)
+    if quotas is None:
+        return NO_STATE
+    nominated = pod.nominated_node_name
+    if not nominated or statuses.status_of(nominated).code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+        return ""
+    node_info = handle.node_info(nominated)
+    if node_info is None:
+        return ""
+    for other in node_info.pods.values():
+        if other.deleting and _makes_room(quotas, pod, other):
+            return NOT_ELIGIBLE_TERMINATING
+    return ""
 
 
-def _potential_victims(usage: QuotaUsage, pod: Pod, info: NodeInfo) -> list[Pod]:
-    quota = usage.quotas[pod.namespace]
-    guaranteed = not quota.over_min(usage.used_with(pod.namespace, _counted(pod)))
-    victims = []
-    for other in info.pods.values():
-        if other.namespace == pod.namespace:
-            if other.priority < pod.priority:
-                victims.append(other)
-        elif guaranteed:
-            lender = usage.quotas.get(other.namespace)
-            if lender is not None and lender.over_min(usage.used.get(other.namespace, {})):
-                victims.append(other)
-    return victims
+def _makes_room(quotas: QuotaState, pod: Pod, terminating: Pod) -> bool:
+    """Whether the pod could have taken `terminating`: one of its own namespace's less
+    important pods, or, while its namespace is within its min, a borrower's."""
+    reclaiming = pod.namespace in quotas.usage.quotas and not quotas.beyond_min(pod.namespace)
+    return _may_go(quotas, pod, terminating, reclaiming=False) or (
+        reclaiming and _may_go(quotas, pod, terminating, reclaiming=True)
+    )
 
 
-def _fits(handle: Handle, state: CycleState, usage: QuotaUsage, pod: Pod, info: NodeInfo) -> bool:
-    if not quota_status(usage, pod).is_success:
+def select_victims(
+    handle: Handle,
+    state: CycleState,
+    pod: Pod,
+    node_info: NodeInfo,
+    budgets: Sequence[DisruptionBudget],
+    now: datetime,
+) -> Victims | Status:
+    """The victims on a copied node, with the copied cycle state whose quota use the PreFilter
+    extensions keep in step with every pod removed or given back."""
+    quotas = state.get(STATE_KEY, QuotaState)
+    if quotas is None:
+        return Status.unschedulable(NO_STATE_FOR_VICTIMS)
+    node = DryRunNode(handle, state, pod, node_info)
+    namespace = pod.namespace
+    reclaiming = namespace in quotas.usage.quotas and not quotas.beyond_min(namespace)
+    potential: list[Pod] = []
+    # Least important first: a lender's use falls as its pods are taken, and once it is back
+    # at its min its more important pods stay.
+    for other in reversed(by_importance(node_info.pods.values(), now)):
+        if _may_go(quotas, pod, other, reclaiming=reclaiming):
+            potential.append(other)
+            status = node.remove(other)
+            if not status.is_success:
+                return extension_error(status)
+    if not potential:
+        return Status.unresolvable(
+            f"No victims found on node {node_info.name} for preemptor pod {pod.name}"
+        )
+    status = node.fits()
+    if not status.is_success:
+        return status
+    if not quotas.within_quota(namespace, quotas.request, quotas.request):
+        return Status.unschedulable(QUOTA_EXCEEDED)
+    violating, non_violating = split_by_violation(reprieve_order(potential, now), budgets)
+    victims: list[Pod] = []
+    num_violations = 0
+    for group, counts_as_violation in ((violating, True), (non_violating, False)):
+        for candidate in group:
+            status = node.add(candidate)
+            if not status.is_success:
+                return extension_error(status)
+            fits = node.fits().is_success
+            own, overall = quotas.with_nominated_in_quota, quotas.with_all_nominated
+            if fits and quotas.within_quota(namespace, own, overall):
+                continue
+            status = node.remove(candidate)
+            if not status.is_success:
+                return extension_error(status)
+            victims.append(candidate)
+            # As upstream counts it: a budget is broken by a victim the Filters turned away,
+            # not by one only the quotas did.
+            if counts_as_violation and not fits:
+                num_violations += 1
+    return Victims(tuple(by_importance(victims, now)), num_violations)
+
+
+def _may_go(quotas: QuotaState, pod: Pod, other: Pod, *, reclaiming: bool) -> bool:
+    """Whether `other` is a potential victim of `pod`, reclaiming lent min or not."""
+    usage = quotas.usage
+    theirs = usage.quotas.get(other.namespace)
+    if pod.namespace not in usage.quotas:
+        return theirs is None and other.priority < pod.priority
+    if theirs is None:
         return False
-    return handle.run_filter_plugins_with_nominated_pods(state, pod, info).is_success
-
-
-def select_on_node(
-    handle: Handle, state: CycleState, usage: QuotaUsage, pod: Pod, live: NodeInfo
-) -> Choice | None:
-    info = live.clone()
-    state = state.clone()
-    usage = usage.clone()
-    candidates = _potential_victims(usage, pod, live)
-    if not candidates:
-        return None
-    for victim in candidates:
-        info.remove_pod(victim.key)
-        usage.add(victim, -1)
-        handle.run_pre_filter_extension_remove_pod(state, pod, victim, info)
-    if not _fits(handle, state, usage, pod, info):
-        return None
-    victims = []
-    # Most important first get their place back if the pod still fits with them.
-    for victim in sorted(candidates, key=lambda p: (-p.priority, p.key)):
-        info.add_pod(victim)
-        usage.add(victim)
-        handle.run_pre_filter_extension_add_pod(state, pod, victim, info)
-        if _fits(handle, state, usage, pod, info):
-            continue
-        info.remove_pod(victim.key)
-        usage.add(victim, -1)
-        handle.run_pre_filter_extension_remove_pod(state, pod, victim, info)
-        victims.append(victim)
-    return Choice(live.name, tuple(victims)) if victims else None
-
-
-def best_choice(
-    handle: Handle, state: CycleState, usage: QuotaUsage, pod: Pod, nodes: list[str]
-) -> Choice | None:
-    best: Choice | None = None
-    for name in nodes:
-        live = handle.node_info(name)
-        if live is None:
-            continue
-        choice = select_on_node(handle, state, usage, pod, live)
-        if choice is not None and (best is None or choice.cost() < best.cost()):
-            best = choice
-    return best
+    if reclaiming:
+        return other.namespace != pod.namespace and theirs.over_min(
+            usage.used.get(other.namespace, {})
+        )
+    return other.namespace == pod.namespace and other.priority < pod.priority
