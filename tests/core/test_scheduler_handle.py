@@ -12,6 +12,7 @@ from scheduler.cluster.sim import SimCluster
 from scheduler.core.event_recorder import EventRecorder
 from scheduler.core.handle_impl import SchedulerHandle
 from scheduler.framework.handle import ObjectReference
+from scheduler.observability import SchedulerMetrics
 from scheduler.runtime.waiting_pods import WaitingPods
 from scheduler.testing import FakeClock
 from scheduler.testing import make_pod
@@ -30,6 +31,7 @@ def _handle(clock: FakeClock) -> SchedulerHandle:
         listers={},
         waiting_pods=WaitingPods(),
         tasks=tasks,
+        preemption_metrics=SchedulerMetrics(),
     )
 
 

@@ -11,6 +11,7 @@ from scheduler.framework import NodeInfo
 from scheduler.framework import Pod
 from scheduler.framework import Status
 from scheduler.framework.plugins import PreFilterExtensions
+from scheduler.observability import SchedulerMetrics
 from scheduler.runtime.handle_base import HandleBase
 from scheduler.runtime.node_filter import FilterChain
 from scheduler.testing import FakeClock
@@ -57,6 +58,7 @@ class _Handle(HandleBase):
             rng=random.Random(1),
             parallelism=4,
             api=RecordingAPI(),
+            preemption_metrics=SchedulerMetrics(),
         )
         self.chain = chain
         self.nominated = nominated

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable
 from collections.abc import Callable
+from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from scheduler.framework.handle import EventDetails
 from scheduler.framework.handle import IndexFunc
 from scheduler.framework.handle import Lister
 from scheduler.framework.handle import ObjectReference
+from scheduler.framework.handle import PreemptionMetrics
 from scheduler.framework.handle import WaitingPod
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
@@ -58,11 +60,13 @@ class SchedulerHandle(HandleBase):
         listers: Mapping[str, Lister],
         waiting_pods: WaitingPods,
         tasks: set[asyncio.Task[None]],
+        preemption_metrics: PreemptionMetrics,
         api: ClusterAPI | None = None,
         **facts: Unpack[ProfileFacts],
     ) -> None:
         # What plugins write through: the client itself, or the leader-fenced view of it.
-        super().__init__(api=api if api is not None else client, **facts)
+        writes = api if api is not None else client
+        super().__init__(api=writes, preemption_metrics=preemption_metrics, **facts)
         self._cache = cache
         self._client = client
         self._listers = listers
@@ -113,6 +117,10 @@ class SchedulerHandle(HandleBase):
         task = asyncio.create_task(run(), name=f"plugin:{self.profile_name}:{name}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def activate(self, pods: Iterable[Pod]) -> None:
+        if self.queue is not None:
+            self.queue.activate(pods)
 
     def _filter_chain(self) -> FilterChain:
         if self.chain is None:

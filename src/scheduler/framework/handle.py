@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Awaitable
 from collections.abc import Callable
+from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -111,6 +112,23 @@ class WaitingPod(Protocol):
     def reject(self, plugin: str, message: str) -> None: ...
 
 
+class PreemptionMetrics(Protocol):
+    """kube-scheduler's preemption metric families, which a plugin that preempts records."""
+
+    def preemption_attempt(self) -> None:
+        """`scheduler_preemption_attempts_total`: PostFilter tried to preempt for a pod."""
+        ...
+
+    def preemption_victims(self, victims: int) -> None:
+        """`scheduler_preemption_victims`: the victims of the candidate chosen."""
+        ...
+
+    def preemption_goroutine(self, result: str, seconds: float) -> None:
+        """`scheduler_preemption_goroutines_execution_total` and `..._duration_seconds`: the
+        background part of a preemption ended as `result` ("success" or "error")."""
+        ...
+
+
 class Handle(Protocol):
     """Given to every plugin at construction."""
 
@@ -151,6 +169,15 @@ class Handle(Protocol):
     def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
         """Run `work` as a named task owned by the scheduler (e.g. to refresh remote data)."""
         ...
+
+    def activate(self, pods: Iterable[Pod]) -> None:
+        """Move these pending pods to the active queue now, out of backoff or the unschedulable
+        pool (upstream's Handle.Activate): for background work whose failure no cluster event
+        will report, such as a preemption whose API calls failed."""
+        ...
+
+    @property
+    def preemption_metrics(self) -> PreemptionMetrics: ...
 
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo

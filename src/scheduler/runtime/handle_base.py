@@ -17,6 +17,7 @@ from typing import Unpack
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.handle import ClusterAPI
+from scheduler.framework.handle import PreemptionMetrics
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
@@ -36,13 +37,20 @@ class HandleBase:
     """The shared half of a `scheduler.framework.handle.Handle`; a subclass supplies the
     Filter chain (`_filter_chain`), the nominated pods and everything else the Handle asks."""
 
-    def __init__(self, *, api: ClusterAPI, **facts: Unpack[ProfileFacts]) -> None:
+    def __init__(
+        self,
+        *,
+        api: ClusterAPI,
+        preemption_metrics: PreemptionMetrics,
+        **facts: Unpack[ProfileFacts],
+    ) -> None:
         # Fixed for the handle's life; Final so that nothing assigns them by mistake.
         self.profile_name: Final = facts["profile_name"]
         self.clock: Final = facts["clock"]
         self.rng: Final = facts["rng"]
         self.parallelism: Final = facts["parallelism"]
         self.api: Final = api
+        self.preemption_metrics: Final = preemption_metrics
 
     def _filter_chain(self) -> FilterChain:
         """The profile's PreFilter and Filter plugins."""

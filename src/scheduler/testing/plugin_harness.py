@@ -35,6 +35,7 @@ from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
+from scheduler.observability import SchedulerMetrics
 from scheduler.runtime.handle_base import HandleBase
 from scheduler.runtime.node_filter import FilterChain
 from scheduler.testing.fake_clock import FakeClock
@@ -129,15 +130,20 @@ class FakeHandle(HandleBase):
         nominated: Mapping[str, Sequence[Pod]] | None = None,
         api: ClusterAPI | None = None,
         chain: FilterChain | None = None,
+        metrics: SchedulerMetrics | None = None,
     ) -> None:
         """`chain` holds the PreFilter/Filter plugins that preemption-style plugins run through
-        the handle; events they record land in `self.events`."""
+        the handle; events they record land in `self.events`, pods they activate in
+        `self.activated`, and metrics they record in `self.metrics` (its own registry unless
+        one is given)."""
+        self.metrics = metrics if metrics is not None else SchedulerMetrics()
         super().__init__(
             profile_name="default-scheduler",
             clock=clock or FakeClock(),
             rng=random.Random(seed),
             parallelism=16,
             api=api or RecordingAPI(),
+            preemption_metrics=self.metrics,
         )
         self.table = table or NodeTable()
         self._listers = {k: DictLister(v) for k, v in (listers or {}).items()}
@@ -146,6 +152,7 @@ class FakeHandle(HandleBase):
         # Background work plugins started, by name, for a test to run when it chooses.
         self.background_work: dict[str, Callable[[], Awaitable[None]]] = {}
         self.events: list[dict[str, Any]] = []
+        self.activated: list[str] = []
 
     @property
     def node_table(self) -> NodeTable:
@@ -174,6 +181,9 @@ class FakeHandle(HandleBase):
         """Record the work instead of running it: a test awaits `background_work[name]()` (or one
         step of it) when it wants, so nothing runs behind its back."""
         self.background_work[name] = work
+
+    def activate(self, pods: Iterable[Pod]) -> None:
+        self.activated.extend(pod.key for pod in pods)
 
     def _filter_chain(self) -> FilterChain:
         return self.chain
