@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from plugins.default_preemption import SPEC
+from scheduler.framework.errors import APIError
 from scheduler.framework.spec import PluginSpec
 from scheduler.runtime.discovery import PluginRegistry
 from scheduler.testing import make_node
@@ -181,3 +182,30 @@ async def test_deletion_events_arriving_before_the_calls_return_still_release_th
         h.scheduler.queue.flush_backoff_completed()
         await h.schedule_active()
         assert h.node_of("default", "vip") == "n1"
+
+
+async def test_a_preemption_whose_calls_fail_sends_the_preemptor_back_to_the_active_queue() -> None:
+    """The victim's DisruptionTarget patch fails: no deletion will come to requeue the
+    preemptor, so the scheduler activates it instead of leaving it for the 5-minute flush."""
+    async with Harness(CONFIG, extra_plugins=extra_plugins()) as h:
+        h.create(
+            [
+                node("n1"),
+                bound("a", "n1", cpu="2", priority=0),
+                make_pod("vip").req(cpu="2").priority(100).dict(),
+            ]
+        )
+        h.sim.fail_next("patch", "pods", APIError(500, "etcd is unhappy"))
+        await h.schedule_active()
+        await settle(h)
+
+        # Activated, it was tried again at once and preempted again, successfully this time.
+        assert pod_names(h) == {"vip"}
+        registry = h.scheduler.metrics.registry
+        assert registry.get_sample_value("scheduler_preemption_attempts_total") == 2
+        assert registry.get_sample_value("scheduler_preemption_victims_count") == 2
+        for result in ("error", "success"):
+            total = registry.get_sample_value(
+                "scheduler_preemption_goroutines_execution_total", {"result": result}
+            )
+            assert total == 1, result

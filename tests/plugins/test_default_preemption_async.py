@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from scheduler.framework import ActionType
 from scheduler.framework import Code
+from scheduler.framework import CycleState
 from scheduler.framework import EventResource
 from scheduler.framework import Pod
 from scheduler.framework import QueueingHint
@@ -14,6 +15,7 @@ from scheduler.framework.errors import NotFoundError
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
 from tests.plugins.default_preemption_world import FakeWaitingPod
+from tests.plugins.default_preemption_world import Statuses
 from tests.plugins.default_preemption_world import World
 from tests.plugins.default_preemption_world import preemptor
 from tests.plugins.default_preemption_world import running
@@ -217,3 +219,57 @@ def test_registers_assigned_pod_deletion_and_leaves_requeueing_to_the_other_plug
     assert registration.hint is not None
     victim = running("a", "n1", cpu="1")
     assert registration.hint(preemptor(), victim, None) is QueueingHint.QUEUE_SKIP
+
+
+def sample(world: World, name: str, **labels: str) -> float:
+    value = world.handle.metrics.registry.get_sample_value(name, labels)
+    return 0.0 if value is None else value
+
+
+async def test_attempts_victims_and_the_background_outcome_are_kube_schedulers_metrics() -> None:
+    world = one_node_world(running("a", "n1", cpu="1"), running("b", "n1", cpu="1", priority=5))
+    pod = preemptor()
+    assert world.nominated_node(pod) == "n1"
+    assert sample(world, "scheduler_preemption_attempts_total") == 1
+    # Observed when the chosen candidate's preemption starts, as upstream since v1.36.
+    assert sample(world, "scheduler_preemption_victims_count") == 1
+    assert sample(world, "scheduler_preemption_victims_sum") == 2
+    await world.handle.run_background()
+    total = "scheduler_preemption_goroutines_execution_total"
+    assert sample(world, total, result="success") == 1
+    assert sample(world, total, result="error") == 0
+    assert world.handle.activated == []
+    # An attempt that finds no node to help on counts too.
+    result, _ = world.plugin.post_filter(CycleState(), preemptor("other"), Statuses({}))
+    assert result is not None and result.nominated_node_name == ""
+    assert sample(world, "scheduler_preemption_attempts_total") == 2
+
+
+async def test_a_failed_preemption_activates_the_preemptor_and_counts_as_an_error() -> None:
+    world = one_node_world(running("a", "n1", cpu="1"), running("b", "n1", cpu="1", priority=5))
+    world.api.fail["default/b"] = APIError(500, "boom")
+    pod = preemptor()
+    assert world.nominated_node(pod) == "n1"
+    await world.handle.run_background()
+    # No victim left, so no deletion will bring it back: it goes to the active queue now.
+    assert world.handle.activated == [pod.key]
+    total = "scheduler_preemption_goroutines_execution_total"
+    assert sample(world, total, result="error") == 1
+    assert (
+        sample(world, "scheduler_preemption_goroutines_duration_seconds_count", result="error") == 1
+    )
+
+
+async def test_a_nomination_that_cannot_be_cleared_makes_the_outcome_an_error() -> None:
+    low = make_pod("low").req(cpu="1").priority(50).nominated("n1").obj()
+    node = make_node("n1").capacity(cpu="2", memory="8Gi", pods="10").obj()
+    world = World([node], [running("a", "n1", cpu="2")], nominated={"n1": [low]})
+    world.api.fail["default/low"] = APIError(503, "unavailable")
+    pod = preemptor()
+    assert world.nominated_node(pod) == "n1"
+    await world.handle.run_background()
+    # The victim still goes; the preemptor is activated all the same, as upstream does.
+    assert "delete default/a" in world.api.calls
+    assert world.handle.activated == [pod.key]
+    total = "scheduler_preemption_goroutines_execution_total"
+    assert sample(world, total, result="error") == 1

@@ -5,6 +5,10 @@ with a DisruptionTarget condition and deletes them, records a Preempted event on
 clears the nomination of lower-priority pods nominated to the same node. Meanwhile the
 preemptor is kept out of the queue (PreEnqueue asks `is_running`) so that it does not preempt
 again before the first preemption has taken effect.
+
+If a call fails, no victim's deletion may ever come to requeue the preemptor, so it is
+activated at once, as upstream does. The victims of each chosen candidate and how each task
+ended are kube-scheduler's preemption metrics.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ logger = get_logger(__name__)
 PREEMPTED_REASON = "Preempted"
 PREEMPTING_ACTION = "Preempting"
 WAITING_POD_REJECTION = "preempted"
+# The `result` label of the preemption goroutine metrics.
+SUCCEEDED = "success"
+FAILED = "error"
 
 
 @dataclass(slots=True)
@@ -68,6 +75,8 @@ class PreemptionExecutor:
 
         Victims already terminating need no call; if all are, nothing is started.
         """
+        handle = self._handle
+        handle.preemption_metrics.preemption_victims(len(candidate.victims.pods))
         victims = [v for v in candidate.victims.pods if not v.deleting]
         if not victims:
             return
@@ -75,21 +84,28 @@ class PreemptionExecutor:
         self._running[preemptor.uid] = preemption
 
         async def work() -> None:
+            started = handle.clock.now()
             try:
-                await self._run(preemptor, preemption, victims)
+                succeeded = await self._run(preemptor, preemption, victims)
             finally:
                 if self._running.get(preemptor.uid) is preemption:
                     del self._running[preemptor.uid]
+            result = SUCCEEDED if succeeded else FAILED
+            handle.preemption_metrics.preemption_goroutine(result, handle.clock.now() - started)
+            if not succeeded:
+                handle.activate([preemptor])
 
-        self._handle.start_background(f"preemption:{preemptor.key}", work)
+        handle.start_background(f"preemption:{preemptor.key}", work)
 
-    async def _run(self, preemptor: Pod, preemption: _Preemption, victims: Sequence[Pod]) -> None:
+    async def _run(self, preemptor: Pod, preemption: _Preemption, victims: Sequence[Pod]) -> bool:
+        """Whether every call went through."""
         node = preemption.node_name
+        cleared = True
         # Lower-priority pods nominated here may no longer fit; freeing their nomination lets
         # them look elsewhere without waiting for this preemption to finish.
         for nominated in self._handle.nominated_pods_for_node(node):
             if nominated.priority < preemptor.priority:
-                await self._clear_nomination(nominated)
+                cleared = await self._clear_nomination(nominated) and cleared
         try:
             for victim in victims[:-1]:
                 await self._preempt(preemptor, node, victim)
@@ -98,14 +114,18 @@ class PreemptionExecutor:
         except APIError as error:
             # The remaining victims are left alone so the preemptor can retry sooner.
             logger.error("Preemption failed", pod=preemptor.key, node=node, err=str(error))
+            return False
+        return cleared
 
-    async def _clear_nomination(self, pod: Pod) -> None:
+    async def _clear_nomination(self, pod: Pod) -> bool:
         try:
             await self._handle.api.patch_pod_status(
                 pod.namespace, pod.name, {"nominatedNodeName": None}
             )
         except APIError as error:
             logger.error("Cannot clear the nominated node", pod=pod.key, err=str(error))
+            return False
+        return True
 
     async def _preempt(self, preemptor: Pod, node: str, victim: Pod) -> None:
         """Reject a victim waiting at Permit, or mark and delete it; then record the event.
