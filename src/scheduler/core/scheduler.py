@@ -165,6 +165,7 @@ class Scheduler:
         )
         self._listers = listers
         self.metrics.set_pending_pods_source(self.queue.pending_counts)
+        self.metrics.set_inflight_events_source(self.queue.in_flight_event_counts)
         self.metrics.set_unschedulable_pods_source(self.queue.unschedulable_plugin_counts)
         self.metrics.set_cache_size_source(self.cache.sizes)
         for profile in self.profiles.values():

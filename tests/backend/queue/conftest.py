@@ -61,9 +61,15 @@ Registrations = Sequence[tuple[str, ClusterEventWithHint]]
 class RecordingObserver:
     def __init__(self) -> None:
         self.incoming: list[tuple[str, str]] = []
+        # (plugin, event, hint) of every QueueingHint called, in order.
+        self.hints: list[tuple[str, str, str]] = []
 
     def pod_incoming(self, queue: str, event: str) -> None:
         self.incoming.append((queue, event))
+
+    def queueing_hint_duration(self, plugin: str, event: str, hint: str, seconds: float) -> None:
+        assert seconds >= 0
+        self.hints.append((plugin, event, hint))
 
 
 QueueFactory = Callable[..., SchedulingQueue]

@@ -21,6 +21,7 @@ from scheduler.objects.pod import Pod
 from scheduler.testing.builders import make_node
 from scheduler.testing.builders import make_pod
 from scheduler.testing.fake_clock import FakeClock
+from tests.backend.queue.conftest import RecordingObserver
 from tests.conftest import CapturedLogs
 
 QueueFactory = Callable[..., SchedulingQueue]
@@ -224,3 +225,19 @@ def test_failing_hint_is_logged_and_treated_as_queue(
     (record,) = captured_logs.records("error")
     assert (record["plugin"], record["cluster_event"]) == ("A", "NodeAdd")
     assert "RuntimeError" in record["exception"]
+
+
+def test_every_hint_called_is_timed_with_its_answer(
+    make_queue: QueueFactory, fail: Fail, observer: RecordingObserver
+) -> None:
+    queue = make_queue(
+        [reg("Skips", hint=answer(SKIP)), reg("Breaks", hint=broken), reg("Default")]
+    )
+    queue.add(make_pod("p").obj())
+    info = queue.pop()
+    assert info is not None
+    fail(queue, info, "Skips", "Breaks", "Default")
+    queue.node_event(NODE_ADD, None, make_node("n1").obj())
+    # A registration without a hint answers Queue, and is timed all the same, as upstream's
+    # default hint is; the first Queue ends the asking, since nothing could skip the backoff.
+    assert observer.hints == [("Skips", "NodeAdd", "QueueSkip"), ("Breaks", "NodeAdd", "Error")]

@@ -157,3 +157,22 @@ def test_log_keeps_events_only_while_some_earlier_pod_needs_them() -> None:
     log.done(b)
     assert (len(log), log.event_count) == (0, 0)
     log.done(b)  # idempotent
+
+
+def test_the_in_flight_gauge_counts_pods_and_kept_events_by_label(
+    make_queue: QueueFactory, fail: Fail
+) -> None:
+    queue = make_queue(REGISTRATIONS)
+    assert queue.in_flight_event_counts() == {}
+    queue.add(make_pod("p").obj())
+    queue.add(make_pod("q").obj())
+    first, second = queue.pop(), queue.pop()
+    assert first is not None and second is not None
+    queue.node_event(NODE_ADD, None, make_node("n1").obj())
+    queue.node_event(NODE_ADD, None, make_node("n2").obj())
+    assert queue.in_flight_event_counts() == {"PodPopped": 2, "NodeAdd": 2}
+    fail(queue, first, "A")
+    assert queue.in_flight_event_counts() == {"PodPopped": 1, "NodeAdd": 2}
+    fail(queue, second, "A")
+    # Labels once seen stay, at zero, as upstream's gauge children do.
+    assert queue.in_flight_event_counts() == {"PodPopped": 0, "NodeAdd": 0}

@@ -12,8 +12,12 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
+from scheduler.backend.queue.cluster_events import event_label
 from scheduler.framework.events import ClusterEvent
 from scheduler.objects.pod import Pod
+
+# The label kube-scheduler's `scheduler_inflight_events` gives the pods themselves.
+POD_POPPED = "PodPopped"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +55,15 @@ class InFlightLog:
 
     def pods(self) -> list[Pod]:
         return [pod for _, pod in self._pods.values()]
+
+    def counts_by_label(self) -> dict[str, int]:
+        """Pods in flight (as `PodPopped`) and the events kept for them, by event label: what
+        upstream's in-flight list holds. Computed when asked, for a scrape."""
+        counts: dict[str, int] = {POD_POPPED: len(self._pods)} if self._pods else {}
+        for _, recorded in self._events:
+            label = event_label(recorded.event)
+            counts[label] = counts.get(label, 0) + 1
+        return counts
 
     def start(self, pod: Pod) -> bool:
         """Mark the pod in flight; False if it already was."""

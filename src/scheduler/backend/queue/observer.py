@@ -18,7 +18,13 @@ class QueueObserver(Protocol):
     def pod_incoming(self, queue: str, event: str) -> None:
         """A pod entered `queue` (active, backoff, unschedulable or gated) because of `event`."""
 
+    def queueing_hint_duration(self, plugin: str, event: str, hint: str, seconds: float) -> None:
+        """A plugin's QueueingHint answered `hint` (Queue, QueueSkip or Error) to `event`."""
+
 
 class NullObserver:
     def pod_incoming(self, queue: str, event: str) -> None:
+        return None
+
+    def queueing_hint_duration(self, plugin: str, event: str, hint: str, seconds: float) -> None:
         return None

@@ -27,6 +27,7 @@ from scheduler.backend.queue.errors import QueueClosed
 from scheduler.backend.queue.hints import HintRegistrations
 from scheduler.backend.queue.hints import HintTable
 from scheduler.backend.queue.hints import QueueingStrategy
+from scheduler.backend.queue.in_flight import POD_POPPED
 from scheduler.backend.queue.in_flight import InFlightLog
 from scheduler.backend.queue.in_flight import pod_identity
 from scheduler.backend.queue.nominator import Nominator
@@ -87,9 +88,9 @@ class SchedulingQueue:
         """`namespace_labels(ns)` resolves namespaceSelector affinity terms; None if unknown.
         `rank`, the QueueSort plugin's `sort_key` if it has one, orders the active queue."""
         self._clock = clock
-        self._hints = HintTable(hints)
-        self._max_in_unschedulable = max_in_unschedulable
         self._observer: QueueObserver = observer or NullObserver()
+        self._hints = HintTable(hints, self._observer)
+        self._max_in_unschedulable = max_in_unschedulable
         self._namespace_labels: NamespaceLabels = namespace_labels or _no_namespace_labels
         self._queues = SubQueues(
             less=less,
@@ -100,6 +101,7 @@ class SchedulingQueue:
             observer=self._observer,
         )
         self._in_flight = InFlightLog()
+        self._in_flight_labels: set[str] = set()
         self._nominator = Nominator()
         self._waiters = PopWaiters()
         self._cycle = 0
@@ -308,6 +310,16 @@ class SchedulingQueue:
 
     def pending_counts(self) -> dict[str, int]:
         return self._queues.counts()
+
+    def in_flight_event_counts(self) -> dict[str, int]:
+        """`scheduler_inflight_events`: pods in flight and the events kept for them, by label.
+        A label once seen stays, at 0, as a gauge child does upstream; `PodPopped` from the
+        first pop on, event labels from the first scrape that finds one."""
+        counts = self._in_flight.counts_by_label()
+        if self._cycle:
+            counts.setdefault(POD_POPPED, 0)
+        self._in_flight_labels.update(counts)
+        return {label: counts.get(label, 0) for label in self._in_flight_labels}
 
     def unschedulable_plugin_counts(self) -> dict[tuple[str, str], int]:
         """(plugin, profile) -> queued pods whose last attempt that plugin rejected."""
