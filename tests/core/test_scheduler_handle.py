@@ -31,7 +31,7 @@ def _handle(clock: FakeClock) -> SchedulerHandle:
         listers={},
         waiting_pods=WaitingPods(),
         tasks=tasks,
-        preemption_metrics=SchedulerMetrics(),
+        plugin_metrics=SchedulerMetrics(),
     )
 
 

@@ -433,6 +433,10 @@ def test_a_claim_without_a_known_class_at_provisioning_is_an_error() -> None:
     status = instance.filter(state, pod_using("data"), table.node_infos[0])
     assert status.code is Code.ERROR
     assert status.message() == 'failed to find storage class "dynamic"'
+    errors = fake.metrics.registry.get_sample_value(
+        "scheduler_volume_scheduling_stage_error_total", {"operation": "predicate"}
+    )
+    assert errors == 1
 
 
 def _hint(resource: EventResource) -> Any:

@@ -90,6 +90,12 @@ class World:
         assert status.is_success, status
         return [self.plugin.filter(state, pod, info) for info in self.table.node_infos]
 
+    def stage_errors(self, operation: str) -> float:
+        value = self.handle.metrics.registry.get_sample_value(
+            "scheduler_volume_scheduling_stage_error_total", {"operation": operation}
+        )
+        return 0.0 if value is None else value
+
     def pvc(self, name: str) -> dict[str, Any]:
         return next(
             o for o in self.sim.objects("persistentvolumeclaims") if o["metadata"]["name"] == name
@@ -200,6 +206,7 @@ async def test_pre_bind_times_out() -> None:
     status = task.result()
     assert status.code is Code.ERROR
     assert status.message() == "binding volumes: context deadline exceeded"
+    assert world.stage_errors("bind") == 1
 
 
 @pytest.mark.parametrize(
@@ -256,6 +263,7 @@ async def test_a_concurrent_change_fails_the_write_and_drops_the_assumption() ->
     status = await world.plugin.pre_bind(state, pod, "n-b")
     assert status.code is Code.ERROR
     assert "the object has been modified" in status.message()
+    assert world.stage_errors("bind") == 1
     assert "claimRef" not in world.pv("pv-b")["spec"]
     assert world.plugin.binder.pv_cache.get(("", "pv-b")) == world.pv("pv-b")
 
@@ -293,3 +301,17 @@ async def test_pre_bind_on_a_node_that_was_not_filtered() -> None:
     state = world.schedule(pod, "n-b")
     status = await world.plugin.pre_bind(state, pod, "n-elsewhere")
     assert status == Status.from_error('no pod volumes found for node "n-elsewhere"')
+
+
+async def test_a_volume_gone_between_filter_and_reserve_fails_the_assumption() -> None:
+    world = static_world()
+    pod = pod_using("a", "first")
+    state = CycleState()
+    assert world.plugin.pre_filter(state, pod, world.table)[1].is_success
+    for info in world.table.node_infos:
+        world.plugin.filter(state, pod, info)
+    await world.sim.delete("persistentvolumes", "", "pv-b")
+    status = world.plugin.reserve(state, pod, "n-b")
+    assert status == Status.from_error('persistentvolume "pv-b" not found')
+    assert world.stage_errors("assume") == 1
+    assert world.stage_errors("bind") == 0

@@ -58,7 +58,7 @@ class _Handle(HandleBase):
             rng=random.Random(1),
             parallelism=4,
             api=RecordingAPI(),
-            preemption_metrics=SchedulerMetrics(),
+            plugin_metrics=SchedulerMetrics(),
         )
         self.chain = chain
         self.nominated = nominated

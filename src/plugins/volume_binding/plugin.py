@@ -42,6 +42,13 @@ from scheduler.framework.errors import APIError
 REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 
 
+# Stages of `scheduler_volume_scheduling_stage_error_total`, as upstream's binder names them:
+# finding volumes for a node (Filter), assuming them (Reserve), writing the bindings (PreBind).
+PREDICATE = "predicate"
+ASSUME = "assume"
+BIND = "bind"
+
+
 class VolumeBinding:
     name = "VolumeBinding"
 
@@ -97,6 +104,7 @@ class VolumeBinding:
         try:
             volumes, reasons = self.binder.find_pod_volumes(data.claims, node)
         except ProvisioningError as exc:
+            self._handle.plugin_metrics.volume_scheduling_stage_error(PREDICATE)
             return Status.from_error(str(exc))
         if reasons:
             return Status.unresolvable(*reasons)
@@ -125,6 +133,7 @@ class VolumeBinding:
         try:
             data.all_bound = self.binder.assume(pod, node_name, volumes)
         except AssumeError as exc:
+            self._handle.plugin_metrics.volume_scheduling_stage_error(ASSUME)
             return Status.from_error(str(exc))
         return SUCCESS
 
@@ -158,6 +167,7 @@ class VolumeBinding:
             written = await write_bindings(self._handle, self.binder, volumes, node_name)
             await wait_for_bindings(self._handle, volumes, written, node_name, self._timeout)
         except (APIError, BindingError) as exc:
+            self._handle.plugin_metrics.volume_scheduling_stage_error(BIND)
             return Status.from_error(str(exc))
         return SUCCESS
 

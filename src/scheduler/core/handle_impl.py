@@ -21,7 +21,7 @@ from scheduler.framework.handle import EventDetails
 from scheduler.framework.handle import IndexFunc
 from scheduler.framework.handle import Lister
 from scheduler.framework.handle import ObjectReference
-from scheduler.framework.handle import PreemptionMetrics
+from scheduler.framework.handle import PluginMetrics
 from scheduler.framework.handle import WaitingPod
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
@@ -60,13 +60,13 @@ class SchedulerHandle(HandleBase):
         listers: Mapping[str, Lister],
         waiting_pods: WaitingPods,
         tasks: set[asyncio.Task[None]],
-        preemption_metrics: PreemptionMetrics,
+        plugin_metrics: PluginMetrics,
         api: ClusterAPI | None = None,
         **facts: Unpack[ProfileFacts],
     ) -> None:
         # What plugins write through: the client itself, or the leader-fenced view of it.
         writes = api if api is not None else client
-        super().__init__(api=writes, preemption_metrics=preemption_metrics, **facts)
+        super().__init__(api=writes, plugin_metrics=plugin_metrics, **facts)
         self._cache = cache
         self._client = client
         self._listers = listers

@@ -127,7 +127,7 @@ class Scheduler:
                 listers=listers,
                 waiting_pods=self.waiting_pods,
                 tasks=self.background,
-                preemption_metrics=self.metrics,
+                plugin_metrics=self.metrics,
                 api=writes,
             )
             handles.append(handle)

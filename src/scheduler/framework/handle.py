@@ -112,8 +112,9 @@ class WaitingPod(Protocol):
     def reject(self, plugin: str, message: str) -> None: ...
 
 
-class PreemptionMetrics(Protocol):
-    """kube-scheduler's preemption metric families, which a plugin that preempts records."""
+class PluginMetrics(Protocol):
+    """kube-scheduler's metric families that belong to what its plugins do (preemption,
+    volume binding): a plugin doing the same records them here."""
 
     def preemption_attempt(self) -> None:
         """`scheduler_preemption_attempts_total`: PostFilter tried to preempt for a pod."""
@@ -126,6 +127,11 @@ class PreemptionMetrics(Protocol):
     def preemption_goroutine(self, result: str, seconds: float) -> None:
         """`scheduler_preemption_goroutines_execution_total` and `..._duration_seconds`: the
         background part of a preemption ended as `result` ("success" or "error")."""
+        ...
+
+    def volume_scheduling_stage_error(self, operation: str) -> None:
+        """`scheduler_volume_scheduling_stage_error_total`: volume binding failed with an error
+        at `operation` ("predicate", "assume" or "bind")."""
         ...
 
 
@@ -177,7 +183,7 @@ class Handle(Protocol):
         ...
 
     @property
-    def preemption_metrics(self) -> PreemptionMetrics: ...
+    def plugin_metrics(self) -> PluginMetrics: ...
 
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo

@@ -17,7 +17,7 @@ from typing import Unpack
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.handle import ClusterAPI
-from scheduler.framework.handle import PreemptionMetrics
+from scheduler.framework.handle import PluginMetrics
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
@@ -41,7 +41,7 @@ class HandleBase:
         self,
         *,
         api: ClusterAPI,
-        preemption_metrics: PreemptionMetrics,
+        plugin_metrics: PluginMetrics,
         **facts: Unpack[ProfileFacts],
     ) -> None:
         # Fixed for the handle's life; Final so that nothing assigns them by mistake.
@@ -50,7 +50,7 @@ class HandleBase:
         self.rng: Final = facts["rng"]
         self.parallelism: Final = facts["parallelism"]
         self.api: Final = api
-        self.preemption_metrics: Final = preemption_metrics
+        self.plugin_metrics: Final = plugin_metrics
 
     def _filter_chain(self) -> FilterChain:
         """The profile's PreFilter and Filter plugins."""

@@ -143,7 +143,7 @@ class FakeHandle(HandleBase):
             rng=random.Random(seed),
             parallelism=16,
             api=api or RecordingAPI(),
-            preemption_metrics=self.metrics,
+            plugin_metrics=self.metrics,
         )
         self.table = table or NodeTable()
         self._listers = {k: DictLister(v) for k, v in (listers or {}).items()}

@@ -67,7 +67,7 @@ class Evaluator:
         self, state: CycleState, pod: Pod, statuses: NodeStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
         """PostFilter: plan, then start the chosen preemption in the background."""
-        self._handle.preemption_metrics.preemption_attempt()
+        self._handle.plugin_metrics.preemption_attempt()
         plan = self.plan(state, pod, statuses)
         if plan.chosen is not None:
             self.executor.start(pod, plan.chosen)

@@ -76,7 +76,7 @@ class PreemptionExecutor:
         Victims already terminating need no call; if all are, nothing is started.
         """
         handle = self._handle
-        handle.preemption_metrics.preemption_victims(len(candidate.victims.pods))
+        handle.plugin_metrics.preemption_victims(len(candidate.victims.pods))
         victims = [v for v in candidate.victims.pods if not v.deleting]
         if not victims:
             return
@@ -91,7 +91,7 @@ class PreemptionExecutor:
                 if self._running.get(preemptor.uid) is preemption:
                     del self._running[preemptor.uid]
             result = SUCCEEDED if succeeded else FAILED
-            handle.preemption_metrics.preemption_goroutine(result, handle.clock.now() - started)
+            handle.plugin_metrics.preemption_goroutine(result, handle.clock.now() - started)
             if not succeeded:
                 handle.activate([preemptor])
 
