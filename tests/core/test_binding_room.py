@@ -44,12 +44,18 @@ async def test_no_more_binding_cycles_than_the_limit_while_bindings_hang() -> No
             await _settle()
             assert len(h.scheduler.binding_tasks) == 2
             assert h.scheduler.queue.pending_counts().get("active", 0) == 3
+            # kube-scheduler's gauge of binding goroutines counts the cycles in flight.
+            binding = {"operation": "binding"}
+            registry = h.scheduler.metrics.registry
+            assert registry.get_sample_value("scheduler_goroutines", binding) == 2
             gate.set()
             for _ in range(20):
                 await _settle()
                 if sum(1 for p in h.sim.objects("pods") if p["spec"].get("nodeName")) == 5:
                     break
             assert all(p["spec"].get("nodeName") == "n" for p in h.sim.objects("pods"))
+            await _settle()
+            assert registry.get_sample_value("scheduler_goroutines", binding) == 0
         finally:
             loop.cancel()
             await asyncio.gather(loop, return_exceptions=True)

@@ -43,6 +43,8 @@ _log = get_logger("scheduler")
 # pods waiting at Permit (a gang larger than this must still gather all its members) or in a
 # PreBind that waits for volumes, and bound pods writing their Event, take no room.
 MAX_BINDING_CYCLES = 200
+# The `operation` label of binding cycles in `scheduler_goroutines`.
+BINDING_OPERATION = "binding"
 
 
 class BindingCycles(CyclePart):
@@ -75,8 +77,14 @@ class BindingCycles(CyclePart):
     def start(self, attempt: Attempt, assumed: Pod, node: str) -> None:
         task = asyncio.create_task(self._run(attempt, assumed, node), name=f"bind:{assumed.key}")
         self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        # `scheduler_goroutines{operation="binding"}`: upstream's binding goroutines in flight.
+        self._metrics.goroutines(BINDING_OPERATION, 1)
+        task.add_done_callback(self._finished)
         self._watch(task)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self.tasks.discard(task)
+        self._metrics.goroutines(BINDING_OPERATION, -1)
 
     async def wait_for_room(self) -> None:
         """Until fewer than `limit` cycles are at their Bind; once held, until a quarter of
