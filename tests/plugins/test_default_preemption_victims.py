@@ -13,6 +13,7 @@ from plugins.helpers.preemption.disruption_budgets import split_by_violation
 from plugins.helpers.preemption.importance import by_importance
 from plugins.helpers.preemption.importance import reprieve_order
 from plugins.helpers.preemption.victims import NO_VICTIMS_FOUND
+from plugins.helpers.preemption.victims import DryRunNode
 from plugins.helpers.preemption.victims import Victims
 from plugins.helpers.preemption.victims import select_victims
 from scheduler.framework import Code
@@ -42,7 +43,7 @@ def victims_on(world: World, pod: Pod, name: str = "n1") -> Victims:
         DisruptionBudget.from_dict(raw)
         for raw in world.handle.lister("poddisruptionbudgets").list()
     ]
-    outcome = select_victims(world.handle, state, pod, info.clone(), budgets, NOW)
+    outcome = select_victims(DryRunNode(world.handle, state, pod, info.clone()), budgets, NOW)
     assert isinstance(outcome, Victims), outcome
     return outcome
 
@@ -143,7 +144,7 @@ def test_no_lower_priority_pod_means_no_victims() -> None:
     world.statuses(state, pod)
     info = world.handle.node_info("n1")
     assert info is not None
-    outcome = select_victims(world.handle, state, pod, info.clone(), [], NOW)
+    outcome = select_victims(DryRunNode(world.handle, state, pod, info.clone()), [], NOW)
     assert not isinstance(outcome, Victims)
     assert outcome.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
     assert outcome.message() == NO_VICTIMS_FOUND

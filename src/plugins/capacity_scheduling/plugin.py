@@ -3,8 +3,6 @@ lent while unused, max never exceeded), and get lent capacity back by preemption
 
 from __future__ import annotations
 
-from functools import partial
-
 from plugins.capacity_scheduling import preemption
 from plugins.capacity_scheduling.cycle_state import STATE_KEY
 from plugins.capacity_scheduling.cycle_state import QuotaState
@@ -18,7 +16,7 @@ from plugins.capacity_scheduling.usage import QuotaUsage
 from plugins.capacity_scheduling.usage import UsageCounter
 from plugins.helpers.preemption import WAITING_FOR_PREEMPTION
 from plugins.helpers.preemption import Evaluator
-from plugins.helpers.preemption import PreemptionPlan
+from plugins.helpers.preemption import PreemptingPostFilter
 from plugins.helpers.preemption import Preemptor
 from scheduler.framework import SUCCESS
 from scheduler.framework import ActionType
@@ -33,7 +31,6 @@ from scheduler.framework import NodeStatusReader
 from scheduler.framework import NodeTable
 from scheduler.framework import PluginArgs
 from scheduler.framework import Pod
-from scheduler.framework import PostFilterResult
 from scheduler.framework import PreFilterExtensions
 from scheduler.framework import PreFilterResult
 from scheduler.framework import Status
@@ -46,7 +43,7 @@ def base_units(resource: str, amount: int) -> float:
     return amount / 1000 if resource == CPU else float(amount)
 
 
-class CapacityScheduling:
+class CapacityScheduling(PreemptingPostFilter):
     name = "CapacityScheduling"
 
     def __init__(self, args: PluginArgs | None, handle: Handle) -> None:
@@ -58,7 +55,7 @@ class CapacityScheduling:
             ineligibility=self._ineligibility,
             # Every node where preemption might help, from the first, as upstream's preemptor.
             candidate_window=lambda potential: (0, potential),
-            select_victims=partial(preemption.select_victims, handle),
+            select_victims=preemption.select_victims,
         )
         self.evaluator = Evaluator(handle, self.name, preemptor)
 
@@ -124,15 +121,6 @@ class CapacityScheduling:
         return None
 
     # ---- PostFilter ----------------------------------------------------------------------
-
-    def post_filter(
-        self, state: CycleState, pod: Pod, statuses: NodeStatusReader
-    ) -> tuple[PostFilterResult | None, Status]:
-        return self.evaluator.preempt(state, pod, statuses)
-
-    def plan(self, state: CycleState, pod: Pod, statuses: NodeStatusReader) -> PreemptionPlan:
-        """Choose the node and victims without touching the cluster (`explain` shows this)."""
-        return self.evaluator.plan(state, pod, statuses)
 
     def _ineligibility(self, state: CycleState, pod: Pod, statuses: NodeStatusReader) -> str:
         if self.evaluator.executor.is_running(pod.uid):

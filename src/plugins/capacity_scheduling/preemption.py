@@ -30,12 +30,10 @@ from plugins.helpers.preemption import DryRunNode
 from plugins.helpers.preemption import Victims
 from plugins.helpers.preemption import by_importance
 from plugins.helpers.preemption import extension_error
-from plugins.helpers.preemption import reprieve_order
-from plugins.helpers.preemption import split_by_violation
+from plugins.helpers.preemption import reprieve
 from scheduler.framework import Code
 from scheduler.framework import CycleState
 from scheduler.framework import Handle
-from scheduler.framework import NodeInfo
 from scheduler.framework import NodeStatusReader
 from scheduler.framework import Pod
 from scheduler.framework import Status
@@ -97,19 +95,14 @@ def _makes_room(quotas: QuotaState, pod: Pod, terminating: Pod) -> bool:
 
 
 def select_victims(
-    handle: Handle,
-    state: CycleState,
-    pod: Pod,
-    node_info: NodeInfo,
-    budgets: Sequence[DisruptionBudget],
-    now: datetime,
+    node: DryRunNode, budgets: Sequence[DisruptionBudget], now: datetime
 ) -> Victims | Status:
-    """The victims on a copied node, with the copied cycle state whose quota use the PreFilter
+    """The victims on `node`, whose copied cycle state has the quota use the PreFilter
     extensions keep in step with every pod removed or given back."""
-    quotas = state.get(STATE_KEY, QuotaState)
+    quotas = node.state.get(STATE_KEY, QuotaState)
     if quotas is None:
         return Status.unschedulable(NO_STATE_FOR_VICTIMS)
-    node = DryRunNode(handle, state, pod, node_info)
+    pod, node_info = node.pod, node.node_info
     namespace = pod.namespace
     reclaiming = namespace in quotas.usage.quotas and not quotas.beyond_min(namespace)
     potential: list[Pod] = []
@@ -130,27 +123,10 @@ def select_victims(
         return status
     if not quotas.within_quota(namespace, quotas.request, quotas.request):
         return Status.unschedulable(QUOTA_EXCEEDED)
-    violating, non_violating = split_by_violation(reprieve_order(potential, now), budgets)
-    victims: list[Pod] = []
-    num_violations = 0
-    for group, counts_as_violation in ((violating, True), (non_violating, False)):
-        for candidate in group:
-            status = node.add(candidate)
-            if not status.is_success:
-                return extension_error(status)
-            fits = node.fits().is_success
-            own, overall = quotas.with_nominated_in_quota, quotas.with_all_nominated
-            if fits and quotas.within_quota(namespace, own, overall):
-                continue
-            status = node.remove(candidate)
-            if not status.is_success:
-                return extension_error(status)
-            victims.append(candidate)
-            # As upstream counts it: a budget is broken by a victim the Filters turned away,
-            # not by one only the quotas did.
-            if counts_as_violation and not fits:
-                num_violations += 1
-    return Victims(tuple(by_importance(victims, now)), num_violations)
+    own, overall = quotas.with_nominated_in_quota, quotas.with_all_nominated
+    return reprieve(
+        node, potential, budgets, now, lambda: quotas.within_quota(namespace, own, overall)
+    )
 
 
 def _may_go(quotas: QuotaState, pod: Pod, other: Pod, *, reclaiming: bool) -> bool:

@@ -2,28 +2,23 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 from plugins.default_preemption.args import DefaultPreemptionArgs
 from plugins.default_preemption.args import num_candidates
 from plugins.default_preemption.hints import preemption_events
 from plugins.helpers.preemption import WAITING_FOR_PREEMPTION
 from plugins.helpers.preemption import Evaluator
-from plugins.helpers.preemption import PreemptionPlan
+from plugins.helpers.preemption import PreemptingPostFilter
 from plugins.helpers.preemption import Preemptor
 from plugins.helpers.preemption import ineligibility
 from plugins.helpers.preemption import select_victims
 from scheduler.framework import SUCCESS
 from scheduler.framework import ClusterEventWithHint
-from scheduler.framework import CycleState
 from scheduler.framework import Handle
-from scheduler.framework import NodeStatusReader
 from scheduler.framework import Pod
-from scheduler.framework import PostFilterResult
 from scheduler.framework import Status
 
 
-class DefaultPreemption:
+class DefaultPreemption(PreemptingPostFilter):
     """PostFilter (preemption) and PreEnqueue (holding a preemptor back while its victims go).
 
     Preemption is asynchronous, as upstream's default since v1.33: the cycle picks the node and
@@ -38,18 +33,9 @@ class DefaultPreemption:
         preemptor = Preemptor(
             ineligibility=lambda state, pod, statuses: ineligibility(handle, pod, statuses),
             candidate_window=self._candidate_window,
-            select_victims=partial(select_victims, handle),
+            select_victims=select_victims,
         )
         self.evaluator = Evaluator(handle, self.name, preemptor)
-
-    def post_filter(
-        self, state: CycleState, pod: Pod, statuses: NodeStatusReader
-    ) -> tuple[PostFilterResult | None, Status]:
-        return self.evaluator.preempt(state, pod, statuses)
-
-    def plan(self, state: CycleState, pod: Pod, statuses: NodeStatusReader) -> PreemptionPlan:
-        """Choose the node and victims without touching the cluster (`explain` shows this)."""
-        return self.evaluator.plan(state, pod, statuses)
 
     def _candidate_window(self, potential: int) -> tuple[int, int]:
         # A random start, so that repeated preemptions do not always pick the same nodes.

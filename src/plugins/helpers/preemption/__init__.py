@@ -8,6 +8,7 @@ from plugins.helpers.preemption.disruption_budgets import split_by_violation
 from plugins.helpers.preemption.eligibility import PREEMPT_NEVER
 from plugins.helpers.preemption.eligibility import ineligibility
 from plugins.helpers.preemption.evaluator import Evaluator
+from plugins.helpers.preemption.evaluator import PreemptingPostFilter
 from plugins.helpers.preemption.evaluator import PreemptionPlan
 from plugins.helpers.preemption.evaluator import Preemptor
 from plugins.helpers.preemption.importance import by_importance
@@ -19,6 +20,7 @@ from plugins.helpers.preemption.victims import NO_VICTIMS_FOUND
 from plugins.helpers.preemption.victims import DryRunNode
 from plugins.helpers.preemption.victims import Victims
 from plugins.helpers.preemption.victims import extension_error
+from plugins.helpers.preemption.victims import reprieve
 from plugins.helpers.preemption.victims import select_victims
 
 __all__ = [
@@ -31,12 +33,14 @@ __all__ = [
     "DisruptionBudget",
     "DryRunNode",
     "Evaluator",
+    "PreemptingPostFilter",
     "PreemptionPlan",
     "Preemptor",
     "Victims",
     "by_importance",
     "extension_error",
     "ineligibility",
+    "reprieve",
     "reprieve_order",
     "select_victims",
     "split_by_violation",

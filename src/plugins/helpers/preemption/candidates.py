@@ -14,19 +14,17 @@ from dataclasses import field
 from datetime import datetime
 
 from plugins.helpers.preemption.disruption_budgets import DisruptionBudget
+from plugins.helpers.preemption.victims import DryRunNode
 from plugins.helpers.preemption.victims import Victims
 from scheduler.framework import Code
 from scheduler.framework import CycleState
 from scheduler.framework import Handle
-from scheduler.framework import NodeInfo
 from scheduler.framework import Pod
 from scheduler.framework import Status
 
-# Chooses the victims on one node, given copies of its NodeInfo and of the cycle state, the
-# budgets and the time (upstream's SelectVictimsOnNode); a Status says why the node is no use.
-VictimSelector = Callable[
-    [CycleState, Pod, NodeInfo, Sequence[DisruptionBudget], datetime], Victims | Status
-]
+# Chooses the victims on one node, given a copy of the node and of the cycle state, the budgets
+# and the time (upstream's SelectVictimsOnNode); a Status says why the node is no use.
+VictimSelector = Callable[[DryRunNode, Sequence[DisruptionBudget], datetime], Victims | Status]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +70,7 @@ def dry_run(
         live = handle.node_info(name)
         if live is None:
             continue
-        outcome = select(state.clone(), pod, live.clone(), budgets, now)
+        outcome = select(DryRunNode(handle, state.clone(), pod, live.clone()), budgets, now)
         if isinstance(outcome, Victims) and outcome.pods:
             found = non_violating if outcome.num_pdb_violations == 0 else violating
             if len(found) < wanted:

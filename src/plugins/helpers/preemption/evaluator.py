@@ -116,3 +116,19 @@ class Evaluator:
 
 def _row(row: int | None) -> int:
     return row if row is not None else -1
+
+
+class PreemptingPostFilter:
+    """PostFilter, and the `plan` that `explain` asks for instead, of a plugin whose preemption
+    runs on an `Evaluator` (which the plugin sets up as `self.evaluator`)."""
+
+    evaluator: Evaluator
+
+    def post_filter(
+        self, state: CycleState, pod: Pod, statuses: NodeStatusReader
+    ) -> tuple[PostFilterResult | None, Status]:
+        return self.evaluator.preempt(state, pod, statuses)
+
+    def plan(self, state: CycleState, pod: Pod, statuses: NodeStatusReader) -> PreemptionPlan:
+        """Choose the node and victims without touching the cluster."""
+        return self.evaluator.plan(state, pod, statuses)

@@ -6,6 +6,7 @@ The node and the cycle state given here are copies: the dry run changes them fre
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -38,7 +39,8 @@ def may_preempt(preemptor: Pod, victim: Pod) -> bool:
 
 
 class DryRunNode:
-    """A copied node and cycle state with the PreFilter extensions kept in step."""
+    """A copied node and cycle state for the preemptor `pod`, with the PreFilter extensions
+    kept in step as pods are removed and put back."""
 
     def __init__(self, handle: Handle, state: CycleState, pod: Pod, node_info: NodeInfo) -> None:
         self.handle = handle
@@ -65,22 +67,17 @@ class DryRunNode:
 
 
 def select_victims(
-    handle: Handle,
-    state: CycleState,
-    pod: Pod,
-    node_info: NodeInfo,
-    budgets: Sequence[DisruptionBudget],
-    now: datetime,
+    node: DryRunNode, budgets: Sequence[DisruptionBudget], now: datetime
 ) -> Victims | Status:
-    """The victims on `node_info`'s node, or the Status saying why preemption cannot help there.
+    """The victims on `node`, or the Status saying why preemption cannot help there.
 
     Every lower-priority pod is removed first; if the pod still does not fit, the node is no
     use (affinity to a victim is deliberately not considered). Then victims are put back one by
     one, most important first and budget-violating ones before the others, keeping each one
     the pod still fits beside. What cannot be put back is the answer.
     """
-    node = DryRunNode(handle, state, pod, node_info)
-    potential = [p for p in node_info.pods.values() if may_preempt(pod, p)]
+    pod = node.pod
+    potential = [p for p in node.node_info.pods.values() if may_preempt(pod, p)]
     for victim in potential:
         status = node.remove(victim)
         if not status.is_success:
@@ -90,6 +87,21 @@ def select_victims(
     status = node.fits()
     if not status.is_success:
         return status
+    return reprieve(node, potential, budgets, now)
+
+
+def reprieve(
+    node: DryRunNode,
+    potential: Sequence[Pod],
+    budgets: Sequence[DisruptionBudget],
+    now: datetime,
+    allowed: Callable[[], bool] = lambda: True,
+) -> Victims | Status:
+    """Put the removed `potential` victims back one by one, most important first and
+    budget-violating ones before the others, keeping each one the pod still fits beside (and
+    `allowed` still agrees to, for a plugin with rules of its own). What cannot be put back is
+    the answer; a victim breaks a budget only if the Filters turned it away, as upstream counts.
+    """
     violating, non_violating = split_by_violation(reprieve_order(potential, now), budgets)
     victims: list[Pod] = []
     num_violations = 0
@@ -98,13 +110,14 @@ def select_victims(
             status = node.add(candidate)
             if not status.is_success:
                 return extension_error(status)
-            if node.fits().is_success:
+            fits = node.fits().is_success
+            if fits and allowed():
                 continue
             status = node.remove(candidate)
             if not status.is_success:
                 return extension_error(status)
             victims.append(candidate)
-            if counts_as_violation:
+            if counts_as_violation and not fits:
                 num_violations += 1
     return Victims(tuple(by_importance(victims, now)), num_violations)
 
