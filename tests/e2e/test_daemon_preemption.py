@@ -22,6 +22,8 @@ import pytest
 from scheduler.testing import make_pod
 from tests.e2e.api_client import ApiClient
 from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import Metrics
+from tests.e2e.daemon import poll_until
 from tests.e2e.reaper import Reaper
 from tests.e2e.workload import Object
 from tests.e2e.workload import Workload
@@ -147,3 +149,16 @@ def test_preemption_picks_the_fewest_unprotected_victims_and_spares_the_budgeted
         assert not pod["metadata"].get("deletionTimestamp"), name
         assert _condition(pod, DISRUPTION_TARGET) is None, name
     assert survivors["protected"]["metadata"]["uid"] == protected["metadata"]["uid"]
+
+    # kube-scheduler's preemption families, as a dashboard reads them from the leader, once the
+    # background task that deleted the victim has ended.
+    def ended() -> Metrics | None:
+        scraped = daemon.metrics()
+        done = scraped.total("scheduler_preemption_goroutines_execution_total")
+        return scraped if done else None
+
+    metrics = poll_until(ended, "the preemption task ended", timeout_s=EVENT_TIMEOUT_S)
+    assert metrics.total("scheduler_preemption_attempts_total") >= 1
+    assert metrics.total("scheduler_preemption_victims_count") == 1
+    assert metrics.total("scheduler_preemption_victims_sum") == 1
+    assert metrics.total("scheduler_preemption_goroutines_execution_total", result="success") == 1
