@@ -174,8 +174,11 @@ def test_200_pods_on_20_nodes_get_distinct_addresses_across_a_sigkilled_leader(
     [standby] = [d for d in (first, second) if d is not leader]
 
     names = [f"web-{i:03}" for i in range(200)]
-    _create_pods(workload, names, ours, network)
-    # Kill the leader while it is allocating: some addresses written, many pods still to go.
+    # Half the pods first. The leader is killed while it allocates them (some addresses
+    # written, possibly one write in flight); the other half is created only after the kill,
+    # so the standby always has pods to place from the pool status the leader left, however
+    # fast the leader was.
+    _create_pods(workload, names[:100], ours, network)
     poll_until(
         lambda: len(allocations_of([_pool(admin, pool)])) >= 40,
         "the leader allocating its first addresses",
@@ -183,15 +186,14 @@ def test_200_pods_on_20_nodes_get_distinct_addresses_across_a_sigkilled_leader(
     )
     leader.kill()
     allocated_at_kill = len(allocations_of([_pool(admin, pool)]))
-    bound_at_kill = sum(1 for node in workload.placements(names).values() if node)
+    _create_pods(workload, names[100:], ours, network)
     poll_until(lambda: _identity(standby), "the standby leading", timeout_s=ELECTION_TIMEOUT_S)
 
     workload.wait_bound(names, timeout_s=BIND_TIMEOUT_S)
     check = Consistent(admin, workload, pool, names)
     addresses = poll_until(check, "pool status matching the pods", timeout_s=SETTLE_TIMEOUT_S)
 
-    assert bound_at_kill < len(names), "the leader finished before it was killed"
-    assert allocated_at_kill < len(names)
+    assert 40 <= allocated_at_kill <= 100
     assert len(set(addresses.values())) == 200
     subnet = ipaddress.ip_network("10.77.0.0/24")
     assert all(ipaddress.ip_address(a) in subnet for a in addresses.values())
