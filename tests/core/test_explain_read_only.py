@@ -28,6 +28,7 @@ from scheduler.objects.pod import Pod as PodView
 from scheduler.testing import FakeClock
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
+from tests.integration.test_capacity_scheduling_sim import CONFIG as CAPACITY_SCHEDULING
 
 CLUSTER = """
 apiVersion: v1
@@ -167,25 +168,12 @@ spec:
 
 async def test_quota_preemption_is_planned_with_its_victims_and_never_carried_out() -> None:
     registry = dict(plugin_registry([]))
-    config, profiles = load_config_dict(
-        {
-            "apiVersion": "kubescheduler.config.k8s.io/v1",
-            "kind": "KubeSchedulerConfiguration",
-            "profiles": [
-                {
-                    "schedulerName": "default-scheduler",
-                    "plugins": {
-                        "multiPoint": {"enabled": [{"name": "CapacityScheduling"}]},
-                        "postFilter": {
-                            "enabled": [{"name": "CapacityScheduling"}],
-                            "disabled": [{"name": "*"}],
-                        },
-                    },
-                }
-            ],
-        },
-        registry,
-    )
+    versioned = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        **CAPACITY_SCHEDULING,
+    }
+    config, profiles = load_config_dict(versioned, registry)
     sim = SimCluster(clock=FakeClock())
     sim.load(ordered_for_loading(parse_documents(QUOTA_CLUSTER, "cluster").objects))
     revision = sim.revision
