@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.resources import DEFAULT_MEMORY_REQUEST
 from scheduler.objects.resources import DEFAULT_MILLI_CPU_REQUEST
+from scheduler.objects.resources import pod_limits
 from scheduler.objects.resources import pod_non_zero_requests
 from scheduler.objects.resources import pod_requests
 
@@ -53,3 +57,42 @@ def test_containers_without_requests_count_upstreams_defaults_when_non_zero() ->
     cpu, memory = pod_non_zero_requests(spec)
     assert cpu == DEFAULT_MILLI_CPU_REQUEST + 300
     assert memory == 2 * DEFAULT_MEMORY_REQUEST
+
+
+def _limited(name: str, *, sidecar: bool = False, **limits: str) -> dict[str, Any]:
+    container: dict[str, Any] = {"name": name, "resources": {"limits": dict(limits)}}
+    if sidecar:
+        container["restartPolicy"] = "Always"
+    return container
+
+
+def test_limits_add_up_as_requests_do() -> None:
+    spec = {
+        "containers": [_limited("a", cpu="1", memory="1Gi"), _limited("b", cpu="500m")],
+        "initContainers": [_limited("s", sidecar=True, cpu="250m"), _limited("i", cpu="3")],
+    }
+    # Steady state 1 + 0.5 + 0.25 sidecar; the init step runs 3 beside the sidecar: 3.25.
+    assert pod_limits(spec) == {"cpu": 3250, "memory": 1024**3}
+
+
+def test_overhead_is_added_only_to_limited_resources() -> None:
+    spec = {
+        "containers": [_limited("a", memory="1Gi", cpu="0")],
+        "overhead": {"cpu": "50m", "memory": "10Mi", "ephemeral-storage": "1Gi"},
+    }
+    # cpu is limited (even at zero), so its overhead counts; nothing limits storage.
+    assert pod_limits(spec) == {"cpu": 50, "memory": 1024**3 + 10 * 1024**2}
+
+
+def test_pod_level_limits_replace_the_container_sum() -> None:
+    spec = {
+        "containers": [_limited("a", cpu="1", memory="1Gi")],
+        "resources": {"limits": {"cpu": "4"}},
+    }
+    assert pod_limits(spec) == {"cpu": 4000, "memory": 1024**3}
+
+
+def test_a_bad_limit_names_its_container_and_field() -> None:
+    spec = {"containers": [_limited("web", cpu="lots")]}
+    with pytest.raises(InvalidObjectError, match=r"container 'web' resources\.limits\.cpu"):
+        pod_limits(spec)

@@ -1,4 +1,4 @@
-"""Resource names and the effective requests of a pod, as kube-scheduler computes them.
+"""Resource names and the effective requests and limits of a pod, as kube-scheduler computes them.
 
 CPU is kept in millicores and every other resource in whole units (bytes for memory), so all
 arithmetic is on ints.
@@ -105,10 +105,10 @@ def _max_into(total: dict[str, int], part: Mapping[str, int]) -> None:
             total[name] = value
 
 
-def _container_requests(container: Mapping[str, Any]) -> dict[str, int]:
+def _container_amounts(container: Mapping[str, Any], field: str) -> dict[str, int]:
     resources = container.get("resources") or {}
     name = container.get("name", "?")
-    return parse_resource_list(resources.get("requests"), f"container {name!r} resources.requests")
+    return parse_resource_list(resources.get(field), f"container {name!r} resources.{field}")
 
 
 def _is_sidecar(container: Mapping[str, Any]) -> bool:
@@ -117,7 +117,8 @@ def _is_sidecar(container: Mapping[str, Any]) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class _SpecRequests:
-    """A pod spec's requests as read once: each container's, and the pod-level ones."""
+    """A pod spec's requests (or limits) as read once: each container's, and the pod-level
+    ones."""
 
     containers: list[dict[str, int]]
     # (requests, is a sidecar) in the spec's order.
@@ -126,14 +127,14 @@ class _SpecRequests:
     overhead: dict[str, int]
 
 
-def _read_spec_requests(spec: Mapping[str, Any]) -> _SpecRequests:
+def _read_spec_requests(spec: Mapping[str, Any], field: str = "requests") -> _SpecRequests:
     return _SpecRequests(
-        containers=[_container_requests(c) for c in spec.get("containers") or ()],
+        containers=[_container_amounts(c, field) for c in spec.get("containers") or ()],
         init_containers=[
-            (_container_requests(c), _is_sidecar(c)) for c in spec.get("initContainers") or ()
+            (_container_amounts(c, field), _is_sidecar(c)) for c in spec.get("initContainers") or ()
         ],
         pod_level=parse_resource_list(
-            (spec.get("resources") or {}).get("requests"), "spec.resources.requests"
+            (spec.get("resources") or {}).get(field), f"spec.resources.{field}"
         ),
         overhead=parse_resource_list(spec.get("overhead"), "spec.overhead"),
     )
@@ -150,7 +151,32 @@ def pod_requests(spec: Mapping[str, Any], *, pod_level: bool = True) -> dict[str
     return _effective_requests(_read_spec_requests(spec), pod_level)
 
 
+def pod_limits(spec: Mapping[str, Any]) -> dict[str, int]:
+    """Effective limits of a pod, summed as `pod_requests` sums requests (the kubelet's view).
+
+    Pod-level limits replace the container sum for cpu and memory. Overhead is added only to
+    the resources the pod limits: an unlimited resource stays unlimited.
+    """
+    read = _read_spec_requests(spec, "limits")
+    limits = _container_total(read, pod_level=True)
+    for name, value in read.overhead.items():
+        if name in limits:
+            limits[name] += value
+    for name, value in limits.items():
+        _check_total(name, value)
+    return {name: value for name, value in limits.items() if value}
+
+
 def _effective_requests(read: _SpecRequests, pod_level: bool) -> dict[str, int]:
+    steady = _container_total(read, pod_level)
+    _add_into(steady, read.overhead)
+    for name, value in steady.items():
+        _check_total(name, value)
+    return {name: value for name, value in steady.items() if value}
+
+
+def _container_total(read: _SpecRequests, pod_level: bool) -> dict[str, int]:
+    """Regular containers plus sidecars, or the largest init step, before overhead."""
     steady: dict[str, int] = {}
     for requests in read.containers:
         _add_into(steady, requests)
@@ -170,10 +196,7 @@ def _effective_requests(read: _SpecRequests, pod_level: bool) -> dict[str, int]:
         for name in (CPU, MEMORY):
             if name in read.pod_level:
                 steady[name] = read.pod_level[name]
-    _add_into(steady, read.overhead)
-    for name, value in steady.items():
-        _check_total(name, value)
-    return {name: value for name, value in steady.items() if value}
+    return steady
 
 
 def _check_total(resource: str, units: int) -> None:
