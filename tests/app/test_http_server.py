@@ -34,6 +34,7 @@ class Flags:
     shutting_down: bool = False
     leader_ok: bool | str = True
     configz_calls: list[int] = field(default_factory=list)
+    resource_metrics: bytes = b""
 
 
 @dataclass
@@ -67,7 +68,13 @@ async def running() -> AsyncIterator[Running]:
         flags.configz_calls.append(1)
         return CONFIG
 
-    server = HealthServer(metrics, liveness=liveness, readiness=readiness, configz=configz)
+    server = HealthServer(
+        metrics,
+        liveness=liveness,
+        readiness=readiness,
+        configz=configz,
+        resource_metrics=lambda: flags.resource_metrics,
+    )
     port = await server.start("127.0.0.1", 0)
     assert port > 0
     assert server.self_signed_ca_pem is not None
@@ -168,6 +175,19 @@ async def test_metrics_are_prometheus_text(running: Running) -> None:
         'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 1.0'
         in lines
     )
+
+
+async def test_resource_metrics_are_served_when_rendered_and_empty_otherwise(
+    running: Running,
+) -> None:
+    # A replica that does not lead renders nothing: 200 with an empty body, as upstream.
+    status, body, _ = await running.get("/metrics/resources")
+    assert (status, body) == (200, "")
+    sample = 'kube_pod_resource_request{namespace="a",pod="p",resource="cpu"} 0.5\n'
+    running.flags.resource_metrics = sample.encode()
+    status, body, headers = await running.get("/metrics/resources")
+    assert (status, body) == (200, sample)
+    assert headers["Content-Type"] == SchedulerMetrics.CONTENT_TYPE
 
 
 async def test_configz_is_the_effective_config_under_componentconfig(running: Running) -> None:

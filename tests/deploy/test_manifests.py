@@ -288,11 +288,14 @@ def test_service_monitor_scrapes_the_service_over_https(
     spec = monitoring[("ServiceMonitor", NAME)]["spec"]
     assert _matches(spec["selector"]["matchLabels"], service["metadata"]["labels"])
     assert service["metadata"]["namespace"] in spec["namespaceSelector"]["matchNames"]
-    [endpoint] = spec["endpoints"]
-    assert endpoint["port"] == service["spec"]["ports"][0]["name"]
-    assert endpoint["scheme"] == "https"
-    assert endpoint["tlsConfig"]["insecureSkipVerify"] is True
-    assert endpoint["bearerTokenFile"] == "/var/run/secrets/kubernetes.io/serviceaccount/token"
+    endpoints = spec["endpoints"]
+    assert [endpoint["path"] for endpoint in endpoints] == ["/metrics", "/metrics/resources"]
+    for endpoint in endpoints:
+        assert endpoint["port"] == service["spec"]["ports"][0]["name"]
+        assert endpoint["scheme"] == "https"
+        assert endpoint["tlsConfig"]["insecureSkipVerify"] is True
+        token = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+        assert endpoint["bearerTokenFile"] == token
 
 
 # --- the embedded KubeSchedulerConfiguration -------------------------------------------------

@@ -122,6 +122,8 @@ def test_metrics_callers_get_the_same_answers_from_both_schedulers(
             "token without the right": ("/metrics", stranger_token, None),
             "metrics-reader token": ("/metrics", reader_token, None),
             "metrics-reader token, /configz": ("/configz", reader_token, None),
+            "metrics-reader token, /metrics/resources": ("/metrics/resources", reader_token, None),
+            "anonymous /metrics/resources": ("/metrics/resources", None, None),
             "client certificate": ("/metrics", None, scraper_cert),
             "admin certificate": ("/configz", None, admin_cert),
         }
@@ -146,6 +148,8 @@ def test_metrics_callers_get_the_same_answers_from_both_schedulers(
         "token without the right": 403,
         "metrics-reader token": 200,
         "metrics-reader token, /configz": 403,
+        "metrics-reader token, /metrics/resources": 200,
+        "anonymous /metrics/resources": 403,
         "client certificate": 200,
         "admin certificate": 200,
     }

@@ -42,6 +42,7 @@ from scheduler.core.scheduler import Scheduler
 from scheduler.core.scheduler import SchedulerSetup
 from scheduler.observability import SchedulerMetrics
 from scheduler.observability import get_logger
+from scheduler.observability.pod_resources import render_pod_resources
 
 _log = get_logger("scheduler.daemon")
 
@@ -125,6 +126,7 @@ class Daemon:
             liveness=liveness,
             readiness=readiness,
             configz=self._configz.get,
+            resource_metrics=self._resource_metrics,
             tls_cert_file=options.tls_cert_file,
             tls_private_key_file=options.tls_private_key_file,
             clock=clock,
@@ -137,6 +139,18 @@ class Daemon:
         )
         self._access = access
         self.port = 0
+
+    def _resource_metrics(self) -> bytes:
+        """`/metrics/resources`: the leader's view only, as kube-scheduler serves it (a standby's
+        informers hold the same pods, but two replicas reporting them would double the sums)."""
+        pods = self.scheduler.informers.get("pods")
+        if pods is None or not self.is_leader:
+            return b""
+        return render_pod_resources(pods.store.list)
+
+    @property
+    def is_leader(self) -> bool:
+        return self.elector is None or self.elector.is_leader
 
     def _informers_synced(self) -> bool:
         informers = self.scheduler.informers
@@ -183,7 +197,7 @@ class Daemon:
         self._synced_task = asyncio.create_task(self._when_synced(), name="start-up-synced")
         self.port = await self.server.start(self.options.bind_address, self.options.secure_port)
         _log.info("serving health and metrics", port=self.port)
-        if self.elector is None or self.elector.is_leader:
+        if self.is_leader:
             self._start_scheduling()
         if self.elector is not None:
             self._elector_task = asyncio.create_task(self.elector.run(), name="leader-election")

@@ -1,10 +1,10 @@
 """The secure port: health, metrics and configz over HTTPS.
 
 Serves `/healthz`, `/livez` and `/readyz` (each also per check, `/readyz/<name>`, and with
-`?verbose` / `?exclude=`), `/metrics` in Prometheus text format and `/configz` as
-`{"componentconfig": ...}`. As kube-scheduler, it serves HTTPS only: with the given certificate
-files, or else a self-signed certificate generated at start-up (see `serving_cert`).
-Non-leader replicas serve it too.
+`?verbose` / `?exclude=`), `/metrics` and `/metrics/resources` in Prometheus text format and
+`/configz` as `{"componentconfig": ...}`. As kube-scheduler, it serves HTTPS only: with the
+given certificate files, or else a self-signed certificate generated at start-up (see
+`serving_cert`). Non-leader replicas serve it too.
 
 With an `AccessGuard`, every request is authenticated and authorized first (see
 `scheduler.app.access`); the handshake then asks for a client certificate from the trusted CAs.
@@ -49,6 +49,8 @@ class HealthServer:
     `ping` check. Checks run on every request, so they must be cheap and must not block.
     `configz` returns the effective configuration as JSON-ready data; it is served wrapped
     in `{"componentconfig": ...}`, the name kube-scheduler registers it under.
+    `resource_metrics` renders `/metrics/resources`; like kube-scheduler's, a replica that
+    does not lead answers it with an empty body, so it returns b"" there.
     """
 
     def __init__(
@@ -58,6 +60,7 @@ class HealthServer:
         liveness: Mapping[str, HealthCheck],
         readiness: Mapping[str, HealthCheck],
         configz: Callable[[], Mapping[str, Any]],
+        resource_metrics: Callable[[], bytes] = lambda: b"",
         tls_cert_file: str | None = None,
         tls_private_key_file: str | None = None,
         clock: Clock | None = None,
@@ -77,6 +80,7 @@ class HealthServer:
             "readyz": dict(readiness) or PING,
         }
         self._configz = configz
+        self._resource_metrics = resource_metrics
         self._tls_files = (
             (tls_cert_file, tls_private_key_file)
             if tls_cert_file is not None and tls_private_key_file is not None
@@ -157,6 +161,7 @@ class HealthServer:
             app.router.add_get(f"/{endpoint}", self._endpoint_handler(endpoint))
             app.router.add_get(f"/{endpoint}/{{check}}", self._check_handler(endpoint))
         app.router.add_get("/metrics", self._serve_metrics)
+        app.router.add_get("/metrics/resources", self._serve_resource_metrics)
         app.router.add_get("/configz", self._serve_configz)
         return app
 
@@ -185,6 +190,12 @@ class HealthServer:
         return web.Response(
             body=self._metrics.render(), headers={"Content-Type": SchedulerMetrics.CONTENT_TYPE}
         )
+
+    async def _serve_resource_metrics(self, _: web.Request) -> web.Response:
+        body = self._resource_metrics()
+        if not body:
+            return web.Response()
+        return web.Response(body=body, headers={"Content-Type": SchedulerMetrics.CONTENT_TYPE})
 
     async def _serve_configz(self, _: web.Request) -> web.Response:
         body = json.dumps({"componentconfig": self._configz()}, indent=None)

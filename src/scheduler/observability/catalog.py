@@ -279,6 +279,26 @@ UNSERVED_PODS = _gauge(
     scraped=True,
 )
 
+# The two families of `/metrics/resources` (see `pod_resources`). They are not in `ALL`: their
+# O(pods) series are served on their own path, never on `/metrics`. Labels are in the order the
+# Go client writes them (sorted by name).
+_POD_RESOURCE_LABELS = ("namespace", "node", "pod", "priority", "resource", "scheduler", "unit")
+POD_RESOURCE_REQUEST = _gauge(
+    "kube_pod_resource_request",
+    "What each non-terminal pod requests, per resource, as the scheduler and the kubelet count "
+    "it (containers, sidecars and init steps, pod-level resources, overhead), with the "
+    "resource's unit where known.",
+    *_POD_RESOURCE_LABELS,
+    stability=Stability.STABLE,
+)
+POD_RESOURCE_LIMIT = _gauge(
+    "kube_pod_resource_limit",
+    "What each non-terminal pod is limited to, per resource, summed as its requests are, with "
+    "the resource's unit where known.",
+    *_POD_RESOURCE_LABELS,
+    stability=Stability.STABLE,
+)
+
 # Families plugins report at scrape time (Coscheduling and CapacityScheduling); they are not
 # upstream kube-scheduler's, which has no gang or quota plugins.
 PODGROUPS_WAITING_AT_PERMIT = _gauge(
