@@ -96,12 +96,6 @@ def test_metrics_resources_report_every_pod_from_the_leader_only(
     assert (standby_answer.status, standby_answer.body) == (200, "")
 
 
-def _fetch(port: int, path: str, client_cert: tuple[Path, Path]) -> str:
-    status, body = secure_port_call(port, path, client_cert=client_cert)
-    assert status == 200, (status, body)
-    return body
-
-
 def _series(text: str, namespace: str) -> Series:
     """The namespace's samples: (family, labels) -> value."""
     return {
@@ -188,7 +182,7 @@ def test_metrics_resources_match_kube_schedulers(
             STARTUP_S,
             "kube-scheduler's /metrics/resources",
         )
-        theirs = _series(_fetch(upstream_port, "/metrics/resources", admin_cert), namespace)
+        theirs = _complete(upstream_port, admin_cert, namespace, expected_pods)
     finally:
         upstream.stop()
     mine = poll_until(
@@ -197,6 +191,7 @@ def test_metrics_resources_match_kube_schedulers(
         timeout_s=SCRAPE_TIMEOUT_S,
     )
 
+    assert theirs is not None
     assert mine == theirs
     # A few values spelled out, so the comparison cannot pass on two empty scrapes.
     request = "kube_pod_resource_request"
@@ -213,6 +208,11 @@ def test_metrics_resources_match_kube_schedulers(
 
 
 def _complete(port: int, cert: tuple[Path, Path], namespace: str, pods: set[str]) -> Series | None:
-    series = _series(_fetch(port, "/metrics/resources", cert), namespace)
+    """The namespace's series once every pod in `pods` has some (a scheduler that has just
+    started may not know the client CA yet, and answer 403 until it does)."""
+    status, body = secure_port_call(port, "/metrics/resources", client_cert=cert)
+    if status != 200:
+        return None
+    series = _series(body, namespace)
     seen = {dict(labels)["pod"] for _, labels in series}
     return series if seen == pods else None

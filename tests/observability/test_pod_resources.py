@@ -7,6 +7,7 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from scheduler.observability.pod_resources import PodResourceMetrics
 from scheduler.observability.pod_resources import render_pod_resources
 from scheduler.observability.pod_resources import resource_unit
 
@@ -106,16 +107,35 @@ def test_a_pod_with_a_bad_quantity_is_left_out_and_the_rest_are_reported() -> No
     assert set(_scrape(pods)) == {(REQUEST, "fine", "cpu")}
 
 
-def test_the_families_are_stable_gauges_even_with_no_pods() -> None:
-    families = {
-        family.name: family
-        for family in text_string_to_metric_families(render_pod_resources(list).decode())
+def test_the_families_are_stable_gauges_and_left_out_without_series() -> None:
+    assert render_pod_resources(list) == b""
+    only_requests = render_pod_resources(lambda: [_pod("web", requests={"cpu": "1"})]).decode()
+    [family] = text_string_to_metric_families(only_requests)
+    assert (family.name, family.type) == (REQUEST, "gauge")
+    assert family.documentation.startswith("[STABLE] ")
+
+
+def test_a_pods_lines_are_kept_until_its_resource_version_changes() -> None:
+    pod = _pod("web", requests={"cpu": "1"})
+    pod["metadata"]["resourceVersion"] = "7"
+    pods = [pod]
+    metrics = PodResourceMetrics(lambda: pods)
+    first = metrics.render()
+    assert metrics.render() == first
+    resized = _pod("web", requests={"cpu": "2"})
+    resized["metadata"]["resourceVersion"] = "8"
+    pods[0] = resized
+    assert _values(metrics.render()) == {(REQUEST, "web", "cpu"): 2.0}
+    pods.clear()
+    assert metrics.render() == b""
+
+
+def _values(body: bytes) -> dict[tuple[str, str, str], float]:
+    return {
+        (sample.name, sample.labels["pod"], sample.labels["resource"]): sample.value
+        for family in text_string_to_metric_families(body.decode())
+        for sample in family.samples
     }
-    assert set(families) == {REQUEST, LIMIT}
-    for family in families.values():
-        assert family.type == "gauge"
-        assert family.documentation.startswith("[STABLE] ")
-        assert family.samples == []
 
 
 def test_units_follow_upstreams_resource_kinds() -> None:

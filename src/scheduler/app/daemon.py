@@ -20,6 +20,9 @@ import asyncio
 import contextlib
 import os
 import signal
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import Any
 
 from scheduler.app.access.delegation import SecurePortAccess
 from scheduler.app.configz import ConfigDocument
@@ -42,7 +45,7 @@ from scheduler.core.scheduler import Scheduler
 from scheduler.core.scheduler import SchedulerSetup
 from scheduler.observability import SchedulerMetrics
 from scheduler.observability import get_logger
-from scheduler.observability.pod_resources import render_pod_resources
+from scheduler.observability.pod_resources import PodResourceMetrics
 
 _log = get_logger("scheduler.daemon")
 
@@ -137,16 +140,18 @@ class Daemon:
             reuse_address=options.secure_port_access.permit_address_sharing,
             reuse_port=options.secure_port_access.permit_port_sharing,
         )
+        self._pod_resources = PodResourceMetrics(self._informer_pods)
         self._access = access
         self.port = 0
 
     def _resource_metrics(self) -> bytes:
         """`/metrics/resources`: the leader's view only, as kube-scheduler serves it (a standby's
         informers hold the same pods, but two replicas reporting them would double the sums)."""
+        return self._pod_resources.render() if self.is_leader else b""
+
+    def _informer_pods(self) -> Sequence[Mapping[str, Any]]:
         pods = self.scheduler.informers.get("pods")
-        if pods is None or not self.is_leader:
-            return b""
-        return render_pod_resources(pods.store.list)
+        return [] if pods is None else pods.store.list()
 
     @property
     def is_leader(self) -> bool:
