@@ -21,6 +21,7 @@ from scheduler.observability import enabled
 from scheduler.observability import get_logger
 from scheduler.observability import log_v
 from scheduler.observability import reset_logging
+from scheduler.observability import set_verbosity
 from scheduler.observability import verbosity
 
 # klog's text header: severity, date, time, pid, caller.
@@ -218,3 +219,38 @@ def test_reset_removes_our_handler_and_verbosity() -> None:
 def test_invalid_settings_are_rejected(format: Any, level: int, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         configure_logging(format, level, io.StringIO())
+
+
+def test_a_verbosity_set_at_run_time_reaches_loggers_already_in_use() -> None:
+    stream = io.StringIO()
+    # Cached loggers, as the daemon configures them: each keeps its class after first use.
+    configure_logging("json", 0, stream, cache_loggers=True)
+    log = get_logger("scheduler.core.cycle")
+    library = logging.getLogger("kubernetes_asyncio.rest")
+    log.debug("hidden at 0")
+    log_v(log, V_ATTEMPT, "Attempting to schedule pod", pod="default/a")
+    library.debug("hidden below 6")
+
+    set_verbosity(V_ATTEMPT)
+    log.debug("shown at 4")
+    log_v(log, V_ATTEMPT, "Attempting to schedule pod", pod="default/b")
+    library.debug("still hidden below 6")
+    set_verbosity(6)
+    library.debug("shown at 6")
+    set_verbosity(0)
+    log.debug("hidden again")
+    log_v(log, V_ATTEMPT, "Attempting to schedule pod", pod="default/c")
+
+    assert [(r["msg"], r.get("pod")) for r in _json_lines(stream)] == [
+        ("shown at 4", None),
+        ("Attempting to schedule pod", "default/b"),
+        ("shown at 6", None),
+    ]
+    assert verbosity() == 0
+
+
+def test_a_negative_verbosity_is_refused_at_run_time() -> None:
+    _configure("text", 2)
+    with pytest.raises(ValueError, match="must not be negative"):
+        set_verbosity(-1)
+    assert verbosity() == 2

@@ -22,6 +22,7 @@ from scheduler.observability.logs import configure_logging
 from scheduler.observability.logs import enabled
 from scheduler.observability.logs import log_v
 from scheduler.observability.logs import reset_logging
+from scheduler.observability.logs import set_verbosity
 from scheduler.observability.logs import verbosity
 from scheduler.observability.sampling import DEFAULT_PLUGIN_METRICS_PERCENT
 from scheduler.observability.sampling import PluginMetricsSampler
@@ -49,5 +50,6 @@ __all__ = [
     "log_v",
     "render_text",
     "reset_logging",
+    "set_verbosity",
     "verbosity",
 ]

@@ -133,9 +133,7 @@ def configure_logging(
     ]
     structlog.configure(
         processors=[*common, _klog_fields, structlog.processors.StackInfoRenderer(), *rendering],
-        wrapper_class=structlog.make_filtering_bound_logger(
-            logging.DEBUG if verbosity >= V_DEBUG else logging.INFO
-        ),
+        wrapper_class=_VerbosityFilteredLogger,
         logger_factory=_NamedWriterFactory(out),
         context_class=dict,
         cache_logger_on_first_use=cache_loggers,
@@ -156,8 +154,32 @@ def configure_logging(
     root = logging.getLogger()
     _remove_our_handler(root)
     root.addHandler(handler)
-    root.setLevel(logging.DEBUG if verbosity >= V_LIBRARY_DEBUG else logging.INFO)
+    set_verbosity(verbosity)
+
+
+def set_verbosity(verbosity: int) -> None:
+    """Change the verbosity of a running process (`PUT /debug/flags/v`); every logger, cached
+    or not, follows at once."""
+    if verbosity < 0:
+        raise ValueError(f"verbosity must not be negative, got {verbosity}")
     _settings.verbosity = verbosity
+    logging.getLogger().setLevel(logging.DEBUG if verbosity >= V_LIBRARY_DEBUG else logging.INFO)
+
+
+_DebugCapable: Any = structlog.make_filtering_bound_logger(logging.DEBUG)
+
+
+class _VerbosityFilteredLogger(_DebugCapable):  # type: ignore[misc]
+    """structlog's logger filtering at DEBUG, whose `debug` asks the verbosity at each call.
+
+    A logger caches its class on first use, so a class fixed at start-up (filtering at INFO
+    below V_DEBUG) would keep dropping debug records after the verbosity is raised.
+    """
+
+    def debug(self, event: str | None = None, *args: Any, **kw: Any) -> Any:
+        if _settings.verbosity < V_DEBUG:
+            return None
+        return super().debug(event, *args, **kw)
 
 
 def reset_logging() -> None:
