@@ -1,0 +1,1 @@
+"""Profiles of the running process for `/debug/pprof`, in pprof's format."""
