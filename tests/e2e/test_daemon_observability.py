@@ -15,6 +15,7 @@ from tests.e2e.daemon import LeaderElection
 from tests.e2e.daemon import Metrics
 from tests.e2e.daemon import poll_until
 from tests.e2e.processes import free_loopback_port
+from tests.e2e.secure_port_client import secure_port_call
 from tests.e2e.tcp_proxy import TcpProxy
 from tests.e2e.workload import Workload
 from tests.e2e.workload import pod_scheduled_condition
@@ -159,3 +160,43 @@ def test_readyz_fails_until_the_informers_have_synced(
     assert "[+]sched-handler-sync ok" in ready.body
     assert placed == {pod: workload.nodes[0]}
     assert connections > 0
+
+
+def test_put_debug_flags_v_changes_the_running_daemons_verbosity(
+    control_plane: ControlPlane, daemons: DaemonLauncher, workload: Workload, namespace: str
+) -> None:
+    ours = unique("sched")
+    workload.create_nodes(1, cpu="2")
+    daemon = daemons.start(ours)  # at -v=2: a line per bound pod, none per attempt
+    admin = control_plane.admin_cert_paths
+
+    def schedule_and_log(name: str) -> set[str]:
+        """Bind one pod; then the pods that have an attempt line in the log."""
+        workload.create_pods([name], ours)
+        workload.wait_bound([name], timeout_s=BIND_TIMEOUT_S)
+        # The bind line follows the attempt line in the same stream: once it is read, an
+        # attempt line written before it would have been read too.
+        poll_until(
+            lambda: any(
+                r.get("pod") == f"{namespace}/{name}"
+                for r in daemon.records("Successfully bound pod to node")
+            ),
+            f"the bind line of {name}",
+            timeout_s=EVENT_TIMEOUT_S,
+        )
+        return {str(r["pod"]) for r in daemon.records("Attempting to schedule pod")}
+
+    before = schedule_and_log("before")
+    raised = secure_port_call(
+        daemon.port, "/debug/flags/v", client_cert=admin, method="PUT", body=b"4"
+    )
+    during = schedule_and_log("during")
+    lowered = secure_port_call(
+        daemon.port, "/debug/flags/v", client_cert=admin, method="PUT", body=b"2"
+    )
+    after = schedule_and_log("after")
+
+    assert raised == (200, "successfully set klog.logging.verbosity to 4\n")
+    assert lowered == (200, "successfully set klog.logging.verbosity to 2\n")
+    assert before == set()
+    assert during == after == {f"{namespace}/during"}

@@ -21,6 +21,7 @@ from tests.e2e.manifests import apply
 from tests.e2e.manifests import read_manifests
 from tests.e2e.processes import ManagedProcess
 from tests.e2e.processes import free_loopback_port
+from tests.e2e.secure_port_client import secure_port_call
 from tests.e2e.secure_port_client import secure_port_status
 from tests.e2e.test_daemon_rbac import RBAC_PROPAGATION_S
 from tests.e2e.test_daemon_rbac import apply_deployed_rbac
@@ -134,6 +135,31 @@ def test_metrics_callers_get_the_same_answers_from_both_schedulers(
             )
             for caller, (path, token, cert) in callers.items()
         }
+        # The debugging paths of enableProfiling (on by default): who may change the
+        # verbosity, and what either port answers.
+        debug_calls = {
+            "admin PUT /debug/flags/v": ("PUT", "/debug/flags/v", None, admin_cert, b"3"),
+            "admin GET /debug/flags/v": ("GET", "/debug/flags/v", None, admin_cert, None),
+            "metrics-reader PUT /debug/flags/v": (
+                "PUT",
+                "/debug/flags/v",
+                reader_token,
+                None,
+                b"3",
+            ),
+            "metrics-reader GET /debug/pprof/": ("GET", "/debug/pprof/", reader_token, None, None),
+        }
+        debug_seen = {
+            caller: tuple(
+                secure_port_call(port, path, token=token, client_cert=cert, method=verb, body=data)
+                for port in (ours.port, upstream_port)
+            )
+            for caller, (verb, path, token, cert, data) in debug_calls.items()
+        }
+        index = {
+            port: secure_port_call(port, "/debug/pprof/", client_cert=admin_cert)[0]
+            for port in (ours.port, upstream_port)
+        }
     finally:
         upstream.stop()
 
@@ -153,3 +179,15 @@ def test_metrics_callers_get_the_same_answers_from_both_schedulers(
         "client certificate": 200,
         "admin certificate": 200,
     }
+    # Same status and text from both, but for the 403's message, which names the caller.
+    for caller, (mine, theirs) in debug_seen.items():
+        assert mine[0] == theirs[0], caller
+    assert debug_seen["admin PUT /debug/flags/v"][0] == (
+        200,
+        "successfully set klog.logging.verbosity to 3\n",
+    )
+    assert debug_seen["admin PUT /debug/flags/v"][1] == debug_seen["admin PUT /debug/flags/v"][0]
+    assert debug_seen["admin GET /debug/flags/v"] == ((406, "unsupported http method\n"),) * 2
+    assert debug_seen["metrics-reader PUT /debug/flags/v"][0][0] == 403
+    assert debug_seen["metrics-reader GET /debug/pprof/"][0][0] == 403
+    assert index == {ours.port: 200, upstream_port: 200}

@@ -130,6 +130,7 @@ class Daemon:
             readiness=readiness,
             configz=self._configz.get,
             resource_metrics=self._resource_metrics,
+            profiling=config.enable_profiling,
             tls_cert_file=options.tls_cert_file,
             tls_private_key_file=options.tls_private_key_file,
             clock=clock,

@@ -24,6 +24,7 @@ from typing import Any
 from aiohttp import web
 
 from scheduler.app.access.guard import AccessGuard
+from scheduler.app.debug_endpoints import add_debug_routes
 from scheduler.app.healthz import PING
 from scheduler.app.healthz import Answer
 from scheduler.app.healthz import HealthCheck
@@ -50,7 +51,8 @@ class HealthServer:
     `configz` returns the effective configuration as JSON-ready data; it is served wrapped
     in `{"componentconfig": ...}`, the name kube-scheduler registers it under.
     `resource_metrics` renders `/metrics/resources`; like kube-scheduler's, a replica that
-    does not lead answers it with an empty body, so it returns b"" there.
+    does not lead answers it with an empty body, so it returns b"" there. `profiling`
+    (`enableProfiling`) adds the debugging paths of `debug_endpoints`.
     """
 
     def __init__(
@@ -61,6 +63,7 @@ class HealthServer:
         readiness: Mapping[str, HealthCheck],
         configz: Callable[[], Mapping[str, Any]],
         resource_metrics: Callable[[], bytes] = lambda: b"",
+        profiling: bool = False,
         tls_cert_file: str | None = None,
         tls_private_key_file: str | None = None,
         clock: Clock | None = None,
@@ -81,6 +84,7 @@ class HealthServer:
         }
         self._configz = configz
         self._resource_metrics = resource_metrics
+        self._profiling = profiling
         self._tls_files = (
             (tls_cert_file, tls_private_key_file)
             if tls_cert_file is not None and tls_private_key_file is not None
@@ -163,6 +167,8 @@ class HealthServer:
         app.router.add_get("/metrics", self._serve_metrics)
         app.router.add_get("/metrics/resources", self._serve_resource_metrics)
         app.router.add_get("/configz", self._serve_configz)
+        if self._profiling:
+            add_debug_routes(app)
         return app
 
     def _endpoint_handler(self, endpoint: str) -> _Handler:

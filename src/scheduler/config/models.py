@@ -147,9 +147,11 @@ class KubeSchedulerConfiguration(ConfigModel):
     client_connection: ClientConnectionConfiguration = Field(
         default_factory=ClientConnectionConfiguration
     )
+    # Serves /debug/flags/v and /debug/pprof/ on the secure port (scheduler.app.debug_endpoints).
     enable_profiling: bool = True
-    # When absent it follows `enable_profiling`: upstream turns contention profiling on by
-    # default only when profiling is on.
+    # Go's block profile, which has no Python counterpart: accepted and without effect (see
+    # docs/deploy.md). When absent it follows `enable_profiling`: upstream turns contention
+    # profiling on by default only when profiling is on.
     enable_contention_profiling: bool = True
     percentage_of_nodes_to_score: Int32 = 0
     pod_initial_backoff_seconds: Int64 = 1
