@@ -127,3 +127,16 @@ async def test_leader_election_check_fails_for_a_leader_long_overdue() -> None:
     assert check() is True
     later.advance(15 + WATCHDOG_GRACE + 1)
     assert check() == "failed election to renew leadership on lease kube-scheduler"
+
+
+def test_each_check_run_is_observed_and_an_excluded_one_is_not() -> None:
+    seen: list[tuple[str, str, bool]] = []
+    checks: dict[str, HealthCheck] = {
+        "ping": lambda: True,
+        "shutdown": lambda: "shutting down",
+        "sync": lambda: True,
+    }
+    endpoint_answer(
+        "readyz", checks, exclude=["sync"], observe=lambda *outcome: seen.append(outcome)
+    )
+    assert seen == [("readyz", "ping", True), ("readyz", "shutdown", False)]

@@ -190,6 +190,20 @@ async def test_resource_metrics_are_served_when_rendered_and_empty_otherwise(
     assert headers["Content-Type"] == SchedulerMetrics.CONTENT_TYPE
 
 
+async def test_health_check_outcomes_are_served_as_slis(running: Running) -> None:
+    await running.get("/readyz")
+    await running.get("/readyz/shutdown")  # one check alone records nothing, as upstream
+    status, body, headers = await running.get("/metrics/slis")
+    assert status == 200
+    assert headers["Content-Type"] == SchedulerMetrics.CONTENT_TYPE
+    lines = body.splitlines()
+    # Not synced yet: the sync check failed, the others passed.
+    assert 'kubernetes_healthcheck{name="sched-handler-sync",type="readyz"} 0.0' in lines
+    assert 'kubernetes_healthcheck{name="shutdown",type="readyz"} 1.0' in lines
+    total = 'kubernetes_healthchecks_total{name="shutdown",status="success",type="readyz"} 1.0'
+    assert total in lines
+
+
 async def test_configz_is_the_effective_config_under_componentconfig(running: Running) -> None:
     status, body, headers = await running.get("/configz")
     assert status == 200

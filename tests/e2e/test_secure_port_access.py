@@ -16,6 +16,7 @@ from tests.deploy.manifests import DEPLOY_DIR
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.controlplane import ControlPlane
 from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import Metrics
 from tests.e2e.daemon import poll_until
 from tests.e2e.manifests import apply
 from tests.e2e.manifests import read_manifests
@@ -125,6 +126,7 @@ def test_metrics_callers_get_the_same_answers_from_both_schedulers(
             "metrics-reader token, /configz": ("/configz", reader_token, None),
             "metrics-reader token, /metrics/resources": ("/metrics/resources", reader_token, None),
             "anonymous /metrics/resources": ("/metrics/resources", None, None),
+            "metrics-reader token, /metrics/slis": ("/metrics/slis", reader_token, None),
             "client certificate": ("/metrics", None, scraper_cert),
             "admin certificate": ("/configz", None, admin_cert),
         }
@@ -160,6 +162,11 @@ def test_metrics_callers_get_the_same_answers_from_both_schedulers(
             port: secure_port_call(port, "/debug/pprof/", client_cert=admin_cert)[0]
             for port in (ours.port, upstream_port)
         }
+        # Both have run their health checks for the callers above: the same checks, recorded.
+        slis = [
+            _last_health_outcomes(secure_port_call(port, "/metrics/slis", client_cert=admin_cert))
+            for port in (ours.port, upstream_port)
+        ]
     finally:
         upstream.stop()
 
@@ -176,6 +183,7 @@ def test_metrics_callers_get_the_same_answers_from_both_schedulers(
         "metrics-reader token, /configz": 403,
         "metrics-reader token, /metrics/resources": 200,
         "anonymous /metrics/resources": 403,
+        "metrics-reader token, /metrics/slis": 200,
         "client certificate": 200,
         "admin certificate": 200,
     }
@@ -191,3 +199,19 @@ def test_metrics_callers_get_the_same_answers_from_both_schedulers(
     assert debug_seen["metrics-reader PUT /debug/flags/v"][0][0] == 403
     assert debug_seen["metrics-reader GET /debug/pprof/"][0][0] == 403
     assert index == {ours.port: 200, upstream_port: 200}
+    # Our liveness has one check more: a scheduling loop that died (scheduler-failed).
+    assert slis[0].pop(("healthz", "scheduler-failed")) == 1.0
+    assert slis[0] == slis[1]
+    assert {("healthz", "ping"), ("readyz", "sched-handler-sync")} <= set(slis[0])
+    assert set(slis[0].values()) == {1.0}
+
+
+def _last_health_outcomes(answer: tuple[int, str]) -> dict[tuple[str, str], float]:
+    """(endpoint, check) -> kubernetes_healthcheck, for the health endpoints the callers used."""
+    status, body = answer
+    assert status == 200, answer
+    return {
+        (labels["type"], labels["name"]): value
+        for name, labels, value in Metrics(body).samples
+        if name == "kubernetes_healthcheck" and labels["type"] in ("healthz", "readyz")
+    }

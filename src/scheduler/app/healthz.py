@@ -53,8 +53,10 @@ def endpoint_answer(
     *,
     verbose: bool = False,
     exclude: Collection[str] = (),
+    observe: Callable[[str, str, bool], None] | None = None,
 ) -> Answer:
-    """The answer of `/<endpoint>`, e.g. endpoint "readyz"."""
+    """The answer of `/<endpoint>`, e.g. endpoint "readyz". `observe(endpoint, check, passed)`
+    is told the outcome of each check run (the health SLIs)."""
     unmatched = [name for name in dict.fromkeys(exclude) if name not in checks]
     lines: list[str] = []
     failures: list[str] = []
@@ -63,6 +65,8 @@ def endpoint_answer(
             lines.append(f"[+]{name} excluded: ok")
             continue
         reason = run_check(check)
+        if observe is not None:
+            observe(endpoint, name, reason is None)
         if reason is None:
             lines.append(f"[+]{name} ok")
         else:

@@ -1,10 +1,10 @@
 """The secure port: health, metrics and configz over HTTPS.
 
 Serves `/healthz`, `/livez` and `/readyz` (each also per check, `/readyz/<name>`, and with
-`?verbose` / `?exclude=`), `/metrics` and `/metrics/resources` in Prometheus text format and
-`/configz` as `{"componentconfig": ...}`. As kube-scheduler, it serves HTTPS only: with the
-given certificate files, or else a self-signed certificate generated at start-up (see
-`serving_cert`). Non-leader replicas serve it too.
+`?verbose` / `?exclude=`), `/metrics`, `/metrics/resources` and `/metrics/slis` (the health
+checks' outcomes) in Prometheus text format and `/configz` as `{"componentconfig": ...}`. As
+kube-scheduler, it serves HTTPS only: with the given certificate files, or else a self-signed
+certificate generated at start-up (see `serving_cert`). Non-leader replicas serve it too.
 
 With an `AccessGuard`, every request is authenticated and authorized first (see
 `scheduler.app.access`); the handshake then asks for a client certificate from the trusted CAs.
@@ -38,6 +38,7 @@ from scheduler.app.tls_options import TLSOptions
 from scheduler.framework.clock import Clock
 from scheduler.framework.clock import SystemClock
 from scheduler.observability import SchedulerMetrics
+from scheduler.observability.health_slis import HealthCheckSLIs
 
 _Handler = Callable[[web.Request], Awaitable[web.Response]]
 _TEXT_HEADERS = {"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}
@@ -84,6 +85,7 @@ class HealthServer:
         }
         self._configz = configz
         self._resource_metrics = resource_metrics
+        self._slis = HealthCheckSLIs()
         self._profiling = profiling
         self._tls_files = (
             (tls_cert_file, tls_private_key_file)
@@ -166,6 +168,7 @@ class HealthServer:
             app.router.add_get(f"/{endpoint}/{{check}}", self._check_handler(endpoint))
         app.router.add_get("/metrics", self._serve_metrics)
         app.router.add_get("/metrics/resources", self._serve_resource_metrics)
+        app.router.add_get("/metrics/slis", self._serve_slis)
         app.router.add_get("/configz", self._serve_configz)
         if self._profiling:
             add_debug_routes(app)
@@ -178,6 +181,7 @@ class HealthServer:
                 self._endpoints[endpoint],
                 verbose="verbose" in request.query,
                 exclude=request.query.getall("exclude", []),
+                observe=self._slis.observe,
             )
             return _text(answer)
 
@@ -202,6 +206,11 @@ class HealthServer:
         if not body:
             return web.Response()
         return web.Response(body=body, headers={"Content-Type": SchedulerMetrics.CONTENT_TYPE})
+
+    async def _serve_slis(self, _: web.Request) -> web.Response:
+        return web.Response(
+            body=self._slis.render(), headers={"Content-Type": SchedulerMetrics.CONTENT_TYPE}
+        )
 
     async def _serve_configz(self, _: web.Request) -> web.Response:
         body = json.dumps({"componentconfig": self._configz()}, indent=None)

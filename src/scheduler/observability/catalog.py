@@ -299,6 +299,25 @@ POD_RESOURCE_LIMIT = _gauge(
     stability=Stability.STABLE,
 )
 
+# The two families of `/metrics/slis` (see `health_slis`): the outcome of every health check an
+# endpoint ran, as component-base records them. Not in `ALL` either: kube-scheduler serves them
+# only on their own path. Labels in the Go client's (sorted) order.
+HEALTHCHECK = _gauge(
+    "kubernetes_healthcheck",
+    "Whether a health check passed (1) or failed (0) the last time an endpoint ran it.",
+    "name",
+    "type",
+    stability=Stability.STABLE,
+)
+HEALTHCHECKS = _counter(
+    "kubernetes_healthchecks_total",
+    "Health checks run by the health endpoints, by check, endpoint and outcome.",
+    "name",
+    "status",
+    "type",
+    stability=Stability.STABLE,
+)
+
 # Families plugins report at scrape time (Coscheduling and CapacityScheduling); they are not
 # upstream kube-scheduler's, which has no gang or quota plugins.
 PODGROUPS_WAITING_AT_PERMIT = _gauge(
