@@ -10,6 +10,8 @@ import pytest
 
 from scheduler.app.cli import build_parser
 from scheduler.app.cli import main
+from scheduler.app.feature_gates import gate_enabled
+from scheduler.app.flag_values import flag_values
 from scheduler.app.run_options import RunOptions
 from scheduler.app.run_options import apply_flags
 from scheduler.app.tls_options import TLSOptions
@@ -205,3 +207,37 @@ def test_extender_tls_settings_that_cannot_load_stop_start_up(
     )
     assert main([f"--config={config}"]) == 2
     assert capsys.readouterr().err.startswith("error: extenders[0].tlsConfig: ")
+
+
+def test_the_zpage_gates_are_honoured_both_ways() -> None:
+    parsed = options("--feature-gates=ComponentFlagz=false,ComponentStatusz=true")
+    gates = parsed.compat.feature_gates
+    assert gate_enabled(gates, "ComponentFlagz") is False
+    assert gate_enabled(gates, "ComponentStatusz") is True
+    # Not given: v1.36's default, on.
+    assert gate_enabled(options().compat.feature_gates, "ComponentFlagz") is True
+
+
+def test_flag_values_read_as_kube_schedulers_flag_library_writes_them() -> None:
+    argv = [
+        "run",
+        "--leader-elect=false",
+        "--authentication-token-webhook-cache-ttl=90s",
+        "--requestheader-allowed-names=front,proxy",
+        "--requestheader-allowed-names=edge",
+        "--feature-gates=ComponentStatusz=true,ComponentFlagz=true",
+        "--kube-api-qps=20",
+    ]
+    shown = flag_values(run_parser(), build_parser("run").parse_args(argv))
+    assert shown["leader-elect"] == "false"
+    assert shown["authentication-token-webhook-cache-ttl"] == "1m30s"
+    assert shown["requestheader-allowed-names"] == "[front,proxy,edge]"
+    assert shown["feature-gates"] == "ComponentFlagz=true,ComponentStatusz=true"
+    assert shown["kube-api-qps"] == "20"
+    # Not given: what kube-scheduler shows for its defaults.
+    assert shown["leader-elect-lease-duration"] == "15s"
+    assert shown["requestheader-group-headers"] == "[x-remote-group]"
+    assert shown["tls-cipher-suites"] == "[]"
+    assert shown["config"] == ""
+    assert shown["help"] == shown["shadow"] == "false"
+    assert list(shown) == sorted(shown)

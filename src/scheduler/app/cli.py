@@ -18,6 +18,7 @@ from pathlib import Path
 from scheduler.app.configuration import check_extenders
 from scheduler.app.configuration import load_effective
 from scheduler.app.configuration import plugin_registry
+from scheduler.app.flag_values import flag_values
 from scheduler.app.output_format import OutputChoice
 from scheduler.app.output_format import OutputFormat
 from scheduler.app.retire_check import check_scheduler_name
@@ -216,6 +217,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _command_parser(command: str) -> argparse.ArgumentParser:
+    """The sub-parser of one command, with its flags."""
+    commands = next(
+        a for a in build_parser(command)._actions if isinstance(a, argparse._SubParsersAction)
+    )
+    parser: argparse.ArgumentParser = commands.choices[command]
+    return parser
+
+
 def run_validate(args: argparse.Namespace) -> int:
     registry = plugin_registry(args.plugin, autoload=not args.no_plugin_autoload)
     config, profiles = load_effective(registry, path=args.file)
@@ -232,6 +242,7 @@ def run_daemon(args: argparse.Namespace) -> int:
         print(version_text(args.version))
         return 0
     options = RunOptions.from_args(args)
+    options.flag_values = flag_values(_command_parser("run"), args)
     shadow = ShadowOptions.from_args(args)
     registry = plugin_registry(options.plugins, autoload=options.autoload)
     config, profiles = load_effective(

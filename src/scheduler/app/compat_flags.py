@@ -48,12 +48,14 @@ class CompatOptions:
     contention_profiling: bool | None = None
     max_in_unschedulable: float = DEFAULT_MAX_IN_UNSCHEDULABLE
     resource_lock: str | None = None
+    feature_gates: dict[str, bool] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> CompatOptions:
         _refuse_inapplicable(args)
-        check_feature_gates(parse_feature_gates(args.feature_gates or []))
+        gates = parse_feature_gates(args.feature_gates or [])
+        check_feature_gates(gates)
         check_version_flag("--emulated-version", args.emulated_version or [])
         check_version_flag("--min-compatibility-version", args.min_compatibility_version or [])
         options = cls(
@@ -62,6 +64,7 @@ class CompatOptions:
             content_type=args.kube_api_content_type,
             profiling=args.profiling,
             contention_profiling=args.contention_profiling,
+            feature_gates=gates,
         )
         if args.pod_max_in_unschedulable_pods_duration is not None:
             options.max_in_unschedulable = args.pod_max_in_unschedulable_pods_duration

@@ -6,8 +6,10 @@ accepted (it changes nothing, as upstream), and a gate set the other way fails s
 the gate: silently scheduling as if it were off would be worse. A name kube-scheduler does not
 know fails as upstream fails it.
 
-The gates in `EITHER_WAY` choose nothing about scheduling, only how the client talks to the API
-server, and this scheduler does it one way whatever they say, so both settings are accepted:
+The gates in `HONOURED` (ComponentFlagz, ComponentStatusz) are honoured either way: they only
+serve or withhold `/flagz` and `/statusz`. The gates in `EITHER_WAY` choose nothing about
+scheduling, only how the client talks to the API server, and this scheduler does it one way
+whatever they say, so both settings are accepted:
 WatchListClient picks whether client-go's informers take their first list as one watch stream
 or page by page; kube-pyscheduler's informers always page, because on a real API server the
 stream cost more of the scheduler's CPU and no start-up time (`docs/architecture.md`,
@@ -31,6 +33,9 @@ _COMPONENT = "kube"
 
 
 EITHER_WAY = frozenset({"WatchListClient"})
+
+# Gates this scheduler honours both ways: they turn the z-pages (`zpages`) on or off.
+HONOURED = frozenset({"ComponentFlagz", "ComponentStatusz"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +79,17 @@ def check_feature_gates(gates: dict[str, bool]) -> None:
         gate = known.get(name)
         if gate is None:
             raise ConfigError(f"--feature-gates: unrecognized feature gate: {name}")
-        if enabled != gate.default and name not in EITHER_WAY:
+        if enabled != gate.default and name not in EITHER_WAY | HONOURED:
             raise ConfigError(
                 f"--feature-gates: {name}={str(enabled).lower()} cannot apply: kube-pyscheduler "
                 f"implements kube-scheduler {FOLLOWED_RELEASE} with every gate at its default "
                 f"({name}={str(gate.default).lower()})"
             )
+
+
+def gate_enabled(gates: dict[str, bool], name: str) -> bool:
+    """Whether gate `name` is on: as set by `--feature-gates`, else its v1.36 default."""
+    return gates.get(name, known_gates()[name].default)
 
 
 def check_version_flag(flag: str, values: list[str]) -> None:

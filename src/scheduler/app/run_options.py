@@ -46,6 +46,8 @@ class RunOptions:
     plugin_result_annotation: bool = False
     secure_port_access: SecurePortOptions = field(default_factory=SecurePortOptions)
     compat: CompatOptions = field(default_factory=CompatOptions)
+    # Every flag with its value as kube-scheduler prints it, for /flagz (see flag_values).
+    flag_values: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RunOptions:
