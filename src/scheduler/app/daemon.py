@@ -26,6 +26,8 @@ from typing import Any
 
 from scheduler.app.access.delegation import SecurePortAccess
 from scheduler.app.configz import ConfigDocument
+from scheduler.app.feature_gates import FOLLOWED_RELEASE
+from scheduler.app.feature_gates import gate_enabled
 from scheduler.app.health_checks import SCHEDULER_FAILED
 from scheduler.app.health_checks import leader_election_check
 from scheduler.app.health_checks import scheduler_checks
@@ -37,14 +39,17 @@ from scheduler.app.startup_gc import START_UP
 from scheduler.app.startup_marks import mark
 from scheduler.app.unserved_pods import served_scheduler_names
 from scheduler.app.unserved_pods import unserved_pods_source
+from scheduler.app.zpages import ZPages
 from scheduler.cluster.port import ClusterClient
 from scheduler.core.leader_election import LeaderElector
 from scheduler.core.leader_election import new_identity
 from scheduler.core.result_annotation import ResultAnnotations
 from scheduler.core.scheduler import Scheduler
 from scheduler.core.scheduler import SchedulerSetup
+from scheduler.framework.clock import Clock
 from scheduler.observability import SchedulerMetrics
 from scheduler.observability import get_logger
+from scheduler.observability.component_metrics import own_version
 from scheduler.observability.pod_resources import PodResourceMetrics
 
 _log = get_logger("scheduler.daemon")
@@ -131,6 +136,7 @@ class Daemon:
             configz=self._configz.get,
             resource_metrics=self._resource_metrics,
             profiling=config.enable_profiling,
+            zpages=_zpages(options, clock),
             tls_cert_file=options.tls_cert_file,
             tls_private_key_file=options.tls_private_key_file,
             clock=clock,
@@ -256,6 +262,17 @@ class Daemon:
             await self._access.close()
         for client in (self.client, *self._extra_clients):
             await client.close()
+
+
+def _zpages(options: RunOptions, clock: Clock) -> ZPages:
+    gates = options.compat.feature_gates
+    return ZPages(
+        clock,
+        binary_version=own_version(),
+        emulation_version=FOLLOWED_RELEASE,
+        flags=options.flag_values if gate_enabled(gates, "ComponentFlagz") else None,
+        statusz=gate_enabled(gates, "ComponentStatusz"),
+    )
 
 
 def install_signal_handlers(daemon: Daemon) -> None:

@@ -35,6 +35,7 @@ from scheduler.app.serving_cert import generate_self_signed
 from scheduler.app.serving_cert import server_context_from_files
 from scheduler.app.serving_cert import server_context_from_pem
 from scheduler.app.tls_options import TLSOptions
+from scheduler.app.zpages import ZPages
 from scheduler.framework.clock import Clock
 from scheduler.framework.clock import SystemClock
 from scheduler.observability import SchedulerMetrics
@@ -53,7 +54,8 @@ class HealthServer:
     in `{"componentconfig": ...}`, the name kube-scheduler registers it under.
     `resource_metrics` renders `/metrics/resources`; like kube-scheduler's, a replica that
     does not lead answers it with an empty body, so it returns b"" there. `profiling`
-    (`enableProfiling`) adds the debugging paths of `debug_endpoints`.
+    (`enableProfiling`) adds the debugging paths of `debug_endpoints`, `zpages` `/statusz`
+    and `/flagz`.
     """
 
     def __init__(
@@ -65,6 +67,7 @@ class HealthServer:
         configz: Callable[[], Mapping[str, Any]],
         resource_metrics: Callable[[], bytes] = lambda: b"",
         profiling: bool = False,
+        zpages: ZPages | None = None,
         tls_cert_file: str | None = None,
         tls_private_key_file: str | None = None,
         clock: Clock | None = None,
@@ -87,6 +90,7 @@ class HealthServer:
         self._resource_metrics = resource_metrics
         self._slis = HealthCheckSLIs()
         self._profiling = profiling
+        self._zpages = zpages
         self._tls_files = (
             (tls_cert_file, tls_private_key_file)
             if tls_cert_file is not None and tls_private_key_file is not None
@@ -172,6 +176,8 @@ class HealthServer:
         app.router.add_get("/configz", self._serve_configz)
         if self._profiling:
             add_debug_routes(app)
+        if self._zpages is not None:
+            self._zpages.add_routes(app)
         return app
 
     def _endpoint_handler(self, endpoint: str) -> _Handler:
