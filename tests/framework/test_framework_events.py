@@ -18,7 +18,7 @@ def test_update_and_all_are_unions_of_the_single_actions() -> None:
     assert ActionType.ALL == ActionType.ADD | ActionType.DELETE | ActionType.UPDATE
     assert ActionType.UPDATE & ActionType.UPDATE_NODE_TAINT
     assert not ActionType.UPDATE & (ActionType.ADD | ActionType.DELETE)
-    assert len(singles) == 13
+    assert len(singles) == 14
 
 
 def test_a_pod_registration_covers_assigned_and_unscheduled_pods() -> None:

@@ -1,4 +1,5 @@
-"""A node's image list is read strictly: a wrong shape names the field, not a crash later."""
+"""A node's image list and declared features are read strictly: a wrong shape names the
+field, not a crash later."""
 
 from __future__ import annotations
 
@@ -35,3 +36,11 @@ def test_image_names_and_sizes_are_read() -> None:
 def test_a_malformed_image_list_names_the_field(images: Any, field: str) -> None:
     with pytest.raises(InvalidObjectError, match=re.escape(f"Node n0: {field}")):
         Node.from_dict(node_with_images(images))
+
+
+def test_declared_features_are_read_and_must_be_names() -> None:
+    raw = make_node("n0").declared_features("B", "A").dict()
+    assert Node.from_dict(raw).declared_features == ("A", "B")
+    raw["status"]["declaredFeatures"] = "A"
+    with pytest.raises(InvalidObjectError, match=re.escape("Node n0: status.declaredFeatures")):
+        Node.from_dict(raw)

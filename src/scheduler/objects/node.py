@@ -41,6 +41,8 @@ class Node:
     conditions: tuple[Mapping[str, Any], ...]
     resource_version: str
     raw: Mapping[str, Any] = field(repr=False)
+    # status.declaredFeatures: what the kubelet says this node supports (kept sorted by it).
+    declared_features: tuple[str, ...] = ()
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> Node:
@@ -70,12 +72,20 @@ class Node:
             conditions=object_list(status.get("conditions"), "status.conditions"),
             resource_version=str(meta.get("resourceVersion") or ""),
             raw=raw,
+            declared_features=_strings(status.get("declaredFeatures"), "status.declaredFeatures"),
         )
 
 
 def _describe(raw: Mapping[str, Any]) -> str:
     meta = raw.get("metadata") if isinstance(raw, Mapping) else None
     return str(meta.get("name", "?")) if isinstance(meta, Mapping) else "?"
+
+
+def _strings(value: Any, path: str) -> tuple[str, ...]:
+    items = value or ()
+    if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
+        raise ValueError(f"{path}: must be a list of strings")
+    return tuple(items)
 
 
 def _image_names(value: Any) -> tuple[str, ...]:

@@ -246,6 +246,11 @@ class NodeBuilder(ObjectBuilder):
         self._raw["spec"]["unschedulable"] = value
         return self
 
+    def declared_features(self, *names: str) -> Self:
+        """status.declaredFeatures, which the kubelet keeps sorted."""
+        self._raw["status"]["declaredFeatures"] = sorted(names)
+        return self
+
     def image(self, name: str, size_bytes: int) -> Self:
         self._raw["status"].setdefault("images", []).append(
             {"names": [name], "sizeBytes": size_bytes}

@@ -137,6 +137,16 @@ NODE_CASES: dict[str, tuple[Node, Node, ActionType]] = {
         ),
         A.UPDATE_NODE_ANNOTATION,
     ),
+    "declared-features": (
+        make_node("n").declared_features("A").obj(),
+        make_node("n").declared_features("A", "B").obj(),
+        A.UPDATE_NODE_DECLARED_FEATURE,
+    ),
+    "same-declared-features": (
+        make_node("n").declared_features("A").obj(),
+        make_node("n").declared_features("A").obj(),
+        A(0),
+    ),
     "label-and-taint": (
         make_node("n").obj(),
         make_node("n").label("zone", "a").taint("k").obj(),
@@ -162,6 +172,10 @@ def test_node_update_event_combines_changed_aspects(
         (
             ClusterEvent(EventResource.NODE, A.UPDATE_NODE_LABEL | A.UPDATE_NODE_TAINT),
             "NodeUpdateNodeLabel|UpdateNodeTaint",
+        ),
+        (
+            ClusterEvent(EventResource.NODE, A.UPDATE_NODE_DECLARED_FEATURE),
+            "NodeUpdateNodeDeclaredFeature",
         ),
         (ClusterEvent(EventResource.PERSISTENT_VOLUME, A.ALL), "PersistentVolumeAll"),
         (ClusterEvent(EventResource.WILDCARD, A.ALL, "ForceActivate"), "ForceActivate"),

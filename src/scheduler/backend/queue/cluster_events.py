@@ -28,6 +28,7 @@ _ACTION_NAMES: dict[ActionType, str] = {
     ActionType.UPDATE_NODE_TAINT: "UpdateNodeTaint",
     ActionType.UPDATE_NODE_CONDITION: "UpdateNodeCondition",
     ActionType.UPDATE_NODE_ANNOTATION: "UpdateNodeAnnotation",
+    ActionType.UPDATE_NODE_DECLARED_FEATURE: "UpdateNodeDeclaredFeature",
     ActionType.UPDATE_POD_LABEL: "UpdatePodLabel",
     ActionType.UPDATE_POD_SCALE_DOWN: "UpdatePodScaleDown",
     ActionType.UPDATE_POD_TOLERATIONS: "UpdatePodToleration",
@@ -116,6 +117,8 @@ def node_update_action(old: Node, new: Node) -> ActionType:
         action |= ActionType.UPDATE_NODE_CONDITION
     if dict(old.annotations) != dict(new.annotations):
         action |= ActionType.UPDATE_NODE_ANNOTATION
+    if old.declared_features != new.declared_features:
+        action |= ActionType.UPDATE_NODE_DECLARED_FEATURE
     return action
 
 
