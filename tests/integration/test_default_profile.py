@@ -20,6 +20,7 @@ EXPECTED = {
         "PodTopologySpread",
         "InterPodAffinity",
         "DynamicResources",
+        "NodeDeclaredFeatures",
     ],
     "Filter": [
         "NodeUnschedulable",
@@ -35,6 +36,7 @@ EXPECTED = {
         "PodTopologySpread",
         "InterPodAffinity",
         "DynamicResources",
+        "NodeDeclaredFeatures",
     ],
     "PostFilter": ["DynamicResources", "DefaultPreemption"],
     "PreScore": [

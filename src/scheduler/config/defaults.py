@@ -12,7 +12,7 @@ from scheduler.framework.spec import PluginSpec
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
-# Upstream's default plugins (v1.31 and later), all enabled through multiPoint, in upstream
+# Upstream's default plugins (v1.36), all enabled through multiPoint, in upstream
 # order, with the Score weights upstream gives them (None: not a Score plugin by default).
 UPSTREAM_DEFAULT_PLUGINS: tuple[tuple[str, int | None], ...] = (
     ("SchedulingGates", None),
@@ -34,6 +34,8 @@ UPSTREAM_DEFAULT_PLUGINS: tuple[tuple[str, int | None], ...] = (
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),
     ("DefaultBinder", None),
+    # Added in v1.35 behind NodeDeclaredFeatures, which v1.36 turns on by default.
+    ("NodeDeclaredFeatures", None),
 )
 
 
