@@ -55,6 +55,12 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
         'profiles[0].plugins.multiPoint.enabled[0].name: Not found: unknown plugin "Foo"',
     ),
     (
+        "plugin-at-a-pod-group-placement-point",
+        plugins(placementScore={"enabled": names("ImageLocality")}),
+        'profiles[0].plugins.placementScore.enabled[0].name: Invalid value: "ImageLocality": '
+        'plugin "ImageLocality" does not implement the PlacementScore extension point',
+    ),
+    (
         "plugin-at-a-point-it-does-not-implement",
         plugins(filter={"enabled": names("ImageLocality")}),
         'profiles[0].plugins.filter.enabled[0].name: Invalid value: "ImageLocality": '
@@ -236,3 +242,11 @@ def test_score_weight_total_must_fit_int64(weights: list[int], overflows: bool) 
         assert lines[0].endswith("total score of Score plugins could overflow")
     else:
         assert lines == []
+
+
+def test_empty_or_disabled_placement_points_are_accepted(
+    registry: dict[str, PluginSpec],
+) -> None:
+    data = plugins(placementGenerate={}, placementScore={"disabled": names("*")})
+    _, [loaded] = load_config_dict(data, registry)
+    assert loaded.scheduler_name == "default-scheduler"

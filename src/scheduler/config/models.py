@@ -121,6 +121,10 @@ class Plugins(ConfigModel):
     bind: PluginSet = Field(default_factory=PluginSet)
     post_bind: PluginSet = Field(default_factory=PluginSet)
     multi_point: PluginSet = Field(default_factory=PluginSet)
+    # The pod-group placement points of v1.36's alpha TopologyAwareWorkloadScheduling. No
+    # plugin here implements them, so only empty sets (or disabled lists) pass validation.
+    placement_generate: PluginSet = Field(default_factory=PluginSet)
+    placement_score: PluginSet = Field(default_factory=PluginSet)
 
 
 class PluginConfig(ConfigModel):

@@ -32,6 +32,12 @@ from scheduler.framework.status import MAX_NODE_SCORE
 REMOVED_PLUGINS = frozenset({"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"})
 _REMOVED_DETAIL = f"was removed in Kubernetes v1.31 and is not valid in {API_VERSION}"
 MAX_TOTAL_SCORE = 2**63 - 1
+# v1.36's pod-group placement points (alpha TopologyAwareWorkloadScheduling): accepted in the
+# configuration, but no plugin implements them, so enabling one there is refused by name.
+PLACEMENT_POINT_FIELDS = {
+    "placementGenerate": "PlacementGenerate",
+    "placementScore": "PlacementScore",
+}
 
 
 def check_plugin_sets(
@@ -41,6 +47,7 @@ def check_plugin_sets(
     multiPoint) implement the extension point they are enabled at. `path` is `plugins`."""
     problems: list[FieldError] = []
     fields = {field: point for point, field in EXTENSION_POINT_FIELDS.items()}
+    fields.update(PLACEMENT_POINT_FIELDS)
     fields[MULTI_POINT_FIELD] = ""
     for field, point in fields.items():
         seen: set[str] = set()
