@@ -191,6 +191,8 @@ def allocation_result(plan: ClaimPlan, chosen: Sequence[Chosen], node_name: str)
             }
             if alternative.admin_access:
                 result["adminAccess"] = True
+            if alternative.toleration_specs:
+                result["tolerations"] = [dict(t) for t in alternative.toleration_specs]
             results.append(result)
             node_local = node_local or bool(device.node_name)
             if device.node_selector is not None and selector is None:

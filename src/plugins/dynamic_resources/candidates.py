@@ -1,11 +1,13 @@
-"""The devices on a node that one request alternative may get, remembered per (selectors,
-node) until the ResourceSlices change: replicas of a workload ask the same question of every
-node, cycle after cycle."""
+"""The devices on a node that one request alternative may get (its selectors match, and it
+tolerates their taints), remembered per (selectors and tolerations, node) until the
+ResourceSlices change: replicas of a workload ask the same question of every node, cycle after
+cycle."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from plugins.dynamic_resources.device_taints import taint_blocks
 from plugins.dynamic_resources.inventory import Device
 from plugins.dynamic_resources.inventory import Inventory
 from plugins.dynamic_resources.inventory import InventoryView
@@ -45,10 +47,13 @@ class CandidateCache:
         key = (alternative.cache_key, node.name)
         found = self._found.get(key)
         if found is None:
+            # Selectors first, as upstream: a selector that fails on a tainted device still
+            # reports its error.
             found = tuple(
                 d
                 for d in inventory.devices_for(node)
                 if self._matcher.matches(d, alternative.selector_sets)
+                and not taint_blocks(d.raw, alternative.tolerations)
             )
             self._found[key] = found
         return found

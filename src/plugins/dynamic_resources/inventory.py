@@ -1,9 +1,10 @@
 """The devices ResourceSlices publish, by node: node-local slices, slices for the nodes a
 selector picks, and all-nodes pools; pools assembled from their slices of the newest generation.
 
-Devices using alpha features (partitionable devices' counters, consumable capacity with
-multiple allocations, binding conditions) are left out: with those features off, upstream does
-not offer such devices either. Device taints are not honoured (that feature is off by default).
+Devices using partitionable devices' counters, consumable capacity with multiple allocations or
+binding conditions are left out: this scheduler implements none of those features, and a
+scheduler without them does not offer such devices (see docs/architecture.md). Device taints
+are honoured when candidates are chosen (`device_taints`).
 """
 
 from __future__ import annotations

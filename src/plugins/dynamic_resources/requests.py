@@ -11,6 +11,8 @@ from typing import Any
 from plugins.dynamic_resources import messages
 from plugins.dynamic_resources.claims import ClaimProblemError
 from plugins.dynamic_resources.claims import PodClaim
+from plugins.dynamic_resources.device_taints import Toleration
+from plugins.dynamic_resources.device_taints import read_tolerations
 from plugins.dynamic_resources.selectors import AllocationError
 from plugins.dynamic_resources.selectors import SelectorSet
 from plugins.dynamic_resources.selectors import cel_expressions
@@ -35,8 +37,11 @@ class Alternative:
     class_config: tuple[RawObject, ...]
     # Position in the firstAvailable list; -1 for an `exactly` request.
     rank: int
-    # Alternatives with equal keys match the same devices (their selectors are the same).
+    # Alternatives with equal keys match the same devices (same selectors and tolerations).
     cache_key: tuple[Any, ...] = ()
+    tolerations: tuple[Toleration, ...] = ()
+    # As written in the claim: the allocation result repeats them for each device.
+    toleration_specs: tuple[RawObject, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,12 +114,15 @@ def _alternative(
             f"claim {claim.namespace}/{claim.name}", cel_expressions(body.get("selectors"))
         ),
     )
+    tolerations = read_tolerations(body.get("tolerations"))
     return Alternative(
         result_name=result_name,
         parent=parent,
         class_name=class_name,
         selector_sets=selector_sets,
-        cache_key=tuple(s.expressions for s in selector_sets),
+        cache_key=(*(s.expressions for s in selector_sets), tolerations),
+        tolerations=tolerations,
+        toleration_specs=tuple(body.get("tolerations") or ()),
         mode=mode,
         count=int(body.get("count") or 1) if mode == EXACT_COUNT else 0,
         admin_access=bool(body.get("adminAccess")),

@@ -32,6 +32,11 @@ def device(name: str, capacity: dict[str, str] | None = None, **attributes: Any)
     return found
 
 
+def tainted(found: dict[str, Any], *taints: dict[str, str]) -> dict[str, Any]:
+    """`found` (a `device`) with these taints, as a driver sets them in its slice."""
+    return {**found, "taints": [dict(t) for t in taints]}
+
+
 def make_device_class(name: str, *expressions: str, config: Any = None) -> dict[str, Any]:
     spec: dict[str, Any] = {"selectors": [{"cel": {"expression": e}} for e in expressions]}
     if config is not None:
@@ -107,6 +112,7 @@ class ClaimBuilder:
         all_devices: bool = False,
         selectors: tuple[str, ...] = (),
         admin_access: bool = False,
+        tolerations: list[dict[str, str]] | None = None,
     ) -> Self:
         exactly: dict[str, Any] = {"deviceClassName": device_class}
         if all_devices:
@@ -118,6 +124,8 @@ class ClaimBuilder:
             exactly["selectors"] = [{"cel": {"expression": e}} for e in selectors]
         if admin_access:
             exactly["adminAccess"] = True
+        if tolerations:
+            exactly["tolerations"] = tolerations
         self._devices["requests"].append({"name": name, "exactly": exactly})
         return self
 
