@@ -3,8 +3,10 @@ of one driver on some of the nodes, devices already taken by claims of other wor
 ResourceClaim the pending pod asks for.
 
 Drawn from a random stream of their own, so adding them left every other part of a seed's cases
-as it was. The claim always exists: a pod naming a missing claim is held back before any
-scheduling attempt (PreEnqueue), with no FailedScheduling text to compare.
+as it was. Device taints, and the tolerations of the pending claim's requests, come from a
+second stream of their own, for the same reason. The claim always exists: a pod naming a
+missing claim is held back before any scheduling attempt (PreEnqueue), with no FailedScheduling
+text to compare.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ DEVICE_CLASS = "gpu"
 POD_CLAIM = "devices"
 POD_CLAIM_REFERENCE = "dev"
 MODELS = ("a100", "t4")
+TAINT_KEY = f"{DRIVER}/unhealthy"
+# None and unknown effects never keep a device from a request; the other two always do,
+# unless tolerated.
+TAINT_EFFECTS = ("NoSchedule", "NoExecute", "None")
 # Claims allocated by kube-scheduler v1.36 carry the time of their allocation; it refuses to
 # share one that lacks it (docs/architecture.md, where we part ways with it on purpose).
 ALLOCATED_AT = "2026-01-01T09:00:00Z"
@@ -57,6 +63,7 @@ def with_devices(seed: int, index: int, pending: Object, node_names: list[str]) 
     """The device objects of case `index` (none for most cases), with `pending` made to ask
     for its claim when there are any."""
     rng = random.Random(f"{seed}/{index}/devices")
+    taints = random.Random(f"{seed}/{index}/device-taints")
     shape = rng.choice(SHAPES)
     if shape == "none":
         return []
@@ -70,9 +77,15 @@ def with_devices(seed: int, index: int, pending: Object, node_names: list[str]) 
             continue
         inventory[node] = names
         devices = [device(name, model=rng.choice(MODELS), index=i) for i, name in enumerate(names)]
+        for entry in devices:
+            if taints.random() < 0.25:
+                value = taints.choice(("ecc", "thermal"))
+                effect = taints.choice(TAINT_EFFECTS)
+                entry["taints"] = [{"key": TAINT_KEY, "value": value, "effect": effect}]
         objects.append(make_slice(f"{node}-gpu", DRIVER, devices, node=node, pool=node))
     objects += _taken(rng, inventory)
     claims = [_pending_claim(rng, shape, inventory, node_names)]
+    _tolerate(taints, claims[0])
     if shape == "two-claims":
         claims.append(_bare(ClaimBuilder(f"{POD_CLAIM}-2").request("gpu", DEVICE_CLASS).dict()))
     objects += claims
@@ -140,6 +153,23 @@ def _pending_claim(
                 for i in range(MAX_CONSUMERS)
             ]
     return _bare(claim.dict())
+
+
+def _tolerate(rng: random.Random, claim: Object) -> None:
+    """Sometimes, tolerations on the claim's `exactly` requests: of any taint of the key, of
+    one value only, or of one effect only."""
+    if rng.random() < 0.5:
+        return
+    toleration = rng.choice(
+        (
+            {"key": TAINT_KEY, "operator": "Exists"},
+            {"key": TAINT_KEY, "operator": "Equal", "value": "ecc"},
+            {"key": TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"},
+        )
+    )
+    for request in claim["spec"]["devices"]["requests"]:
+        if "exactly" in request:
+            request["exactly"]["tolerations"] = [dict(toleration)]
 
 
 def _make_plain(spec: Object) -> None:
