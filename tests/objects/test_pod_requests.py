@@ -1,5 +1,5 @@
-"""A pod's effective requests: containers, sidecars, init steps, overhead and pod-level
-requests, as upstream sums them."""
+"""A pod's effective requests: containers, sidecars, init steps, overhead, pod-level requests
+and in-place resizes, as upstream sums them."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ from typing import Any
 import pytest
 
 from scheduler.objects.errors import InvalidObjectError
+from scheduler.objects.pod import Pod
 from scheduler.objects.resources import DEFAULT_MEMORY_REQUEST
 from scheduler.objects.resources import DEFAULT_MILLI_CPU_REQUEST
 from scheduler.objects.resources import pod_limits
 from scheduler.objects.resources import pod_non_zero_requests
 from scheduler.objects.resources import pod_requests
+from scheduler.testing import make_pod
 
 
 def _container(cpu: str, *, sidecar: bool = False) -> dict[str, Any]:
@@ -96,3 +98,75 @@ def test_a_bad_limit_names_its_container_and_field() -> None:
     spec = {"containers": [_limited("web", cpu="lots")]}
     with pytest.raises(InvalidObjectError, match=r"container 'web' resources\.limits\.cpu"):
         pod_limits(spec)
+
+
+def _running(spec_cpu: str, actuated: str | None, allocated: str | None, **status: Any) -> Pod:
+    container_status: dict[str, Any] = {"name": "main"}
+    if actuated is not None:
+        container_status["resources"] = {"requests": {"cpu": actuated}}
+    if allocated is not None:
+        container_status["allocatedResources"] = {"cpu": allocated}
+    raw = make_pod("p").node("n").req(cpu=spec_cpu).dict()
+    raw["status"] = {"phase": "Running", "containerStatuses": [container_status], **status}
+    return Pod.from_dict(raw)
+
+
+INFEASIBLE = {
+    "conditions": [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}]
+}
+DEFERRED = {"conditions": [{"type": "PodResizePending", "status": "True", "reason": "Deferred"}]}
+
+
+@pytest.mark.parametrize(
+    ("pod", "cpu"),
+    [
+        # A resize down counts once the kubelet has actuated it, not before.
+        pytest.param(_running("1", "2", "2"), 2000, id="resize-down-pending"),
+        pytest.param(_running("1", "1", "1"), 1000, id="resize-down-done"),
+        # A resize up counts at once, even while the kubelet defers it.
+        pytest.param(_running("3", "1", "1", **DEFERRED), 3000, id="resize-up-deferred"),
+        pytest.param(_running("1", "1", "2"), 2000, id="allocated-ahead-of-actuated"),
+        # An infeasible resize no longer holds room for the spec.
+        pytest.param(_running("4", "1", "1", **INFEASIBLE), 1000, id="resize-up-infeasible"),
+        # No resources reported: the spec alone.
+        pytest.param(_running("1", None, "3"), 1000, id="no-reported-resources"),
+    ],
+)
+def test_a_running_pods_requests_follow_in_place_resize(pod: Pod, cpu: int) -> None:
+    assert pod.requests["cpu"] == cpu
+    assert pod.non_zero_cpu == cpu
+
+
+def test_finished_init_containers_keep_their_spec_and_sidecars_follow_their_status() -> None:
+    raw = make_pod("p").node("n").req(cpu="100m").dict()
+    # The regular container reports nothing: its spec (100m) stands.
+    raw["spec"]["initContainers"] = [
+        {"name": "setup", "image": "i", "resources": {"requests": {"cpu": "200m"}}},
+        {
+            "name": "proxy",
+            "image": "i",
+            "restartPolicy": "Always",
+            "resources": {"requests": {"cpu": "100m"}},
+        },
+    ]
+    raw["status"] = {
+        "initContainerStatuses": [
+            {"name": "setup", "resources": {"requests": {"cpu": "3"}}},
+            {"name": "proxy", "resources": {"requests": {"cpu": "500m"}}},
+        ]
+    }
+    # Steady: 100m + the sidecar's 500m; the setup step: 200m + nothing before it.
+    assert Pod.from_dict(raw).requests["cpu"] == 600
+
+
+def test_pod_level_requests_follow_the_pods_reported_resources() -> None:
+    raw = make_pod("p").node("n").req(cpu="100m").dict()
+    raw["spec"]["resources"] = {"requests": {"cpu": "1", "memory": "1Gi"}}
+    raw["status"] = {"resources": {"requests": {"cpu": "2", "memory": "512Mi"}}}
+    pod = Pod.from_dict(raw)
+    assert (pod.requests["cpu"], pod.requests["memory"]) == (2000, 1024**3)
+
+
+def test_only_the_spec_counts_without_the_status() -> None:
+    pod = _running("1", "2", "2")
+    assert pod_requests(pod.raw["spec"])["cpu"] == 1000

@@ -15,6 +15,8 @@ from scheduler.objects.pod_affinity import parse_pod_affinity
 from scheduler.objects.pod_spec_fields import PodSpecFields
 from scheduler.objects.pod_spec_fields import spec_fields
 from scheduler.objects.raw import DEFAULT_NAMESPACE
+from scheduler.objects.resources import has_resize_state
+from scheduler.objects.resources import pod_request_summary
 from scheduler.objects.shapes import object_list
 from scheduler.objects.shapes import string_map
 
@@ -78,6 +80,15 @@ class Pod(PodSpecFields):
         labels = string_map(meta.get("labels"), "metadata.labels")
         fields = spec_fields(spec)
         shapes.pod_status(raw.get("status"))
+        requests, non_zero_cpu, non_zero_memory = (
+            fields.requests,
+            fields.non_zero_cpu,
+            fields.non_zero_memory,
+        )
+        if has_resize_state(status):
+            # What the kubelet reports counts beside the spec (in-place resize), so this pod's
+            # requests are its own, not those its spec shares with its replicas.
+            requests, non_zero_cpu, non_zero_memory = pod_request_summary(spec, status=status)
         object_list(meta.get("ownerReferences"), "metadata.ownerReferences")
         affinity = spec.get("affinity") or {}
         return cls(
@@ -90,9 +101,9 @@ class Pod(PodSpecFields):
             node_name=str(spec.get("nodeName") or ""),
             priority=fields.priority,
             preemption_policy=fields.preemption_policy,
-            requests=fields.requests,
-            non_zero_cpu=fields.non_zero_cpu,
-            non_zero_memory=fields.non_zero_memory,
+            requests=requests,
+            non_zero_cpu=non_zero_cpu,
+            non_zero_memory=non_zero_memory,
             host_ports=fields.host_ports,
             tolerations=fields.tolerations,
             node_selector=fields.node_selector,

@@ -127,8 +127,12 @@ class _SpecRequests:
     overhead: dict[str, int]
 
 
-def _read_spec_requests(spec: Mapping[str, Any], field: str = "requests") -> _SpecRequests:
-    return _SpecRequests(
+def _read_spec_requests(
+    spec: Mapping[str, Any],
+    field: str = "requests",
+    status: Mapping[str, Any] | None = None,
+) -> _SpecRequests:
+    read = _SpecRequests(
         containers=[_container_amounts(c, field) for c in spec.get("containers") or ()],
         init_containers=[
             (_container_amounts(c, field), _is_sidecar(c)) for c in spec.get("initContainers") or ()
@@ -138,6 +142,96 @@ def _read_spec_requests(spec: Mapping[str, Any], field: str = "requests") -> _Sp
         ),
         overhead=parse_resource_list(spec.get("overhead"), "spec.overhead"),
     )
+    if status is None or not has_resize_state(status):
+        return read
+    return _resized(spec, read, status)
+
+
+def has_resize_state(status: Mapping[str, Any]) -> bool:
+    """Whether the kubelet reported resources in the pod's status (a running pod's, or one being
+    resized in place), which then count beside the spec."""
+    if status.get("resources") is not None:
+        return True
+    return any(
+        isinstance(s, Mapping) and s.get("resources") is not None
+        for key in ("containerStatuses", "initContainerStatuses")
+        for s in status.get(key) or ()
+    )
+
+
+def _resized(
+    spec: Mapping[str, Any], read: _SpecRequests, status: Mapping[str, Any]
+) -> _SpecRequests:
+    """In-place resize, as kube-scheduler counts a running pod: each container (and sidecar)
+    asks for the most of its spec, what the kubelet actuated and what it allocated, so a
+    resize down counts only once done and a resize up at once; after an infeasible resize the
+    spec no longer counts. Non-restartable init containers have finished: their spec stands.
+    The same goes for pod-level requests."""
+    infeasible = _resize_infeasible(status)
+    by_name = {
+        str(s.get("name")): s
+        for key in ("containerStatuses", "initContainerStatuses")
+        for s in status.get(key) or ()
+        if isinstance(s, Mapping)
+    }
+
+    def effective(name: Any, requests: dict[str, int]) -> dict[str, int]:
+        container_status = by_name.get(str(name))
+        if container_status is None or container_status.get("resources") is None:
+            return requests
+        where = f"status of container {name!r}"
+        return _effective_requests_of(
+            requests,
+            parse_resource_list(
+                (container_status.get("resources") or {}).get("requests"),
+                f"{where} resources.requests",
+            ),
+            parse_resource_list(
+                container_status.get("allocatedResources"), f"{where} allocatedResources"
+            ),
+            infeasible,
+        )
+
+    containers = [
+        effective(c.get("name"), requests)
+        for c, requests in zip(spec.get("containers") or (), read.containers, strict=True)
+    ]
+    init_containers = [
+        (effective(c.get("name"), requests) if sidecar else requests, sidecar)
+        for c, (requests, sidecar) in zip(
+            spec.get("initContainers") or (), read.init_containers, strict=True
+        )
+    ]
+    pod_level = read.pod_level
+    pod_status = status.get("resources")
+    if pod_level and isinstance(pod_status, Mapping):
+        resolved = _effective_requests_of(
+            pod_level,
+            parse_resource_list(pod_status.get("requests"), "status.resources.requests"),
+            parse_resource_list(status.get("allocatedResources"), "status.allocatedResources"),
+            infeasible,
+        )
+        pod_level = {name: resolved.get(name, 0) for name in pod_level}
+    return _SpecRequests(containers, init_containers, pod_level, read.overhead)
+
+
+def _effective_requests_of(
+    spec: Mapping[str, int],
+    actuated: Mapping[str, int],
+    allocated: Mapping[str, int],
+    infeasible: bool,
+) -> dict[str, int]:
+    result: dict[str, int] = {}
+    for part in (actuated, allocated) if infeasible else (spec, actuated, allocated):
+        _max_into(result, part)
+    return result
+
+
+def _resize_infeasible(status: Mapping[str, Any]) -> bool:
+    for condition in status.get("conditions") or ():
+        if isinstance(condition, Mapping) and condition.get("type") == "PodResizePending":
+            return condition.get("reason") == "Infeasible"
+    return False
 
 
 def pod_requests(spec: Mapping[str, Any], *, pod_level: bool = True) -> dict[str, int]:
@@ -238,9 +332,10 @@ def _non_zero_requests(read: _SpecRequests, pod_level: bool) -> tuple[int, int]:
 
 
 def pod_request_summary(
-    spec: Mapping[str, Any], *, pod_level: bool = True
+    spec: Mapping[str, Any], *, pod_level: bool = True, status: Mapping[str, Any] | None = None
 ) -> tuple[dict[str, int], int, int]:
-    """`pod_requests` and `pod_non_zero_requests` together, reading the spec once."""
-    read = _read_spec_requests(spec)
+    """`pod_requests` and `pod_non_zero_requests` together, reading the spec once. With the
+    pod's `status`, resources it reports count as kube-scheduler counts them (`_resized`)."""
+    read = _read_spec_requests(spec, status=status)
     cpu, memory = _non_zero_requests(read, pod_level)
     return _effective_requests(read, pod_level), cpu, memory
