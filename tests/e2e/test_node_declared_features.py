@@ -13,8 +13,8 @@ from scheduler.testing.builders import make_node
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.controlplane import ControlPlane
 from tests.e2e.daemon import DaemonLauncher
-from tests.e2e.test_secure_port_access import STARTUP_S
-from tests.e2e.test_secure_port_access import _kube_scheduler
+from tests.e2e.upstream_scheduler import SCHEDULER_NAME as UPSTREAM
+from tests.e2e.upstream_scheduler import kube_scheduler_running
 from tests.e2e.workload import NODE_LABEL
 from tests.e2e.workload import Workload
 from tests.e2e.workload import unique
@@ -23,7 +23,6 @@ pytestmark = pytest.mark.e2e
 
 FEATURE = "RestartAllContainersOnContainerExits"
 BIND_TIMEOUT_S = 60.0
-UPSTREAM = "default-scheduler"
 
 
 def _node(workload: Workload, declared: list[str], cpu: str) -> str:
@@ -60,11 +59,7 @@ def test_a_pod_needing_a_declared_feature_lands_where_it_is_declared(
     _node(workload, [], cpu="4")
     ours = unique("sched")
     daemons.start(ours)
-    upstream, _ = _kube_scheduler(
-        e2e_binaries, control_plane, control_plane.kubeconfig_path, tmp_path / "ks.log"
-    )
-    try:
-        upstream.wait_until(upstream.running, STARTUP_S, "kube-scheduler running")
+    with kube_scheduler_running(e2e_binaries, control_plane, tmp_path / "ks.log"):
         for scheduler, prefix in ((ours, "ours"), (UPSTREAM, "theirs")):
             workload.create_pod(_restarting_pod(workload, f"{prefix}-fits", scheduler, "100m"))
             # More CPU than the declaring node has; the other has it, but not the feature.
@@ -73,8 +68,6 @@ def test_a_pod_needing_a_declared_feature_lands_where_it_is_declared(
         failures = workload.wait_events(
             "FailedScheduling", ["ours-too-big", "theirs-too-big"], timeout_s=BIND_TIMEOUT_S
         )
-    finally:
-        upstream.stop()
 
     assert placed == {"ours-fits": declaring, "theirs-fits": declaring}
     mine, theirs = (failures[f"{p}-too-big"][0]["note"] for p in ("ours", "theirs"))

@@ -20,8 +20,8 @@ from tests.e2e.daemon import Metrics
 from tests.e2e.daemon import SchedulerDaemon
 from tests.e2e.daemon import poll_until
 from tests.e2e.secure_port_client import secure_port_call
-from tests.e2e.test_secure_port_access import STARTUP_S
-from tests.e2e.test_secure_port_access import _kube_scheduler
+from tests.e2e.upstream_scheduler import STARTUP_S
+from tests.e2e.upstream_scheduler import start_kube_scheduler
 from tests.e2e.workload import Workload
 from tests.e2e.workload import unique
 
@@ -168,7 +168,7 @@ def test_metrics_resources_match_kube_schedulers(
         workload.create_pod(manifest)
 
     ours = daemons.start(unique("sched"))
-    upstream, upstream_port = _kube_scheduler(
+    upstream, upstream_port = start_kube_scheduler(
         e2e_binaries,
         control_plane,
         control_plane.kubeconfig_path,

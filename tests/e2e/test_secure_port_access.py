@@ -20,17 +20,16 @@ from tests.e2e.daemon import Metrics
 from tests.e2e.daemon import poll_until
 from tests.e2e.manifests import apply
 from tests.e2e.manifests import read_manifests
-from tests.e2e.processes import ManagedProcess
-from tests.e2e.processes import free_loopback_port
 from tests.e2e.secure_port_client import secure_port_call
 from tests.e2e.secure_port_client import secure_port_status
 from tests.e2e.test_daemon_rbac import RBAC_PROPAGATION_S
 from tests.e2e.test_daemon_rbac import apply_deployed_rbac
+from tests.e2e.upstream_scheduler import STARTUP_S
+from tests.e2e.upstream_scheduler import start_kube_scheduler
 
 pytestmark = pytest.mark.e2e
 
 METRICS_READER = DEPLOY_DIR / "monitoring" / "clusterrole-metrics-reader.yaml"
-STARTUP_S = 60.0
 
 
 def _bind_metrics_reader(control_plane: ControlPlane, subject: dict[str, str]) -> None:
@@ -50,24 +49,6 @@ def _bind_metrics_reader(control_plane: ControlPlane, subject: dict[str, str]) -
     for manifest in (role, binding):
         applied = apply(admin, manifest)
         assert applied.status in (200, 201), applied
-
-
-def _kube_scheduler(
-    binaries: ControlPlaneBinaries, control_plane: ControlPlane, reviewer: Path, log: Path
-) -> tuple[ManagedProcess, int]:
-    port = free_loopback_port()
-    argv = [
-        str(binaries.kube_scheduler),
-        f"--kubeconfig={control_plane.kubeconfig_path}",
-        f"--authentication-kubeconfig={reviewer}",
-        f"--authorization-kubeconfig={reviewer}",
-        "--leader-elect=false",
-        "--bind-address=127.0.0.1",
-        f"--secure-port={port}",
-    ]
-    process = ManagedProcess("kube-scheduler", argv, log)
-    process.start()
-    return process, port
 
 
 def test_metrics_callers_get_the_same_answers_from_both_schedulers(
@@ -108,7 +89,7 @@ def test_metrics_callers_get_the_same_answers_from_both_schedulers(
     # The harness gives our daemon its kubeconfig for the reviews as well.
     ours = daemons.start(f"sched-{uuid.uuid4().hex[:6]}", kubeconfig=reviewer)
     ours.wait_ready()
-    upstream, upstream_port = _kube_scheduler(
+    upstream, upstream_port = start_kube_scheduler(
         e2e_binaries, control_plane, reviewer, tmp_path / "kube-scheduler.log"
     )
     try:

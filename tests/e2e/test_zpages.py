@@ -18,8 +18,8 @@ from tests.e2e.controlplane import ControlPlane
 from tests.e2e.daemon import DaemonLauncher
 from tests.e2e.secure_port_client import SecurePortAnswer
 from tests.e2e.secure_port_client import secure_port_request
-from tests.e2e.test_secure_port_access import STARTUP_S
-from tests.e2e.test_secure_port_access import _kube_scheduler
+from tests.e2e.upstream_scheduler import STARTUP_S
+from tests.e2e.upstream_scheduler import start_kube_scheduler
 from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
@@ -51,7 +51,7 @@ def test_statusz_and_flagz_answer_as_kube_schedulers(
     tmp_path: Path,
 ) -> None:
     ours = daemons.start(unique("sched"))
-    upstream, upstream_port = _kube_scheduler(
+    upstream, upstream_port = start_kube_scheduler(
         e2e_binaries, control_plane, control_plane.kubeconfig_path, tmp_path / "ks.log"
     )
     cert = control_plane.admin_cert_paths

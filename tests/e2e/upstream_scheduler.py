@@ -1,0 +1,50 @@
+"""kube-scheduler v1.36 itself, beside our daemon on the same apiserver: the reference its
+answers are compared with. It runs without leader election, schedules pods naming
+`default-scheduler` and serves its secure port on a free loopback port."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.e2e.binaries import ControlPlaneBinaries
+from tests.e2e.controlplane import ControlPlane
+from tests.e2e.processes import ManagedProcess
+from tests.e2e.processes import free_loopback_port
+
+STARTUP_S = 60.0
+SCHEDULER_NAME = "default-scheduler"
+
+
+def start_kube_scheduler(
+    binaries: ControlPlaneBinaries, control_plane: ControlPlane, reviewer: Path, log: Path
+) -> tuple[ManagedProcess, int]:
+    """Started, not yet serving; `reviewer` is the kubeconfig of its TokenReviews and
+    SubjectAccessReviews. Returns the process and its secure port."""
+    port = free_loopback_port()
+    argv = [
+        str(binaries.kube_scheduler),
+        f"--kubeconfig={control_plane.kubeconfig_path}",
+        f"--authentication-kubeconfig={reviewer}",
+        f"--authorization-kubeconfig={reviewer}",
+        "--leader-elect=false",
+        "--bind-address=127.0.0.1",
+        f"--secure-port={port}",
+    ]
+    process = ManagedProcess("kube-scheduler", argv, log)
+    process.start()
+    return process, port
+
+
+@contextmanager
+def kube_scheduler_running(
+    binaries: ControlPlaneBinaries, control_plane: ControlPlane, log: Path
+) -> Iterator[ManagedProcess]:
+    """kube-scheduler with the admin's credentials, stopped on the way out."""
+    process, _ = start_kube_scheduler(binaries, control_plane, control_plane.kubeconfig_path, log)
+    try:
+        process.wait_until(process.running, STARTUP_S, "kube-scheduler running")
+        yield process
+    finally:
+        process.stop()
