@@ -150,6 +150,16 @@ def test_metrics_resources_match_kube_schedulers(
             "resources": {"requests": {"cpu": "100m"}},
             "resources_pod": {"requests": {"cpu": "2", "memory": "1Gi"}},
         },
+        "pod-level-hugepages": {
+            "resources": {
+                "requests": {"cpu": "100m", "hugepages-2Mi": "2Mi"},
+                "limits": {"hugepages-2Mi": "2Mi"},
+            },
+            "resources_pod": {
+                "requests": {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "6Mi"},
+                "limits": {"memory": "1Gi", "hugepages-2Mi": "6Mi"},
+            },
+        },
         "extended-and-hugepages": {
             "resources": {
                 "requests": {"example.com/gpu": "2", "hugepages-2Mi": "4Mi", "cpu": "1"},
@@ -201,6 +211,7 @@ def test_metrics_resources_match_kube_schedulers(
     }
     assert by_pod[(request, "sidecar-and-init", "cpu")] == pytest.approx(1.7)
     assert by_pod[(request, "pod-level", "cpu")] == 2.0
+    assert by_pod[(request, "pod-level-hugepages", "hugepages-2Mi")] == 6 * 1024**2
     assert by_pod[(request, "bound", "cpu")] == pytest.approx(0.3)
     assert by_pod[(request, "extended-and-hugepages", "hugepages-2Mi")] == 4 * 1024**2
     assert by_pod[("kube_pod_resource_limit", "sidecar-and-init", "memory")] == 48 * 1024**2

@@ -170,3 +170,24 @@ def test_pod_level_requests_follow_the_pods_reported_resources() -> None:
 def test_only_the_spec_counts_without_the_status() -> None:
     pod = _running("1", "2", "2")
     assert pod_requests(pod.raw["spec"])["cpu"] == 1000
+
+
+def test_pod_level_hugepages_replace_the_container_sum_as_cpu_and_memory_do() -> None:
+    spec = {
+        "containers": [
+            {
+                "name": "c",
+                "resources": {
+                    "requests": {"hugepages-2Mi": "2Mi", "memory": "1Gi"},
+                    "limits": {"hugepages-2Mi": "2Mi", "memory": "1Gi"},
+                },
+            }
+        ],
+        "resources": {
+            "requests": {"hugepages-2Mi": "8Mi", "memory": "2Gi", "example.com/foo": "1"},
+            "limits": {"hugepages-2Mi": "8Mi", "memory": "2Gi"},
+        },
+    }
+    # An extended resource is no pod-level resource: the containers' sum stands for it.
+    assert pod_requests(spec) == {"hugepages-2Mi": 8 * 1024**2, "memory": 2 * 1024**3}
+    assert pod_limits(spec) == {"hugepages-2Mi": 8 * 1024**2, "memory": 2 * 1024**3}

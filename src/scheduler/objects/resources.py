@@ -240,7 +240,7 @@ def pod_requests(spec: Mapping[str, Any], *, pod_level: bool = True) -> dict[str
     A non-restartable init container runs alone beside the sidecars started before it, so the
     pod needs the maximum of each such step and of the steady state; pod overhead is added on
     top. Pod-level requests (spec.resources), where set, replace the container sum for the
-    resources they name, unless `pod_level` is False.
+    resources they name (cpu, memory, hugepages), unless `pod_level` is False.
     """
     return _effective_requests(_read_spec_requests(spec), pod_level)
 
@@ -248,8 +248,8 @@ def pod_requests(spec: Mapping[str, Any], *, pod_level: bool = True) -> dict[str
 def pod_limits(spec: Mapping[str, Any]) -> dict[str, int]:
     """Effective limits of a pod, summed as `pod_requests` sums requests (the kubelet's view).
 
-    Pod-level limits replace the container sum for cpu and memory. Overhead is added only to
-    the resources the pod limits: an unlimited resource stays unlimited.
+    Pod-level limits replace the container sum for cpu, memory and hugepages. Overhead is added
+    only to the resources the pod limits: an unlimited resource stays unlimited.
     """
     read = _read_spec_requests(spec, "limits")
     limits = _container_total(read, pod_level=True)
@@ -287,10 +287,15 @@ def _container_total(read: _SpecRequests, pod_level: bool) -> dict[str, int]:
     _add_into(steady, sidecars)
     _max_into(steady, init_peak)
     if pod_level:
-        for name in (CPU, MEMORY):
-            if name in read.pod_level:
-                steady[name] = read.pod_level[name]
+        for name, value in read.pod_level.items():
+            if is_pod_level_resource(name):
+                steady[name] = value
     return steady
+
+
+def is_pod_level_resource(name: str) -> bool:
+    """What spec.resources may set for the whole pod: cpu, memory and hugepages."""
+    return name in (CPU, MEMORY) or name.startswith(_HUGEPAGES_PREFIX)
 
 
 def _check_total(resource: str, units: int) -> None:
