@@ -204,6 +204,18 @@ async def test_health_check_outcomes_are_served_as_slis(running: Running) -> Non
     assert total in lines
 
 
+async def test_delete_resets_the_metrics_as_upstreams_handler_does(running: Running) -> None:
+    running.metrics.schedule_attempt("scheduled", "default-scheduler", 0.01)
+    await running.get("/readyz")
+    for path in ("/metrics", "/metrics/slis"):
+        async with running.client.delete(running.base + path) as answer:
+            assert (answer.status, await answer.text()) == (200, "metrics reset\n")
+    _, body, _ = await running.get("/metrics")
+    assert "scheduler_schedule_attempts_total{" not in body
+    _, slis, _ = await running.get("/metrics/slis")
+    assert "kubernetes_healthcheck{" not in slis
+
+
 async def test_configz_is_the_effective_config_under_componentconfig(running: Running) -> None:
     status, body, headers = await running.get("/configz")
     assert status == 200

@@ -256,3 +256,25 @@ def test_render_reflects_recorded_values(metrics: SchedulerMetrics) -> None:
     metrics.queue_incoming("active", "PodAdd")
     lines = metrics.render().decode().splitlines()
     assert 'scheduler_queue_incoming_pods_total{event="PodAdd",queue="active"} 1.0' in lines
+
+
+def test_reset_drops_labelled_series_until_they_are_observed_again(
+    metrics: SchedulerMetrics,
+) -> None:
+    metrics.schedule_attempt("scheduled", "default-scheduler", 0.003)
+    metrics.schedule_attempt("scheduled", "default-scheduler", 0.003)
+    metrics.scheduling_algorithm_duration(0.001)
+    metrics.rest_client.request("GET", "10.0.0.1:6443", 200, 0.01, sent=10)
+    total = "scheduler_schedule_attempts_total"
+
+    metrics.reset()
+
+    assert _value(metrics, total, result="scheduled", profile="default-scheduler") is None
+    client = {"code": "200", "method": "GET", "host": "10.0.0.1:6443"}
+    assert _value(metrics, "rest_client_requests_total", **client) is None
+    # Without labels, upstream's registry has nothing to reset either.
+    assert _value(metrics, "scheduler_scheduling_algorithm_duration_seconds_count") == 1
+    metrics.schedule_attempt("scheduled", "default-scheduler", 0.003)
+    assert _value(metrics, total, result="scheduled", profile="default-scheduler") == 1
+    line = 'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 1.0'
+    assert line in metrics.render().decode().splitlines()

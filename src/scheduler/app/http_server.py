@@ -171,8 +171,10 @@ class HealthServer:
             app.router.add_get(f"/{endpoint}", self._endpoint_handler(endpoint))
             app.router.add_get(f"/{endpoint}/{{check}}", self._check_handler(endpoint))
         app.router.add_get("/metrics", self._serve_metrics)
+        app.router.add_delete("/metrics", self._reset_metrics)
         app.router.add_get("/metrics/resources", self._serve_resource_metrics)
         app.router.add_get("/metrics/slis", self._serve_slis)
+        app.router.add_delete("/metrics/slis", self._reset_slis)
         app.router.add_get("/configz", self._serve_configz)
         if self._profiling:
             add_debug_routes(app)
@@ -212,6 +214,16 @@ class HealthServer:
         if not body:
             return web.Response()
         return web.Response(body=body, headers={"Content-Type": SchedulerMetrics.CONTENT_TYPE})
+
+    async def _reset_metrics(self, _: web.Request) -> web.Response:
+        # kube-scheduler's /metrics answers DELETE so: load-testing tools (clusterloader2)
+        # reset the scheduler's counters before a measurement.
+        self._metrics.reset()
+        return _text(Answer(200, "metrics reset\n"))
+
+    async def _reset_slis(self, _: web.Request) -> web.Response:
+        self._slis.reset()
+        return _text(Answer(200, "metrics reset\n"))
 
     async def _serve_slis(self, _: web.Request) -> web.Response:
         return web.Response(

@@ -34,6 +34,11 @@ class HealthCheckSLIs:
         status = "success" if passed else "error"
         self._runs.labels(name=check, status=status, type=endpoint).inc()
 
+    def reset(self) -> None:
+        """`DELETE /metrics/slis`: every series goes until its check runs again."""
+        self._last.clear()
+        self._runs.clear()
+
     def render(self) -> bytes:
         """The `/metrics/slis` body, in the media type of `exposition.CONTENT_TYPE`."""
         return render_text(self._registry)

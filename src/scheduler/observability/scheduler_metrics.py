@@ -54,6 +54,11 @@ class _Children(Generic[_M]):
             child = self._children[label_values] = self._family.labels(*label_values)
         return child
 
+    def forget(self) -> None:
+        """Drop the remembered children, whose family has been cleared: a child kept here
+        would go on counting where no scrape sees it."""
+        self._children.clear()
+
 
 # Counts by the value of a family's one label, read at scrape time.
 CountsByLabel = Callable[[], Mapping[str, int]]
@@ -269,3 +274,15 @@ class SchedulerMetrics:
     def render(self) -> bytes:
         """The registry in Prometheus text format (media type `CONTENT_TYPE`)."""
         return render_text(self.registry)
+
+    def reset(self) -> None:
+        """`DELETE /metrics`, as kube-scheduler's registry resets: every family with labels
+        loses its series (they come back at their next observation); families without labels,
+        and those read when scraped, keep their values."""
+        # prometheus_client has no public way to list a registry's collectors.
+        for collector in list(self.registry._collector_to_names):
+            if isinstance(collector, MetricWrapperBase) and collector._labelnames:
+                collector.clear()
+        for value in vars(self).values():
+            if isinstance(value, _Children):
+                value.forget()
