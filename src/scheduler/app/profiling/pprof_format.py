@@ -16,11 +16,6 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-_VARINT = 0
-_BYTES = 2
-_MAPPING_ID = 1
-_MAPPING_FILE = "python"
-
 
 @dataclass(frozen=True, slots=True)
 class Frame:
@@ -112,6 +107,13 @@ class ProfileBuilder:
             self._string(frame.filename)
             function_id = self._functions[function_key] = len(self._functions) + 1
         return self._locations.setdefault((function_id, frame.line), len(self._locations) + 1)
+
+
+# The wire format: field keys carry a type, and the one mapping every location points at.
+_VARINT = 0
+_BYTES = 2
+_MAPPING_ID = 1
+_MAPPING_FILE = "python"
 
 
 def _value_type(kind: int, unit: int) -> bytes:
