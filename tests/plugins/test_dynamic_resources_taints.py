@@ -80,3 +80,34 @@ def test_a_tolerating_request_gets_the_device_and_the_allocation_keeps_its_toler
     allocations = state.read(STATE_KEY, StateData).allocations
     [result] = allocations["uid-claim-default-c"]["devices"]["results"]
     assert (result["device"], result["tolerations"]) == ("gpu-a", tolerate)
+
+
+def test_asking_for_all_devices_fails_on_a_node_with_an_untolerated_tainted_one() -> None:
+    # As a device another claim holds, a tainted device cannot be given: "All" fails there
+    # rather than taking only the untainted ones.
+    slices = [
+        make_slice(
+            "a", DRIVER, [tainted(device("gpu-0"), UNHEALTHY), device("gpu-1")], node="tainted"
+        ),
+        make_slice("b", DRIVER, [device("gpu-2")], node="healthy"),
+    ]
+    claim = make_claim("c").request("gpu", CLASS, all_devices=True).dict()
+    world = World([GPU_CLASS, *slices, claim], nodes=("tainted", "healthy"))
+    _, statuses = world.filter(pod_using("c"))
+    assert statuses["healthy"].is_success
+    assert statuses["tainted"].message() == "cannot allocate all claims"
+
+
+def test_a_tainted_device_does_not_count_as_free() -> None:
+    # Two devices asked for, one of them tainted: the node cannot give two.
+    slices = [
+        make_slice(
+            "a", DRIVER, [tainted(device("gpu-0"), UNHEALTHY), device("gpu-1")], node="tainted"
+        ),
+        make_slice("b", DRIVER, [device("gpu-2"), device("gpu-3")], node="healthy"),
+    ]
+    claim = make_claim("c").request("gpu", CLASS, count=2).dict()
+    world = World([GPU_CLASS, *slices, claim], nodes=("tainted", "healthy"))
+    _, statuses = world.filter(pod_using("c"))
+    assert statuses["healthy"].is_success
+    assert statuses["tainted"].message() == "cannot allocate all claims"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from plugins.dynamic_resources.device_taints import taint_blocks
 from plugins.dynamic_resources.inventory import Device
 from plugins.dynamic_resources.inventory import DeviceID
 from plugins.dynamic_resources.names import FIRST_AVAILABLE_MAX_SIZE
@@ -58,6 +59,9 @@ class _Search:
         if device.id in self.picked:
             return False
         if not alternative.admin_access and self.is_taken(device.id):
+            return False
+        # A taint the request does not tolerate keeps the device from it, as being taken does.
+        if taint_blocks(device.raw, alternative.tolerations):
             return False
         plan = self.plans[claim]
         for index, constraint in enumerate(plan.constraints):

@@ -1,7 +1,10 @@
-"""The devices on a node that one request alternative may get (its selectors match, and it
-tolerates their taints), remembered per (selectors and tolerations, node) until the
-ResourceSlices change: replicas of a workload ask the same question of every node, cycle after
-cycle."""
+"""The devices on a node that one request alternative's selectors match, remembered per
+(selectors and tolerations, node) until the ResourceSlices change: replicas of a workload ask
+the same question of every node, cycle after cycle.
+
+A matching device whose taint the request does not tolerate stays a candidate: like a device
+another claim holds, it cannot be given, which makes an `All` request fail where it is
+(`allocator`); `untainted_for_node` leaves such devices out for counting free devices."""
 
 from __future__ import annotations
 
@@ -47,13 +50,19 @@ class CandidateCache:
         key = (alternative.cache_key, node.name)
         found = self._found.get(key)
         if found is None:
-            # Selectors first, as upstream: a selector that fails on a tainted device still
-            # reports its error.
             found = tuple(
                 d
                 for d in inventory.devices_for(node)
                 if self._matcher.matches(d, alternative.selector_sets)
-                and not taint_blocks(d.raw, alternative.tolerations)
             )
             self._found[key] = found
         return found
+
+    def untainted_for_node(
+        self, inventory: Inventory, alternative: Alternative, node: Node
+    ) -> tuple[Device, ...]:
+        """`for_node` without the devices whose taints the alternative does not tolerate."""
+        found = self.for_node(inventory, alternative, node)
+        if not any(d.raw.get("taints") for d in found):
+            return found
+        return tuple(d for d in found if not taint_blocks(d.raw, alternative.tolerations))

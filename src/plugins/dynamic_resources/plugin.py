@@ -196,7 +196,7 @@ class DynamicResources:
             counts = self._free_columns.counts(
                 table,
                 (alternative.cache_key, self._candidates.version),
-                partial(self._candidates.for_node, inventory, alternative),
+                partial(self._candidates.untainted_for_node, inventory, alternative),
                 self._allocated,
             )
         except AllocationError:
@@ -239,7 +239,7 @@ class DynamicResources:
 
     def _enough_free(self, plan: ClaimPlan, inventory: Inventory, node: Node) -> bool:
         alternative = plan.requests[0].alternatives[0]
-        found = self._candidates.for_node(inventory, alternative, node)
+        found = self._candidates.untainted_for_node(inventory, alternative, node)
         is_taken = self._allocated.is_taken
         return sum(1 for d in found if not is_taken(d.id)) >= alternative.count
 
