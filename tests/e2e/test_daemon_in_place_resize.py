@@ -69,5 +69,6 @@ def test_a_resize_down_not_yet_actuated_still_holds_its_room(
 
     mine, theirs = (failures[f"{p}-two"][0]["note"] for p in ("ours", "theirs"))
     assert mine == theirs
-    assert mine.startswith("0/1 nodes are available: 1 Insufficient cpu.")
+    # Other tests' nodes may share the cluster; the pod's own selector keeps it off them.
+    assert "1 Insufficient cpu" in mine
     assert workload.placements(["ours-two", "theirs-two"]) == {"ours-two": "", "theirs-two": ""}
