@@ -16,9 +16,11 @@ from scheduler.config import default_config
 from scheduler.runtime.discovery import PluginRegistry
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
+from scheduler.testing.dra_builders import consuming
 from scheduler.testing.dra_builders import device
 from scheduler.testing.dra_builders import make_claim
 from scheduler.testing.dra_builders import make_claim_template
+from scheduler.testing.dra_builders import make_counter_slice
 from scheduler.testing.dra_builders import make_device_class
 from scheduler.testing.dra_builders import make_slice
 from scheduler.testing.dra_builders import with_claims
@@ -102,3 +104,39 @@ async def test_two_gpus_on_one_pcie_root_only_where_such_a_pair_exists() -> None
         "gpu-1",
         "gpu-2",
     ]
+
+
+async def test_partitioned_gpus_take_pods_until_their_memory_is_used() -> None:
+    """Two nodes, each with one 40Gi GPU published whole or as four 10Gi slices. Pods claiming
+    a slice or the whole GPU arrive; no node gives out more memory than its GPU has."""
+    driver = "gpu.example.com"
+    objects: list[dict[str, Any]] = [make_device_class("gpu", f'device.driver == "{driver}"')]
+    for node in ("left", "right"):
+        objects.append(make_node(node).capacity(**NODE_SHAPE).dict())
+        objects.append(
+            make_counter_slice(f"{node}-counters", driver, node, {"gpu": {"memory": "40Gi"}})
+        )
+        partitions = [consuming(device("whole", size="whole"), "gpu", memory="40Gi")]
+        partitions += [
+            consuming(device(f"slice-{i}", size="slice"), "gpu", memory="10Gi") for i in range(4)
+        ]
+        objects.append(make_slice(f"{node}-gpus", driver, partitions, node=node, slice_count=2))
+    sizes = ["slice"] * 6 + ["whole"] * 2
+    for i, size in enumerate(sizes):
+        wanted = f'device.attributes["{driver}"].size == "{size}"'
+        objects.append(make_claim(f"gpu-{i}").request("gpu", "gpu", selectors=(wanted,)).dict())
+        objects.append(with_claims(make_pod(f"pod-{i}").dict(), claims={"gpu": f"gpu-{i}"}))
+    result = await run(objects)
+    memory = Counter[str]()
+    for allocated in result.resource_claims:
+        for _, node, name in allocated_devices_of(allocated) if allocated.get("status") else ():
+            memory[node] += 40 if name == "whole" else 10
+    # The six slices come first and are spread over both GPUs, so neither has 40Gi left.
+    assert result.count("Scheduled") == 6
+    assert sum(memory.values()) == 60 and max(memory.values()) <= 40
+    pending = {p.name: p.message for p in result.pods if p.status != "Scheduled"}
+    assert sorted(pending) == ["pod-6", "pod-7"]
+    assert all(
+        m.startswith("0/2 nodes are available: 2 cannot allocate all claims.")
+        for m in pending.values()
+    )

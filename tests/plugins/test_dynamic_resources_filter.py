@@ -267,15 +267,6 @@ def test_only_the_newest_pool_generation_counts() -> None:
     assert [r["device"] for r in results] == ["gpu-new"]
 
 
-def test_alpha_devices_are_not_offered() -> None:
-    partitioned = device("gpu-0")
-    partitioned["consumesCounters"] = [{"counterSet": "mem", "counters": {"m": {"value": "1"}}}]
-    slice_ = make_slice("worker-gpus", DRIVER, [partitioned], node="worker")
-    world = World([GPU_CLASS, slice_, pending()])
-    _, statuses = world.filter(pod_using("c"))
-    assert outcome(statuses["worker"]) == unresolvable("cannot allocate all claims")
-
-
 def test_allocated_claim_on_the_wrong_node_is_deallocated_by_post_filter() -> None:
     claim = (
         make_claim("c")

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from plugins.dynamic_resources.inventory import DeviceID
+from plugins.dynamic_resources.counters import DeviceID
 from scheduler.framework import Lister
 from scheduler.objects.raw import RawObject
 

@@ -1,7 +1,8 @@
 """Allocating a pod's pending claims on one node: every request gets its devices (the first
 alternative of a firstAvailable list that works), no device twice, none already taken (unless
-the request has admin access), and every matchAttribute constraint holds. A depth-first search
-that backs up when a later request cannot be met, bounded by the filter timeout."""
+the request has admin access), no counter of a partitionable pool overdrawn, and every
+matchAttribute constraint holds. A depth-first search that backs up when a later request cannot
+be met, bounded by the filter timeout."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from plugins.dynamic_resources.counters import CounterLedger
+from plugins.dynamic_resources.counters import DeviceID
+from plugins.dynamic_resources.counters import PoolID
 from plugins.dynamic_resources.device_taints import taint_blocks
 from plugins.dynamic_resources.inventory import Device
-from plugins.dynamic_resources.inventory import DeviceID
 from plugins.dynamic_resources.names import FIRST_AVAILABLE_MAX_SIZE
 from plugins.dynamic_resources.requests import ALL
 from plugins.dynamic_resources.requests import Alternative
@@ -44,6 +47,7 @@ class _Search:
     candidates: Candidates
     is_taken: IsTaken
     expired: Callable[[], bool]
+    counters: CounterLedger
     picked: set[DeviceID] = field(default_factory=set)
     # Per claim, per constraint: the attribute value its devices must share (None: unset).
     values: list[list[Any]] = field(default_factory=list)
@@ -56,13 +60,22 @@ class _Search:
             raise FilterTimeoutError
 
     def usable(self, claim: int, alternative: Alternative, device: Device) -> bool:
+        return self.available(alternative, device) and self.meets_constraints(
+            claim, alternative, device
+        )
+
+    def available(self, alternative: Alternative, device: Device) -> bool:
         if device.id in self.picked:
             return False
         if not alternative.admin_access and self.is_taken(device.id):
             return False
-        # A taint the request does not tolerate keeps the device from it, as being taken does.
-        if taint_blocks(device.raw, alternative.tolerations):
+        # Counters are checked even with admin access, as upstream does.
+        if device.consumes and not self.counters.fits(device.pool_id, device.consumes):
             return False
+        # A taint the request does not tolerate keeps the device from it, as being taken does.
+        return not taint_blocks(device.raw, alternative.tolerations)
+
+    def meets_constraints(self, claim: int, alternative: Alternative, device: Device) -> bool:
         plan = self.plans[claim]
         for index, constraint in enumerate(plan.constraints):
             if not constraint.applies_to(alternative):
@@ -78,6 +91,8 @@ class _Search:
     def take(self, claim: int, alternative: Alternative, device: Device) -> list[int]:
         """Mark `device` used; returns the constraints this fixed, for `give_back`."""
         self.picked.add(device.id)
+        if device.consumes:
+            self.counters.take(device.pool_id, device.consumes)
         self.chosen[claim][-1].devices.append(device)
         fixed = []
         for index, constraint in enumerate(self.plans[claim].constraints):
@@ -88,6 +103,8 @@ class _Search:
 
     def give_back(self, claim: int, device: Device, fixed: list[int]) -> None:
         self.picked.discard(device.id)
+        if device.consumes:
+            self.counters.give_back(device.pool_id, device.consumes)
         self.chosen[claim][-1].devices.pop()
         for index in fixed:
             self.values[claim][index] = None
@@ -97,12 +114,17 @@ def allocate(
     plans: Sequence[ClaimPlan],
     candidates: Candidates,
     is_taken: IsTaken,
+    counters: CounterLedger,
+    unusable_pool: tuple[PoolID, str] | None = None,
     expired: Callable[[], bool] = lambda: False,
 ) -> list[list[Chosen]] | None:
     """The devices chosen for each claim's requests, or None if the node cannot serve all the
     claims. FilterTimeoutError past the deadline; AllocationError if a claim cannot be allocated
-    anywhere as written."""
-    search = _Search(plans, candidates, is_taken, expired)
+    here as written: one of its requests asks for all devices while the node sees a pool that
+    is incomplete or invalid (`unusable_pool`), or a constraint rules out one of all devices."""
+    if unusable_pool is not None:
+        _refuse_all_devices(plans, *unusable_pool)
+    search = _Search(plans, candidates, is_taken, expired, counters)
     search.values = [[None] * len(p.constraints) for p in plans]
     search.chosen = [[] for _ in plans]
     flat = requests_of(plans)
@@ -153,6 +175,17 @@ def allocate(
     return search.chosen
 
 
+def _refuse_all_devices(plans: Sequence[ClaimPlan], pool: PoolID, reason: str) -> None:
+    for plan in plans:
+        for request in plan.requests:
+            for alternative in request.alternatives:
+                if alternative.mode == ALL:
+                    raise AllocationError(
+                        f"claim {plan.key}, request {alternative.result_name}: asks for all "
+                        f"devices, but resource pool {pool[0]}/{pool[1]} is {reason}"
+                    )
+
+
 def _take_all(
     search: _Search, claim: int, alternative: Alternative, found: Sequence[Device]
 ) -> list[tuple[Device, list[int]]] | None:
@@ -160,20 +193,20 @@ def _take_all(
     was taken (for giving back), or None with nothing taken."""
     if not found:
         return None
-    for device in found:
-        if not device.pool_complete:
-            plan = search.plans[claim]
-            raise AllocationError(
-                f"claim {plan.key}, request {alternative.result_name}: asks for all devices, "
-                f"but resource pool {device.driver}/{device.pool} is currently being updated"
-            )
     taken: list[tuple[Device, list[int]]] = []
     for device in found:
         search.tick()
-        if not search.usable(claim, alternative, device):
+        if not search.available(alternative, device):
             for back, fixed in reversed(taken):
                 search.give_back(claim, back, fixed)
             return None
+        if not search.meets_constraints(claim, alternative, device):
+            # A claim whose constraint rules out one of all the devices can never be met.
+            raise AllocationError(
+                f"claim {search.plans[claim].key}, request {alternative.result_name}: cannot "
+                f"add device {device.driver}/{device.pool}/{device.name} because a claim "
+                "constraint would not be satisfied"
+            )
         taken.append((device, search.take(claim, alternative, device)))
     return taken
 
@@ -182,8 +215,6 @@ def allocation_result(plan: ClaimPlan, chosen: Sequence[Chosen], node_name: str)
     """The claim's `status.allocation` for the devices chosen on `node_name`."""
     results: list[dict[str, Any]] = []
     config: list[dict[str, Any]] = []
-    node_local = False
-    selector: Mapping[str, Any] | None = None
     for pick in chosen:
         alternative = pick.alternative
         for device in pick.devices:
@@ -198,9 +229,6 @@ def allocation_result(plan: ClaimPlan, chosen: Sequence[Chosen], node_name: str)
             if alternative.toleration_specs:
                 result["tolerations"] = [dict(t) for t in alternative.toleration_specs]
             results.append(result)
-            node_local = node_local or bool(device.node_name)
-            if device.node_selector is not None and selector is None:
-                selector = device.node_selector
         for entry in alternative.class_config:
             config.append(
                 {"source": "FromClass", "requests": [alternative.result_name], **dict(entry)}
@@ -211,15 +239,42 @@ def allocation_result(plan: ClaimPlan, chosen: Sequence[Chosen], node_name: str)
     if config:
         devices["config"] = config
     allocation: dict[str, Any] = {"devices": devices}
-    if node_local:
-        allocation["nodeSelector"] = {
+    selector = _where_usable([d for pick in chosen for d in pick.devices], node_name)
+    if selector is not None:
+        allocation["nodeSelector"] = selector
+    return allocation
+
+
+def _where_usable(devices: Sequence[Device], node_name: str) -> dict[str, Any] | None:
+    """The allocation's node selector: the node itself if one device is local to it, else
+    every requirement of the devices' selectors in one term, else None (usable anywhere)."""
+    if any(d.node_name for d in devices):
+        return {
             "nodeSelectorTerms": [
                 {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}
             ]
         }
-    elif selector is not None:
-        allocation["nodeSelector"] = dict(selector)
-    return allocation
+    term: dict[str, list[Mapping[str, Any]]] = {"matchFields": [], "matchExpressions": []}
+    for device in devices:
+        terms: Sequence[Mapping[str, Any]] = (device.node_selector or {}).get(
+            "nodeSelectorTerms"
+        ) or ()
+        if len(terms) != 1:
+            continue  # more than one term: validation does not let a slice say so
+        for kind, merged in term.items():
+            for requirement in terms[0].get(kind) or ():
+                if not any(_same_requirement(requirement, r) for r in merged):
+                    merged.append(requirement)
+    found = {kind: [dict(r) for r in merged] for kind, merged in term.items() if merged}
+    return {"nodeSelectorTerms": [found]} if found else None
+
+
+def _same_requirement(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return (
+        a.get("key") == b.get("key")
+        and a.get("operator") == b.get("operator")
+        and set(a.get("values") or ()) == set(b.get("values") or ())
+    )
 
 
 def first_available_score(plans: Sequence[ClaimPlan], chosen: Sequence[Sequence[Chosen]]) -> int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 CANNOT_ALLOCATE = "cannot allocate all claims"
 NOT_AVAILABLE_ON_NODE = "resourceclaim not available on the node"
+# No allocation on the node, which sees a pool whose slices contradict each other.
+INVALID_POOLS = "invalid resource pools were encountered"
 FILTER_TIMED_OUT = "timed out trying to allocate devices"
 ALLOCATION_NOT_FOUND = "claim allocation not found for node"
 # PostFilter outcomes.

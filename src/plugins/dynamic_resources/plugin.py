@@ -22,9 +22,11 @@ from plugins.dynamic_resources.claims import ClaimProblemError
 from plugins.dynamic_resources.claims import PodClaim
 from plugins.dynamic_resources.claims import has_claims
 from plugins.dynamic_resources.claims import resolve_pod_claims
+from plugins.dynamic_resources.counters import CounterLedger
 from plugins.dynamic_resources.free_devices import FreeDeviceColumns
 from plugins.dynamic_resources.hints import after_claim_change
 from plugins.dynamic_resources.hints import after_pod_change
+from plugins.dynamic_resources.inventory import INVALID
 from plugins.dynamic_resources.inventory import Inventory
 from plugins.dynamic_resources.inventory import InventoryView
 from plugins.dynamic_resources.names import DEVICE_CLASSES
@@ -65,6 +67,13 @@ from scheduler.framework import Status
 from scheduler.framework.errors import APIError
 from scheduler.objects.labels import SelectorError
 from scheduler.objects.node_selector import parse_node_selector
+
+
+def _no_allocation(inventory: Inventory, node: Node) -> str:
+    """Why no allocation was found on the node: an invalid pool it sees is named as the cause."""
+    if any(reason == INVALID for _, reason in inventory.unusable_pools_for(node)):
+        return messages.INVALID_POOLS
+    return messages.CANNOT_ALLOCATE
 
 
 class DynamicResources:
@@ -118,7 +127,15 @@ class DynamicResources:
         if data.plans:
             data.inventory = self._candidates.refresh()
             plans = data.plans
-            data.counted = len(plans) == 1 and len(plans[0].requests) == 1 and plans[0].simple
+            # Counting free devices decides a node only when every device stands alone: a
+            # partitionable device can shut others out, and an unusable pool needs its text.
+            data.counted = (
+                len(plans) == 1
+                and len(plans[0].requests) == 1
+                and plans[0].simple
+                and not data.inventory.counters
+                and not data.inventory.unusable
+            )
         data.claims = claims
         return None, SUCCESS
 
@@ -222,7 +239,7 @@ class DynamicResources:
                 else:
                     chosen = self._allocate(data.plans, inventory, node, self._deadline())
                     if chosen is None:
-                        return Status.unresolvable(messages.CANNOT_ALLOCATE)
+                        return Status.unresolvable(_no_allocation(inventory, node))
             except FilterTimeoutError:
                 return Status.unresolvable(messages.FILTER_TIMED_OUT)
             except AllocationError as exc:
@@ -260,10 +277,13 @@ class DynamicResources:
         def expired() -> bool:
             return deadline is not None and clock.now() > deadline
 
+        unusable = inventory.unusable_pools_for(node)
         return allocate(
             plans,
             partial(self._candidates.for_node, inventory, node=node),
             self._allocated.is_taken,
+            CounterLedger(inventory.counters, self._allocated.is_taken),
+            unusable[0] if unusable else None,
             expired,
         )
 

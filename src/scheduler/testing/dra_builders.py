@@ -37,6 +37,48 @@ def tainted(found: dict[str, Any], *taints: dict[str, str]) -> dict[str, Any]:
     return {**found, "taints": [dict(t) for t in taints]}
 
 
+def _resource_slice(name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "ResourceSlice",
+        "metadata": {"name": name},
+        "spec": spec,
+    }
+
+
+def consuming(found: dict[str, Any], counter_set: str, **counters: str) -> dict[str, Any]:
+    """`found` (a `device`) drawing these amounts from a counter set of its pool."""
+    entry = {"counterSet": counter_set, "counters": {k: {"value": v} for k, v in counters.items()}}
+    return {**found, "consumesCounters": [*found.get("consumesCounters", ()), entry]}
+
+
+def make_counter_slice(
+    name: str,
+    driver: str,
+    pool: str,
+    counter_sets: dict[str, dict[str, str]],
+    *,
+    node: str = "",
+    generation: int = 1,
+    slice_count: int = 2,
+) -> dict[str, Any]:
+    """A slice holding only a pool's counter sets (the API keeps them apart from devices); by
+    default one of the pool's two slices, the other holding the devices."""
+    spec: dict[str, Any] = {
+        "driver": driver,
+        "pool": {"name": pool, "generation": generation, "resourceSliceCount": slice_count},
+        "sharedCounters": [
+            {"name": set_name, "counters": {k: {"value": v} for k, v in counters.items()}}
+            for set_name, counters in counter_sets.items()
+        ],
+    }
+    if node:
+        spec["nodeName"] = node
+    else:
+        spec["allNodes"] = True
+    return _resource_slice(name, spec)
+
+
 def make_device_class(name: str, *expressions: str, config: Any = None) -> dict[str, Any]:
     spec: dict[str, Any] = {"selectors": [{"cel": {"expression": e}} for e in expressions]}
     if config is not None:
@@ -60,7 +102,10 @@ def make_slice(
     pool: str = "",
     generation: int = 1,
     slice_count: int = 1,
+    per_device_nodes: bool = False,
 ) -> dict[str, Any]:
+    """A slice of devices; with `per_device_nodes`, each device says where it is available
+    (its own nodeName, nodeSelector or allNodes)."""
     spec: dict[str, Any] = {
         "driver": driver,
         "pool": {
@@ -70,18 +115,15 @@ def make_slice(
         },
         "devices": devices,
     }
-    if node:
+    if per_device_nodes:
+        spec["perDeviceNodeSelection"] = True
+    elif node:
         spec["nodeName"] = node
     elif node_selector is not None:
         spec["nodeSelector"] = node_selector
     elif all_nodes:
         spec["allNodes"] = True
-    return {
-        "apiVersion": API_VERSION,
-        "kind": "ResourceSlice",
-        "metadata": {"name": name},
-        "spec": spec,
-    }
+    return _resource_slice(name, spec)
 
 
 class ClaimBuilder:
