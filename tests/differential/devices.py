@@ -4,9 +4,11 @@ ResourceClaim the pending pod asks for.
 
 Drawn from a random stream of their own, so adding them left every other part of a seed's cases
 as it was. Device taints, and the tolerations of the pending claim's requests, come from a
-second stream of their own, for the same reason. The claim always exists: a pod naming a
-missing claim is held back before any scheduling attempt (PreEnqueue), with no FailedScheduling
-text to compare.
+second stream of their own, for the same reason, and so does the choice of partitioning a
+node's GPUs: each published whole and as two halves, all drawing on the GPU's memory counter.
+
+The claim always exists: a pod naming a missing claim is held back before any scheduling
+attempt (PreEnqueue), with no FailedScheduling text to compare.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ import random
 from typing import Any
 
 from scheduler.testing.dra_builders import ClaimBuilder
+from scheduler.testing.dra_builders import consuming
 from scheduler.testing.dra_builders import device
+from scheduler.testing.dra_builders import make_counter_slice
 from scheduler.testing.dra_builders import make_device_class
 from scheduler.testing.dra_builders import make_slice
 
@@ -28,6 +32,8 @@ POD_CLAIM = "devices"
 POD_CLAIM_REFERENCE = "dev"
 MODELS = ("a100", "t4")
 TAINT_KEY = f"{DRIVER}/unhealthy"
+GPU_MEMORY = "40Gi"
+HALF_MEMORY = "20Gi"
 # None and unknown effects never keep a device from a request; the other two always do,
 # unless tolerated.
 TAINT_EFFECTS = ("NoSchedule", "NoExecute", "None")
@@ -64,6 +70,7 @@ def with_devices(seed: int, index: int, pending: Object, node_names: list[str]) 
     for its claim when there are any."""
     rng = random.Random(f"{seed}/{index}/devices")
     taints = random.Random(f"{seed}/{index}/device-taints")
+    partitions = random.Random(f"{seed}/{index}/device-partitions")
     shape = rng.choice(SHAPES)
     if shape == "none":
         return []
@@ -75,14 +82,22 @@ def with_devices(seed: int, index: int, pending: Object, node_names: list[str]) 
         names = [f"gpu-{i}" for i in range(rng.randint(0, 3))]
         if not names:
             continue
-        inventory[node] = names
         devices = [device(name, model=rng.choice(MODELS), index=i) for i, name in enumerate(names)]
         for entry in devices:
             if taints.random() < 0.25:
                 value = taints.choice(("ecc", "thermal"))
                 effect = taints.choice(TAINT_EFFECTS)
                 entry["taints"] = [{"key": TAINT_KEY, "value": value, "effect": effect}]
-        objects.append(make_slice(f"{node}-gpu", DRIVER, devices, node=node, pool=node))
+        if partitions.random() < 0.3:
+            devices = _partitioned(devices)
+            objects.append(_counters(node, names))
+            slices = 2
+        else:
+            slices = 1
+        inventory[node] = [d["name"] for d in devices]
+        objects.append(
+            make_slice(f"{node}-gpu", DRIVER, devices, node=node, pool=node, slice_count=slices)
+        )
     objects += _taken(rng, inventory)
     claims = [_pending_claim(rng, shape, inventory, node_names)]
     _tolerate(taints, claims[0])
@@ -104,6 +119,22 @@ def with_devices(seed: int, index: int, pending: Object, node_names: list[str]) 
         {"name": reference} for reference in references
     ]
     return objects
+
+
+def _partitioned(gpus: list[Object]) -> list[Object]:
+    """Each GPU whole and as two halves with its attributes and taints, drawing on its memory."""
+    devices: list[Object] = []
+    for gpu in gpus:
+        devices.append(consuming(gpu, gpu["name"], memory=GPU_MEMORY))
+        for half in range(2):
+            part = {**gpu, "name": f"{gpu['name']}-half-{half}"}
+            devices.append(consuming(part, gpu["name"], memory=HALF_MEMORY))
+    return devices
+
+
+def _counters(node: str, names: list[str]) -> Object:
+    memory = {name: {"memory": GPU_MEMORY} for name in names}
+    return make_counter_slice(f"{node}-gpu-counters", DRIVER, node, memory, node=node)
 
 
 def _taken(rng: random.Random, inventory: dict[str, list[str]]) -> list[Object]:
