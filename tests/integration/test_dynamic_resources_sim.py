@@ -13,6 +13,7 @@ from scheduler.app.scenario import generate_pods
 from scheduler.app.simulation import SimulationResult
 from scheduler.app.simulation import simulate
 from scheduler.config import default_config
+from scheduler.objects.quantity import parse_quantity
 from scheduler.runtime.discovery import PluginRegistry
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
@@ -140,3 +141,36 @@ async def test_partitioned_gpus_take_pods_until_their_memory_is_used() -> None:
         m.startswith("0/2 nodes are available: 2 cannot allocate all claims.")
         for m in pending.values()
     )
+
+
+async def test_pods_share_a_nic_while_its_bandwidth_lasts() -> None:
+    """One node with a 10G NIC any number of claims may share; three pods each ask for 4G.
+    Two shares fit, the third would pass 10G, and each share records what it consumed."""
+    driver = "net.example.com"
+    nic = device("nic-0")
+    nic["allowMultipleAllocations"] = True
+    nic["capacity"] = {"bandwidth": {"value": "10G"}}
+    objects: list[dict[str, Any]] = [
+        make_node("worker").capacity(**NODE_SHAPE).dict(),
+        make_device_class("nic", f'device.driver == "{driver}"'),
+        make_slice("worker-nics", driver, [nic], node="worker"),
+    ]
+    for i in range(3):
+        claim = make_claim(f"net-{i}").request("net", "nic").dict()
+        claim["spec"]["devices"]["requests"][0]["exactly"]["capacity"] = {
+            "requests": {"bandwidth": "4G"}
+        }
+        objects.append(claim)
+        objects.append(with_claims(make_pod(f"pod-{i}").dict(), claims={"net": f"net-{i}"}))
+    result = await run(objects)
+    assert result.count("Scheduled") == 2
+    shares = [
+        r
+        for claim in result.resource_claims
+        if (claim.get("status") or {}).get("allocation")
+        for r in claim["status"]["allocation"]["devices"]["results"]
+    ]
+    assert len(shares) == 2 and len({r["shareID"] for r in shares}) == 2
+    assert [parse_quantity(r["consumedCapacity"]["bandwidth"]) for r in shares] == [4 * 10**9] * 2
+    [pending] = [p for p in result.pods if p.status != "Scheduled"]
+    assert pending.message.startswith("0/1 nodes are available: 1 cannot allocate all claims.")

@@ -2,7 +2,10 @@
 (so the set is rebuilt from the claims at start and a restart never hands a device out twice),
 plus allocations made at Reserve that the API does not show yet.
 
-Devices allocated with admin access are not taken: they stay available to ordinary claims.
+Devices allocated with admin access are not taken: they stay available to ordinary claims. A
+result with a `shareID` is one share of a device that allows multiple allocations: the device
+is not taken, but is in use (its counters are drawn on) and holds the capacity the share
+consumed, summed over its shares.
 """
 
 from __future__ import annotations
@@ -10,11 +13,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
+from plugins.dynamic_resources.capacity import Amounts
 from plugins.dynamic_resources.counters import DeviceID
 from scheduler.framework import Lister
+from scheduler.objects.quantity import QuantityError
+from scheduler.objects.quantity import parse_quantity
 from scheduler.objects.raw import RawObject
 
 LOG_LIMIT = 100_000
@@ -23,12 +31,53 @@ LOG_LIMIT = 100_000
 def allocated_device_ids(allocation: Mapping[str, Any] | None) -> frozenset[DeviceID]:
     if not allocation:
         return frozenset()
-    results = (allocation.get("devices") or {}).get("results") or ()
     return frozenset(
-        (str(r.get("driver")), str(r.get("pool")), str(r.get("device")))
-        for r in results
-        if not r.get("adminAccess")
+        _device_id(r) for r in _results(allocation) if not r.get("adminAccess") and not _shared(r)
     )
+
+
+def _results(allocation: Mapping[str, Any] | None) -> Sequence[Mapping[str, Any]]:
+    found: Sequence[Mapping[str, Any]] = (
+        ((allocation or {}).get("devices") or {}).get("results")
+    ) or ()
+    return found
+
+
+def _device_id(result: Mapping[str, Any]) -> DeviceID:
+    return (str(result.get("driver")), str(result.get("pool")), str(result.get("device")))
+
+
+def _shared(result: Mapping[str, Any]) -> bool:
+    return result.get("shareID") is not None
+
+
+@dataclass(frozen=True, slots=True)
+class _Shares:
+    """The shares of devices one allocation holds, and the capacity each consumed."""
+
+    devices: tuple[DeviceID, ...] = ()
+    capacity: tuple[tuple[DeviceID, Amounts], ...] = ()
+
+    @staticmethod
+    def of(allocation: Mapping[str, Any] | None) -> _Shares:
+        devices: list[DeviceID] = []
+        capacity: list[tuple[DeviceID, Amounts]] = []
+        for result in _results(allocation):
+            if result.get("adminAccess") or not _shared(result):
+                continue
+            devices.append(_device_id(result))
+            consumed = result.get("consumedCapacity")
+            if consumed:
+                amounts = {str(k): _amount(v) for k, v in consumed.items()}
+                capacity.append((_device_id(result), amounts))
+        return _Shares(tuple(devices), tuple(capacity))
+
+
+def _amount(raw: Any) -> Fraction:
+    try:
+        return parse_quantity(raw)
+    except QuantityError:
+        return Fraction(0)
 
 
 def _uid(claim: RawObject) -> str:
@@ -44,6 +93,7 @@ def _allocation(claim: RawObject) -> Mapping[str, Any] | None:
 class _InFlight:
     allocation: Mapping[str, Any]
     devices: frozenset[DeviceID]
+    shares: _Shares
 
 
 class AllocatedDevices:
@@ -56,6 +106,10 @@ class AllocatedDevices:
         self._seen: dict[int, RawObject] = {}
         self._by_claim: dict[int, frozenset[DeviceID]] = {}
         self._counts: Counter[DeviceID] = Counter()
+        self._shares_by_claim: dict[int, _Shares] = {}
+        # Shares of devices (API and in flight alike), and the capacity they hold per device.
+        self._shares: Counter[DeviceID] = Counter()
+        self._held: dict[DeviceID, dict[str, Fraction]] = {}
         self._in_flight: dict[str, _InFlight] = {}
         self._in_flight_devices: Counter[DeviceID] = Counter()
         # The pools (driver, pool) whose devices were taken or freed, in order, so answers
@@ -81,17 +135,38 @@ class AllocatedDevices:
         self._by_claim[key] = devices
         self._counts.update(devices)
         self._touch(devices)
+        shares = _Shares.of(_allocation(claim))
+        if shares.devices:
+            self._shares_by_claim[key] = shares
+            self._hold(shares, 1)
         if _allocation(claim) is not None:
             # The API now shows the allocation Reserve made: it counts from the claim itself.
             self.remove_pending(_uid(claim))
 
     def _remove(self, key: int, claim: RawObject) -> None:
+        shares = self._shares_by_claim.pop(key, None)
+        if shares is not None:
+            self._hold(shares, -1)
         devices = self._by_claim.pop(key, frozenset())
         self._touch(devices)
         self._counts.subtract(devices)
         for device in devices:
             if self._counts[device] <= 0:
                 del self._counts[device]
+
+    def _hold(self, shares: _Shares, sign: int) -> None:
+        """Add (sign 1) or drop (sign -1) one allocation's shares and the capacity they hold."""
+        self._touch(frozenset(shares.devices))
+        for device in shares.devices:
+            self._shares[device] += sign
+            if self._shares[device] <= 0:
+                del self._shares[device]
+        for device, amounts in shares.capacity:
+            held = self._held.setdefault(device, {})
+            for name, amount in amounts.items():
+                held[name] = held.get(name, Fraction(0)) + sign * amount
+            if sign < 0 and device not in self._shares:
+                self._held.pop(device, None)
 
     def _touch(self, devices: frozenset[DeviceID]) -> None:
         if len(self._log) > LOG_LIMIT:
@@ -114,6 +189,14 @@ class AllocatedDevices:
     def is_taken(self, device: DeviceID) -> bool:
         return device in self._counts or device in self._in_flight_devices
 
+    def is_allocated(self, device: DeviceID) -> bool:
+        """Taken, or shared by at least one claim: either way its counters are drawn on."""
+        return self.is_taken(device) or device in self._shares
+
+    def held_capacity(self, device: DeviceID) -> Mapping[str, Fraction] | None:
+        """The capacity the shares of a device hold, or None if no share recorded any."""
+        return self._held.get(device)
+
     def has_pending_allocation(self, uid: str) -> bool:
         return uid in self._in_flight
 
@@ -124,10 +207,11 @@ class AllocatedDevices:
     def signal_pending(self, uid: str, allocation: Mapping[str, Any]) -> None:
         """Reserve: the devices are ours from now on, before the API knows."""
         self.remove_pending(uid)
-        flight = _InFlight(allocation, allocated_device_ids(allocation))
+        flight = _InFlight(allocation, allocated_device_ids(allocation), _Shares.of(allocation))
         self._in_flight[uid] = flight
         self._in_flight_devices.update(flight.devices)
         self._touch(flight.devices)
+        self._hold(flight.shares, 1)
 
     def remove_pending(self, uid: str) -> bool:
         flight = self._in_flight.pop(uid, None)
@@ -135,6 +219,7 @@ class AllocatedDevices:
             return False
         self._in_flight_devices.subtract(flight.devices)
         self._touch(flight.devices)
+        self._hold(flight.shares, -1)
         for device in flight.devices:
             if self._in_flight_devices[device] <= 0:
                 del self._in_flight_devices[device]

@@ -6,13 +6,18 @@ be met, bounded by the filter timeout."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from fractions import Fraction
 from typing import Any
 
+from plugins.dynamic_resources import capacity
+from plugins.dynamic_resources.capacity import Amounts
+from plugins.dynamic_resources.constraints import ConstraintState
 from plugins.dynamic_resources.counters import CounterLedger
 from plugins.dynamic_resources.counters import DeviceID
 from plugins.dynamic_resources.counters import PoolID
@@ -27,6 +32,8 @@ from plugins.dynamic_resources.selectors import AllocationError
 
 Candidates = Callable[[Alternative], Sequence[Device]]
 IsTaken = Callable[[DeviceID], bool]
+# The capacity other claims' shares of a device hold, or None if none recorded any.
+HeldCapacity = Callable[[DeviceID], Mapping[str, Fraction] | None]
 # Checked every this many steps of the search, so the clock is not read per device.
 _STEPS_PER_DEADLINE_CHECK = 256
 
@@ -39,6 +46,17 @@ class FilterTimeoutError(Exception):
 class Chosen:
     alternative: Alternative
     devices: list[Device] = field(default_factory=list)
+    # Per device: the capacity its share consumes, or None if the device is not shared.
+    shares: list[Amounts | None] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Taken:
+    """What taking one device changed, so giving it back undoes exactly that."""
+
+    device: Device
+    counters: bool
+    share: Amounts | None
 
 
 @dataclass(slots=True)
@@ -48,9 +66,13 @@ class _Search:
     is_taken: IsTaken
     expired: Callable[[], bool]
     counters: CounterLedger
-    picked: set[DeviceID] = field(default_factory=set)
-    # Per claim, per constraint: the attribute value its devices must share (None: unset).
-    values: list[list[Any]] = field(default_factory=list)
+    held: HeldCapacity
+    # Devices picked so far that cannot be shared, and by which claims.
+    picked: dict[DeviceID, set[int]] = field(default_factory=dict)
+    # Capacity this search takes from shared devices, per device.
+    taking: dict[DeviceID, dict[str, Fraction]] = field(default_factory=dict)
+    sharing: Counter[DeviceID] = field(default_factory=Counter)
+    constraints: list[list[ConstraintState]] = field(default_factory=list)
     chosen: list[list[Chosen]] = field(default_factory=list)
     steps: int = 0
 
@@ -60,54 +82,91 @@ class _Search:
             raise FilterTimeoutError
 
     def usable(self, claim: int, alternative: Alternative, device: Device) -> bool:
-        return self.available(alternative, device) and self.meets_constraints(
+        return self.available(claim, alternative, device) and self.meets_constraints(
             claim, alternative, device
         )
 
-    def available(self, alternative: Alternative, device: Device) -> bool:
-        if device.id in self.picked:
+    def available(self, claim: int, alternative: Alternative, device: Device) -> bool:
+        users = self.picked.get(device.id)
+        if alternative.admin_access:
+            # Admin access shares a device with other claims, but not within its own claim.
+            if users and claim in users:
+                return False
+        elif users or self.is_taken(device.id):
             return False
-        if not alternative.admin_access and self.is_taken(device.id):
-            return False
-        # Counters are checked even with admin access, as upstream does.
-        if device.consumes and not self.counters.fits(device.pool_id, device.consumes):
+        # Counters are checked even with admin access, as upstream does; a shared device
+        # draws on them once, for its first share.
+        if (
+            device.consumes
+            and not self._shared_already(device)
+            and not self.counters.fits(device.pool_id, device.consumes)
+        ):
             return False
         # A taint the request does not tolerate keeps the device from it, as being taken does.
-        return not taint_blocks(device.raw, alternative.tolerations)
+        if taint_blocks(device.raw, alternative.tolerations):
+            return False
+        return self.capacity_fits(alternative, device)
+
+    def _shared_already(self, device: Device) -> bool:
+        return device.shareable and (self.held(device.id) is not None or device.id in self.taking)
+
+    def capacity_fits(
+        self, alternative: Alternative, device: Device, *, alone: bool = False
+    ) -> bool:
+        """Whether the request's capacity fits the device; `alone` leaves out what this search
+        has taken (upstream's test when it lists all devices, before the search)."""
+        if not device.capacities and not alternative.capacity:
+            return True
+        taking = {} if alone else self.taking.get(device.id, {})
+        return capacity.fits(
+            dict(alternative.capacity), device.capacities, self.held(device.id) or {}, taking
+        )
 
     def meets_constraints(self, claim: int, alternative: Alternative, device: Device) -> bool:
-        plan = self.plans[claim]
-        for index, constraint in enumerate(plan.constraints):
-            if not constraint.applies_to(alternative):
-                continue
-            value = device.attribute(constraint.attribute)
-            if value is None:
-                return False
-            required = self.values[claim][index]
-            if required is not None and required != value:
-                return False
-        return True
+        return all(c.accepts(alternative, device) for c in self.constraints[claim])
 
-    def take(self, claim: int, alternative: Alternative, device: Device) -> list[int]:
-        """Mark `device` used; returns the constraints this fixed, for `give_back`."""
-        self.picked.add(device.id)
-        if device.consumes:
+    def take(self, claim: int, alternative: Alternative, device: Device) -> _Taken:
+        counters = bool(device.consumes) and not self._shared_already(device)
+        if counters:
             self.counters.take(device.pool_id, device.consumes)
-        self.chosen[claim][-1].devices.append(device)
-        fixed = []
-        for index, constraint in enumerate(self.plans[claim].constraints):
-            if constraint.applies_to(alternative) and self.values[claim][index] is None:
-                self.values[claim][index] = device.attribute(constraint.attribute)
-                fixed.append(index)
-        return fixed
+        share: Amounts | None = None
+        if device.shareable:
+            share = capacity.consumed(dict(alternative.capacity), device.capacities)
+            taking = self.taking.setdefault(device.id, {})
+            self.sharing[device.id] += 1
+            for name, amount in share.items():
+                taking[name] = taking.get(name, Fraction(0)) + amount
+        else:
+            self.picked.setdefault(device.id, set()).add(claim)
+        for state in self.constraints[claim]:
+            state.add(alternative, device)
+        pick = self.chosen[claim][-1]
+        pick.devices.append(device)
+        pick.shares.append(share)
+        return _Taken(device, counters, share)
 
-    def give_back(self, claim: int, device: Device, fixed: list[int]) -> None:
-        self.picked.discard(device.id)
-        if device.consumes:
+    def give_back(self, claim: int, taken: _Taken) -> None:
+        device = taken.device
+        pick = self.chosen[claim][-1]
+        pick.devices.pop()
+        pick.shares.pop()
+        for state in reversed(self.constraints[claim]):
+            state.remove(pick.alternative)
+        if taken.share is not None:
+            taking = self.taking[device.id]
+            for name, amount in taken.share.items():
+                taking[name] -= amount
+            self.sharing[device.id] -= 1
+            if not self.sharing[device.id]:
+                # The search's last share of it is gone: it no longer shares the device.
+                del self.taking[device.id], self.sharing[device.id]
+        else:
+            users = self.picked[device.id]
+            users.discard(claim)
+            if not users:
+                del self.picked[device.id]
+        if taken.counters:
             self.counters.give_back(device.pool_id, device.consumes)
-        self.chosen[claim][-1].devices.pop()
-        for index in fixed:
-            self.values[claim][index] = None
 
 
 def allocate(
@@ -115,6 +174,7 @@ def allocate(
     candidates: Candidates,
     is_taken: IsTaken,
     counters: CounterLedger,
+    held: HeldCapacity,
     unusable_pool: tuple[PoolID, str] | None = None,
     expired: Callable[[], bool] = lambda: False,
 ) -> list[list[Chosen]] | None:
@@ -124,8 +184,8 @@ def allocate(
     is incomplete or invalid (`unusable_pool`), or a constraint rules out one of all devices."""
     if unusable_pool is not None:
         _refuse_all_devices(plans, *unusable_pool)
-    search = _Search(plans, candidates, is_taken, expired, counters)
-    search.values = [[None] * len(p.constraints) for p in plans]
+    search = _Search(plans, candidates, is_taken, expired, counters, held)
+    search.constraints = [[ConstraintState(c) for c in p.constraints] for p in plans]
     search.chosen = [[] for _ in plans]
     flat = requests_of(plans)
 
@@ -141,8 +201,8 @@ def allocate(
                 if taken is not None:
                     if solve(position + 1):
                         return True
-                    for device, fixed in reversed(taken):
-                        search.give_back(claim, device, fixed)
+                    for each in reversed(taken):
+                        search.give_back(claim, each)
             elif _pick(search, claim, alternative, found, 0, alternative.count, position):
                 return True
             search.chosen[claim].pop()
@@ -164,10 +224,10 @@ def allocate(
             device = found[index]
             if not s.usable(claim, alternative, device):
                 continue
-            fixed = s.take(claim, alternative, device)
+            taken = s.take(claim, alternative, device)
             if _pick(s, claim, alternative, found, index + 1, need - 1, position):
                 return True
-            s.give_back(claim, device, fixed)
+            s.give_back(claim, taken)
         return False
 
     if not solve(0):
@@ -188,17 +248,19 @@ def _refuse_all_devices(plans: Sequence[ClaimPlan], pool: PoolID, reason: str) -
 
 def _take_all(
     search: _Search, claim: int, alternative: Alternative, found: Sequence[Device]
-) -> list[tuple[Device, list[int]]] | None:
-    """allocationMode All: every matching device, and each of them must be free. Returns what
-    was taken (for giving back), or None with nothing taken."""
-    if not found:
+) -> list[_Taken] | None:
+    """allocationMode All: every matching device whose capacity could serve the request, and
+    each of them must be free. Returns what was taken (for giving back), or None with nothing
+    taken."""
+    every = [d for d in found if search.capacity_fits(alternative, d, alone=True)]
+    if not every:
         return None
-    taken: list[tuple[Device, list[int]]] = []
-    for device in found:
+    taken: list[_Taken] = []
+    for device in every:
         search.tick()
-        if not search.available(alternative, device):
-            for back, fixed in reversed(taken):
-                search.give_back(claim, back, fixed)
+        if not search.available(claim, alternative, device):
+            for each in reversed(taken):
+                search.give_back(claim, each)
             return None
         if not search.meets_constraints(claim, alternative, device):
             # A claim whose constraint rules out one of all the devices can never be met.
@@ -207,17 +269,23 @@ def _take_all(
                 f"add device {device.driver}/{device.pool}/{device.name} because a claim "
                 "constraint would not be satisfied"
             )
-        taken.append((device, search.take(claim, alternative, device)))
+        taken.append(search.take(claim, alternative, device))
     return taken
 
 
-def allocation_result(plan: ClaimPlan, chosen: Sequence[Chosen], node_name: str) -> dict[str, Any]:
-    """The claim's `status.allocation` for the devices chosen on `node_name`."""
+def allocation_result(
+    plan: ClaimPlan,
+    chosen: Sequence[Chosen],
+    node_name: str,
+    new_share_id: Callable[[], str],
+) -> dict[str, Any]:
+    """The claim's `status.allocation` for the devices chosen on `node_name`; each share of a
+    shared device gets an id of its own and records the capacity it consumes."""
     results: list[dict[str, Any]] = []
     config: list[dict[str, Any]] = []
     for pick in chosen:
         alternative = pick.alternative
-        for device in pick.devices:
+        for device, share in zip(pick.devices, pick.shares, strict=True):
             result: dict[str, Any] = {
                 "request": alternative.result_name,
                 "driver": device.driver,
@@ -228,6 +296,12 @@ def allocation_result(plan: ClaimPlan, chosen: Sequence[Chosen], node_name: str)
                 result["adminAccess"] = True
             if alternative.toleration_specs:
                 result["tolerations"] = [dict(t) for t in alternative.toleration_specs]
+            if share is not None:
+                result["shareID"] = new_share_id()
+                if share:
+                    result["consumedCapacity"] = {
+                        name: capacity.format_quantity(amount) for name, amount in share.items()
+                    }
             results.append(result)
         for entry in alternative.class_config:
             config.append(

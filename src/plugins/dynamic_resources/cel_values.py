@@ -189,6 +189,9 @@ def device_variable(driver: str, device: Mapping[str, Any]) -> celtypes.MapType:
             celtypes.StringType("driver"): celtypes.StringType(driver),
             celtypes.StringType("attributes"): _domains(attributes),
             celtypes.StringType("capacity"): _domains(capacity),
+            celtypes.StringType("allowMultipleAllocations"): celtypes.BoolType(
+                bool(device.get("allowMultipleAllocations"))
+            ),
         }
     )
 

@@ -7,21 +7,23 @@ device name repeats, and every counter its devices consume is declared (`counter
 other pools are not candidates, and a request for all devices fails on a node that sees such a
 pool, as upstream's allocator does.
 
-Devices using consumable capacity with multiple allocations or binding conditions are left
-out: this scheduler implements neither feature, and a scheduler without them does not offer
-such devices (see docs/architecture.md). Device taints are honoured when candidates are chosen
-(`device_taints`).
+Devices with binding conditions are left out: this scheduler does not implement them, and a
+scheduler without the feature does not offer such devices (see docs/architecture.md). Device
+taints are honoured when candidates are chosen (`device_taints`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from plugins.dynamic_resources.capacity import DeviceCapacity
+from plugins.dynamic_resources.capacity import read_device_capacity
 from plugins.dynamic_resources.counters import Consumption
 from plugins.dynamic_resources.counters import CounterSpecError
 from plugins.dynamic_resources.counters import DeviceID
@@ -37,7 +39,7 @@ from scheduler.objects.node_selector import NodeSelector
 from scheduler.objects.node_selector import parse_node_selector
 from scheduler.objects.raw import RawObject
 
-_UNSUPPORTED_DEVICE_FIELDS = ("allowMultipleAllocations", "bindingConditions")
+_UNSUPPORTED_DEVICE_FIELDS = ("bindingConditions",)
 # Why a pool is not given from, in upstream's words ("resource pool <driver>/<pool> is ...").
 BEING_UPDATED = "currently being updated"
 INVALID = "currently invalid"
@@ -56,6 +58,11 @@ class Device:
     signature: str = field(default="", repr=False, compare=False)
     # What the device draws from its pool's counter sets (partitionable devices).
     consumes: tuple[Consumption, ...] = field(default=(), repr=False, compare=False)
+    # Its capacities and their request policies, and whether claims may share it.
+    capacities: Mapping[str, DeviceCapacity] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    shareable: bool = False
 
     @property
     def id(self) -> DeviceID:
@@ -85,7 +92,11 @@ class _Pool:
 
 
 def _signature(driver: str, device: RawObject) -> str:
-    body = {"a": device.get("attributes") or {}, "c": device.get("capacity") or {}}
+    body = {
+        "a": device.get("attributes") or {},
+        "c": device.get("capacity") or {},
+        "m": bool(device.get("allowMultipleAllocations")),
+    }
     return driver + "\x00" + json.dumps(body, sort_keys=True, separators=(",", ":"))
 
 
@@ -121,6 +132,9 @@ class Inventory:
         self._unusable_shared: list[tuple[NodeSelector | None, PoolID]] = []
         # Partitionable pools: their counter sets and the devices drawing on them.
         self.counters: dict[PoolID, PoolCounters] = {}
+        # Whether a device may be shared or has a capacity request policy: counting free
+        # devices then says too little (its capacity decides).
+        self.capacity_decides = False
         self.problems: list[str] = []
         # Parsed once per distinct selector: a pool's devices often share one.
         self._selectors: dict[str, NodeSelector | None] = {}
@@ -169,6 +183,9 @@ class Inventory:
                 counters.consumers.append((device.id, device.consumes))
             if not any(device.raw.get(f) for f in _UNSUPPORTED_DEVICE_FIELDS):
                 self._place(device, placement)
+                self.capacity_decides = self.capacity_decides or (
+                    device.shareable or any(c.policy for c in device.capacities.values())
+                )
         if counters.sets:
             self.counters[pool_id] = counters
 
@@ -203,6 +220,8 @@ class Inventory:
                 placement[1],
                 _signature(driver, raw),
                 consumes,
+                read_device_capacity(raw),
+                bool(raw.get("allowMultipleAllocations")),
             )
             found.append((device, placement))
         return found, malformed

@@ -5,6 +5,7 @@ the devices are held in memory at Reserve and written to the claims at PreBind."
 
 from __future__ import annotations
 
+import uuid
 from functools import partial
 
 import numpy as np
@@ -128,13 +129,16 @@ class DynamicResources:
             data.inventory = self._candidates.refresh()
             plans = data.plans
             # Counting free devices decides a node only when every device stands alone: a
-            # partitionable device can shut others out, and an unusable pool needs its text.
+            # partitionable device can shut others out, a shared one is free while its
+            # capacity lasts, and an unusable pool needs its text.
+            inventory = data.inventory
             data.counted = (
                 len(plans) == 1
                 and len(plans[0].requests) == 1
                 and plans[0].simple
-                and not data.inventory.counters
-                and not data.inventory.unusable
+                and not inventory.counters
+                and not inventory.unusable
+                and not inventory.capacity_decides
             )
         data.claims = claims
         return None, SUCCESS
@@ -282,7 +286,8 @@ class DynamicResources:
             plans,
             partial(self._candidates.for_node, inventory, node=node),
             self._allocated.is_taken,
-            CounterLedger(inventory.counters, self._allocated.is_taken),
+            CounterLedger(inventory.counters, self._allocated.is_allocated),
+            self._allocated.held_capacity,
             unusable[0] if unusable else None,
             expired,
         )
@@ -356,10 +361,14 @@ class DynamicResources:
         if chosen is None:
             return Status.from_error(messages.ALLOCATION_NOT_FOUND)
         for plan, per_claim in zip(data.plans, chosen, strict=True):
-            allocation = allocation_result(plan, per_claim, node_name)
+            allocation = allocation_result(plan, per_claim, node_name, self._new_share_id)
             data.allocations[plan.claim.uid] = allocation
             self._allocated.signal_pending(plan.claim.uid, allocation)
         return SUCCESS
+
+    def _new_share_id(self) -> str:
+        # From the handle's random source, so a seeded simulation writes the same ids.
+        return str(uuid.UUID(int=self._handle.rng.getrandbits(128), version=4))
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         data = state.get(STATE_KEY, StateData)

@@ -1,14 +1,17 @@
 """What a claim asks for, read once per cycle: its requests (`exactly`, or a `firstAvailable`
-list of alternatives), their DeviceClasses and selectors, its `matchAttribute` constraints and
-its configuration. Missing classes are found here, before any node is looked at."""
+list of alternatives), their DeviceClasses, selectors and capacity requests, its
+`matchAttribute` and `distinctAttribute` constraints and its configuration. Missing classes
+are found here, before any node is looked at."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from plugins.dynamic_resources import messages
+from plugins.dynamic_resources.capacity import read_requested
 from plugins.dynamic_resources.claims import ClaimProblemError
 from plugins.dynamic_resources.claims import PodClaim
 from plugins.dynamic_resources.device_taints import Toleration
@@ -42,12 +45,16 @@ class Alternative:
     tolerations: tuple[Toleration, ...] = ()
     # As written in the claim: the allocation result repeats them for each device.
     toleration_specs: tuple[RawObject, ...] = ()
+    # Amounts asked of each device capacity (consumable capacity).
+    capacity: tuple[tuple[str, Fraction], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class Constraint:
     requests: frozenset[str]  # empty: every request of the claim
     attribute: str
+    # matchAttribute: all devices share the value; distinctAttribute: no two do.
+    distinct: bool = False
 
     def applies_to(self, alternative: Alternative) -> bool:
         return (
@@ -83,6 +90,7 @@ class ClaimPlan:
             and r.alternatives[0].rank < 0
             and r.alternatives[0].mode == EXACT_COUNT
             and not r.alternatives[0].admin_access
+            and not r.alternatives[0].capacity
             for r in self.requests
         )
 
@@ -128,6 +136,7 @@ def _alternative(
         admin_access=bool(body.get("adminAccess")),
         class_config=tuple(class_spec.get("config") or ()),
         rank=rank,
+        capacity=tuple(sorted(read_requested(body).items())),
     )
 
 
@@ -154,11 +163,21 @@ def plan_claim(claim: PodClaim, classes: Lister) -> ClaimPlan:
         requests.append(Request(name, alternatives))
     devices = (claim.claim.get("spec") or {}).get("devices") or {}
     constraints = tuple(
-        Constraint(frozenset(c.get("requests") or ()), str(c["matchAttribute"]))
-        for c in devices.get("constraints") or ()
-        if c.get("matchAttribute")
+        _constraint(claim, index, c) for index, c in enumerate(devices.get("constraints") or ())
     )
     return ClaimPlan(claim, tuple(requests), constraints, tuple(devices.get("config") or ()))
+
+
+def _constraint(claim: PodClaim, index: int, raw: RawObject) -> Constraint:
+    requests = frozenset(raw.get("requests") or ())
+    if raw.get("matchAttribute"):
+        return Constraint(requests, str(raw["matchAttribute"]))
+    if raw.get("distinctAttribute"):
+        return Constraint(requests, str(raw["distinctAttribute"]), distinct=True)
+    raise AllocationError(
+        f"claim {claim.namespace}/{claim.name}, constraint #{index}: empty constraint "
+        "(unsupported constraint type?)"
+    )
 
 
 def requests_of(plans: Sequence[ClaimPlan]) -> list[tuple[int, Request]]:
