@@ -57,6 +57,10 @@ class DraObjects:
             self.create(f"{RESOURCE_API}/resourceslices", body)
             self._cluster_scoped.append(f"{RESOURCE_API}/resourceslices/{name}")
 
+    def track(self, path: str) -> None:
+        """Remove this cluster-scoped object at the end."""
+        self._cluster_scoped.append(path)
+
     def create_claim(self, name: str) -> None:
         claim = make_claim(name, self.namespace).request("gpu", self.device_class).dict()
         for field in ("uid", "resourceVersion"):
@@ -103,6 +107,12 @@ def claim_pod(workload: Workload, name: str, scheduler: str, claim: str) -> str:
     manifest["spec"]["containers"][0].setdefault("resources", {})["claims"] = [{"name": "gpu"}]
     workload.create_pod(manifest)
     return name
+
+
+def only(node: str) -> dict[str, Any]:
+    """A slice's node selector for one node (so other tests' nodes do not see its devices)."""
+    field = {"key": "metadata.name", "operator": "In", "values": [node]}
+    return {"nodeSelectorTerms": [{"matchFields": [field]}]}
 
 
 def allocated_device(claim: dict[str, Any]) -> tuple[str, str]:
@@ -158,3 +168,58 @@ def test_claims_are_allocated_kept_across_a_restart_and_freed_with_their_pod(
         timeout_s=EVENT_TIMEOUT_S,
     )
     assert allocated_device(dra.claim("c3")) == (placed["p1"], "gpu-0")
+
+
+def test_a_device_with_binding_conditions_binds_its_pod_once_the_driver_reports_it_ready(
+    daemons: DaemonLauncher, workload: Workload, dra: DraObjects
+) -> None:
+    """A fabric-attached GPU (offered to the node by a selector): the daemon allocates it,
+    reserves the claim, says it waits, and binds the pod only after the driver (this test)
+    reports the device attached."""
+    scheduler = unique("dra-bind")
+    [node] = workload.create_nodes(1)
+    dra.setup([])
+    fabric = device("fabric-0", model="e2e")
+    fabric.update(
+        bindingConditions=["example.com/attached"],
+        bindingFailureConditions=["example.com/failed"],
+        bindsToNode=True,
+    )
+    name = f"fabric-{dra.driver}"
+    dra.create(
+        f"{RESOURCE_API}/resourceslices",
+        make_slice(name, dra.driver, [fabric], node_selector=only(node), pool="fabric"),
+    )
+    dra.track(f"{RESOURCE_API}/resourceslices/{name}")
+    dra.create_claim("c1")
+
+    daemons.start(scheduler)
+    claim_pod(workload, "p1", scheduler, "c1")
+    workload.wait_events("BindingConditionsPending", ["p1"], timeout_s=EVENT_TIMEOUT_S)
+    [event] = workload.events_by_pod("BindingConditionsPending")["p1"]
+    assert event["note"] == f"waiting for binding conditions for device on node {node}"
+    claim = dra.claim("c1")
+    [result] = claim["status"]["allocation"]["devices"]["results"]
+    assert result["bindingConditions"] == ["example.com/attached"]
+    assert result["bindingFailureConditions"] == ["example.com/failed"]
+    terms = claim["status"]["allocation"]["nodeSelector"]["nodeSelectorTerms"]
+    assert terms[0]["matchFields"][0]["values"] == [node]
+    assert [r["name"] for r in claim["status"]["reservedFor"]] == ["p1"]
+    assert workload.placements(["p1"]) == {"p1": ""}
+
+    attached = {
+        "type": "example.com/attached",
+        "status": "True",
+        "reason": "Attached",
+        "message": "",
+        "lastTransitionTime": "2026-01-01T00:00:00Z",
+    }
+    device_status = {
+        "driver": dra.driver,
+        "pool": "fabric",
+        "device": "fabric-0",
+        "conditions": [attached],
+    }
+    dra.patch_claim("c1", {"status": {"devices": [device_status]}}, "status")
+    placed = workload.wait_bound(["p1"], timeout_s=BIND_TIMEOUT_S)
+    assert placed == {"p1": node}

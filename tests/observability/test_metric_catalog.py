@@ -84,6 +84,14 @@ REFERENCE = [
     _row("scheduler_pending_async_api_calls", "gauge", "call_type"),
     _row("scheduler_volume_binder_cache_requests_total", "counter", "operation"),
     _row("scheduler_volume_scheduling_stage_error_total", "counter", "operation"),
+    # DynamicResources' waits for device binding conditions (metrics.go, buckets 0.1 x2 14).
+    _row("scheduler_dra_bindingconditions_allocations_total", "counter", "profile driver status"),
+    _row(
+        "scheduler_dra_bindingconditions_wait_duration_seconds",
+        "histogram",
+        "profile driver status",
+        (0.1, 2, 14),
+    ),
     _row("leader_election_master_status", "gauge", "name"),
     # Reported by the Coscheduling and CapacityScheduling plugins (not upstream families).
     _row("scheduler_podgroups_waiting_at_permit", "gauge", "profile"),
@@ -125,6 +133,8 @@ def _exercise_every_family(metrics: SchedulerMetrics) -> None:
     metrics.async_api_call("pod_binding", "success", 0.01)
     metrics.volume_binder_cache_request("find")
     metrics.volume_scheduling_stage_error("bind")
+    metrics.dra_binding_conditions_allocation("default-scheduler", "gpu.example.com", "success")
+    metrics.dra_binding_conditions_wait("default-scheduler", "gpu.example.com", "success", 3.0)
     metrics.leader_status("kube-scheduler", True)
     metrics.event_dropped("queue_full")
     metrics.set_cache_size_source(lambda: {"nodes": 3, "pods": 10, "assumed_pods": 1})

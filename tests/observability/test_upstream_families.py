@@ -59,6 +59,8 @@ UPSTREAM_WITHOUT_SERIES_THERE = {
     "scheduler_pending_async_api_calls",
     "scheduler_volume_binder_cache_requests_total",
     "scheduler_volume_scheduling_stage_error_total",
+    "scheduler_dra_bindingconditions_allocations_total",
+    "scheduler_dra_bindingconditions_wait_duration_seconds",
 }
 # Families of ours that upstream does not have at all, with the reason.
 OURS_ONLY = {

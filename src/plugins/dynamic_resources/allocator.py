@@ -296,6 +296,9 @@ def allocation_result(
                 result["adminAccess"] = True
             if alternative.toleration_specs:
                 result["tolerations"] = [dict(t) for t in alternative.toleration_specs]
+            for key in ("bindingConditions", "bindingFailureConditions"):
+                if device.raw.get(key):
+                    result[key] = list(device.raw[key])
             if share is not None:
                 result["shareID"] = new_share_id()
                 if share:
@@ -320,9 +323,10 @@ def allocation_result(
 
 
 def _where_usable(devices: Sequence[Device], node_name: str) -> dict[str, Any] | None:
-    """The allocation's node selector: the node itself if one device is local to it, else
-    every requirement of the devices' selectors in one term, else None (usable anywhere)."""
-    if any(d.node_name for d in devices):
+    """The allocation's node selector: the node itself if one device is local to it or binds
+    to it, else every requirement of the devices' selectors in one term, else None (usable
+    anywhere)."""
+    if any(d.node_name or d.binds_to_node for d in devices):
         return {
             "nodeSelectorTerms": [
                 {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}

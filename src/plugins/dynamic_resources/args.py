@@ -19,10 +19,8 @@ class DynamicResourcesArgs(PluginArgs):
     """`filterTimeout`: how long Filter may search for devices on one node before it gives
     that node up ("timed out trying to allocate devices"); 0 means no limit.
 
-    `bindingTimeout`: how long PreBind would wait for the binding conditions of devices that
-    declare them. Such devices are not offered by this scheduler (see docs/architecture.md),
-    so nothing ever waits; the field is accepted and validated as upstream does, so the same
-    configuration file works for both schedulers.
+    `bindingTimeout`: how long PreBind waits for the binding conditions of devices that
+    declare them, counted from the allocation; past it the claim is freed for another try.
     """
 
     filter_timeout: Duration = DEFAULT_FILTER_TIMEOUT_SECONDS

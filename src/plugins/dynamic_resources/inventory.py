@@ -7,9 +7,9 @@ device name repeats, and every counter its devices consume is declared (`counter
 other pools are not candidates, and a request for all devices fails on a node that sees such a
 pool, as upstream's allocator does.
 
-Devices with binding conditions are left out: this scheduler does not implement them, and a
-scheduler without the feature does not offer such devices (see docs/architecture.md). Device
-taints are honoured when candidates are chosen (`device_taints`).
+Pools with devices that have binding conditions come after all others, as upstream orders
+them, so a device that needs preparing is chosen only when no other will do. Device taints are
+honoured when candidates are chosen (`device_taints`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from typing import Any
 
 from plugins.dynamic_resources.capacity import DeviceCapacity
@@ -39,7 +40,6 @@ from scheduler.objects.node_selector import NodeSelector
 from scheduler.objects.node_selector import parse_node_selector
 from scheduler.objects.raw import RawObject
 
-_UNSUPPORTED_DEVICE_FIELDS = ("bindingConditions",)
 # Why a pool is not given from, in upstream's words ("resource pool <driver>/<pool> is ...").
 BEING_UPDATED = "currently being updated"
 INVALID = "currently invalid"
@@ -63,6 +63,10 @@ class Device:
         default_factory=dict, repr=False, compare=False
     )
     shareable: bool = False
+    # Whether the device is bound to the node it is allocated on (and the allocation too).
+    binds_to_node: bool = False
+    # Whether its pool has devices with binding conditions: such pools are tried last.
+    late_pool: bool = False
 
     @property
     def id(self) -> DeviceID:
@@ -135,6 +139,7 @@ class Inventory:
         # Whether a device may be shared or has a capacity request policy: counting free
         # devices then says too little (its capacity decides).
         self.capacity_decides = False
+        self.has_late_pools = False
         self.problems: list[str] = []
         # Parsed once per distinct selector: a pool's devices often share one.
         self._selectors: dict[str, NodeSelector | None] = {}
@@ -178,14 +183,15 @@ class Inventory:
             self.unusable[pool_id] = problem
             self._place_unusable(pool_id, slices, devices)
             return
+        late = any(d.raw.get("bindingConditions") is not None for d, _ in devices)
         for device, placement in devices:
             if device.consumes:
                 counters.consumers.append((device.id, device.consumes))
-            if not any(device.raw.get(f) for f in _UNSUPPORTED_DEVICE_FIELDS):
-                self._place(device, placement)
-                self.capacity_decides = self.capacity_decides or (
-                    device.shareable or any(c.policy for c in device.capacities.values())
-                )
+            self._place(replace(device, late_pool=True) if late else device, placement)
+            self.capacity_decides = self.capacity_decides or (
+                device.shareable or any(c.policy for c in device.capacities.values())
+            )
+        self.has_late_pools = self.has_late_pools or late
         if counters.sets:
             self.counters[pool_id] = counters
 
@@ -222,6 +228,7 @@ class Inventory:
                 consumes,
                 read_device_capacity(raw),
                 bool(raw.get("allowMultipleAllocations")),
+                bool(raw.get("bindsToNode")),
             )
             found.append((device, placement))
         return found, malformed
@@ -286,13 +293,14 @@ class Inventory:
 
     def devices_for(self, node: Node) -> list[Device]:
         """The node's devices, pool by pool in the order of their ids (upstream's first-fit
-        order, which lets a driver rank its pools by name)."""
+        order, which lets a driver rank its pools by name), pools with binding conditions
+        last."""
         found = list(self.by_node.get(node.name, ()))
         for selector, devices in self.shared:
             if selector is None or selector.matches(node.labels, node.name):
                 found.extend(devices)
-        if self.shared:
-            found.sort(key=lambda d: (d.driver, d.pool))
+        if self.shared or self.has_late_pools:
+            found.sort(key=lambda d: (d.late_pool, d.driver, d.pool))
         return found
 
     def unusable_pools_for(self, node: Node) -> list[tuple[PoolID, str]]:

@@ -18,6 +18,11 @@ from plugins.dynamic_resources.allocator import allocate
 from plugins.dynamic_resources.allocator import allocation_result
 from plugins.dynamic_resources.allocator import first_available_score
 from plugins.dynamic_resources.args import DynamicResourcesArgs
+from plugins.dynamic_resources.binding_conditions import BindingFailedError
+from plugins.dynamic_resources.binding_conditions import claim_ready
+from plugins.dynamic_resources.binding_conditions import claim_timed_out
+from plugins.dynamic_resources.binding_conditions import wait_until_bound
+from plugins.dynamic_resources.binding_conditions import waits_for_binding
 from plugins.dynamic_resources.candidates import CandidateCache
 from plugins.dynamic_resources.claims import ClaimProblemError
 from plugins.dynamic_resources.claims import PodClaim
@@ -82,7 +87,9 @@ class DynamicResources:
 
     def __init__(self, args: DynamicResourcesArgs | None, handle: Handle) -> None:
         self._handle = handle
-        self._filter_timeout = float((args or DynamicResourcesArgs()).filter_timeout)
+        args = args or DynamicResourcesArgs()
+        self._filter_timeout = float(args.filter_timeout)
+        self._binding_timeout = float(args.binding_timeout)
         self._allocated = AllocatedDevices(self._claims)
         self._candidates = CandidateCache(
             InventoryView(lambda: handle.lister(RESOURCE_SLICES)), DeviceMatcher()
@@ -157,6 +164,8 @@ class DynamicResources:
                     return Status.from_error(str(exc))
                 if selector is not None:
                     data.available_on[index] = selector
+            if waits_for_binding(allocation) and not self._may_still_bind(claim):
+                data.unbindable.add(index)
             return SUCCESS
         if self._allocated.has_pending_allocation(claim.uid):
             return Status.unresolvable(messages.pending_allocation(claim.namespace, claim.name))
@@ -172,6 +181,15 @@ class DynamicResources:
         data.plans.append(plan)
         data.plan_claims.append(index)
         return SUCCESS
+
+    def _may_still_bind(self, claim: PodClaim) -> bool:
+        try:
+            ready = claim_ready(claim.claim)
+        except BindingFailedError:
+            return False
+        return ready or not claim_timed_out(
+            claim.claim, self._handle.clock.wall(), self._binding_timeout
+        )
 
     def pre_filter_extensions(self) -> None:
         return None
@@ -202,7 +220,7 @@ class DynamicResources:
             return FilterBatch.uniform(data, len(rows))
         infos = table.node_infos
         inventory = data.inventory or Inventory(())
-        if data.counted and not data.available_on:
+        if data.counted and not data.available_on and not data.unbindable:
             return self._count_rows(data, inventory, table, rows)
         return FilterBatch.from_statuses(
             [self._filter_node(data, inventory, infos[r].node) for r in rows.tolist()]
@@ -251,6 +269,7 @@ class DynamicResources:
         unavailable = [
             i for i, where in data.available_on.items() if not where.matches(node.labels, node.name)
         ]
+        unavailable += data.unbindable
         if unavailable:
             data.unavailable.update(unavailable)
             return Status.unresolvable(messages.NOT_AVAILABLE_ON_NODE)
@@ -404,7 +423,41 @@ class DynamicResources:
             except (APIError, ClaimWriteError) as exc:
                 return Status.from_error(str(exc))
             data.written.add(claim.uid)
-        return SUCCESS
+        if not any(
+            waits_for_binding(claim.allocation or data.allocations.get(claim.uid))
+            for claim in data.claims
+        ):
+            return SUCCESS
+        return await self._wait_for_binding(data, pod, node_name)
+
+    async def _wait_for_binding(self, data: StateData, pod: Pod, node_name: str) -> Status:
+        """Wait until the devices of the pod's claims are bound, as their drivers report in
+        the claims' status, and record how it went."""
+        self._handle.record_event(
+            pod,
+            event_type="Normal",
+            reason="BindingConditionsPending",
+            action="Scheduling",
+            note=f"waiting for binding conditions for device on node {node_name}",
+        )
+        clock = self._handle.clock
+        started = clock.now()
+        outcome, error = await wait_until_bound(
+            lambda: [self._claims().get(c.namespace, c.name) for c in data.claims],
+            clock,
+            self._binding_timeout,
+        )
+        seconds = clock.now() - started
+        metrics = self._handle.plugin_metrics
+        profile = self._handle.profile_name
+        for claim in data.claims:
+            allocation = claim.allocation or data.allocations.get(claim.uid) or {}
+            for result in (allocation.get("devices") or {}).get("results") or ():
+                driver = str(result.get("driver"))
+                metrics.dra_binding_conditions_wait(profile, driver, outcome, seconds)
+                if result.get("bindingConditions"):
+                    metrics.dra_binding_conditions_allocation(profile, driver, outcome)
+        return SUCCESS if error is None else Status.from_error(error)
 
     # ---- QueueingHints -----------------------------------------------------------------
 

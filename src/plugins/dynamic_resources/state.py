@@ -27,6 +27,9 @@ class StateData:
     available_on: dict[int, NodeSelector] = field(default_factory=dict)
     # Positions of allocated claims that some node could not use (for PostFilter).
     unavailable: set[int] = field(default_factory=set)
+    # Allocated claims whose devices failed to bind, or did not within the binding timeout:
+    # no node can use them until PostFilter frees them.
+    unbindable: set[int] = field(default_factory=set)
     # The devices the slices offered when PreFilter ran (the cycle's view of them).
     inventory: Inventory | None = None
     # Devices chosen per node name, per plan; filled by Filter (or at Reserve for simple pods).

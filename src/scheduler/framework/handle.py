@@ -134,6 +134,18 @@ class PluginMetrics(Protocol):
         at `operation` ("predicate", "assume" or "bind")."""
         ...
 
+    def dra_binding_conditions_wait(
+        self, profile: str, driver: str, status: str, seconds: float
+    ) -> None:
+        """`scheduler_dra_bindingconditions_wait_duration_seconds`: PreBind waited `seconds`
+        for binding conditions, ending as `status`; once per allocated device."""
+        ...
+
+    def dra_binding_conditions_allocation(self, profile: str, driver: str, status: str) -> None:
+        """`scheduler_dra_bindingconditions_allocations_total`: one allocated device with
+        binding conditions, its wait ending as `status`."""
+        ...
+
 
 class Handle(Protocol):
     """Given to every plugin at construction."""

@@ -255,6 +255,22 @@ VOLUME_SCHEDULING_STAGE_ERROR = _counter(
     "Errors while scheduling volumes, by stage.",
     "operation",
 )
+DRA_BINDING_CONDITIONS_ALLOCATIONS = _counter(
+    "scheduler_dra_bindingconditions_allocations_total",
+    "Allocations of devices with binding conditions, per driver and per scheduling attempt, "
+    "by how the wait for the conditions ended.",
+    "profile",
+    "driver",
+    "status",
+)
+DRA_BINDING_CONDITIONS_WAIT = _histogram(
+    "scheduler_dra_bindingconditions_wait_duration_seconds",
+    "Seconds PreBind waited for the binding conditions of devices to be met.",
+    exponential_buckets(0.1, 2, 14),
+    "profile",
+    "driver",
+    "status",
+)
 # Shared with every Kubernetes component that elects a leader, hence no `scheduler_` prefix.
 LEADER_ELECTION_MASTER_STATUS = _gauge(
     "leader_election_master_status",
@@ -444,6 +460,8 @@ ALL: tuple[MetricSpec, ...] = (
     PENDING_ASYNC_API_CALLS,
     VOLUME_BINDER_CACHE_REQUESTS,
     VOLUME_SCHEDULING_STAGE_ERROR,
+    DRA_BINDING_CONDITIONS_ALLOCATIONS,
+    DRA_BINDING_CONDITIONS_WAIT,
     LEADER_ELECTION_MASTER_STATUS,
     EVENTS_DROPPED,
     UNSERVED_PODS,

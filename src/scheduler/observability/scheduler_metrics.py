@@ -115,6 +115,10 @@ class SchedulerMetrics:
         )
         self._volume_cache_requests = _Children(_counter(catalog.VOLUME_BINDER_CACHE_REQUESTS, r))
         self._volume_stage_errors = _Children(_counter(catalog.VOLUME_SCHEDULING_STAGE_ERROR, r))
+        self._binding_allocations = _Children(
+            _counter(catalog.DRA_BINDING_CONDITIONS_ALLOCATIONS, r)
+        )
+        self._binding_wait = _Children(_histogram(catalog.DRA_BINDING_CONDITIONS_WAIT, r))
         self._leader = _Children(_gauge(catalog.LEADER_ELECTION_MASTER_STATUS, r))
         self._events_dropped = _Children(_counter(catalog.EVENTS_DROPPED, r))
 
@@ -221,6 +225,14 @@ class SchedulerMetrics:
 
     def volume_scheduling_stage_error(self, operation: str) -> None:
         self._volume_stage_errors(operation).inc()
+
+    def dra_binding_conditions_wait(
+        self, profile: str, driver: str, status: str, seconds: float
+    ) -> None:
+        self._binding_wait(profile, driver, status).observe(seconds)
+
+    def dra_binding_conditions_allocation(self, profile: str, driver: str, status: str) -> None:
+        self._binding_allocations(profile, driver, status).inc()
 
     # -- gauges read at scrape time ------------------------------------------------------
 

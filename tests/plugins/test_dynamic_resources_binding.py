@@ -1,0 +1,199 @@
+"""Device binding conditions in DynamicResources: devices that must be prepared before a pod
+may use them, PreBind's wait for their drivers, and what happens when they fail or time out,
+with kube-scheduler v1.36's texts."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from plugins.dynamic_resources.state import STATE_KEY
+from plugins.dynamic_resources.state import StateData
+from scheduler.framework import Code
+from scheduler.framework import Pod
+from scheduler.framework import Status
+from scheduler.testing import FakeClock
+from scheduler.testing import make_pod
+from scheduler.testing.dra_builders import device
+from scheduler.testing.dra_builders import make_claim
+from scheduler.testing.dra_builders import make_device_class
+from scheduler.testing.dra_builders import make_slice
+from scheduler.testing.dra_builders import with_claims
+from tests.plugins.dra_world import CLASS
+from tests.plugins.dra_world import DRIVER
+from tests.plugins.dra_world import World
+from tests.plugins.dra_world import outcome
+from tests.plugins.dra_world import unresolvable
+
+GPU_CLASS = make_device_class(CLASS, f'device.driver == "{DRIVER}"')
+ATTACHED = "example.com/attached"
+ATTACH_FAILED = "example.com/attach-failed"
+
+
+def fabric_gpu(name: str = "fabric-0") -> dict[str, Any]:
+    """A GPU attached to a node over a fabric once it is allocated."""
+    found = device(name)
+    found["bindingConditions"] = [ATTACHED]
+    found["bindingFailureConditions"] = [ATTACH_FAILED]
+    found["bindsToNode"] = True
+    return found
+
+
+FABRIC = make_slice("fabric", DRIVER, [fabric_gpu()], all_nodes=True, pool="fabric")
+
+
+def pod_using(*claims: str) -> Pod:
+    raw = with_claims(make_pod("p").uid("pod-uid").dict(), claims={c: c for c in claims})
+    return Pod.from_dict(raw)
+
+
+def pending() -> dict[str, Any]:
+    return make_claim("c").request("req-1", CLASS).dict()
+
+
+def advance(world: World, seconds: float) -> None:
+    clock = world.clock
+    assert isinstance(clock, FakeClock)
+    clock.advance(seconds)
+
+
+def report(world: World, condition: str, status: str = "True", **extra: str) -> None:
+    """The driver reports a condition of the claim's fabric device."""
+    claim = world.claim("c")
+    claim["status"]["devices"] = [
+        {
+            "driver": DRIVER,
+            "pool": "fabric",
+            "device": "fabric-0",
+            "conditions": [{"type": condition, "status": status, **extra}],
+        }
+    ]
+
+
+async def bind(world: World, seconds: float) -> tuple[Status | None, Any]:
+    """Reserve and start PreBind, let `seconds` pass on the clock, and return PreBind's
+    status (None if it is still waiting) and the task."""
+    state = world.reserve(pod_using("c"), "worker")
+    task = asyncio.ensure_future(world.plugin.pre_bind(state, pod_using("c"), "worker"))
+    for _ in range(50):
+        await asyncio.sleep(0)
+    advance(world, seconds)
+    for _ in range(50):
+        await asyncio.sleep(0)
+    return (task.result() if task.done() else None), task
+
+
+def reserved(world: World) -> dict[str, Any]:
+    state = world.reserve(pod_using("c"), "worker")
+    allocation: dict[str, Any] = state.read(STATE_KEY, StateData).allocations["uid-claim-default-c"]
+    return allocation
+
+
+def test_the_allocation_repeats_the_conditions_and_binds_to_the_node() -> None:
+    world = World([GPU_CLASS, FABRIC, pending()])
+    allocation = reserved(world)
+    [result] = allocation["devices"]["results"]
+    assert result["bindingConditions"] == [ATTACHED]
+    assert result["bindingFailureConditions"] == [ATTACH_FAILED]
+    # Available on all nodes, but bound to the one it is allocated on.
+    assert allocation["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"][0]["values"] == [
+        "worker"
+    ]
+
+
+def test_a_device_that_needs_preparing_is_chosen_only_when_no_other_will_do() -> None:
+    # The fabric pool's name sorts first, yet the node's own GPU is taken.
+    local = make_slice("worker-gpus", DRIVER, [device("gpu-0")], node="worker", pool="z-local")
+    fabric = make_slice("fabric", DRIVER, [fabric_gpu()], all_nodes=True, pool="a-fabric")
+    world = World([GPU_CLASS, local, fabric, pending()])
+    [result] = reserved(world)["devices"]["results"]
+    assert result["device"] == "gpu-0"
+
+
+async def test_pre_bind_waits_until_the_driver_reports_the_device_attached() -> None:
+    world = World([GPU_CLASS, FABRIC, pending()])
+    status, task = await bind(world, 5)
+    assert status is None  # still waiting: nothing reported yet
+    assert world.handle.events[-1] == {
+        "regarding": "default/p",
+        "type": "Normal",
+        "reason": "BindingConditionsPending",
+        "action": "Scheduling",
+        "note": "waiting for binding conditions for device on node worker",
+        "related": None,
+    }
+    report(world, ATTACHED)
+    advance(world, 5)
+    status = await task
+    assert status.is_success, status
+    labels = {"profile": world.handle.profile_name, "driver": DRIVER, "status": "success"}
+    registry = world.handle.metrics.registry
+    assert (
+        registry.get_sample_value("scheduler_dra_bindingconditions_allocations_total", labels) == 1
+    )
+    assert (
+        registry.get_sample_value(
+            "scheduler_dra_bindingconditions_wait_duration_seconds_sum", labels
+        )
+        == 10
+    )
+
+
+async def test_a_failure_condition_fails_pre_bind_with_the_drivers_reason() -> None:
+    world = World([GPU_CLASS, FABRIC, pending()])
+    status, task = await bind(world, 0)
+    report(world, ATTACH_FAILED, reason="NoPath", message='switch "s1" down')
+    advance(world, 5)
+    status = await task
+    assert (status.code, status.message()) == (
+        Code.ERROR,
+        'device binding failed: claim=c, reason=NoPath, message="switch \\"s1\\" down"',
+    )
+
+
+async def test_pre_bind_gives_up_after_the_binding_timeout() -> None:
+    world = World([GPU_CLASS, FABRIC, pending()])
+    status, task = await bind(world, 599)
+    assert status is None
+    advance(world, 1)
+    for _ in range(50):
+        await asyncio.sleep(0)
+    status = await task
+    assert (status.code, status.message()) == (
+        Code.ERROR,
+        "device binding timeout: context deadline exceeded",
+    )
+
+
+def allocated_fabric_claim(timestamp: str) -> dict[str, Any]:
+    claim = make_claim("c").request("req-1", CLASS)
+    claim.allocated("worker", ("req-1", DRIVER, "fabric", "fabric-0"))
+    raw = claim.dict()
+    allocation = raw["status"]["allocation"]
+    allocation["allocationTimestamp"] = timestamp
+    [result] = allocation["devices"]["results"]
+    result["bindingConditions"] = [ATTACHED]
+    result["bindingFailureConditions"] = [ATTACH_FAILED]
+    return raw
+
+
+def test_a_claim_whose_binding_failed_is_freed_for_another_try() -> None:
+    world = World([GPU_CLASS, FABRIC, allocated_fabric_claim("2026-01-01T00:00:00Z")])
+    report(world, ATTACH_FAILED, reason="NoPath", message="down")
+    state, statuses = world.filter(pod_using("c"))
+    assert outcome(statuses["worker"]) == unresolvable("resourceclaim not available on the node")
+    background: list[str] = []
+    world.handle.start_background = lambda name, work: background.append(name)  # type: ignore[method-assign]
+    _, post = world.plugin.post_filter(state, pod_using("c"), None)  # type: ignore[arg-type]
+    assert outcome(post) == (Code.UNSCHEDULABLE, "deallocation of ResourceClaim completed")
+    assert background == ["deallocate:default/c"]
+
+
+def test_a_claim_past_its_binding_timeout_is_unavailable_but_not_before() -> None:
+    # The clock's wall time starts at 2026-01-01T00:00:00Z; the timeout is 600s.
+    world = World([GPU_CLASS, FABRIC, allocated_fabric_claim("2026-01-01T00:00:00Z")])
+    _, statuses = world.filter(pod_using("c"))
+    assert statuses["worker"].is_success
+    advance(world, 601)
+    _, statuses = world.filter(pod_using("c"))
+    assert outcome(statuses["worker"]) == unresolvable("resourceclaim not available on the node")
