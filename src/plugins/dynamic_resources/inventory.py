@@ -33,16 +33,14 @@ from plugins.dynamic_resources.counters import PoolID
 from plugins.dynamic_resources.counters import check_consumption
 from plugins.dynamic_resources.counters import read_consumption
 from plugins.dynamic_resources.counters import read_counter_sets
+from plugins.dynamic_resources.messages import POOL_BEING_UPDATED
+from plugins.dynamic_resources.messages import POOL_INVALID
 from scheduler.framework import Lister
 from scheduler.framework import Node
 from scheduler.objects.labels import SelectorError
 from scheduler.objects.node_selector import NodeSelector
 from scheduler.objects.node_selector import parse_node_selector
 from scheduler.objects.raw import RawObject
-
-# Why a pool is not given from, in upstream's words ("resource pool <driver>/<pool> is ...").
-BEING_UPDATED = "currently being updated"
-INVALID = "currently invalid"
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,25 +158,25 @@ class Inventory:
 
     def _add_pool(self, pool_id: PoolID, pool: _Pool) -> None:
         slices = sorted(pool.slices, key=_slice_name)
-        problem = BEING_UPDATED if len(slices) != pool.expected else ""
+        problem = POOL_BEING_UPDATED if len(slices) != pool.expected else ""
         counters = PoolCounters()
         if not problem:
             try:
                 counters.sets = read_counter_sets(slices)
-                problem = INVALID if _duplicate_device(slices) else ""
+                problem = POOL_INVALID if _duplicate_device(slices) else ""
             except CounterSpecError:
-                problem = INVALID
+                problem = POOL_INVALID
         devices: list[tuple[Device, _Placement]] = []
         for slice_ in slices:
             found, malformed = self._devices_of(pool_id, slice_)
             devices.extend(found)
-            problem = problem or (INVALID if malformed else "")
+            problem = problem or (POOL_INVALID if malformed else "")
         if not problem:
             try:
                 for device, _ in devices:
                     check_consumption(counters.sets, device.consumes)
             except CounterSpecError:
-                problem = INVALID
+                problem = POOL_INVALID
         if problem:
             self.unusable[pool_id] = problem
             self._place_unusable(pool_id, slices, devices)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 CANNOT_ALLOCATE = "cannot allocate all claims"
 NOT_AVAILABLE_ON_NODE = "resourceclaim not available on the node"
+# Why a pool is not given from ("resource pool <driver>/<pool> is ...").
+POOL_BEING_UPDATED = "currently being updated"
+POOL_INVALID = "currently invalid"
 # No allocation on the node, which sees a pool whose slices contradict each other.
 INVALID_POOLS = "invalid resource pools were encountered"
 FILTER_TIMED_OUT = "timed out trying to allocate devices"

@@ -32,7 +32,6 @@ from plugins.dynamic_resources.counters import CounterLedger
 from plugins.dynamic_resources.free_devices import FreeDeviceColumns
 from plugins.dynamic_resources.hints import after_claim_change
 from plugins.dynamic_resources.hints import after_pod_change
-from plugins.dynamic_resources.inventory import INVALID
 from plugins.dynamic_resources.inventory import Inventory
 from plugins.dynamic_resources.inventory import InventoryView
 from plugins.dynamic_resources.names import DEVICE_CLASSES
@@ -77,7 +76,7 @@ from scheduler.objects.node_selector import parse_node_selector
 
 def _no_allocation(inventory: Inventory, node: Node) -> str:
     """Why no allocation was found on the node: an invalid pool it sees is named as the cause."""
-    if any(reason == INVALID for _, reason in inventory.unusable_pools_for(node)):
+    if any(reason == messages.POOL_INVALID for _, reason in inventory.unusable_pools_for(node)):
         return messages.INVALID_POOLS
     return messages.CANNOT_ALLOCATE
 
