@@ -1,6 +1,7 @@
 """DynamicResources throughput in the simulator: 5,000 nodes with 8 GPUs each published in
 ResourceSlices, 10,000 pods each claiming one GPU through a ResourceClaimTemplate, every node
-filtered and scored, next to SchedulingBasic (the same pods without claims).
+filtered and scored, next to the same with each node's GPUs partitionable (two GPUs of four
+quarters, drawing on counters) and SchedulingBasic (the same pods without claims).
 
     python -m bench.dynamic_resources           # from the repository root
     python -m bench.dynamic_resources --quick   # the same at a tenth of the size
@@ -23,11 +24,15 @@ def main() -> int:
     scale = 10 if args.quick else 1
     claims = spawn("SchedulingWithResourceClaims", NODES // scale, PODS // scale, True)
     print(describe(claims), flush=True)
+    partitioned = spawn("SchedulingWithPartitionedDevices", NODES // scale, PODS // scale, True)
+    print(describe(partitioned), flush=True)
     basic = spawn("SchedulingBasic", NODES // scale, PODS // scale, True)
     print(describe(basic), flush=True)
     if basic["podsPerSecond"]:
         ratio = claims["podsPerSecond"] / basic["podsPerSecond"]
         print(f"with claims / without, at {NODES // scale} nodes: {ratio:.2f}x")
+        ratio = partitioned["podsPerSecond"] / basic["podsPerSecond"]
+        print(f"with partitionable devices / without claims: {ratio:.2f}x")
     return 0
 
 

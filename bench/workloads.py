@@ -6,11 +6,17 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from scheduler.app.dra_scenario import GPU_DRIVER
 from scheduler.app.dra_scenario import claim_gpus
+from scheduler.app.dra_scenario import gpu_device_class
 from scheduler.app.dra_scenario import gpu_slices
 from scheduler.app.scenario import generate_nodes
 from scheduler.app.scenario import generate_pods
 from scheduler.app.scenario import parse_shape
+from scheduler.testing.dra_builders import consuming
+from scheduler.testing.dra_builders import device
+from scheduler.testing.dra_builders import make_counter_slice
+from scheduler.testing.dra_builders import make_slice
 
 NODE_SHAPE = "cpu=4,memory=32Gi,pods=110"
 POD_SHAPE = "cpu=100m,memory=500Mi"
@@ -63,9 +69,36 @@ def resource_claims(nodes: int, pods: int) -> Objects:
     return node_objects + gpu_slices(node_objects, 8) + templates + pod_objects
 
 
+def partitioned_slices(node: str, gpus: int) -> Objects:
+    """A node's GPUs as partitionable devices: each 40Gi GPU published as four 10Gi quarters
+    and whole, all drawing on its memory counter (quarters first, so first fit takes them)."""
+    sets = {f"gpu-{i}": {"memory": "40Gi"} for i in range(gpus)}
+    counters = make_counter_slice(f"{node}-counters", GPU_DRIVER, node, sets, node=node)
+    devices = []
+    for i in range(gpus):
+        for quarter in range(4):
+            part = device(f"gpu-{i}-q{quarter}", model="sim-gpu", index=i)
+            devices.append(consuming(part, f"gpu-{i}", memory="10Gi"))
+        devices.append(
+            consuming(device(f"gpu-{i}", model="sim-gpu", index=i), f"gpu-{i}", memory="40Gi")
+        )
+    return [counters, make_slice(f"{node}-gpus", GPU_DRIVER, devices, node=node, slice_count=2)]
+
+
+def partitioned_devices(nodes: int, pods: int) -> Objects:
+    """SchedulingWithPartitionedDevices: SchedulingWithResourceClaims with each node's 8 GPU
+    slots as two partitionable GPUs of four quarters each, every device drawing on counters."""
+    node_objects = generate_nodes(nodes, parse_shape(NODE_SHAPE, "node"), 0)
+    pod_objects = generate_pods(pods, parse_shape(POD_SHAPE, "pod"), "default-scheduler")
+    templates = claim_gpus(pod_objects, 1)
+    slices = [s for n in node_objects for s in partitioned_slices(n["metadata"]["name"], 2)]
+    return [*node_objects, gpu_device_class(), *slices, *templates, *pod_objects]
+
+
 WORKLOADS: dict[str, Callable[[int, int], Objects]] = {
     "SchedulingBasic": scheduling_basic,
     "TopologySpreading": topology_spreading,
     "SchedulingPodAntiAffinity": pod_anti_affinity,
     "SchedulingWithResourceClaims": resource_claims,
+    "SchedulingWithPartitionedDevices": partitioned_devices,
 }

@@ -242,3 +242,15 @@ def test_the_allocation_joins_the_selectors_of_its_devices() -> None:
             }
         ]
     }
+
+
+def test_a_partition_reserved_in_one_cycle_counts_in_the_next() -> None:
+    # One-device requests are decided by counting devices that fit on their own; the counts
+    # are kept across cycles and must see what the last Reserve took from the counters.
+    whole = make_claim("w").request("req-1", CLASS, selectors=profile("whole")).dict()
+    world = World([GPU_CLASS, COUNTERS, PARTITIONS, pending(selectors=profile("half")), whole])
+    _, statuses = world.filter(pod_using("w"))
+    assert statuses["worker"].is_success
+    world.reserve(pod_using("c"), "worker")
+    _, statuses = world.filter(pod_using("w"))
+    assert outcome(statuses["worker"]) == CANNOT_ALLOCATE

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 from plugins.dynamic_resources import capacity
@@ -233,6 +234,16 @@ def allocate(
     if not solve(0):
         return None
     return search.chosen
+
+
+def free_device_test(
+    alternative: Alternative, is_taken: IsTaken, counters: CounterLedger, held: HeldCapacity
+) -> Callable[[Device], bool]:
+    """Whether a device could be given to `alternative` now on its own: not taken, its counters
+    and capacity suffice, no taint in the way. A one-device request fits a node if and only if
+    one of its candidates passes."""
+    probe = _Search((), lambda _: (), is_taken, lambda: False, counters, held)
+    return partial(probe.available, 0, alternative)
 
 
 def _refuse_all_devices(plans: Sequence[ClaimPlan], pool: PoolID, reason: str) -> None:

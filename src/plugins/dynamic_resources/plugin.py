@@ -6,6 +6,7 @@ the devices are held in memory at Reserve and written to the claims at PreBind."
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from functools import partial
 
 import numpy as np
@@ -17,6 +18,7 @@ from plugins.dynamic_resources.allocator import FilterTimeoutError
 from plugins.dynamic_resources.allocator import allocate
 from plugins.dynamic_resources.allocator import allocation_result
 from plugins.dynamic_resources.allocator import first_available_score
+from plugins.dynamic_resources.allocator import free_device_test
 from plugins.dynamic_resources.args import DynamicResourcesArgs
 from plugins.dynamic_resources.binding_conditions import BindingFailedError
 from plugins.dynamic_resources.binding_conditions import claim_ready
@@ -32,6 +34,7 @@ from plugins.dynamic_resources.counters import CounterLedger
 from plugins.dynamic_resources.free_devices import FreeDeviceColumns
 from plugins.dynamic_resources.hints import after_claim_change
 from plugins.dynamic_resources.hints import after_pod_change
+from plugins.dynamic_resources.inventory import Device
 from plugins.dynamic_resources.inventory import Inventory
 from plugins.dynamic_resources.inventory import InventoryView
 from plugins.dynamic_resources.names import DEVICE_CLASSES
@@ -41,6 +44,7 @@ from plugins.dynamic_resources.prebind import ClaimWriteError
 from plugins.dynamic_resources.prebind import deallocate_claim
 from plugins.dynamic_resources.prebind import reserve_claim
 from plugins.dynamic_resources.prebind import unreserve_claim
+from plugins.dynamic_resources.requests import Alternative
 from plugins.dynamic_resources.requests import ClaimPlan
 from plugins.dynamic_resources.requests import plan_claim
 from plugins.dynamic_resources.selectors import AllocationError
@@ -134,17 +138,17 @@ class DynamicResources:
         if data.plans:
             data.inventory = self._candidates.refresh()
             plans = data.plans
-            # Counting free devices decides a node only when every device stands alone: a
-            # partitionable device can shut others out, a shared one is free while its
-            # capacity lasts, and an unusable pool needs its text.
+            # Counting free devices decides a node when every device stands alone, or when
+            # one device is wanted (a partition or a share fits on its own or not at all); an
+            # unusable pool needs its own text.
             inventory = data.inventory
+            alone = not inventory.counters and not inventory.capacity_decides
             data.counted = (
                 len(plans) == 1
                 and len(plans[0].requests) == 1
                 and plans[0].simple
-                and not inventory.counters
+                and (alone or plans[0].requests[0].alternatives[0].count == 1)
                 and not inventory.unusable
-                and not inventory.capacity_decides
             )
         data.claims = claims
         return None, SUCCESS
@@ -236,6 +240,7 @@ class DynamicResources:
                 (alternative.cache_key, self._candidates.version),
                 partial(self._candidates.untainted_for_node, inventory, alternative),
                 self._allocated,
+                self._free_test(inventory, alternative),
             )
         except AllocationError:
             # A selector failed on some node: the per-node form reports which error where.
@@ -279,8 +284,19 @@ class DynamicResources:
     def _enough_free(self, plan: ClaimPlan, inventory: Inventory, node: Node) -> bool:
         alternative = plan.requests[0].alternatives[0]
         found = self._candidates.untainted_for_node(inventory, alternative, node)
-        is_taken = self._allocated.is_taken
-        return sum(1 for d in found if not is_taken(d.id)) >= alternative.count
+        is_free = self._free_test(inventory, alternative)
+        return sum(1 for d in found if is_free(d)) >= alternative.count
+
+    def _free_test(
+        self, inventory: Inventory, alternative: Alternative
+    ) -> Callable[[Device], bool]:
+        allocated = self._allocated
+        return free_device_test(
+            alternative,
+            allocated.is_taken,
+            CounterLedger(inventory.counters, allocated.is_allocated),
+            allocated.held_capacity,
+        )
 
     def _deadline(self) -> float | None:
         if self._filter_timeout <= 0:
