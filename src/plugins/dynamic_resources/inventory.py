@@ -134,9 +134,6 @@ class Inventory:
         self._unusable_shared: list[tuple[NodeSelector | None, PoolID]] = []
         # Partitionable pools: their counter sets and the devices drawing on them.
         self.counters: dict[PoolID, PoolCounters] = {}
-        # Whether a device may be shared or has a capacity request policy: counting free
-        # devices then says too little (its capacity decides).
-        self.capacity_decides = False
         self.has_late_pools = False
         self.problems: list[str] = []
         # Parsed once per distinct selector: a pool's devices often share one.
@@ -186,9 +183,6 @@ class Inventory:
             if device.consumes:
                 counters.consumers.append((device.id, device.consumes))
             self._place(replace(device, late_pool=True) if late else device, placement)
-            self.capacity_decides = self.capacity_decides or (
-                device.shareable or any(c.policy for c in device.capacities.values())
-            )
         self.has_late_pools = self.has_late_pools or late
         if counters.sets:
             self.counters[pool_id] = counters

@@ -138,16 +138,15 @@ class DynamicResources:
         if data.plans:
             data.inventory = self._candidates.refresh()
             plans = data.plans
-            # Counting free devices decides a node when every device stands alone, or when
-            # one device is wanted (a partition or a share fits on its own or not at all); an
-            # unusable pool needs its own text.
+            # Counting the devices that could each be given decides a node when they do not
+            # share counters (then no pick shuts out another; a shared device's capacity is
+            # its own), or when one device is wanted; an unusable pool needs its own text.
             inventory = data.inventory
-            alone = not inventory.counters and not inventory.capacity_decides
             data.counted = (
                 len(plans) == 1
                 and len(plans[0].requests) == 1
                 and plans[0].simple
-                and (alone or plans[0].requests[0].alternatives[0].count == 1)
+                and (not inventory.counters or plans[0].requests[0].alternatives[0].count == 1)
                 and not inventory.unusable
             )
         data.claims = claims

@@ -84,13 +84,13 @@ class ClaimPlan:
     @property
     def simple(self) -> bool:
         """Plain `exactly` requests for a number of devices, no constraints, no admin access:
-        any free matching devices will do, so counting them decides a node."""
+        any matching devices that each could be given will do, so counting them decides a
+        node (where devices do not draw on shared counters)."""
         return not self.constraints and all(
             len(r.alternatives) == 1
             and r.alternatives[0].rank < 0
             and r.alternatives[0].mode == EXACT_COUNT
             and not r.alternatives[0].admin_access
-            and not r.alternatives[0].capacity
             for r in self.requests
         )
 
