@@ -4,8 +4,10 @@ ResourceClaim the pending pod asks for.
 
 Drawn from a random stream of their own, so adding them left every other part of a seed's cases
 as it was. Device taints, and the tolerations of the pending claim's requests, come from a
-second stream of their own, for the same reason, and so does the choice of partitioning a
-node's GPUs: each published whole and as two halves, all drawing on the GPU's memory counter.
+second stream of their own, for the same reason. So do the choice of partitioning a node's
+GPUs (each published whole and as two halves, all drawing on the GPU's memory counter) and
+the halves other workloads hold, and a GPU that claims share by memory, the shares others
+hold and the memory the pending claim asks for.
 
 The claim always exists: a pod naming a missing claim is held back before any scheduling
 attempt (PreEnqueue), with no FailedScheduling text to compare.
@@ -14,6 +16,7 @@ attempt (PreEnqueue), with no FailedScheduling text to compare.
 from __future__ import annotations
 
 import random
+import uuid
 from typing import Any
 
 from scheduler.testing.dra_builders import ClaimBuilder
@@ -32,6 +35,9 @@ POD_CLAIM = "devices"
 POD_CLAIM_REFERENCE = "dev"
 MODELS = ("a100", "t4")
 TAINT_KEY = f"{DRIVER}/unhealthy"
+SHARED_DEVICE = "gpu-shared"
+SHARED_MEMORY = "40Gi"
+SHARED_POLICY = {"default": "10Gi", "validRange": {"min": "10Gi", "step": "10Gi"}}
 GPU_MEMORY = "40Gi"
 HALF_MEMORY = "20Gi"
 # None and unknown effects never keep a device from a request; the other two always do,
@@ -71,11 +77,14 @@ def with_devices(seed: int, index: int, pending: Object, node_names: list[str]) 
     rng = random.Random(f"{seed}/{index}/devices")
     taints = random.Random(f"{seed}/{index}/device-taints")
     partitions = random.Random(f"{seed}/{index}/device-partitions")
+    sharing = random.Random(f"{seed}/{index}/device-sharing")
     shape = rng.choice(SHAPES)
     if shape == "none":
         return []
     objects: list[Object] = [make_device_class(DEVICE_CLASS, f'device.driver == "{DRIVER}"')]
     inventory: dict[str, list[str]] = {}
+    # Claims of other workloads on the partitions and shared devices, from their own streams.
+    held: list[Object] = []
     for node in node_names:
         if rng.random() < 0.3:
             continue
@@ -88,19 +97,24 @@ def with_devices(seed: int, index: int, pending: Object, node_names: list[str]) 
                 value = taints.choice(("ecc", "thermal"))
                 effect = taints.choice(TAINT_EFFECTS)
                 entry["taints"] = [{"key": TAINT_KEY, "value": value, "effect": effect}]
+        slices = 1
         if partitions.random() < 0.3:
             devices = _partitioned(devices)
             objects.append(_counters(node, names))
             slices = 2
-        else:
-            slices = 1
-        inventory[node] = [d["name"] for d in devices]
+            held += _halves_taken(partitions, node, names)
+        if sharing.random() < 0.25:
+            devices.append(_shared_device(sharing.choice(MODELS)))
+            held += _shares_held(sharing, node)
+        inventory[node] = names
         objects.append(
             make_slice(f"{node}-gpu", DRIVER, devices, node=node, pool=node, slice_count=slices)
         )
     objects += _taken(rng, inventory)
+    objects += held
     claims = [_pending_claim(rng, shape, inventory, node_names)]
     _tolerate(taints, claims[0])
+    _ask_capacity(sharing, claims[0])
     if shape == "two-claims":
         claims.append(_bare(ClaimBuilder(f"{POD_CLAIM}-2").request("gpu", DEVICE_CLASS).dict()))
     objects += claims
@@ -130,6 +144,52 @@ def _partitioned(gpus: list[Object]) -> list[Object]:
             part = {**gpu, "name": f"{gpu['name']}-half-{half}"}
             devices.append(consuming(part, gpu["name"], memory=HALF_MEMORY))
     return devices
+
+
+def _halves_taken(rng: random.Random, node: str, names: list[str]) -> list[Object]:
+    """Claims of other workloads, each holding one half of a partitioned GPU."""
+    claims: list[Object] = []
+    for name in names:
+        for half in range(2):
+            if rng.random() < 0.2:
+                device_name = f"{name}-half-{half}"
+                claim = ClaimBuilder(f"taken-{node}-{device_name}").request("gpu", DEVICE_CLASS)
+                claims.append(
+                    _bare(claim.allocated(node, ("gpu", DRIVER, node, device_name)).dict())
+                )
+    return claims
+
+
+def _shared_device(model: str) -> Object:
+    """A GPU any number of claims may share, its memory handed out in steps of 10Gi."""
+    shared = device(SHARED_DEVICE, model=model, index=9)
+    shared["allowMultipleAllocations"] = True
+    shared["capacity"] = {"memory": {"value": SHARED_MEMORY, "requestPolicy": SHARED_POLICY}}
+    return shared
+
+
+def _shares_held(rng: random.Random, node: str) -> list[Object]:
+    """Claims of other workloads, each holding one share of the node's shared GPU."""
+    claims: list[Object] = []
+    for share in range(rng.randint(0, 3)):
+        claim = ClaimBuilder(f"share-{node}-{share}").request("gpu", DEVICE_CLASS)
+        raw = _bare(claim.allocated(node, ("gpu", DRIVER, node, SHARED_DEVICE)).dict())
+        [result] = raw["status"]["allocation"]["devices"]["results"]
+        result["shareID"] = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        result["consumedCapacity"] = {"memory": rng.choice(("10Gi", "20Gi"))}
+        claims.append(raw)
+    return claims
+
+
+def _ask_capacity(rng: random.Random, claim: Object) -> None:
+    """Sometimes, an amount of memory on the claim's `exactly` requests: only a shared GPU has
+    memory to give, in steps of 10Gi (so 15Gi takes 20Gi)."""
+    if rng.random() < 0.7:
+        return
+    amount = rng.choice(("5Gi", "15Gi", "30Gi"))
+    for request in claim["spec"]["devices"]["requests"]:
+        if "exactly" in request:
+            request["exactly"]["capacity"] = {"requests": {"memory": amount}}
 
 
 def _counters(node: str, names: list[str]) -> Object:
