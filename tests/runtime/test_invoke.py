@@ -240,3 +240,34 @@ def test_a_pre_filter_pair_is_passed_through() -> None:
     plugin: Any = Answers((None, Status.unschedulable("no")), "PrePost")
     result, status = invoke.pre_filter(plugin, CycleState(), make_pod("p").obj(), _table())
     assert result is None and status == Status.unschedulable("no")
+
+
+class Details:
+    name = "Details"
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    def filter_details(self) -> Any:
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+@pytest.mark.parametrize(
+    ("answer", "lines"),
+    [
+        (["one", "two"], ("one", "two")),
+        (("one",), ("one",)),
+        ("a string, not lines", ()),
+        (None, ()),
+        (RuntimeError("boom"), ()),
+    ],
+)
+def test_explains_details_are_lines_or_nothing(
+    answer: Any, lines: tuple[str, ...], captured_logs: CapturedLogs
+) -> None:
+    plugin = Details(answer)
+    assert invoke.call_for_lines("FilterDetails", plugin.name, plugin.filter_details) == lines
+    faults = [r for r in captured_logs.records("error") if r.get("plugin") == "Details"]
+    assert bool(faults) == (lines == ())

@@ -31,6 +31,7 @@ from scheduler.framework.plugins import BatchFilterPlugin
 from scheduler.framework.plugins import BatchScorePlugin
 from scheduler.framework.plugins import BindPlugin
 from scheduler.framework.plugins import EnqueueExtensions
+from scheduler.framework.plugins import FilterDetails
 from scheduler.framework.plugins import FilterPlugin
 from scheduler.framework.plugins import MetricSamples
 from scheduler.framework.plugins import MetricsReporter
@@ -84,6 +85,7 @@ __all__ = [
     "EventResource",
     "FieldErrors",
     "FilterBatch",
+    "FilterDetails",
     "FilterPlugin",
     "Handle",
     "IndexFunc",

@@ -170,6 +170,15 @@ class BatchFilterPlugin(Plugin, Protocol):
 
 
 @runtime_checkable
+class FilterDetails(Plugin, Protocol):
+    """Optional, read by `explain` only: why Filter rejected the node, in more words than its
+    Status can hold (the Status's reasons are counted in FailedScheduling, so they stay the
+    upstream texts). Called after `filter` with the same state; it must only read."""
+
+    def filter_details(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Sequence[str]: ...
+
+
+@runtime_checkable
 class PostFilterPlugin(Plugin, Protocol):
     """Runs only when no node fits (DefaultPreemption is one), in order until one succeeds.
 

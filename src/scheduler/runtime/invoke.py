@@ -141,6 +141,22 @@ async def await_status(
     return _status_or_fault(point, plugin, value)
 
 
+def call_for_lines(
+    point: str, plugin: str, method: Callable[..., object], *args: Any
+) -> tuple[str, ...]:
+    """Call a method that returns lines of text (`explain`'s details): anything else, or a
+    failure, is logged and gives no lines."""
+    try:
+        value = method(*args)
+    except Exception as exc:
+        fault(point, plugin, raised(exc), exc)
+        return ()
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        fault(point, plugin, f"returned {_kind(value)} where lines of text were expected")
+        return ()
+    return tuple(str(line) for line in value)
+
+
 def call_for_effect(point: str, plugin: str, method: Callable[..., object], *args: Any) -> None:
     """Call a method whose result is ignored (Unreserve): a failure is logged, nothing more."""
     try:

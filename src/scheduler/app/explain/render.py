@@ -105,6 +105,17 @@ def write_table(explanation: Explanation, out: TextIO, *, wide: bool = False) ->
         )
         say(f"PreFilter: {pre}")
     console.print(_nodes_table(explanation, wide))
+    details = [
+        (report.name, verdict)
+        for report in sorted(explanation.nodes, key=_node_order)
+        for verdict in report.plugins
+        if verdict.details
+    ]
+    if details:
+        say("Why (as the plugins see it):")
+        for node, verdict in details:
+            for line in verdict.details:
+                say(f"  {node} {verdict.plugin}: {line}")
     if explanation.scores:
         console.print(_scores_table(explanation, wide))
     for report in explanation.post_filter:

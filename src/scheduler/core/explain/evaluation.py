@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 
@@ -36,6 +37,7 @@ from scheduler.core.outcome import Failure
 from scheduler.core.scheduling_cycle import find_placement
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.node_table import NodeTable
+from scheduler.framework.plugins import FilterDetails
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
@@ -115,7 +117,13 @@ def _plugin_verdicts(
             found.append(Verdict(name, "Skip"))
             continue
         status = invoke.call_status("Filter", name, entry.plugin.filter, run.state, pod, info)
-        found.append(verdict_of(name, status.with_plugin(name)))
+        verdict = verdict_of(name, status.with_plugin(name))
+        if not status.is_success and isinstance(entry.plugin, FilterDetails):
+            details = invoke.call_for_lines(
+                "FilterDetails", name, entry.plugin.filter_details, run.state, pod, info
+            )
+            verdict = replace(verdict, details=details)
+        found.append(verdict)
     return tuple(found)
 
 

@@ -25,13 +25,20 @@ class Verdict:
     plugin: str
     code: str  # Success, Unschedulable, UnschedulableAndUnresolvable, Error, Skip
     reasons: tuple[str, ...] = ()
+    # What the plugin adds for explain alone (`FilterDetails`): the why behind its reasons.
+    details: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
         return self.code == Code.SUCCESS.label
 
     def to_json(self) -> dict[str, Any]:
-        return {"plugin": self.plugin, "code": self.code, "reasons": list(self.reasons)}
+        return {
+            "plugin": self.plugin,
+            "code": self.code,
+            "reasons": list(self.reasons),
+            "details": list(self.details),
+        }
 
 
 @dataclass(frozen=True, slots=True)
