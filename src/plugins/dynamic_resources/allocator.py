@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from enum import StrEnum
 from fractions import Fraction
 from functools import partial
 from typing import Any
@@ -37,6 +38,15 @@ IsTaken = Callable[[DeviceID], bool]
 HeldCapacity = Callable[[DeviceID], Mapping[str, Fraction] | None]
 # Checked every this many steps of the search, so the clock is not read per device.
 _STEPS_PER_DEADLINE_CHECK = 256
+
+
+class Refusal(StrEnum):
+    """Why one device cannot be given to a request now."""
+
+    IN_USE = "allocated to another claim"
+    COUNTERS = "its partition's counters are used up"
+    TAINTED = "has a taint the request does not tolerate"
+    CAPACITY = "has too little capacity left for the request"
 
 
 class FilterTimeoutError(Exception):
@@ -88,13 +98,17 @@ class _Search:
         )
 
     def available(self, claim: int, alternative: Alternative, device: Device) -> bool:
+        return self.refusal(claim, alternative, device) is None
+
+    def refusal(self, claim: int, alternative: Alternative, device: Device) -> Refusal | None:
+        """Why the device cannot be given to the alternative now, or None if it can."""
         users = self.picked.get(device.id)
         if alternative.admin_access:
             # Admin access shares a device with other claims, but not within its own claim.
             if users and claim in users:
-                return False
+                return Refusal.IN_USE
         elif users or self.is_taken(device.id):
-            return False
+            return Refusal.IN_USE
         # Counters are checked even with admin access, as upstream does; a shared device
         # draws on them once, for its first share.
         if (
@@ -102,11 +116,11 @@ class _Search:
             and not self._shared_already(device)
             and not self.counters.fits(device.pool_id, device.consumes)
         ):
-            return False
+            return Refusal.COUNTERS
         # A taint the request does not tolerate keeps the device from it, as being taken does.
         if taint_blocks(device.raw, alternative.tolerations):
-            return False
-        return self.capacity_fits(alternative, device)
+            return Refusal.TAINTED
+        return None if self.capacity_fits(alternative, device) else Refusal.CAPACITY
 
     def _shared_already(self, device: Device) -> bool:
         return device.shareable and (self.held(device.id) is not None or device.id in self.taking)
@@ -236,14 +250,21 @@ def allocate(
     return search.chosen
 
 
-def free_device_test(
-    alternative: Alternative, is_taken: IsTaken, counters: CounterLedger, held: HeldCapacity
-) -> Callable[[Device], bool]:
-    """Whether a device could be given to `alternative` now on its own: not taken, its counters
-    and capacity suffice, no taint in the way. A one-device request fits a node if and only if
-    one of its candidates passes."""
-    probe = _Search((), lambda _: (), is_taken, lambda: False, counters, held)
-    return partial(probe.available, 0, alternative)
+class Probe:
+    """Devices tested one at a time against what is allocated now, outside any search."""
+
+    def __init__(self, is_taken: IsTaken, counters: CounterLedger, held: HeldCapacity) -> None:
+        self._search = _Search((), lambda _: (), is_taken, lambda: False, counters, held)
+
+    def free_test(self, alternative: Alternative) -> Callable[[Device], bool]:
+        """Whether a device could be given to `alternative` on its own: not taken, its counters
+        and capacity suffice, no taint in the way. A one-device request fits a node if and
+        only if one of its candidates passes."""
+        return partial(self._search.available, 0, alternative)
+
+    def refusal_test(self, alternative: Alternative) -> Callable[[Device], Refusal | None]:
+        """`free_test`, saying why a device cannot be given (for `explain`)."""
+        return partial(self._search.refusal, 0, alternative)
 
 
 def _refuse_all_devices(plans: Sequence[ClaimPlan], pool: PoolID, reason: str) -> None:

@@ -6,7 +6,6 @@ the devices are held in memory at Reserve and written to the claims at PreBind."
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from functools import partial
 
 import numpy as np
@@ -15,10 +14,10 @@ from plugins.dynamic_resources import messages
 from plugins.dynamic_resources.allocated_devices import AllocatedDevices
 from plugins.dynamic_resources.allocator import Chosen
 from plugins.dynamic_resources.allocator import FilterTimeoutError
+from plugins.dynamic_resources.allocator import Probe
 from plugins.dynamic_resources.allocator import allocate
 from plugins.dynamic_resources.allocator import allocation_result
 from plugins.dynamic_resources.allocator import first_available_score
-from plugins.dynamic_resources.allocator import free_device_test
 from plugins.dynamic_resources.args import DynamicResourcesArgs
 from plugins.dynamic_resources.binding_conditions import BindingFailedError
 from plugins.dynamic_resources.binding_conditions import claim_ready
@@ -31,10 +30,10 @@ from plugins.dynamic_resources.claims import PodClaim
 from plugins.dynamic_resources.claims import has_claims
 from plugins.dynamic_resources.claims import resolve_pod_claims
 from plugins.dynamic_resources.counters import CounterLedger
+from plugins.dynamic_resources.details import node_details
 from plugins.dynamic_resources.free_devices import FreeDeviceColumns
 from plugins.dynamic_resources.hints import after_claim_change
 from plugins.dynamic_resources.hints import after_pod_change
-from plugins.dynamic_resources.inventory import Device
 from plugins.dynamic_resources.inventory import Inventory
 from plugins.dynamic_resources.inventory import InventoryView
 from plugins.dynamic_resources.names import DEVICE_CLASSES
@@ -44,7 +43,6 @@ from plugins.dynamic_resources.prebind import ClaimWriteError
 from plugins.dynamic_resources.prebind import deallocate_claim
 from plugins.dynamic_resources.prebind import reserve_claim
 from plugins.dynamic_resources.prebind import unreserve_claim
-from plugins.dynamic_resources.requests import Alternative
 from plugins.dynamic_resources.requests import ClaimPlan
 from plugins.dynamic_resources.requests import plan_claim
 from plugins.dynamic_resources.selectors import AllocationError
@@ -239,7 +237,7 @@ class DynamicResources:
                 (alternative.cache_key, self._candidates.version),
                 partial(self._candidates.untainted_for_node, inventory, alternative),
                 self._allocated,
-                self._free_test(inventory, alternative),
+                self._probe(inventory).free_test(alternative),
             )
         except AllocationError:
             # A selector failed on some node: the per-node form reports which error where.
@@ -280,22 +278,32 @@ class DynamicResources:
             data.chosen[node.name] = chosen
         return SUCCESS
 
+    def filter_details(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
+        """For `explain`: what each claim found on the node, device by device."""
+        data = state.get(STATE_KEY, StateData)
+        node = node_info.node
+        if data is None or not data.claims or node is None:
+            return []
+        inventory = data.inventory or Inventory(())
+        return node_details(
+            data,
+            inventory,
+            node,
+            partial(self._candidates.for_node, inventory, node=node),
+            self._probe(inventory).refusal_test,
+        )
+
+    def _probe(self, inventory: Inventory) -> Probe:
+        """Devices tested on their own against the claims allocated now."""
+        allocated = self._allocated
+        ledger = CounterLedger(inventory.counters, allocated.is_allocated)
+        return Probe(allocated.is_taken, ledger, allocated.held_capacity)
+
     def _enough_free(self, plan: ClaimPlan, inventory: Inventory, node: Node) -> bool:
         alternative = plan.requests[0].alternatives[0]
         found = self._candidates.untainted_for_node(inventory, alternative, node)
-        is_free = self._free_test(inventory, alternative)
+        is_free = self._probe(inventory).free_test(alternative)
         return sum(1 for d in found if is_free(d)) >= alternative.count
-
-    def _free_test(
-        self, inventory: Inventory, alternative: Alternative
-    ) -> Callable[[Device], bool]:
-        allocated = self._allocated
-        return free_device_test(
-            alternative,
-            allocated.is_taken,
-            CounterLedger(inventory.counters, allocated.is_allocated),
-            allocated.held_capacity,
-        )
 
     def _deadline(self) -> float | None:
         if self._filter_timeout <= 0:

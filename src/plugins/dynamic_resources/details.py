@@ -1,0 +1,81 @@
+"""Why DynamicResources turned a node down, claim by claim and device by device, for `explain`:
+"cannot allocate all claims" is all the Event may say (it is upstream's text, and counted), but
+an operator needs to know which device was taken, tainted or out of counters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from collections.abc import Sequence
+
+from plugins.dynamic_resources.allocator import Refusal
+from plugins.dynamic_resources.inventory import Device
+from plugins.dynamic_resources.inventory import Inventory
+from plugins.dynamic_resources.requests import ALL
+from plugins.dynamic_resources.requests import Alternative
+from plugins.dynamic_resources.requests import ClaimPlan
+from plugins.dynamic_resources.selectors import AllocationError
+from plugins.dynamic_resources.state import StateData
+from scheduler.framework import Node
+
+# Devices named per request before the rest are only counted.
+NAMED_DEVICES = 8
+
+Candidates = Callable[[Alternative], Sequence[Device]]
+RefusalOf = Callable[[Alternative], Callable[[Device], Refusal | None]]
+
+
+def node_details(
+    data: StateData,
+    inventory: Inventory,
+    node: Node,
+    candidates: Candidates,
+    refusal_of: RefusalOf,
+) -> list[str]:
+    lines: list[str] = []
+    for index in sorted(data.unbindable):
+        lines.append(
+            f"claim {_key(data, index)}: its devices failed to bind, or did not within the "
+            "binding timeout; it must be freed before it can be allocated again"
+        )
+    for index, where in sorted(data.available_on.items()):
+        if not where.matches(node.labels, node.name):
+            lines.append(f"claim {_key(data, index)} is allocated, for other nodes than this one")
+    for (driver, pool), reason in inventory.unusable_pools_for(node):
+        lines.append(f"resource pool {driver}/{pool} is {reason}: nothing is given from it")
+    for plan in data.plans:
+        for request in plan.requests:
+            for alternative in request.alternatives:
+                lines.append(_request_line(plan, alternative, candidates, refusal_of))
+    return lines
+
+
+def _key(data: StateData, index: int) -> str:
+    claim = data.claims[index]
+    return f"{claim.namespace}/{claim.name}"
+
+
+def _request_line(
+    plan: ClaimPlan, alternative: Alternative, candidates: Candidates, refusal_of: RefusalOf
+) -> str:
+    wanted = "all devices" if alternative.mode == ALL else f"{alternative.count} device(s)"
+    head = f"claim {plan.key}, request {alternative.result_name} ({wanted})"
+    try:
+        found = candidates(alternative)
+    except AllocationError as exc:
+        return f"{head}: {exc}"
+    if not found:
+        return f"{head}: no device here matches class {alternative.class_name} and its selectors"
+    refusal = refusal_of(alternative)
+    said: list[str] = []
+    free = 0
+    for device in found:
+        why = refusal(device)
+        free += why is None
+        if len(said) < NAMED_DEVICES:
+            said.append(f"{device.pool}/{device.name} {'free' if why is None else why}")
+    more = f", and {len(found) - NAMED_DEVICES} more" if len(found) > NAMED_DEVICES else ""
+    summary = f"{len(found)} matching, {free} free on its own"
+    if plan.constraints:
+        summary += ", and the claim's constraints must hold among those chosen"
+    return f"{head}: {summary}: " + "; ".join(said) + more
