@@ -254,3 +254,12 @@ def test_a_partition_reserved_in_one_cycle_counts_in_the_next() -> None:
     world.reserve(pod_using("c"), "worker")
     _, statuses = world.filter(pod_using("w"))
     assert outcome(statuses["worker"]) == CANNOT_ALLOCATE
+
+
+def test_counters_written_in_the_wrong_shape_make_the_pool_invalid_not_the_plugin_fail() -> None:
+    # The API server refuses such slices; a hand-written simulation may still hold one.
+    broken = {**device("gpu-0"), "consumesCounters": ["gpu-0"]}
+    slice_ = make_slice("worker-gpus", DRIVER, [broken], node="worker")
+    world = World([GPU_CLASS, slice_, pending()])
+    _, statuses = world.filter(pod_using("c"))
+    assert outcome(statuses["worker"]) == unresolvable("invalid resource pools were encountered")

@@ -52,7 +52,10 @@ def _quantity(raw: Any) -> Fraction | None:
 def read_device_capacity(device: Mapping[str, Any]) -> dict[str, DeviceCapacity]:
     """A device's capacities with their request policies (the API has validated them)."""
     found: dict[str, DeviceCapacity] = {}
-    for name, raw in (device.get("capacity") or {}).items():
+    capacities = device.get("capacity")
+    if not isinstance(capacities, Mapping):
+        return found
+    for name, raw in capacities.items():
         if not isinstance(raw, Mapping):
             continue
         policy_raw = raw.get("requestPolicy")
@@ -76,8 +79,11 @@ def read_device_capacity(device: Mapping[str, Any]) -> dict[str, DeviceCapacity]
 
 def read_requested(body: Mapping[str, Any]) -> Amounts:
     """The amounts a request (or firstAvailable alternative) asks of each capacity."""
-    requests = (body.get("capacity") or {}).get("requests") or {}
+    capacity = body.get("capacity")
+    requests = capacity.get("requests") if isinstance(capacity, Mapping) else None
     found: Amounts = {}
+    if not isinstance(requests, Mapping):
+        return found
     for name, raw in requests.items():
         amount = _quantity(raw)
         if amount is not None:

@@ -33,6 +33,8 @@ class CounterSpecError(ValueError):
 
 
 def _amounts(raw: Any, where: str) -> dict[str, Fraction]:
+    if not isinstance(raw or {}, Mapping):
+        raise CounterSpecError(f"{where}: counters must be a map")
     found: dict[str, Fraction] = {}
     for name, counter in (raw or {}).items():
         value = counter.get("value") if isinstance(counter, Mapping) else None
@@ -48,6 +50,8 @@ def read_counter_sets(slices: Iterable[Mapping[str, Any]]) -> dict[str, dict[str
     sets: dict[str, dict[str, Fraction]] = {}
     for slice_ in slices:
         for counter_set in (slice_.get("spec") or {}).get("sharedCounters") or ():
+            if not isinstance(counter_set, Mapping):
+                raise CounterSpecError("a counter set must be a map")
             name = str(counter_set.get("name") or "")
             if name in sets:
                 raise CounterSpecError(f"duplicate counter set name {name}")
@@ -59,6 +63,10 @@ def read_consumption(device: Mapping[str, Any]) -> tuple[Consumption, ...]:
     """What a device draws from its pool's counter sets, as (set, counter) and amount."""
     drawn: list[Consumption] = []
     for entry in device.get("consumesCounters") or ():
+        if not isinstance(entry, Mapping):
+            raise CounterSpecError(
+                f"device {device.get('name')}: consumesCounters entries are maps"
+            )
         counter_set = str(entry.get("counterSet") or "")
         where = f"device {device.get('name')}, counter set {counter_set}"
         for name, amount in _amounts(entry.get("counters"), where).items():
