@@ -130,11 +130,16 @@ class _Search:
     ) -> bool:
         """Whether the request's capacity fits the device; `alone` leaves out what this search
         has taken (upstream's test when it lists all devices, before the search)."""
-        if not device.capacities and not alternative.capacity:
+        if not alternative.capacity and not device.shareable:
+            # Unasked, a dedicated device's capacity is taken whole, which always fits: the
+            # API allows request policies only on devices that may be shared.
             return True
         taking = {} if alone else self.taking.get(device.id, {})
         return capacity.fits(
-            dict(alternative.capacity), device.capacities, self.held(device.id) or {}, taking
+            dict(alternative.capacity),
+            device.capacities.parsed(),
+            self.held(device.id) or {},
+            taking,
         )
 
     def meets_constraints(self, claim: int, alternative: Alternative, device: Device) -> bool:
@@ -146,7 +151,7 @@ class _Search:
             self.counters.take(device.pool_id, device.consumes)
         share: Amounts | None = None
         if device.shareable:
-            share = capacity.consumed(dict(alternative.capacity), device.capacities)
+            share = capacity.consumed(dict(alternative.capacity), device.capacities.parsed())
             taking = self.taking.setdefault(device.id, {})
             self.sharing[device.id] += 1
             for name, amount in share.items():

@@ -49,12 +49,28 @@ def _quantity(raw: Any) -> Fraction | None:
         return None
 
 
-def read_device_capacity(device: Mapping[str, Any]) -> dict[str, DeviceCapacity]:
-    """A device's capacities with their request policies (the API has validated them)."""
+class Capacities:
+    """A device's capacities with their request policies, read on first use: most devices
+    have capacities, few requests ask for them, and a cluster holds many devices."""
+
+    __slots__ = ("_parsed", "_raw")
+
+    def __init__(self, device: Mapping[str, Any]) -> None:
+        raw = device.get("capacity")
+        self._raw: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        self._parsed: dict[str, DeviceCapacity] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self._raw)
+
+    def parsed(self) -> Mapping[str, DeviceCapacity]:
+        if self._parsed is None:
+            self._parsed = _read(self._raw)
+        return self._parsed
+
+
+def _read(capacities: Mapping[str, Any]) -> dict[str, DeviceCapacity]:
     found: dict[str, DeviceCapacity] = {}
-    capacities = device.get("capacity")
-    if not isinstance(capacities, Mapping):
-        return found
     for name, raw in capacities.items():
         if not isinstance(raw, Mapping):
             continue

@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from dataclasses import replace
 from typing import Any
 
-from plugins.dynamic_resources.capacity import DeviceCapacity
-from plugins.dynamic_resources.capacity import read_device_capacity
+from plugins.dynamic_resources.capacity import Capacities
 from plugins.dynamic_resources.counters import Consumption
 from plugins.dynamic_resources.counters import CounterSpecError
 from plugins.dynamic_resources.counters import DeviceID
@@ -57,8 +55,8 @@ class Device:
     # What the device draws from its pool's counter sets (partitionable devices).
     consumes: tuple[Consumption, ...] = field(default=(), repr=False, compare=False)
     # Its capacities and their request policies, and whether claims may share it.
-    capacities: Mapping[str, DeviceCapacity] = field(
-        default_factory=dict, repr=False, compare=False
+    capacities: Capacities = field(
+        default_factory=lambda: Capacities({}), repr=False, compare=False
     )
     shareable: bool = False
     # Whether the device is bound to the node it is allocated on (and the allocation too).
@@ -218,7 +216,7 @@ class Inventory:
                 placement[1],
                 _signature(driver, raw),
                 consumes,
-                read_device_capacity(raw),
+                Capacities(raw),
                 bool(raw.get("allowMultipleAllocations")),
                 bool(raw.get("bindsToNode")),
             )
