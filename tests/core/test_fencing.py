@@ -57,6 +57,13 @@ class Api:
     ) -> None:
         await self._call(f"patch {resource} {name}")
 
+    async def create(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
+        await self._call(f"create {resource} {obj['metadata'].get('generateName')}")
+        return {"metadata": {"name": "made"}}
+
+    async def delete(self, resource: str, namespace: str, name: str) -> None:
+        await self._call(f"delete {resource} {name}")
+
 
 @pytest.fixture
 def clock() -> FakeClock:
@@ -70,7 +77,16 @@ async def test_writes_pass_while_the_tenure_lasts(clock: FakeClock) -> None:
     await fenced.bind(pod, "n1")
     await fenced.delete_pod("default", "victim")
     await fenced.patch_object("persistentvolumeclaims", "default", "c", {})
-    assert api.calls == ["bind p n1", "delete victim", "patch persistentvolumeclaims c"]
+    claim = {"metadata": {"namespace": "default", "generateName": "p-extended-resources-"}}
+    assert await fenced.create("resourceclaims", claim) == {"metadata": {"name": "made"}}
+    await fenced.delete("resourceclaims", "default", "made")
+    assert api.calls == [
+        "bind p n1",
+        "delete victim",
+        "patch persistentvolumeclaims c",
+        "create resourceclaims p-extended-resources-",
+        "delete resourceclaims made",
+    ]
     assert clock.pending_timers == 0  # the tenure timers were cancelled
 
 
@@ -82,6 +98,12 @@ async def test_nothing_is_sent_once_the_tenure_is_over(clock: FakeClock) -> None
         await fenced.bind(pod, "n1")
     with pytest.raises(NotLeadingError):
         await fenced.delete_pod("default", "victim")
+    # A claim the scheduler makes holds devices: only the leader may make or delete one.
+    claim = {"metadata": {"namespace": "default", "generateName": "p-extended-resources-"}}
+    with pytest.raises(NotLeadingError, match="creation of resourceclaims default/p-extended"):
+        await fenced.create("resourceclaims", claim)
+    with pytest.raises(NotLeadingError, match="deletion of resourceclaims default/c"):
+        await fenced.delete("resourceclaims", "default", "c")
     # A status patch decides no placement, nor does a read: neither is fenced.
     await fenced.patch_pod_status("default", "p", {})
     await fenced.get("pods", "default", "p")

@@ -39,6 +39,10 @@ def _refused_write(write: Write) -> str:
             return f"patching the status of pod {write.key}"
         case "patch_object":
             return f"patching {write.resource} {write.key}"
+        case "create":
+            return f"creating a {write.resource} object"
+        case "delete":
+            return f"deleting {write.resource} {write.key}"
 
 
 class ReadOnlyCluster(GuardedClusterAPI[ClusterClient]):
@@ -77,14 +81,8 @@ class ReadOnlyCluster(GuardedClusterAPI[ClusterClient]):
             allow_bookmarks=allow_bookmarks,
         )
 
-    async def create(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
-        raise self._refuse(f"creating a {resource} object")
-
     async def update(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
         raise self._refuse(f"updating a {resource} object")
-
-    async def delete(self, resource: str, namespace: str, name: str) -> None:
-        raise self._refuse(f"deleting {resource} {namespace}/{name}")
 
     async def create_event(self, event: Mapping[str, Any]) -> None:
         raise self._refuse("creating an Event")

@@ -20,7 +20,7 @@ from typing import TypeVar
 from scheduler.framework.handle import ClusterAPI
 from scheduler.objects.pod import Pod
 
-WriteCall = Literal["bind", "delete_pod", "patch_pod_status", "patch_object"]
+WriteCall = Literal["bind", "delete_pod", "patch_pod_status", "patch_object", "create", "delete"]
 # The wrapped client's own type, so a wrapper over a wider client (one that also lists and
 # watches) reaches those calls through the same reference.
 API = TypeVar("API", bound=ClusterAPI)
@@ -81,3 +81,19 @@ class GuardedClusterAPI(Generic[API]):
         await self._guard(
             write, lambda: self._api.patch_object(resource, namespace, name, patch, subresource)
         )
+
+    async def create(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
+        meta = obj.get("metadata") or {}
+        name = str(meta.get("name") or meta.get("generateName") or "")
+        write = Write("create", resource, str(meta.get("namespace") or ""), name)
+        created: dict[str, Any] = {}
+
+        async def send() -> None:
+            created.update(await self._api.create(resource, obj))
+
+        await self._guard(write, send)
+        return created
+
+    async def delete(self, resource: str, namespace: str, name: str) -> None:
+        write = Write("delete", resource, namespace, name)
+        await self._guard(write, lambda: self._api.delete(resource, namespace, name))

@@ -57,6 +57,10 @@ def _fenced_write(write: Write) -> str | None:
             return None
         case "patch_object":
             return f"patch of {write.resource} {write.key}"
+        case "create":
+            return f"creation of {write.resource} {write.key}"
+        case "delete":
+            return f"deletion of {write.resource} {write.key}"
 
 
 class FencedClusterAPI(GuardedClusterAPI[ClusterAPI]):

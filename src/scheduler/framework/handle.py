@@ -64,6 +64,14 @@ class ClusterAPI(Protocol):
         one of its subresources (e.g. "status" of a custom resource)."""
         ...
 
+    async def create(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
+        """Create an object (named, or by `metadata.generateName`); the server's copy."""
+        ...
+
+    async def delete(self, resource: str, namespace: str, name: str) -> None:
+        """Delete an object; NotFoundError if it is gone already."""
+        ...
+
 
 class EventDetails(TypedDict):
     """What a plugin says in an Event it records, every field required: the type ("Normal" or
@@ -144,6 +152,11 @@ class PluginMetrics(Protocol):
     def dra_binding_conditions_allocation(self, profile: str, driver: str, status: str) -> None:
         """`scheduler_dra_bindingconditions_allocations_total`: one allocated device with
         binding conditions, its wait ending as `status`."""
+        ...
+
+    def resource_claim_create(self, status: str) -> None:
+        """`scheduler_resourceclaim_creates_total`: PreBind asked the server to create the
+        claim for a pod's extended resources, with `status` "success" or "failure"."""
         ...
 
 

@@ -92,6 +92,8 @@ class RecordingAPI:
         self.deleted: list[str] = []
         self.status_patches: list[tuple[str, Mapping[str, Any]]] = []
         self.object_patches: list[tuple[str, str, Mapping[str, Any]]] = []
+        self.created: list[tuple[str, Mapping[str, Any]]] = []
+        self.deleted_objects: list[tuple[str, str]] = []
 
     async def bind(self, pod: Pod, node_name: str) -> None:
         self.bindings.append((pod.key, node_name))
@@ -115,6 +117,13 @@ class RecordingAPI:
     ) -> None:
         del subresource  # recorded patches read the same either way
         self.object_patches.append((resource, f"{namespace}/{name}", patch))
+
+    async def create(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
+        self.created.append((resource, obj))
+        return dict(obj)
+
+    async def delete(self, resource: str, namespace: str, name: str) -> None:
+        self.deleted_objects.append((resource, f"{namespace}/{name}"))
 
 
 class FakeHandle(HandleBase):
