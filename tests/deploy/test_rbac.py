@@ -88,6 +88,8 @@ REQUIRED = [
     ),
     Grant("resource.k8s.io", "resourceclaims", "get"),
     Grant("resource.k8s.io", "resourceclaims", "patch"),
+    Grant("resource.k8s.io", "resourceclaims", "create"),
+    Grant("resource.k8s.io", "resourceclaims", "delete"),
     Grant("resource.k8s.io", "resourceclaims/status", "patch"),
 ]
 
@@ -113,6 +115,9 @@ ALLOWED_WRITES = {
     # DynamicResources: a claim's finalizer, then its allocation and reservedFor.
     Grant("resource.k8s.io", "resourceclaims", "patch"),
     Grant("resource.k8s.io", "resourceclaims/status", "patch"),
+    # ... and the claim for a pod's extended resources that DeviceClasses provide.
+    Grant("resource.k8s.io", "resourceclaims", "create"),
+    Grant("resource.k8s.io", "resourceclaims", "delete"),
 }
 
 

@@ -174,3 +174,43 @@ async def test_pods_share_a_nic_while_its_bandwidth_lasts() -> None:
     assert [parse_quantity(r["consumedCapacity"]["bandwidth"]) for r in shares] == [4 * 10**9] * 2
     [pending] = [p for p in result.pods if p.status != "Scheduled"]
     assert pending.message.startswith("0/1 nodes are available: 1 cannot allocate all claims.")
+
+
+async def test_pods_asking_for_an_extended_resource_get_devices_or_the_device_plugin() -> None:
+    """Two nodes publish two GPUs each as devices; a third offers one through a device plugin.
+    Six pods ask for `example.com/gpu: 1`: five fit, none shares a device."""
+    driver = "gpu.example.com"
+    gpu = "example.com/gpu"
+    objects: list[dict[str, Any]] = [
+        make_device_class("gpu", f'device.driver == "{driver}"', extended_resource_name=gpu),
+        make_node("plugin").capacity(**NODE_SHAPE, **{gpu: "1"}).dict(),
+    ]
+    for node in ("dra-a", "dra-b"):
+        objects.append(make_node(node).capacity(**NODE_SHAPE).dict())
+        objects.append(make_slice(f"{node}-gpus", driver, [device("g0"), device("g1")], node=node))
+    objects += [
+        make_pod(f"p{i}").uid(f"p{i}-uid").req(cpu="10m", **{gpu: 1}).dict() for i in range(6)
+    ]
+    result = await run(objects)
+    placed = {p.name: p.node for p in result.pods if p.node}
+    assert Counter(placed.values()) == {"dra-a": 2, "dra-b": 2, "plugin": 1}
+    [pending] = [p for p in result.pods if not p.node]
+    assert pending.message == (
+        "0/3 nodes are available: 1 Insufficient example.com/gpu, 2 cannot allocate all claims. "
+        "still not schedulable, preemption: 0/3 nodes are available: 1 No preemption victims "
+        "found for incoming pod, 2 Preemption is not helpful for scheduling."
+    )
+    # One claim per pod placed by devices, owned by it, allocated on its node.
+    by_name = {p["metadata"]["name"]: p for p in result.raw_pods}
+    claims = result.resource_claims
+    assert len(claims) == 4
+    assert len({d for c in claims for d in allocated_devices_of(c)}) == 4
+    for claim in claims:
+        [owner] = claim["metadata"]["ownerReferences"]
+        pod = by_name[owner["name"]]
+        assert {d[1] for d in allocated_devices_of(claim)} == {pod["spec"]["nodeName"]}
+        status = pod["status"]["extendedResourceClaimStatus"]
+        assert status["resourceClaimName"] == claim["metadata"]["name"]
+    assert "extendedResourceClaimStatus" not in by_name[
+        next(n for n, node in placed.items() if node == "plugin")
+    ].get("status", {})

@@ -92,6 +92,8 @@ REFERENCE = [
         "profile driver status",
         (0.1, 2, 14),
     ),
+    # PreBind's creations of claims for extended resources DeviceClasses provide.
+    _row("scheduler_resourceclaim_creates_total", "counter", "status"),
     _row("leader_election_master_status", "gauge", "name"),
     # Reported by the Coscheduling and CapacityScheduling plugins (not upstream families).
     _row("scheduler_podgroups_waiting_at_permit", "gauge", "profile"),
@@ -134,6 +136,7 @@ def _exercise_every_family(metrics: SchedulerMetrics) -> None:
     metrics.volume_binder_cache_request("find")
     metrics.volume_scheduling_stage_error("bind")
     metrics.dra_binding_conditions_allocation("default-scheduler", "gpu.example.com", "success")
+    metrics.resource_claim_create("success")
     metrics.dra_binding_conditions_wait("default-scheduler", "gpu.example.com", "success", 3.0)
     metrics.leader_status("kube-scheduler", True)
     metrics.event_dropped("queue_full")

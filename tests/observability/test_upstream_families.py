@@ -61,6 +61,7 @@ UPSTREAM_WITHOUT_SERIES_THERE = {
     "scheduler_volume_scheduling_stage_error_total",
     "scheduler_dra_bindingconditions_allocations_total",
     "scheduler_dra_bindingconditions_wait_duration_seconds",
+    "scheduler_resourceclaim_creates_total",
 }
 # Families of ours that upstream does not have at all, with the reason.
 OURS_ONLY = {

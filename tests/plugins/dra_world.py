@@ -37,6 +37,7 @@ class World:
         nodes: Sequence[str] = ("worker",),
         *,
         labels: Mapping[str, Mapping[str, str]] | None = None,
+        allocatable: Mapping[str, Mapping[str, str | int]] | None = None,
         filter_timeout: float = 10.0,
         clock: Clock | None = None,
     ) -> None:
@@ -47,6 +48,8 @@ class World:
             builder = make_node(name)
             for key, value in (labels or {}).get(name, {}).items():
                 builder = builder.label(key, value)
+            if name in (allocatable or {}):
+                builder = builder.allocatable(**(allocatable or {})[name])
             node_builders.append(builder)
         self.sim.load([*(n.dict() for n in node_builders), *objects])
         self.table: NodeTable = build_table(n.obj() for n in node_builders)

@@ -52,7 +52,11 @@ def test_registered_events() -> None:
     }
     add_or_update = ActionType.ADD | ActionType.UPDATE
     assert registered == {
-        (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL, False),
+        (
+            EventResource.NODE,
+            ActionType.ADD | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_ALLOCATABLE,
+            False,
+        ),
         (EventResource.RESOURCE_CLAIM, add_or_update, True),
         (EventResource.POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM, True),
         (EventResource.DEVICE_CLASS, add_or_update, False),

@@ -324,7 +324,10 @@ def test_spec_names_the_plugin_and_its_args() -> None:
 def test_events_to_register() -> None:
     plugin = NodeResourcesFit(NodeResourcesFitArgs(), FakeHandle())
     events = {e.event.resource: e for e in plugin.events_to_register()}
-    assert set(events) == {EventResource.POD, EventResource.NODE}
+    assert set(events) == {EventResource.POD, EventResource.NODE, EventResource.DEVICE_CLASS}
+    class_event = events[EventResource.DEVICE_CLASS]
+    assert class_event.event.action == ActionType.ADD | ActionType.UPDATE
+    assert class_event.hint is not None
     pod_event, node_event = events[EventResource.POD], events[EventResource.NODE]
     assert pod_event.event.action == ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN
     assert node_event.event.action == ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE

@@ -4,6 +4,7 @@ controller, on a fake clock."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -45,6 +46,7 @@ class SimLister:
 
     def __init__(self, sim: SimCluster, resource: str) -> None:
         self._sim, self._resource = sim, resource
+        self._indices: dict[str, Callable[[Mapping[str, Any]], str | None]] = {}
 
     def get(self, namespace: str, name: str) -> Mapping[str, Any] | None:
         for obj in self._sim.objects(self._resource):
@@ -59,6 +61,13 @@ class SimLister:
             for o in self._sim.objects(self._resource)
             if namespace is None or (o["metadata"].get("namespace") or "") == namespace
         ]
+
+    def add_index(self, name: str, index: Callable[[Mapping[str, Any]], str | None]) -> None:
+        self._indices.setdefault(name, index)
+
+    def by_index(self, name: str, value: str) -> Sequence[Mapping[str, Any]]:
+        index = self._indices[name]
+        return [o for o in self._sim.objects(self._resource) if index(o) == value]
 
 
 class World:

@@ -213,6 +213,13 @@ class AllocatedDevices:
         self._touch(flight.devices)
         self._hold(flight.shares, 1)
 
+    def rename_pending(self, uid: str, new_uid: str) -> None:
+        """The claim allocated under `uid` was created as `new_uid` (the claim of a pod's
+        extended resources): its allocation stays in flight until the API shows it there."""
+        flight = self._in_flight.pop(uid, None)
+        if flight is not None:
+            self._in_flight[new_uid] = flight
+
     def remove_pending(self, uid: str) -> bool:
         flight = self._in_flight.pop(uid, None)
         if flight is None:

@@ -27,6 +27,7 @@ RefusalOf = Callable[[Alternative], Callable[[Device], Refusal | None]]
 
 def node_details(
     data: StateData,
+    plans: Sequence[ClaimPlan],
     inventory: Inventory,
     node: Node,
     candidates: Candidates,
@@ -43,7 +44,15 @@ def node_details(
             lines.append(f"claim {_key(data, index)} is allocated, for other nodes than this one")
     for (driver, pool), reason in inventory.unusable_pools_for(node):
         lines.append(f"resource pool {driver}/{pool} is {reason}: nothing is given from it")
-    for plan in data.plans:
+    extended = data.extended
+    if extended is not None and extended.stale:
+        meta = extended.claim["metadata"]
+        lines.append(
+            f"claim {meta.get('namespace')}/{meta.get('name')} was made for the pod's extended "
+            "resources by an earlier attempt that did not bind it; it is deleted, and the pod "
+            "tried again with a new one"
+        )
+    for plan in plans:
         for request in plan.requests:
             for alternative in request.alternatives:
                 lines.append(_request_line(plan, alternative, candidates, refusal_of))

@@ -16,6 +16,11 @@ ALLOCATION_NOT_FOUND = "claim allocation not found for node"
 NO_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
 DEALLOCATED = "deallocation of ResourceClaim completed"
 STILL_NOT_SCHEDULABLE = "still not schedulable"
+# The pod's extended resources: a claim an earlier attempt created stands in the way (PostFilter
+# deletes it), or the pod asks for one that neither the node nor any DeviceClass provides.
+STALE_EXTENDED_CLAIM = "cannot schedule extended resource claim"
+EXTENDED_CLAIM_DELETED = "deletion of ResourceClaim completed"
+CANNOT_FIT_RESOURCE = "cannot fit resource"
 # The cycle state's error for a key never written (PreFilter did not get to this plugin).
 STATE_NOT_FOUND = "not found"
 
@@ -61,3 +66,19 @@ def unsupported_request(request: str) -> str:
 
 def unknown_request_type(namespace: str, claim: str, request: str) -> str:
     return f"resource claim {namespace}/{claim}, request {request}: unknown request type"
+
+
+def extended_claim_not_created(namespace: str, error: str) -> str:
+    # Upstream names the claim before the server named it: "<namespace>/".
+    return f"create claim for extended resources {namespace}/: {error}"
+
+
+def extended_status_not_written(namespace: str, pod: str, error: str) -> str:
+    return f"update pod {namespace}/{pod} ExtendedResourceClaimStatus: {error}"
+
+
+def no_request_mappings(namespace: str, pod: str) -> str:
+    return (
+        f"nil or empty request mappings, no update of pod {namespace}/{pod} "
+        "ExtendedResourceClaimStatus"
+    )

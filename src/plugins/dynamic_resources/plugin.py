@@ -31,6 +31,13 @@ from plugins.dynamic_resources.claims import has_claims
 from plugins.dynamic_resources.claims import resolve_pod_claims
 from plugins.dynamic_resources.counters import CounterLedger
 from plugins.dynamic_resources.details import node_details
+from plugins.dynamic_resources.extended_claim import ExtendedResources
+from plugins.dynamic_resources.extended_claim import claim_for_node
+from plugins.dynamic_resources.extended_claim import extended_resources
+from plugins.dynamic_resources.extended_writes import ExtendedClaimError
+from plugins.dynamic_resources.extended_writes import create_claim
+from plugins.dynamic_resources.extended_writes import delete_claim
+from plugins.dynamic_resources.extended_writes import record_in_pod
 from plugins.dynamic_resources.free_devices import FreeDeviceColumns
 from plugins.dynamic_resources.hints import after_claim_change
 from plugins.dynamic_resources.hints import after_pod_change
@@ -48,8 +55,10 @@ from plugins.dynamic_resources.requests import plan_claim
 from plugins.dynamic_resources.selectors import AllocationError
 from plugins.dynamic_resources.selectors import DeviceMatcher
 from plugins.dynamic_resources.state import STATE_KEY
+from plugins.dynamic_resources.state import ExtendedVariant
 from plugins.dynamic_resources.state import StateData
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers.extended_resources import DeviceClassResolver
 from plugins.helpers.normalize import DefaultNormalizer
 from scheduler.framework import SUCCESS
 from scheduler.framework import ActionType
@@ -97,6 +106,7 @@ class DynamicResources:
         )
         self._normalizer = DefaultNormalizer()
         self._free_columns = FreeDeviceColumns()
+        self._device_classes = DeviceClassResolver(lambda: handle.lister(DEVICE_CLASSES))
 
     def _claims(self) -> Lister:
         return self._handle.lister(RESOURCE_CLAIMS)
@@ -119,18 +129,25 @@ class DynamicResources:
     ) -> tuple[PreFilterResult | None, Status]:
         data = StateData()
         state.write(STATE_KEY, data)
-        if not has_claims(pod):
-            return None, Status.skip()
-        try:
-            claims = resolve_pod_claims(pod, self._claims())
-        except ClaimProblemError as problem:
-            return None, Status.unresolvable(str(problem))
-        if not claims:
+        claims: list[PodClaim] = []
+        if has_claims(pod):
+            try:
+                claims = resolve_pod_claims(pod, self._claims())
+            except ClaimProblemError as problem:
+                return None, Status.unresolvable(str(problem))
+        extended = extended_resources(pod, self._device_classes, self._claims(), self._new_uid)
+        if not claims and extended is None:
             return None, Status.skip()
         self._allocated.sync()
         classes = self._handle.lister(DEVICE_CLASSES)
         for index, claim in enumerate(claims):
             status = self._prepare_claim(data, pod, index, claim, classes)
+            if not status.is_success:
+                return None, status
+        data.user_plans = len(data.plans)
+        data.extended = extended
+        if extended is not None and not extended.stale:
+            status = self._prepare_extended(data, extended, table)
             if not status.is_success:
                 return None, status
         if data.plans:
@@ -146,9 +163,53 @@ class DynamicResources:
                 and plans[0].simple
                 and (not inventory.counters or plans[0].requests[0].alternatives[0].count == 1)
                 and not inventory.unusable
+                and not data.extended_varies
+                and (extended is None or extended.all_provided)
             )
         data.claims = claims
         return None, SUCCESS
+
+    def _prepare_extended(
+        self, data: StateData, extended: ExtendedResources, table: NodeTable
+    ) -> Status:
+        """The extended claim for nodes that offer none of the provided resources through a
+        device plugin (all nodes, usually), and whether any node does."""
+        provided = frozenset(extended.classes)
+        for resource in provided:
+            column = table.resource_column(resource)
+            if column is not None and bool(np.any(table.allocatable[:, column] > 0)):
+                data.extended_varies = True
+        try:
+            data.plans.append(self._extended_variant(data, extended, provided).plan)
+        except ClaimProblemError as problem:
+            return Status.unresolvable(str(problem))
+        except AllocationError as exc:
+            return Status.from_error(str(exc))
+        return SUCCESS
+
+    def _extended_variant(
+        self, data: StateData, extended: ExtendedResources, resources: frozenset[str]
+    ) -> ExtendedVariant:
+        """The extended claim for nodes leaving `resources` to devices; raises
+        ClaimProblemError or AllocationError as `plan_claim` does."""
+        found = data.extended_variants.get(resources)
+        if found is None:
+            claim, mappings = claim_for_node(extended, resources)
+            plan = plan_claim(PodClaim("", claim), self._handle.lister(DEVICE_CLASSES))
+            found = data.extended_variants[resources] = ExtendedVariant(plan, mappings)
+        return found
+
+    def _plans_on(self, data: StateData, node: Node) -> list[ClaimPlan]:
+        """The claims to allocate on `node`: the pod's own, and the extended claim the node
+        needs (none where device plugins offer all the provided resources)."""
+        extended = data.extended
+        if extended is None or extended.stale or not data.extended_varies:
+            return data.plans
+        resources = extended.left_to_devices(node.allocatable)
+        own = data.plans[: data.user_plans]
+        if not resources:
+            return own
+        return [*own, self._extended_variant(data, extended, resources).plan]
 
     def _prepare_claim(
         self, data: StateData, pod: Pod, index: int, claim: PodClaim, classes: Lister
@@ -206,7 +267,7 @@ class DynamicResources:
         data = self._state(state)
         if isinstance(data, Status):
             return data
-        if not data.claims:
+        if not data.has_work:
             return SUCCESS
         return self._filter_node(data, data.inventory or Inventory(()), node_info.node)
 
@@ -214,10 +275,14 @@ class DynamicResources:
         self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
     ) -> FilterBatch:
         data = self._state(state)
-        if not isinstance(data, Status) and not data.claims:
+        if not isinstance(data, Status) and not data.has_work:
             return FilterBatch.all_pass(len(rows))
         if isinstance(data, Status):
             return FilterBatch.uniform(data, len(rows))
+        if data.extended is not None and data.extended.stale:
+            return FilterBatch.uniform(
+                Status.unresolvable(messages.STALE_EXTENDED_CLAIM), len(rows)
+            )
         infos = table.node_infos
         inventory = data.inventory or Inventory(())
         if data.counted and not data.available_on and not data.unbindable:
@@ -253,14 +318,26 @@ class DynamicResources:
     def _filter_node(self, data: StateData, inventory: Inventory, node: Node | None) -> Status:
         if node is None:
             return Status.from_error(NODE_NOT_FOUND_MESSAGE)
+        extended = data.extended
+        if extended is not None:
+            if extended.stale:
+                return Status.unresolvable(messages.STALE_EXTENDED_CLAIM)
+            if extended.unprovided(node.allocatable):
+                return Status.unresolvable(messages.CANNOT_FIT_RESOURCE)
         chosen: list[list[Chosen]] | None = None
-        if data.plans:
+        try:
+            plans = self._plans_on(data, node)
+        except ClaimProblemError as problem:
+            return Status.unresolvable(str(problem))
+        except AllocationError as exc:
+            return Status.from_error(str(exc))
+        if plans:
             try:
                 if data.counted:
                     if not self._enough_free(data.plans[0], inventory, node):
                         return Status.unresolvable(messages.CANNOT_ALLOCATE)
                 else:
-                    chosen = self._allocate(data.plans, inventory, node, self._deadline())
+                    chosen = self._allocate(plans, inventory, node, self._deadline())
                     if chosen is None:
                         return Status.unresolvable(_no_allocation(inventory, node))
             except FilterTimeoutError:
@@ -282,11 +359,12 @@ class DynamicResources:
         """For `explain`: what each claim found on the node, device by device."""
         data = state.get(STATE_KEY, StateData)
         node = node_info.node
-        if data is None or not data.claims or node is None:
+        if data is None or not data.has_work or node is None:
             return []
         inventory = data.inventory or Inventory(())
         return node_details(
             data,
+            self._plans_or_default(data, node),
             inventory,
             node,
             partial(self._candidates.for_node, inventory, node=node),
@@ -344,7 +422,7 @@ class DynamicResources:
             # Upstream answers with its cycle-state read error, which ends the PostFilter
             # chain before preemption and is appended to the FitError text as it is.
             return None, Status.from_error(messages.STATE_NOT_FOUND)
-        if not data.claims:
+        if not data.has_work:
             return None, Status.unschedulable(messages.NO_CLAIMS_TO_DEALLOCATE)
         for index in sorted(data.unavailable, key=lambda _: self._handle.rng.random()):
             claim = data.claims[index]
@@ -356,6 +434,16 @@ class DynamicResources:
                     partial(deallocate_claim, self._handle, target),
                 )
                 return None, Status.unschedulable(messages.DEALLOCATED)
+        extended = data.extended
+        if extended is not None and extended.stale:
+            # Made by an earlier attempt that did not bind the pod: deleted, it is made anew.
+            meta = extended.claim["metadata"]
+            namespace, name = str(meta.get("namespace") or ""), str(meta.get("name"))
+            self._handle.start_background(
+                f"delete:{namespace}/{name}",
+                partial(delete_claim, self._handle, namespace, name),
+            )
+            return None, Status.unschedulable(messages.EXTENDED_CLAIM_DELETED)
         return None, Status.unschedulable(messages.STILL_NOT_SCHEDULABLE)
 
     # ---- Score -------------------------------------------------------------------------
@@ -365,9 +453,9 @@ class DynamicResources:
         if data is None or not data.plans:
             return 0, SUCCESS
         chosen = data.chosen.get(node_info.name)
-        if chosen is None:
+        if chosen is None or node_info.node is None:
             return 0, SUCCESS
-        return first_available_score(data.plans, chosen), SUCCESS
+        return first_available_score(self._plans_or_default(data, node_info.node), chosen), SUCCESS
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
         data = state.get(STATE_KEY, StateData)
@@ -376,10 +464,18 @@ class DynamicResources:
             return scores
         infos = table.node_infos
         for i, row in enumerate(rows.tolist()):
-            chosen = data.chosen.get(infos[row].name)
-            if chosen is not None:
-                scores[i] = first_available_score(data.plans, chosen)
+            info = infos[row]
+            chosen = data.chosen.get(info.name)
+            if chosen is not None and info.node is not None:
+                scores[i] = first_available_score(self._plans_or_default(data, info.node), chosen)
         return scores
+
+    def _plans_or_default(self, data: StateData, node: Node) -> list[ClaimPlan]:
+        """`_plans_on` where Filter built them already (they cannot fail then)."""
+        try:
+            return self._plans_on(data, node)
+        except (ClaimProblemError, AllocationError):
+            return data.plans
 
     def score_extensions(self) -> DefaultNormalizer:
         return self._normalizer
@@ -390,34 +486,55 @@ class DynamicResources:
         data = state.get(STATE_KEY, StateData)
         if data is None or not data.plans:
             return SUCCESS
+        info = self._handle.node_info(node_name)
+        node = info.node if info is not None else None
+        if node is None:
+            return Status.from_error(messages.ALLOCATION_NOT_FOUND)
+        plans = self._plans_or_default(data, node)
+        if not plans:
+            return SUCCESS  # device plugins offer all the pod's extended resources here
         chosen = data.chosen.get(node_name)
         if chosen is None and data.counted:
-            info = self._handle.node_info(node_name)
-            node = info.node if info is not None else None
-            if node is not None:
-                try:
-                    chosen = self._allocate(data.plans, self._candidates.refresh(), node, None)
-                except AllocationError as exc:
-                    return Status.from_error(str(exc))
+            try:
+                chosen = self._allocate(plans, self._candidates.refresh(), node, None)
+            except AllocationError as exc:
+                return Status.from_error(str(exc))
         if chosen is None:
             return Status.from_error(messages.ALLOCATION_NOT_FOUND)
-        for plan, per_claim in zip(data.plans, chosen, strict=True):
+        for plan, per_claim in zip(plans, chosen, strict=True):
             allocation = allocation_result(plan, per_claim, node_name, self._new_share_id)
             data.allocations[plan.claim.uid] = allocation
             self._allocated.signal_pending(plan.claim.uid, allocation)
+        extended = data.extended
+        if extended is not None and len(plans) > data.user_plans:
+            resources = extended.left_to_devices(node.allocatable)
+            data.extended_reserved = self._extended_variant(data, extended, resources)
         return SUCCESS
 
     def _new_share_id(self) -> str:
+        return self._new_uid()
+
+    def _new_uid(self) -> str:
         # From the handle's random source, so a seeded simulation writes the same ids.
         return str(uuid.UUID(int=self._handle.rng.getrandbits(128), version=4))
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         data = state.get(STATE_KEY, StateData)
-        if data is None or not data.claims:
+        if data is None or not data.has_work:
             return
         for uid in data.allocations:
             self._allocated.remove_pending(uid)
         data.allocations.clear()
+        created = data.extended_created
+        if created is not None:
+            # Made by this attempt's PreBind: it goes, so no devices stay held for the pod.
+            meta = created["metadata"]
+            namespace, name = str(meta.get("namespace") or ""), str(meta.get("name"))
+            self._handle.start_background(
+                f"delete:{namespace}/{name}",
+                partial(delete_claim, self._handle, namespace, name),
+            )
+            data.extended_created = None
         for claim in data.claims:
             if not claim.is_reserved_for(pod) and claim.uid not in data.written:
                 continue
@@ -431,11 +548,11 @@ class DynamicResources:
     def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         """Work whenever the pod has claims (upstream's test, even if all are reserved)."""
         data = state.get(STATE_KEY, StateData)
-        return SUCCESS if data is not None and data.claims else Status.skip()
+        return SUCCESS if data is not None and data.has_work else Status.skip()
 
     async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         data = state.get(STATE_KEY, StateData)
-        if data is None or not data.claims:
+        if data is None or not data.has_work:
             return SUCCESS
         for claim in data.claims:
             if claim.is_reserved_for(pod):
@@ -445,14 +562,39 @@ class DynamicResources:
             except (APIError, ClaimWriteError) as exc:
                 return Status.from_error(str(exc))
             data.written.add(claim.uid)
+        claims = list(data.claims)
+        if data.extended_reserved is not None:
+            try:
+                claims.append(await self._create_extended_claim(data, data.extended_reserved, pod))
+            except (APIError, ClaimWriteError, ExtendedClaimError) as exc:
+                return Status.from_error(str(exc))
         if not any(
             waits_for_binding(claim.allocation or data.allocations.get(claim.uid))
-            for claim in data.claims
+            for claim in claims
         ):
             return SUCCESS
-        return await self._wait_for_binding(data, pod, node_name)
+        return await self._wait_for_binding(data, claims, pod, node_name)
 
-    async def _wait_for_binding(self, data: StateData, pod: Pod, node_name: str) -> Status:
+    async def _create_extended_claim(
+        self, data: StateData, variant: ExtendedVariant, pod: Pod
+    ) -> PodClaim:
+        """Create the extended claim Reserve allocated, record its allocation and the pod in
+        it, and name it in the pod's status."""
+        in_memory = variant.plan.claim.uid
+        created = PodClaim("", await create_claim(self._handle, variant.plan.claim.claim))
+        data.extended_created = created.claim
+        # From now on the allocation in flight is known by the created claim's uid.
+        allocation = data.allocations.pop(in_memory, None)
+        self._allocated.rename_pending(in_memory, created.uid)
+        if allocation is not None:
+            data.allocations[created.uid] = allocation
+        await reserve_claim(self._handle, created.claim, pod, allocation)
+        await record_in_pod(self._handle, pod, created.name, variant.mappings)
+        return created
+
+    async def _wait_for_binding(
+        self, data: StateData, claims: list[PodClaim], pod: Pod, node_name: str
+    ) -> Status:
         """Wait until the devices of the pod's claims are bound, as their drivers report in
         the claims' status, and record how it went."""
         self._handle.record_event(
@@ -465,14 +607,14 @@ class DynamicResources:
         clock = self._handle.clock
         started = clock.now()
         outcome, error = await wait_until_bound(
-            lambda: [self._claims().get(c.namespace, c.name) for c in data.claims],
+            lambda: [self._claims().get(c.namespace, c.name) for c in claims],
             clock,
             self._binding_timeout,
         )
         seconds = clock.now() - started
         metrics = self._handle.plugin_metrics
         profile = self._handle.profile_name
-        for claim in data.claims:
+        for claim in claims:
             allocation = claim.allocation or data.allocations.get(claim.uid) or {}
             for result in (allocation.get("devices") or {}).get("results") or ():
                 driver = str(result.get("driver"))
@@ -487,8 +629,14 @@ class DynamicResources:
         add_or_update = ActionType.ADD | ActionType.UPDATE
         claims = self._claims
         return [
+            # Allocatable decides which extended resources a node leaves to devices.
             ClusterEventWithHint(
-                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)
+                ClusterEvent(
+                    EventResource.NODE,
+                    ActionType.ADD
+                    | ActionType.UPDATE_NODE_LABEL
+                    | ActionType.UPDATE_NODE_ALLOCATABLE,
+                )
             ),
             ClusterEventWithHint(
                 ClusterEvent(EventResource.RESOURCE_CLAIM, add_or_update),

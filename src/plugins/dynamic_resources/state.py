@@ -9,11 +9,22 @@ from typing import Any
 
 from plugins.dynamic_resources.allocator import Chosen
 from plugins.dynamic_resources.claims import PodClaim
+from plugins.dynamic_resources.extended_claim import ExtendedResources
 from plugins.dynamic_resources.inventory import Inventory
 from plugins.dynamic_resources.requests import ClaimPlan
 from scheduler.objects.node_selector import NodeSelector
+from scheduler.objects.raw import RawObject
 
 STATE_KEY = "PreFilterDynamicResources"
+
+
+@dataclass(frozen=True, slots=True)
+class ExtendedVariant:
+    """The extended resource claim for nodes that leave one set of resources to devices."""
+
+    plan: ClaimPlan
+    # containerName, resourceName, requestName: for the pod's extendedResourceClaimStatus.
+    mappings: list[dict[str, str]]
 
 
 @dataclass(slots=True)
@@ -40,6 +51,24 @@ class StateData:
     allocations: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Uids of claims PreBind reserved for the pod (Unreserve takes the pod out again).
     written: set[str] = field(default_factory=set)
+    # The pod's extended resources a DeviceClass provides; None if it asks for none.
+    extended: ExtendedResources | None = None
+    # How many of `plans` are the pod's own claims. Any after them is the extended claim's,
+    # as nodes that leave every provided resource to devices need it.
+    user_plans: int = 0
+    # Some node offers a provided resource through a device plugin: nodes differ in the
+    # extended claim they need (see `extended_variants`).
+    extended_varies: bool = False
+    # The extended claim per set of resources a node leaves to devices.
+    extended_variants: dict[frozenset[str], ExtendedVariant] = field(default_factory=dict)
+    # Set at Reserve: the extended claim for the chosen node; at PreBind: the claim created.
+    extended_reserved: ExtendedVariant | None = None
+    extended_created: RawObject | None = None
+
+    @property
+    def has_work(self) -> bool:
+        """The pod has claims, or extended resources a DeviceClass provides."""
+        return bool(self.claims) or self.extended is not None
 
     def clone(self) -> StateData:
         # Shared on purpose, as upstream does: preemption's dry run only reads it.

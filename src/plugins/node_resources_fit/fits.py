@@ -74,6 +74,8 @@ def insufficient_resources(
         return found
     for name, quantity in checked_resources(request, ignored):
         capacity = allocatable.get(name, 0)
+        if request.left_to_devices(name, capacity):
+            continue
         in_use = used.get(name, 0)
         if quantity > capacity - in_use:
             found.append(

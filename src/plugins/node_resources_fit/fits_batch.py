@@ -56,15 +56,20 @@ class _Check:
     capacity: Vector | None = None
 
 
-def _resource_check(columns: RowColumns, table: NodeTable, name: str, quantity: int) -> _Check:
+def _resource_check(
+    columns: RowColumns, table: NodeTable, name: str, quantity: int, device_backed: bool
+) -> _Check:
     column = table.resource_column(name)
     if column is None:
-        # No node offers the resource: it reads 0 allocatable and 0 in use everywhere.
-        short = np.full(columns.count, quantity > 0, dtype=np.bool_)
+        # No node offers the resource: it reads 0 allocatable and 0 in use everywhere, and is
+        # left to DynamicResources everywhere if a DeviceClass provides it.
+        short = np.full(columns.count, quantity > 0 and not device_backed, dtype=np.bool_)
         return _Check(insufficient_reason(name), short, bool(short.any()), quantity)
     capacity = columns.allocatable(column)
     free = capacity - columns.requested(column)
     short = np.less(free, quantity)
+    if device_backed:
+        short &= capacity > 0
     return _Check(insufficient_reason(name), short, bool(short.any()), quantity, capacity)
 
 
@@ -78,7 +83,7 @@ def filter_rows(
     checks = [_Check(TOO_MANY_PODS, too_many, bool(too_many.any()))]
     if not request.is_empty:
         checks.extend(
-            _resource_check(columns, table, name, quantity)
+            _resource_check(columns, table, name, quantity, name in request.device_backed)
             for name, quantity in checked_resources(request, ignored)
         )
     if not any(check.failed_somewhere for check in checks):
@@ -98,12 +103,14 @@ def filter_rows_remembered(
     if len(resources) + 1 > _MAX_PACKED_CHECKS:
         return filter_rows(request, table, rows, ignored)
 
+    backed = request.device_backed
+
     def compute(some: Rows) -> Packed:
         if len(some) <= FEW_REFRESHED_ROWS:
-            return _failed_checks_of_few(table, some, resources)
-        return _failed_checks(RowColumns(table, some), table, resources)
+            return _failed_checks_of_few(table, some, resources, backed)
+        return _failed_checks(RowColumns(table, some), table, resources, backed)
 
-    remembered: Packed = memo.values(table, tuple(resources), compute)
+    remembered: Packed = memo.values(table, (tuple(resources), backed), compute)
     every_row = table.covers(rows)
     failed = remembered if every_row else remembered[rows]
     if not failed.any():
@@ -112,34 +119,52 @@ def filter_rows_remembered(
 
 
 def _failed_checks(
-    columns: RowColumns, table: NodeTable, resources: list[tuple[str, int]]
+    columns: RowColumns,
+    table: NodeTable,
+    resources: list[tuple[str, int]],
+    device_backed: frozenset[str],
 ) -> Packed:
-    """Per row, bit 0 set for too many pods and bit i for the i-th checked resource short."""
+    """Per row, bit 0 set for too many pods and bit i for the i-th checked resource short.
+    A resource a DeviceClass provides is never short where none of it is allocatable."""
     failed = np.greater_equal(columns.pod_count(), columns.allowed_pods()).astype(np.int64)
     for bit, (name, quantity) in enumerate(resources, start=1):
         column = table.resource_column(name)
         if column is None:
             # No node offers the resource: it reads 0 allocatable and 0 in use everywhere.
-            if quantity > 0:
+            if quantity > 0 and name not in device_backed:
                 failed |= 1 << bit
             continue
-        short = np.less(columns.allocatable(column) - columns.requested(column), quantity)
+        allocatable = columns.allocatable(column)
+        short = np.less(allocatable - columns.requested(column), quantity)
+        if name in device_backed:
+            short &= allocatable > 0
         failed |= short.astype(np.int64) << bit
     return failed
 
 
-def _failed_checks_of_few(table: NodeTable, rows: Rows, resources: list[tuple[str, int]]) -> Packed:
+def _failed_checks_of_few(
+    table: NodeTable,
+    rows: Rows,
+    resources: list[tuple[str, int]],
+    device_backed: frozenset[str],
+) -> Packed:
     """`_failed_checks` row by row in plain integers: for the few rows a memo refreshes, this
     is cheaper than array calls. Usage and allocatable are non-negative int64 values, so the
     differences below are exact in both forms and the answers agree."""
-    columns = [(table.resource_column(name), quantity) for name, quantity in resources]
+    columns = [
+        (table.resource_column(name), quantity, name in device_backed)
+        for name, quantity in resources
+    ]
     failed = []
     for row in rows.tolist():
         bits = int(table.pod_count[row] >= table.allowed_pods[row])
         allocatable = table.allocatable[row].tolist()
         requested = table.requested[row].tolist()
-        for bit, (column, quantity) in enumerate(columns, start=1):
-            free = 0 if column is None else allocatable[column] - requested[column]
+        for bit, (column, quantity, backed) in enumerate(columns, start=1):
+            capacity = 0 if column is None else allocatable[column]
+            if backed and capacity <= 0:
+                continue
+            free = 0 if column is None else capacity - requested[column]
             if free < quantity:
                 bits |= 1 << bit
         failed.append(bits)

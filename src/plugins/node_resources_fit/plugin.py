@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from plugins.helpers.extended_resources import DEVICE_CLASSES
+from plugins.helpers.extended_resources import DeviceClassResolver
 from plugins.helpers.resources.allocation import FEW_REFRESHED_ROWS
 from plugins.helpers.resources.allocation import node_allocation
 from plugins.helpers.resources.allocation import pod_requests_for
@@ -17,6 +19,7 @@ from plugins.node_resources_fit.fits import IgnoredResources
 from plugins.node_resources_fit.fits import node_insufficient_resources
 from plugins.node_resources_fit.fits import status_of
 from plugins.node_resources_fit.fits_batch import filter_rows_remembered
+from plugins.node_resources_fit.hints import after_device_class_change
 from plugins.node_resources_fit.hints import after_node_change
 from plugins.node_resources_fit.hints import after_pod_event
 from plugins.node_resources_fit.requests import PRE_FILTER_STATE_KEY
@@ -62,13 +65,14 @@ class NodeResourcesFit:
         self._score_memo = RowMemo()
         # Each row's failed checks, by the checked quantities, kept across cycles.
         self._fit_memo = RowMemo()
+        self._device_classes = DeviceClassResolver(lambda: handle.lister(DEVICE_CLASSES))
 
     # ---- PreFilter / Filter -----------------------------------------------------------
 
     def pre_filter(
         self, state: CycleState, pod: Pod, table: NodeTable
     ) -> tuple[PreFilterResult | None, Status]:
-        state.write(PRE_FILTER_STATE_KEY, PodResourceRequest.of_pod(pod))
+        state.write(PRE_FILTER_STATE_KEY, PodResourceRequest.of_pod(pod, self._device_classes))
         return None, Status()
 
     def pre_filter_extensions(self) -> PreFilterExtensions | None:
@@ -141,6 +145,7 @@ class NodeResourcesFit:
     # ---- queueing ---------------------------------------------------------------------
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
+        resolver = self._device_classes
         return [
             ClusterEventWithHint(
                 ClusterEvent(
@@ -152,6 +157,11 @@ class NodeResourcesFit:
                 ClusterEvent(
                     EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
                 ),
-                after_node_change,
+                lambda pod, old, new: after_node_change(pod, old, new, resolver),
+            ),
+            # A class that starts providing a resource the pod asks for may let it fit.
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE),
+                after_device_class_change,
             ),
         ]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import replace
 
+from plugins.helpers.extended_resources import DeviceClassResolver
 from plugins.helpers.resources.names import is_scalar
 from scheduler.framework import Pod
 from scheduler.objects.resources import CPU
@@ -20,12 +22,15 @@ class PodResourceRequest:
 
     `scalars` holds the non-zero extended, hugepages and other scalar requests, sorted by name
     so the reasons of a node that lacks several of them always come out in the same order.
+    `device_backed` names those a DeviceClass provides: a node with none of such a resource
+    allocatable leaves it to DynamicResources, which allocates devices for it.
     """
 
     cpu: int
     memory: int
     ephemeral_storage: int
     scalars: tuple[tuple[str, int], ...]
+    device_backed: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, requests: Mapping[str, int]) -> PodResourceRequest:
@@ -40,8 +45,16 @@ class PodResourceRequest:
         )
 
     @classmethod
-    def of_pod(cls, pod: Pod) -> PodResourceRequest:
-        return cls.of(pod.requests)
+    def of_pod(cls, pod: Pod, resolver: DeviceClassResolver | None = None) -> PodResourceRequest:
+        request = cls.of(pod.requests)
+        if resolver is None or not request.scalars:
+            return request
+        backed = resolver.class_names(name for name, _ in request.scalars)
+        return replace(request, device_backed=frozenset(backed)) if backed else request
+
+    def left_to_devices(self, name: str, allocatable: int) -> bool:
+        """Whether a node with `allocatable` of resource `name` leaves it to DynamicResources."""
+        return allocatable <= 0 and name in self.device_backed
 
     @property
     def is_empty(self) -> bool:

@@ -271,6 +271,12 @@ DRA_BINDING_CONDITIONS_WAIT = _histogram(
     "driver",
     "status",
 )
+RESOURCE_CLAIM_CREATES = _counter(
+    "scheduler_resourceclaim_creates_total",
+    "ResourceClaims the scheduler created for extended resources that DeviceClasses provide, "
+    "by outcome.",
+    "status",
+)
 # Shared with every Kubernetes component that elects a leader, hence no `scheduler_` prefix.
 LEADER_ELECTION_MASTER_STATUS = _gauge(
     "leader_election_master_status",

@@ -119,6 +119,7 @@ class SchedulerMetrics:
             _counter(catalog.DRA_BINDING_CONDITIONS_ALLOCATIONS, r)
         )
         self._binding_wait = _Children(_histogram(catalog.DRA_BINDING_CONDITIONS_WAIT, r))
+        self._claim_creates = _Children(_counter(catalog.RESOURCE_CLAIM_CREATES, r))
         self._leader = _Children(_gauge(catalog.LEADER_ELECTION_MASTER_STATUS, r))
         self._events_dropped = _Children(_counter(catalog.EVENTS_DROPPED, r))
 
@@ -233,6 +234,9 @@ class SchedulerMetrics:
 
     def dra_binding_conditions_allocation(self, profile: str, driver: str, status: str) -> None:
         self._binding_allocations(profile, driver, status).inc()
+
+    def resource_claim_create(self, status: str) -> None:
+        self._claim_creates(status).inc()
 
     # -- gauges read at scrape time ------------------------------------------------------
 

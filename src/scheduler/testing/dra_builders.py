@@ -79,10 +79,14 @@ def make_counter_slice(
     return _resource_slice(name, spec)
 
 
-def make_device_class(name: str, *expressions: str, config: Any = None) -> dict[str, Any]:
+def make_device_class(
+    name: str, *expressions: str, config: Any = None, extended_resource_name: str = ""
+) -> dict[str, Any]:
     spec: dict[str, Any] = {"selectors": [{"cel": {"expression": e}} for e in expressions]}
     if config is not None:
         spec["config"] = [{"opaque": {"driver": name, "parameters": config}}]
+    if extended_resource_name:
+        spec["extendedResourceName"] = extended_resource_name
     return {
         "apiVersion": API_VERSION,
         "kind": "DeviceClass",
