@@ -5,6 +5,7 @@ with kube-scheduler v1.36's texts."""
 from __future__ import annotations
 
 import asyncio
+import copy
 from typing import Any
 
 from plugins.dynamic_resources.state import STATE_KEY
@@ -19,6 +20,7 @@ from scheduler.testing.dra_builders import make_claim
 from scheduler.testing.dra_builders import make_device_class
 from scheduler.testing.dra_builders import make_slice
 from scheduler.testing.dra_builders import with_claims
+from scheduler.testing.plugin_harness import DictLister
 from tests.plugins.dra_world import CLASS
 from tests.plugins.dra_world import DRIVER
 from tests.plugins.dra_world import World
@@ -137,6 +139,25 @@ async def test_pre_bind_waits_until_the_driver_reports_the_device_attached() -> 
         )
         == 10
     )
+
+
+async def test_pre_bind_waits_while_the_informer_has_not_seen_the_allocation() -> None:
+    """PreBind reads the claims from the informer, which may not have the allocation PreBind
+    just wrote: such a claim's devices cannot have been reported ready yet."""
+    world = World([GPU_CLASS, FABRIC, pending()])
+    state = world.reserve(pod_using("c"), "worker")
+    caught_up = world.handle.lister("resourceclaims")
+    behind = DictLister([copy.deepcopy(world.claim("c"))])  # as it was: not allocated
+    world.handle._listers["resourceclaims"] = behind
+    task = asyncio.ensure_future(world.plugin.pre_bind(state, pod_using("c"), "worker"))
+    for _ in range(50):
+        await asyncio.sleep(0)
+    assert not task.done()
+    world.handle._listers["resourceclaims"] = caught_up  # type: ignore[assignment]
+    report(world, ATTACHED)
+    advance(world, 5)
+    status = await task
+    assert status.is_success, status
 
 
 async def test_a_failure_condition_fails_pre_bind_with_the_drivers_reason() -> None:

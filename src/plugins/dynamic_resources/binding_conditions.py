@@ -58,6 +58,10 @@ def claim_ready(claim: RawObject) -> bool:
     """Whether every binding condition of the claim's devices is True; BindingFailedError if a
     failure condition is."""
     name = (claim.get("metadata") or {}).get("name")
+    if not (claim.get("status") or {}).get("allocation"):
+        # Not allocated, or the informer has not yet seen the allocation PreBind wrote: its
+        # devices cannot have been reported ready (upstream's answer too).
+        return False
     for result in _results(claim):
         wanted = result.get("bindingConditions") or ()
         if not wanted:
