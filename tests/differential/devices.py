@@ -36,6 +36,10 @@ POD_CLAIM_REFERENCE = "dev"
 MODELS = ("a100", "t4")
 TAINT_KEY = f"{DRIVER}/unhealthy"
 SHARED_DEVICE = "gpu-shared"
+# What the class may provide as an extended resource: the name some nodes offer through a
+# device plugin (cases.GPU), or the class's implicit name.
+EXTENDED_RESOURCE = "example.com/gpu"
+IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
 SHARED_MEMORY = "40Gi"
 SHARED_POLICY = {"default": "10Gi", "validRange": {"min": "10Gi", "step": "10Gi"}}
 GPU_MEMORY = "40Gi"
@@ -121,6 +125,13 @@ def with_devices(seed: int, index: int, pending: Object, node_names: list[str]) 
     spec = pending["spec"]
     if rng.random() < 0.5:
         _make_plain(spec)
+    asks_by_resource = random.Random(f"{seed}/{index}/device-extended")
+    if asks_by_resource.random() < 0.35:
+        if asks_by_resource.random() < 0.6:
+            _make_plain(spec)  # more pods that fit somewhere: their PreBind makes the claim
+        _ask_by_resource(asks_by_resource, objects[0], spec)
+        if asks_by_resource.random() < 0.5:
+            return objects  # devices through the extended resource alone; the claims unused
     # The pod's names for its claims: "dev" for "devices", "dev-2" for "devices-2".
     references = [
         POD_CLAIM_REFERENCE + claim["metadata"]["name"].removeprefix(POD_CLAIM) for claim in claims
@@ -263,6 +274,30 @@ def _tolerate(rng: random.Random, claim: Object) -> None:
             request["exactly"]["tolerations"] = [dict(toleration)]
 
 
+def _ask_by_resource(rng: random.Random, device_class: Object, spec: Object) -> None:
+    """The pod asks for GPUs as an extended resource the class provides: by the name the class
+    gives (`example.com/gpu`, which some nodes offer through a device plugin) or by the class's
+    implicit name. Sometimes an init container asks for one more than the main container."""
+    if rng.random() < 0.6:
+        device_class["spec"]["extendedResourceName"] = EXTENDED_RESOURCE
+        name = EXTENDED_RESOURCE
+    else:
+        name = IMPLICIT_PREFIX + DEVICE_CLASS
+    count = rng.choice((1, 1, 2))
+    _ask(spec["containers"][0], name, count)
+    if rng.random() < 0.3:
+        init = {"name": "prepare", "image": "registry.example/prepare"}
+        _ask(init, name, count + 1)
+        spec.setdefault("initContainers", []).append(init)
+
+
+def _ask(container: Object, name: str, count: int) -> None:
+    # Requests of an extended resource must equal its limits.
+    resources = container.setdefault("resources", {})
+    resources.setdefault("requests", {})[name] = str(count)
+    resources.setdefault("limits", {})[name] = str(count)
+
+
 def _make_plain(spec: Object) -> None:
     """Small requests and no placement rules of its own: whether the pod fits turns on its
     claim (and on taints, ports and cordons)."""
@@ -281,3 +316,16 @@ def _bare(claim: Object) -> Object:
     if allocation is not None:
         allocation["allocationTimestamp"] = ALLOCATED_AT
     return claim
+
+
+def asks_by_resource(devices: list[Object], pending: Object) -> bool:
+    """Whether the pending pod asks for devices as an extended resource a class provides."""
+    provided = {
+        obj["spec"].get("extendedResourceName") for obj in devices if obj["kind"] == "DeviceClass"
+    }
+    spec = pending["spec"]
+    return any(
+        name in provided or name.startswith(IMPLICIT_PREFIX)
+        for container in [*(spec.get("initContainers") or ()), *spec["containers"]]
+        for name in ((container.get("resources") or {}).get("requests") or {})
+    )

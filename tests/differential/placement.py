@@ -21,6 +21,7 @@ from tests.differential.cases import HOSTNAME
 from tests.differential.cases import Case
 from tests.differential.cases import Object
 from tests.differential.devices import DEVICE_CLASS
+from tests.differential.devices import IMPLICIT_PREFIX
 from tests.e2e.api_client import ApiClient
 
 EVENTS = "/apis/events.k8s.io/v1"
@@ -88,6 +89,7 @@ def localize(case: Case, prefix: str) -> Case:
         _localize_device_object(obj, named)
     for pod in copied.bound:
         pod["spec"]["nodeName"] = named(pod["spec"]["nodeName"])
+    _localize_implicit_resource(copied.pending, named)
     required = ((copied.pending["spec"].get("affinity") or {}).get("nodeAffinity") or {}).get(
         "requiredDuringSchedulingIgnoredDuringExecution"
     ) or {}
@@ -95,6 +97,17 @@ def localize(case: Case, prefix: str) -> Case:
         for field_requirement in term.get("matchFields") or ():
             field_requirement["values"] = [named(v) for v in field_requirement["values"]]
     return copied
+
+
+def _localize_implicit_resource(pod: Object, named: Callable[[str], str]) -> None:
+    """The class's implicit extended resource name carries the class's name, the run's own."""
+    implicit = IMPLICIT_PREFIX + DEVICE_CLASS
+    spec = pod["spec"]
+    for container in [*(spec.get("initContainers") or ()), *spec["containers"]]:
+        for kind in ("requests", "limits"):
+            amounts = (container.get("resources") or {}).get(kind) or {}
+            if implicit in amounts:
+                amounts[IMPLICIT_PREFIX + named(DEVICE_CLASS)] = amounts.pop(implicit)
 
 
 def _localize_device_object(obj: Object, named: Callable[[str], str]) -> None:

@@ -30,6 +30,7 @@ from bench.compare_schedulers import SchedulerProcess
 from tests.differential.cases import Case
 from tests.differential.cases import generate
 from tests.differential.cases import storage_class
+from tests.differential.devices import asks_by_resource
 from tests.differential.placement import CaseRun
 from tests.differential.placement import Observation
 from tests.differential.upstream_log import upstream_top_is_unique
@@ -66,6 +67,8 @@ class Tally:
     preemptions_agree: int = 0
     device_cases: int = 0
     device_bound: int = 0
+    by_resource_cases: int = 0
+    by_resource_bound: int = 0
     disagreements: list[Path] = field(default_factory=list)
     interrupted_at: int | None = None
 
@@ -75,6 +78,9 @@ class Tally:
         if case.devices:
             self.device_cases += 1
             self.device_bound += up.verdict == "bound"
+        if asks_by_resource(case.devices, case.pending):
+            self.by_resource_cases += 1
+            self.by_resource_bound += up.verdict == "bound"
         self.verdicts_agree += up.verdict == ours.verdict
         self.messages_agree += up.message == ours.message
         self.unschedulable += up.verdict == "unschedulable"
@@ -101,6 +107,8 @@ class Tally:
                 f"{share(self.preemptions_agree, self.preemptions)}",
                 f"cases with a device claim: {self.device_cases} "
                 f"({self.device_bound} bound by upstream)",
+                f"... asking for devices by extended resource: {self.by_resource_cases} "
+                f"({self.by_resource_bound} bound by upstream)",
                 f"disagreements saved: {len(self.disagreements)}",
             ]
         )

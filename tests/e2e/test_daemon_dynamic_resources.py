@@ -47,8 +47,12 @@ class DraObjects:
         result: dict[str, Any] = created.body
         return result
 
-    def setup(self, nodes: list[str]) -> None:
-        cls = make_device_class(self.device_class, f'device.driver == "{self.driver}"')
+    def setup(self, nodes: list[str], extended_resource_name: str = "") -> None:
+        cls = make_device_class(
+            self.device_class,
+            f'device.driver == "{self.driver}"',
+            extended_resource_name=extended_resource_name,
+        )
         self.create(f"{RESOURCE_API}/deviceclasses", cls)
         self._cluster_scoped.append(f"{RESOURCE_API}/deviceclasses/{self.device_class}")
         for node in nodes:
@@ -223,3 +227,59 @@ def test_a_device_with_binding_conditions_binds_its_pod_once_the_driver_reports_
     dra.patch_claim("c1", {"status": {"devices": [device_status]}}, "status")
     placed = workload.wait_bound(["p1"], timeout_s=BIND_TIMEOUT_S)
     assert placed == {"p1": node}
+
+
+def test_pods_asking_for_an_extended_resource_get_devices_through_claims_the_daemon_makes(
+    daemons: DaemonLauncher, workload: Workload, dra: DraObjects
+) -> None:
+    """The class provides `<driver>/gpu`; no node offers it through a device plugin. Each pod
+    asking for one gets a GPU device: the daemon creates a claim for the pod, allocated and
+    reserved, and names it in the pod's status. A third pod finds no GPU left."""
+    scheduler = unique("dra-extended")
+    resource = f"{dra.driver}/gpu"
+    nodes = workload.create_nodes(2)
+    dra.setup(nodes, extended_resource_name=resource)
+
+    def gpu_pod(name: str) -> str:
+        manifest = workload.pod_manifest(name, scheduler)
+        asked = manifest["spec"]["containers"][0].setdefault("resources", {})
+        asked.setdefault("requests", {})[resource] = "1"
+        asked.setdefault("limits", {})[resource] = "1"
+        workload.create_pod(manifest)
+        return name
+
+    daemons.start(scheduler)
+    placed = workload.wait_bound([gpu_pod("p1"), gpu_pod("p2")], timeout_s=BIND_TIMEOUT_S)
+    assert set(placed.values()) == set(nodes)
+    pods = workload.pods()
+    listed = dra.admin.get(f"{RESOURCE_API}/namespaces/{dra.namespace}/resourceclaims")
+    claims = {c["metadata"]["name"]: c for c in listed.body["items"]}
+    assert len(claims) == 2
+    for name in ("p1", "p2"):
+        pod = pods[name]
+        status = pod["status"]["extendedResourceClaimStatus"]
+        claim = claims[status["resourceClaimName"]]
+        assert claim["metadata"]["generateName"] == f"{name}-extended-resources-"
+        assert claim["metadata"]["annotations"] == {
+            "resource.kubernetes.io/extended-resource-claim": "true"
+        }
+        [owner] = claim["metadata"]["ownerReferences"]
+        assert (owner["kind"], owner["uid"], owner["controller"]) == (
+            "Pod",
+            pod["metadata"]["uid"],
+            True,
+        )
+        assert allocated_device(claim) == (placed[name], "gpu-0")
+        assert [r["uid"] for r in claim["status"]["reservedFor"]] == [pod["metadata"]["uid"]]
+        [request] = claim["spec"]["devices"]["requests"]
+        assert request["exactly"]["deviceClassName"] == dra.device_class
+        container = pod["spec"]["containers"][0]["name"]
+        assert status["requestMappings"] == [
+            {"containerName": container, "resourceName": resource, "requestName": request["name"]}
+        ]
+
+    gpu_pod("p3")
+    workload.wait_events("FailedScheduling", ["p3"], timeout_s=EVENT_TIMEOUT_S)
+    [event] = workload.events_by_pod("FailedScheduling")["p3"][:1]
+    assert "cannot allocate all claims" in event["note"], event["note"]
+    assert workload.placements(["p3"]) == {"p3": ""}
