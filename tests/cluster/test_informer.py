@@ -504,3 +504,17 @@ async def test_objects_enter_the_store_without_managed_fields(
             assert stored["metadata"]["name"] == name
     # The objects the cluster handed out are left as they were.
     assert all("managedFields" in obj["metadata"] for obj in sim.objects("pods"))
+
+
+def test_the_store_says_which_objects_changed_since_a_revision() -> None:
+    store = InformerStore()
+    start = store.revision
+    store.put({"metadata": {"namespace": "ns", "name": "a"}})
+    store.put({"metadata": {"namespace": "ns", "name": "b"}})
+    middle = store.revision
+    store.put({"metadata": {"namespace": "ns", "name": "a", "labels": {"x": "y"}}})
+    store.pop(("ns", "b"))
+    store.pop(("ns", "missing"))  # nothing was there: no change
+    assert store.changed_since(start) == [("ns", "a"), ("ns", "b"), ("ns", "a"), ("ns", "b")]
+    assert store.changed_since(middle) == [("ns", "a"), ("ns", "b")]
+    assert store.changed_since(store.revision) == []

@@ -69,6 +69,13 @@ class SimLister:
         index = self._indices[name]
         return [o for o in self._sim.objects(self._resource) if index(o) == value]
 
+    @property
+    def revision(self) -> int:
+        return self._sim.revision
+
+    def changed_since(self, revision: int) -> Sequence[tuple[str, str]] | None:
+        return None  # read everything again
+
 
 class World:
     def __init__(self, objects: Iterable[Mapping[str, Any]], timeout: int = 600) -> None:

@@ -80,6 +80,14 @@ def _amount(raw: Any) -> Fraction:
         return Fraction(0)
 
 
+ClaimKey = tuple[str, str]
+
+
+def _key(claim: RawObject) -> ClaimKey:
+    meta = claim.get("metadata") or {}
+    return (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+
+
 def _uid(claim: RawObject) -> str:
     return str((claim.get("metadata") or {}).get("uid") or "")
 
@@ -97,16 +105,18 @@ class _InFlight:
 
 
 class AllocatedDevices:
-    """Kept in step with the claims lister by comparing object identities each cycle (the
-    informer replaces an object on every change), so only changed claims are re-read."""
+    """Kept in step with the claims lister each cycle: only the claims changed since the last
+    cycle are read again (the lister's change log names them; when it cannot, every claim is
+    compared by identity, as the informer replaces an object on every change)."""
 
     def __init__(self, claims: Callable[[], Lister]) -> None:
         # Looked up on use: informers are started after plugins are built.
         self._claims = claims
-        self._seen: dict[int, RawObject] = {}
-        self._by_claim: dict[int, frozenset[DeviceID]] = {}
+        self._read_at: tuple[Lister | None, int] = (None, -1)
+        self._seen: dict[ClaimKey, RawObject] = {}
+        self._by_claim: dict[ClaimKey, frozenset[DeviceID]] = {}
         self._counts: Counter[DeviceID] = Counter()
-        self._shares_by_claim: dict[int, _Shares] = {}
+        self._shares_by_claim: dict[ClaimKey, _Shares] = {}
         # Shares of devices (API and in flight alike), and the capacity they hold per device.
         self._shares: Counter[DeviceID] = Counter()
         self._held: dict[DeviceID, dict[str, Fraction]] = {}
@@ -119,18 +129,32 @@ class AllocatedDevices:
         self._epoch = 0
 
     def sync(self) -> None:
-        current = self._claims().list()
-        # Built in C (map, zip): this runs every cycle over every claim.
-        ids = dict(zip(map(id, current), current, strict=True))
-        if ids.keys() == self._seen.keys():
+        lister = self._claims()
+        last_lister, last_revision = self._read_at
+        revision = lister.revision
+        if lister is last_lister and revision == last_revision:
             return
-        for gone in self._seen.keys() - ids.keys():
-            self._remove(gone, self._seen[gone])
-        for new in ids.keys() - self._seen.keys():
-            self._add(new, ids[new])
-        self._seen = ids
+        changed = lister.changed_since(last_revision) if lister is last_lister else None
+        self._read_at = (lister, revision)
+        if changed is None:
+            current: dict[ClaimKey, RawObject | None] = {_key(c): c for c in lister.list()}
+            keys = current.keys() | self._seen.keys()
+        else:
+            current = {key: lister.get(*key) for key in set(changed)}
+            keys = set(current)
+        for key in keys:
+            now = current.get(key)
+            before = self._seen.get(key)
+            if now is before:
+                continue
+            if before is not None:
+                self._remove(key, before)
+                del self._seen[key]
+            if now is not None:
+                self._add(key, now)
+                self._seen[key] = now
 
-    def _add(self, key: int, claim: RawObject) -> None:
+    def _add(self, key: ClaimKey, claim: RawObject) -> None:
         devices = allocated_device_ids(_allocation(claim))
         self._by_claim[key] = devices
         self._counts.update(devices)
@@ -143,7 +167,7 @@ class AllocatedDevices:
             # The API now shows the allocation Reserve made: it counts from the claim itself.
             self.remove_pending(_uid(claim))
 
-    def _remove(self, key: int, claim: RawObject) -> None:
+    def _remove(self, key: ClaimKey, claim: RawObject) -> None:
         shares = self._shares_by_claim.pop(key, None)
         if shares is not None:
             self._hold(shares, -1)

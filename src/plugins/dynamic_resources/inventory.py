@@ -312,9 +312,16 @@ class InventoryView:
         self._seen_ids: set[int] = set()
         self._inventory = Inventory(())
         self.version = 0
+        # The lister and its revision when the slices were last read.
+        self._read_at: tuple[Lister | None, int] = (None, -1)
 
     def current(self) -> Inventory:
-        slices = self._lister().list()
+        lister = self._lister()
+        read_at = (lister, lister.revision)
+        if read_at == self._read_at:
+            return self._inventory  # no slice changed
+        self._read_at = read_at
+        slices = lister.list()
         # The informer replaces an object on every change, so identity tells what changed;
         # keeping the objects in `_seen` keeps their ids from being reused.
         ids = set(map(id, slices))

@@ -23,11 +23,13 @@ from collections.abc import AsyncIterator
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from scheduler.cluster.port import ClusterClient
 from scheduler.cluster.port import PagedLister
 from scheduler.cluster.port import WatchEvent
+from scheduler.framework.change_log import ChangeLog
 from scheduler.framework.clock import Clock
 from scheduler.framework.errors import APIError
 from scheduler.framework.errors import GoneError
@@ -78,6 +80,7 @@ class InformerStore:
         self._objects: dict[ObjectKey, Object] = {}
         self._index_funcs: dict[str, Callable[[Object], str | None]] = {}
         self._indices: dict[str, dict[str, dict[ObjectKey, Object]]] = {}
+        self._changes = ChangeLog()
 
     def add_index(self, name: str, index: Callable[[Object], str | None]) -> None:
         if name in self._index_funcs:
@@ -105,6 +108,13 @@ class InformerStore:
             if not bucket:
                 del self._indices[name][value]
 
+    @property
+    def revision(self) -> int:
+        return self._changes.revision
+
+    def changed_since(self, revision: int) -> Sequence[ObjectKey] | None:
+        return self._changes.since(revision)
+
     def get(self, namespace: str, name: str) -> Object | None:
         return self._objects.get((namespace, name))
 
@@ -121,6 +131,7 @@ class InformerStore:
         key = object_key(obj)
         old = self._objects.get(key)
         self._objects[key] = obj
+        self._changes.record(key)
         for name in self._index_funcs:
             if old is not None:
                 self._unindex(name, key, old)
@@ -130,6 +141,7 @@ class InformerStore:
     def pop(self, key: ObjectKey) -> Object | None:
         gone = self._objects.pop(key, None)
         if gone is not None:
+            self._changes.record(key)
             for name in self._index_funcs:
                 self._unindex(name, key, gone)
         return gone

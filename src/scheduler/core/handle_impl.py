@@ -48,6 +48,13 @@ class _EmptyLister:
     def by_index(self, name: str, value: str) -> Sequence[Mapping[str, Any]]:
         return []
 
+    @property
+    def revision(self) -> int:
+        return 0
+
+    def changed_since(self, revision: int) -> Sequence[tuple[str, str]] | None:
+        return ()
+
 
 class SchedulerHandle(HandleBase):
     """One per profile; everything reads the shared cache, queue and informer stores."""

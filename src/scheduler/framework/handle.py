@@ -103,6 +103,17 @@ class Lister(Protocol):
         """The objects whose index `name` is `value` (the index must have been added)."""
         ...
 
+    @property
+    def revision(self) -> int:
+        """Grows with every change to the objects: what a reader derived from them at one
+        revision still holds while the revision is the same."""
+        ...
+
+    def changed_since(self, revision: int) -> Sequence[tuple[str, str]] | None:
+        """(namespace, name) of the objects added, updated or deleted after `revision`, or
+        None when that is no longer known (the reader then reads everything again)."""
+        ...
+
 
 class WaitingPod(Protocol):
     """A pod held at Permit; plugins allow or reject it on their own behalf."""

@@ -18,6 +18,7 @@ from scheduler.framework.batch import FilterBatch
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.errors import NotFoundError
+from scheduler.framework.change_log import ChangeLog
 from scheduler.framework.handle import ClusterAPI
 from scheduler.framework.handle import EventDetails
 from scheduler.framework.handle import IndexFunc
@@ -63,12 +64,26 @@ class DictLister:
     def __init__(self, objects: Iterable[Mapping[str, Any]] = ()) -> None:
         self._objects: dict[tuple[str, str], Mapping[str, Any]] = {}
         self._indices: dict[str, IndexFunc] = {}
+        self._changes = ChangeLog()
         for obj in objects:
             self.add(obj)
 
     def add(self, obj: Mapping[str, Any]) -> None:
         meta = obj.get("metadata") or {}
-        self._objects[(str(meta.get("namespace") or ""), str(meta.get("name")))] = obj
+        key = (str(meta.get("namespace") or ""), str(meta.get("name")))
+        self._objects[key] = obj
+        self._changes.record(key)
+
+    def remove(self, namespace: str, name: str) -> None:
+        if self._objects.pop((namespace, name), None) is not None:
+            self._changes.record((namespace, name))
+
+    @property
+    def revision(self) -> int:
+        return self._changes.revision
+
+    def changed_since(self, revision: int) -> Sequence[tuple[str, str]] | None:
+        return self._changes.since(revision)
 
     def get(self, namespace: str, name: str) -> Mapping[str, Any] | None:
         return self._objects.get((namespace, name))
