@@ -7,9 +7,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from plugins.balanced_allocation import NodeResourcesBalancedAllocation
+from plugins.balanced_allocation import NodeResourcesBalancedAllocationArgs
 from plugins.dynamic_resources.extended_claim import ANNOTATION
 from plugins.dynamic_resources.extended_claim import device_requests
 from plugins.helpers.extended_resources import DeviceClassResolver
+from plugins.node_resources_fit import NodeResourcesFit
+from plugins.node_resources_fit import NodeResourcesFitArgs
 from scheduler.framework import Code
 from scheduler.framework import CycleState
 from scheduler.framework import Pod
@@ -17,6 +21,7 @@ from scheduler.framework import Status
 from scheduler.framework.errors import APIError
 from scheduler.testing import make_pod
 from scheduler.testing.dra_builders import device
+from scheduler.testing.dra_builders import make_claim
 from scheduler.testing.dra_builders import make_device_class
 from scheduler.testing.dra_builders import make_slice
 from scheduler.testing.dra_builders import with_claims
@@ -349,3 +354,67 @@ def test_explain_names_the_extended_claim_and_its_devices() -> None:
         "claim default/<extended-resources>, request container-0-request-1 (2 device(s)): "
         "1 matching, 1 free on its own: small/gpu-0 free"
     )
+
+
+# ---- scoring by devices ------------------------------------------------------------------------
+
+
+def three_taken_on_busy() -> list[dict[str, Any]]:
+    """Claims of other workloads holding three of the four GPUs of node "busy"."""
+    return [
+        make_claim(f"taken-{i}")
+        .request("gpu", CLASS)
+        .allocated("busy", ("gpu", DRIVER, "busy", f"gpu-{i}"))
+        .dict()
+        for i in range(3)
+    ]
+
+
+def test_resource_scorers_count_the_devices_of_nodes_that_leave_the_resource_to_them() -> None:
+    """MostAllocated on the GPU resource packs: a node whose devices are mostly allocated beats
+    an idle one, and a device plugin's node is scored from its allocatable as always."""
+    world = World(
+        [GPU_CLASS, gpus("busy", 4), gpus("idle", 4), *three_taken_on_busy()],
+        nodes=("busy", "idle", "plugin"),
+        allocatable={"plugin": {GPU: 4}},
+    )
+    pod = gpu_pod(1)
+    state, _ = world.pre_filter(pod)
+    strategy = {"type": "MostAllocated", "resources": [{"name": GPU, "weight": 1}]}
+    fit = NodeResourcesFit(
+        NodeResourcesFitArgs.model_validate({"scoringStrategy": strategy}), world.handle
+    )
+    assert fit.pre_score(state, pod, world.table, world.table.all_rows()).is_success
+    scores = fit.score_nodes(state, pod, world.table, world.table.all_rows())
+    by_node = dict(zip([i.name for i in world.table.node_infos], scores.tolist(), strict=True))
+    # busy: (3 allocated + 1) of 4 devices; idle: 1 of 4; plugin: 1 of 4 allocatable.
+    assert by_node == {"busy": 100, "idle": 25, "plugin": 25}
+    assert [fit.score(state, pod, info)[0] for info in world.table.node_infos] == list(scores)
+    # Without DynamicResources' counts the GPU nodes offer nothing to score.
+    bare = CycleState()
+    fit.pre_score(bare, pod, world.table, world.table.all_rows())
+    assert fit.score_nodes(bare, pod, world.table, world.table.all_rows()).tolist() == [0, 0, 25]
+
+
+def test_balanced_allocation_counts_the_same_devices() -> None:
+    world = World(
+        [GPU_CLASS, gpus("busy", 4), gpus("idle", 4), *three_taken_on_busy()],
+        nodes=("busy", "idle"),
+    )
+    pod = gpu_pod(1)  # and 100m of the nodes' 4 cpus
+    state, _ = world.pre_filter(pod)
+    args = NodeResourcesBalancedAllocationArgs.model_validate(
+        {"resources": [{"name": "cpu", "weight": 1}, {"name": GPU, "weight": 1}]}
+    )
+    balanced = NodeResourcesBalancedAllocation(args, world.handle)
+    assert balanced.pre_score(state, pod, world.table, world.table.all_rows()).is_success
+    scores = balanced.score_nodes(state, pod, world.table, world.table.all_rows()).tolist()
+    # v1.36 scores the change in balance, 50 + (50 + with - without) / 2, balance being
+    # int((1 - |cpu fraction - gpu fraction| / 2) * 100). busy: 62 -> 51 (gpu 3/4 -> 4/4);
+    # idle: 100 -> 88 (gpu 0/4 -> 1/4). Both lose 11 points of balance and score 69.
+    assert scores == [69, 69]
+    assert [balanced.score(state, pod, info)[0] for info in world.table.node_infos] == scores
+    # Without the devices counted only cpu is balanced: unchanged, 75.
+    bare = CycleState()
+    balanced.pre_score(bare, pod, world.table, world.table.all_rows())
+    assert balanced.score_nodes(bare, pod, world.table, world.table.all_rows()).tolist() == [75, 75]

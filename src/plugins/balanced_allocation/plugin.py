@@ -9,6 +9,7 @@ import numpy as np
 from plugins.balanced_allocation.args import NodeResourcesBalancedAllocationArgs
 from plugins.balanced_allocation.balance import balanced_allocation_score
 from plugins.balanced_allocation.balance_columns import balanced_allocation_score_columns
+from plugins.helpers.extended_resources import device_totals_for
 from plugins.helpers.resources.allocation import FEW_REFRESHED_ROWS
 from plugins.helpers.resources.allocation import node_allocation
 from plugins.helpers.resources.allocation import pod_requests_for
@@ -67,8 +68,9 @@ class NodeResourcesBalancedAllocation:
         requests = self._requests(state, pod)
         if requests.best_effort:
             return 0, Status()
+        devices = device_totals_for(state, self._resource_names, requests.values)
         allocation = node_allocation(
-            node_info, self._resource_names, requests.values, use_requested=True
+            node_info, self._resource_names, requests.values, use_requested=True, devices=devices
         )
         score = balanced_allocation_score(
             allocation.requested, allocation.allocated, allocation.allocatable
@@ -79,6 +81,13 @@ class NodeResourcesBalancedAllocation:
         requests = self._requests(state, pod)
         if requests.best_effort:
             return np.zeros(len(rows), dtype=np.int64)
+        if device_totals_for(state, self._resource_names, requests.values) is not None:
+            # Balanced by devices on some nodes: their use changes with every allocation, so
+            # each node is scored afresh.
+            infos = table.node_infos
+            return np.array(
+                [self.score(state, pod, infos[row])[0] for row in rows.tolist()], dtype=np.int64
+            )
 
         def compute(some: Rows) -> Scores:
             if len(some) <= FEW_REFRESHED_ROWS:

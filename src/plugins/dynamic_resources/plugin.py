@@ -31,6 +31,7 @@ from plugins.dynamic_resources.claims import has_claims
 from plugins.dynamic_resources.claims import resolve_pod_claims
 from plugins.dynamic_resources.counters import CounterLedger
 from plugins.dynamic_resources.details import node_details
+from plugins.dynamic_resources.device_totals import device_count
 from plugins.dynamic_resources.extended_claim import ExtendedResources
 from plugins.dynamic_resources.extended_claim import claim_for_node
 from plugins.dynamic_resources.extended_claim import extended_resources
@@ -58,7 +59,9 @@ from plugins.dynamic_resources.state import STATE_KEY
 from plugins.dynamic_resources.state import ExtendedVariant
 from plugins.dynamic_resources.state import StateData
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers.extended_resources import DEVICE_TOTALS_KEY
 from plugins.helpers.extended_resources import DeviceClassResolver
+from plugins.helpers.extended_resources import DeviceTotals
 from plugins.helpers.normalize import DefaultNormalizer
 from scheduler.framework import SUCCESS
 from scheduler.framework import ActionType
@@ -167,6 +170,11 @@ class DynamicResources:
                 and (extended is None or extended.all_provided)
             )
         data.claims = claims
+        if extended is not None:
+            # NodeResourcesFit and BalancedAllocation score the resources by these devices.
+            inventory = data.inventory or self._candidates.refresh()
+            count = device_count(self._device_classes, self._candidates, inventory, self._allocated)
+            state.write(DEVICE_TOTALS_KEY, DeviceTotals(frozenset(extended.classes), count))
         return None, SUCCESS
 
     def _prepare_extended(

@@ -16,13 +16,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 from typing import Final
 
 from plugins.helpers.resources.names import is_extended
+from scheduler.framework import CycleState
 from scheduler.framework import Lister
+from scheduler.framework import Node
 
 DEVICE_CLASSES: Final = "deviceclasses"
+# Where DynamicResources leaves the pod's DeviceTotals in the cycle state.
+DEVICE_TOTALS_KEY: Final = "DeviceTotalsDynamicResources"
 # The implicit extended resource name of every DeviceClass is this prefix and its name.
 IMPLICIT_PREFIX: Final = "deviceclass.resource.kubernetes.io/"
 _EXPLICIT_INDEX: Final = "extendedResourceName"
@@ -93,3 +99,30 @@ class DeviceClassResolver:
             if device_class is not None:
                 found[resource] = _name(device_class)
         return found
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceTotals:
+    """For the resource scorers (NodeResourcesFit, NodeResourcesBalancedAllocation): on a node
+    that leaves an extended resource to devices, the node's devices of the class providing it
+    count as its allocatable, and those allocated as its use. DynamicResources writes this into
+    the cycle state of a pod asking for such a resource."""
+
+    # The resources the pod asks for that a class provides.
+    provided: frozenset[str]
+    # (devices of the class on the node, how many of them are allocated); None if unknown.
+    count: Callable[[str, Node], tuple[int, int] | None]
+
+    def clone(self) -> DeviceTotals:
+        return self
+
+
+def device_totals_for(
+    state: CycleState, names: Sequence[str], pod_requests: Sequence[int]
+) -> DeviceTotals | None:
+    """The pod's DeviceTotals if a scored resource it asks for is provided by a class."""
+    found = state.get(DEVICE_TOTALS_KEY, DeviceTotals)
+    if found is None:
+        return None
+    asked = (name for name, request in zip(names, pod_requests, strict=True) if request)
+    return found if any(name in found.provided for name in asked) else None

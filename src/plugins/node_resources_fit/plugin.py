@@ -8,6 +8,7 @@ import numpy as np
 
 from plugins.helpers.extended_resources import DEVICE_CLASSES
 from plugins.helpers.extended_resources import DeviceClassResolver
+from plugins.helpers.extended_resources import device_totals_for
 from plugins.helpers.resources.allocation import FEW_REFRESHED_ROWS
 from plugins.helpers.resources.allocation import node_allocation
 from plugins.helpers.resources.allocation import pod_requests_for
@@ -114,13 +115,22 @@ class NodeResourcesFit:
         return (found if found is not None else self._pod_score_requests(pod)).values
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        requests = self._score_requests(state, pod)
+        devices = device_totals_for(state, self._resource_names, requests)
         allocation = node_allocation(
-            node_info, self._resource_names, self._score_requests(state, pod), use_requested=False
+            node_info, self._resource_names, requests, use_requested=False, devices=devices
         )
         return self._scorer.score(allocation.requested, allocation.allocatable), Status()
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
         requests = self._score_requests(state, pod)
+        if device_totals_for(state, self._resource_names, requests) is not None:
+            # Scored by devices on some nodes: their use changes with every allocation, so
+            # each node is scored afresh.
+            infos = table.node_infos
+            return np.array(
+                [self.score(state, pod, infos[row])[0] for row in rows.tolist()], dtype=np.int64
+            )
 
         def compute(some: Rows) -> Scores:
             if len(some) <= FEW_REFRESHED_ROWS:

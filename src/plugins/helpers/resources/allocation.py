@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from plugins.helpers.extended_resources import DeviceTotals
 from plugins.helpers.resources.names import is_scalar
 from plugins.helpers.resources.row_columns import RowColumns
 from plugins.helpers.resources.row_columns import Vector
@@ -87,27 +88,44 @@ class NodeAllocation:
 
 
 def node_allocation(
-    info: NodeInfo, names: Sequence[str], pod_requests: Sequence[int], *, use_requested: bool
+    info: NodeInfo,
+    names: Sequence[str],
+    pod_requests: Sequence[int],
+    *,
+    use_requested: bool,
+    devices: DeviceTotals | None = None,
 ) -> NodeAllocation:
+    """`devices`: where the node offers none of a resource a DeviceClass provides, its devices
+    of that class are its allocatable and those allocated its use."""
     node_allocatable = info.node.allocatable if info.node is not None else {}
     allocatable, allocated, requested = [], [], []
     for name, pod_request in zip(names, pod_requests, strict=True):
         capacity = node_allocatable.get(name, 0) if scored(name, pod_request) else 0
+        in_use: int | None = None
+        node = info.node
+        if capacity == 0 and pod_request and devices and name in devices.provided and node:
+            capacity, in_use = devices.count(name, node) or (0, 0)
         if capacity == 0:
             allocatable.append(0)
             allocated.append(0)
             requested.append(0)
             continue
-        if name == CPU and not use_requested:
-            in_use = info.non_zero_cpu
-        elif name == MEMORY and not use_requested:
-            in_use = info.non_zero_memory
-        else:
-            in_use = info.requested.get(name, 0)
+        if in_use is None:
+            in_use = _in_use(info, name, use_requested)
         allocatable.append(capacity)
         allocated.append(in_use)
         requested.append(in_use + pod_request)
     return NodeAllocation(allocatable, allocated, requested)
+
+
+def _in_use(info: NodeInfo, name: str, use_requested: bool) -> int:
+    """What the node's pods take of the resource (cpu and memory as non-zero requests unless
+    `use_requested`)."""
+    if name == CPU and not use_requested:
+        return info.non_zero_cpu
+    if name == MEMORY and not use_requested:
+        return info.non_zero_memory
+    return info.requested.get(name, 0)
 
 
 def row_allocations(
