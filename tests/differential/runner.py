@@ -35,6 +35,7 @@ from tests.differential.placement import CaseRun
 from tests.differential.placement import Observation
 from tests.differential.upstream_log import upstream_top_is_unique
 from tests.differential.verdicts import differences
+from tests.differential.verdicts import upstream_fault
 from tests.e2e.api_client import ApiClient
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.binaries import ensure_binaries
@@ -69,6 +70,8 @@ class Tally:
     device_bound: int = 0
     by_resource_cases: int = 0
     by_resource_bound: int = 0
+    # Cases where upstream fails in a way we do not copy (verdicts.UPSTREAM_FAULTS).
+    upstream_faults: int = 0
     disagreements: list[Path] = field(default_factory=list)
     interrupted_at: int | None = None
 
@@ -109,6 +112,8 @@ class Tally:
                 f"({self.device_bound} bound by upstream)",
                 f"... asking for devices by extended resource: {self.by_resource_cases} "
                 f"({self.by_resource_bound} bound by upstream)",
+                f"kube-scheduler faults not copied (verdicts.UPSTREAM_FAULTS): "
+                f"{self.upstream_faults}",
                 f"disagreements saved: {len(self.disagreements)}",
             ]
         )
@@ -222,7 +227,12 @@ def run_cases(
                 tally.interrupted_at = index
                 break
             tally.add(outcome, case)
-            if outcome.differences:
+            fault = upstream_fault(outcome.upstream, outcome.ours) if outcome.differences else None
+            if fault is not None:
+                tally.upstream_faults += 1
+                if echo:
+                    print(f"case {index}: kube-scheduler fault not copied: {fault}", flush=True)
+            elif outcome.differences:
                 path = save_scenario(out_dir, seed, case, outcome)
                 tally.disagreements.append(path)
                 if echo:
