@@ -22,6 +22,7 @@ NODE_SHAPE = "cpu=4,memory=32Gi,pods=110"
 POD_SHAPE = "cpu=100m,memory=500Mi"
 HOSTNAME = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
+EXTENDED_GPU = "example.com/gpu"
 
 Objects = list[dict[str, Any]]
 
@@ -95,10 +96,26 @@ def partitioned_devices(nodes: int, pods: int) -> Objects:
     return [*node_objects, gpu_device_class(), *slices, *templates, *pod_objects]
 
 
+def extended_resources(nodes: int, pods: int) -> Objects:
+    """SchedulingWithExtendedResources: SchedulingWithResourceClaims with the pods asking for
+    `example.com/gpu: 1` in their container instead of a claim; the DeviceClass provides that
+    resource, so the scheduler makes each pod's claim itself (and creates it at PreBind)."""
+    node_objects = generate_nodes(nodes, parse_shape(NODE_SHAPE, "node"), 0)
+    pod_objects = generate_pods(pods, parse_shape(POD_SHAPE, "pod"), "default-scheduler")
+    for pod in pod_objects:
+        resources = pod["spec"]["containers"][0].setdefault("resources", {})
+        resources.setdefault("requests", {})[EXTENDED_GPU] = "1"
+        resources.setdefault("limits", {})[EXTENDED_GPU] = "1"
+    slices = gpu_slices(node_objects, 8)
+    slices[0]["spec"]["extendedResourceName"] = EXTENDED_GPU  # the DeviceClass comes first
+    return [*node_objects, *slices, *pod_objects]
+
+
 WORKLOADS: dict[str, Callable[[int, int], Objects]] = {
     "SchedulingBasic": scheduling_basic,
     "TopologySpreading": topology_spreading,
     "SchedulingPodAntiAffinity": pod_anti_affinity,
     "SchedulingWithResourceClaims": resource_claims,
     "SchedulingWithPartitionedDevices": partitioned_devices,
+    "SchedulingWithExtendedResources": extended_resources,
 }
