@@ -15,10 +15,10 @@ from typing import Unpack
 import numpy as np
 
 from scheduler.framework.batch import FilterBatch
+from scheduler.framework.change_log import ChangeLog
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.errors import NotFoundError
-from scheduler.framework.change_log import ChangeLog
 from scheduler.framework.handle import ClusterAPI
 from scheduler.framework.handle import EventDetails
 from scheduler.framework.handle import IndexFunc
