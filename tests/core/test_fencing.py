@@ -94,7 +94,7 @@ async def test_nothing_is_sent_once_the_tenure_is_over(clock: FakeClock) -> None
     api = Api()
     fenced = FencedClusterAPI(api, Tenure(clock, clock.now()), clock)
     pod = Pod.from_dict(make_pod("p").dict())
-    with pytest.raises(NotLeadingError, match="binding of default/p: not sent"):
+    with pytest.raises(NotLeadingError, match="binding of default/p to n1: not sent"):
         await fenced.bind(pod, "n1")
     with pytest.raises(NotLeadingError):
         await fenced.delete_pod("default", "victim")

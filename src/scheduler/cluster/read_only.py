@@ -29,22 +29,6 @@ class WriteRefusedError(APIError):
     """A write was attempted through a read-only client."""
 
 
-def _refused_write(write: Write) -> str:
-    match write.call:
-        case "bind":
-            return f"binding {write.key} to {write.node_name}"
-        case "delete_pod":
-            return f"deleting pod {write.key}"
-        case "patch_pod_status":
-            return f"patching the status of pod {write.key}"
-        case "patch_object":
-            return f"patching {write.resource} {write.key}"
-        case "create":
-            return f"creating a {write.resource} object"
-        case "delete":
-            return f"deleting {write.resource} {write.key}"
-
-
 class ReadOnlyCluster(GuardedClusterAPI[ClusterClient]):
     """Forwards reads to `inner`; every write raises WriteRefusedError (its message starts
     with `who`, e.g. "explain is read-only") and is remembered in `refused`."""
@@ -59,7 +43,7 @@ class ReadOnlyCluster(GuardedClusterAPI[ClusterClient]):
         return WriteRefusedError(FORBIDDEN, f"{self._who}: refused {what}")
 
     async def _guard(self, write: Write, send: Callable[[], Awaitable[None]]) -> None:
-        raise self._refuse(_refused_write(write))
+        raise self._refuse(write.description)
 
     async def list(
         self, resource: str, *, namespace: str | None = None, field_selector: str | None = None

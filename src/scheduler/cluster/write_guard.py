@@ -42,6 +42,23 @@ class Write:
         """`namespace/name` of the object written, as `Pod.key` spells it."""
         return f"{self.namespace}/{self.name}"
 
+    @property
+    def description(self) -> str:
+        """The write in a few words, as the guards name it in their errors."""
+        match self.call:
+            case "bind":
+                return f"binding of {self.key} to {self.node_name}"
+            case "delete_pod":
+                return f"deletion of pod {self.key}"
+            case "patch_pod_status":
+                return f"status patch of pod {self.key}"
+            case "patch_object":
+                return f"patch of {self.resource} {self.key}"
+            case "create":
+                return f"creation of {self.resource} {self.key}"
+            case "delete":
+                return f"deletion of {self.resource} {self.key}"
+
 
 class GuardedClusterAPI(Generic[API]):
     """Forwards `get` to `api` as it is, and each write through `_guard`, which subclasses

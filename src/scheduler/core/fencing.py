@@ -47,20 +47,8 @@ class NotLeadingError(APIError):
 
 def _fenced_write(write: Write) -> str | None:
     """How a fenced write is named in its NotLeadingError; None for one that needs no fence."""
-    match write.call:
-        case "bind":
-            return f"binding of {write.key}"
-        case "delete_pod":
-            return f"deletion of {write.key}"
-        case "patch_pod_status":
-            # A status condition or nomination decides no placement; it needs no fence.
-            return None
-        case "patch_object":
-            return f"patch of {write.resource} {write.key}"
-        case "create":
-            return f"creation of {write.resource} {write.key}"
-        case "delete":
-            return f"deletion of {write.resource} {write.key}"
+    # A status condition or nomination decides no placement; it needs no fence.
+    return None if write.call == "patch_pod_status" else write.description
 
 
 class FencedClusterAPI(GuardedClusterAPI[ClusterAPI]):

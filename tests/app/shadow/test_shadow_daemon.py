@@ -74,10 +74,10 @@ async def test_the_read_only_client_refuses_every_write() -> None:
         SimCluster(clock=SystemClock()), "shadow mode writes nothing to the cluster"
     )
     pod = Pod.from_dict(make_pod("p", "ns").dict())
-    with pytest.raises(WriteRefusedError, match="refused binding ns/p to n"):
+    with pytest.raises(WriteRefusedError, match="refused binding of ns/p to n"):
         await client.bind(pod, "n")
     with pytest.raises(WriteRefusedError, match="refused creating an Event"):
         await client.create_event({})
-    with pytest.raises(WriteRefusedError, match="refused patching the status"):
+    with pytest.raises(WriteRefusedError, match="refused status patch of pod ns/p"):
         await client.patch_pod_status("ns", "p", {})
     assert len(client.refused) == 3
