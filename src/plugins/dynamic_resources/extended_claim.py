@@ -32,6 +32,7 @@ from scheduler.framework import Pod
 from scheduler.objects.quantity import QuantityError
 from scheduler.objects.quantity import parse_quantity
 from scheduler.objects.raw import RawObject
+from scheduler.objects.resources import is_sidecar
 
 # Marks the claims the scheduler made for extended resources.
 ANNOTATION: Final = "resource.kubernetes.io/extended-resource-claim"
@@ -175,10 +176,6 @@ def _whole(raw: Any) -> int | None:
     return int(value) if value == int(value) else None
 
 
-def _is_sidecar(container: Mapping[str, Any]) -> bool:
-    return container.get("restartPolicy") == "Always"
-
-
 @dataclass(slots=True)
 class _Request:
     name: str
@@ -228,7 +225,7 @@ def device_requests(
     spec = pod.raw.get("spec") or {}
     init = list(spec.get("initContainers") or ())
     containers = init + list(spec.get("containers") or ())
-    before = [i for i, c in enumerate(containers) if i < len(init) and not _is_sidecar(c)]
+    before = [i for i, c in enumerate(containers) if i < len(init) and not is_sidecar(c)]
     beside = [i for i in range(len(containers)) if i not in set(before)]
     requests: list[_Request] = []
     mappings: list[dict[str, str]] = []

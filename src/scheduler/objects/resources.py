@@ -111,7 +111,8 @@ def _container_amounts(container: Mapping[str, Any], field: str) -> dict[str, in
     return parse_resource_list(resources.get(field), f"container {name!r} resources.{field}")
 
 
-def _is_sidecar(container: Mapping[str, Any]) -> bool:
+def is_sidecar(container: Mapping[str, Any]) -> bool:
+    """An init container that keeps running beside the others (restartPolicy Always)."""
     return container.get("restartPolicy") == "Always"
 
 
@@ -135,7 +136,7 @@ def _read_spec_requests(
     read = _SpecRequests(
         containers=[_container_amounts(c, field) for c in spec.get("containers") or ()],
         init_containers=[
-            (_container_amounts(c, field), _is_sidecar(c)) for c in spec.get("initContainers") or ()
+            (_container_amounts(c, field), is_sidecar(c)) for c in spec.get("initContainers") or ()
         ],
         pod_level=parse_resource_list(
             (spec.get("resources") or {}).get(field), f"spec.resources.{field}"
