@@ -9,6 +9,8 @@ import numpy as np
 from plugins.balanced_allocation.args import NodeResourcesBalancedAllocationArgs
 from plugins.balanced_allocation.balance import balanced_allocation_score
 from plugins.balanced_allocation.balance_columns import balanced_allocation_score_columns
+from plugins.helpers.extended_resources import DEVICE_CLASSES
+from plugins.helpers.extended_resources import DeviceClassResolver
 from plugins.helpers.extended_resources import device_totals_for
 from plugins.helpers.resources.allocation import FEW_REFRESHED_ROWS
 from plugins.helpers.resources.allocation import node_allocation
@@ -16,6 +18,7 @@ from plugins.helpers.resources.allocation import pod_requests_for
 from plugins.helpers.resources.allocation import row_allocations
 from plugins.helpers.resources.allocation import scored_columns
 from plugins.helpers.row_memo import RowMemo
+from plugins.helpers.signatures import resources_fragments
 from scheduler.framework import CycleState
 from scheduler.framework import Handle
 from scheduler.framework import NodeInfo
@@ -24,6 +27,7 @@ from scheduler.framework import Pod
 from scheduler.framework import Rows
 from scheduler.framework import ScoreExtensions
 from scheduler.framework import Scores
+from scheduler.framework import SignFragments
 from scheduler.framework import Status
 
 PRE_SCORE_STATE_KEY = "PreScoreNodeResourcesBalancedAllocation"
@@ -47,6 +51,8 @@ class NodeResourcesBalancedAllocation:
         args = args if args is not None else NodeResourcesBalancedAllocationArgs()
         self._resource_names = tuple(r.name for r in args.resources)
         self._score_memo = RowMemo()
+        # Only to tell which pods may be signed: NodeResourcesFit answers the same.
+        self._device_classes = DeviceClassResolver(lambda: handle.lister(DEVICE_CLASSES))
 
     def _pod_requests(self, pod: Pod) -> PodBalanceRequests:
         return PodBalanceRequests(pod_requests_for(pod, self._resource_names, use_requested=True))
@@ -111,3 +117,8 @@ class NodeResourcesBalancedAllocation:
 
     def score_extensions(self) -> ScoreExtensions | None:
         return None
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # Scored by the pod's requests; one that devices may serve is scored by the devices of
+        # its own claim, so such a pod is unsignable (as NodeResourcesFit says too).
+        return resources_fragments(pod, self._device_classes)

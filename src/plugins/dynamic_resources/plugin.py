@@ -82,6 +82,7 @@ from scheduler.framework import PostFilterResult
 from scheduler.framework import PreFilterResult
 from scheduler.framework import Rows
 from scheduler.framework import Scores
+from scheduler.framework import SignFragments
 from scheduler.framework import Status
 from scheduler.framework.errors import APIError
 from scheduler.objects.labels import SelectorError
@@ -630,6 +631,17 @@ class DynamicResources:
                 if result.get("bindingConditions"):
                     metrics.dra_binding_conditions_allocation(profile, driver, outcome)
         return SUCCESS if error is None else Status.from_error(error)
+
+    # ---- Signature --------------------------------------------------------------------
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # Claims may be shared, allocated already, or served from pools other pods draw on:
+        # a pod with claims is alike no other (upstream's rule). Neither is one asking for an
+        # extended resource a DeviceClass provides, whose devices come from a claim made for
+        # it (upstream leaves these to NodeResourcesFit, which refuses them too).
+        if has_claims(pod) or self._device_classes.provides_any(pod):
+            return None
+        return {}
 
     # ---- QueueingHints -----------------------------------------------------------------
 

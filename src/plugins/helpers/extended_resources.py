@@ -22,9 +22,11 @@ from typing import Any
 from typing import Final
 
 from plugins.helpers.resources.names import is_extended
+from plugins.helpers.resources.names import is_scalar
 from scheduler.framework import CycleState
 from scheduler.framework import Lister
 from scheduler.framework import Node
+from scheduler.framework import Pod
 
 DEVICE_CLASSES: Final = "deviceclasses"
 # Where DynamicResources leaves the pod's DeviceTotals in the cycle state.
@@ -90,6 +92,20 @@ class DeviceClassResolver:
         if resource.startswith(IMPLICIT_PREFIX):
             return lister.get("", resource.removeprefix(IMPLICIT_PREFIX))
         return None
+
+    def provides_any(self, pod: Pod) -> bool:
+        """Whether a class provides a resource the pod asks for (a non-zero scalar request).
+
+        Decided without a node, as upstream's pod signature decides it: on a node offering the
+        resource through a device plugin it would not be left to devices, but a pod that may be
+        left to them somewhere cannot be compared with others, since the devices it would get
+        depend on the claim made for it.
+        """
+        return any(
+            self.class_for(name) is not None
+            for name, quantity in pod.requests.items()
+            if quantity and is_scalar(name)
+        )
 
     def class_names(self, resources: Iterable[str]) -> dict[str, str]:
         """resource -> name of the class providing it, for the resources some class provides."""

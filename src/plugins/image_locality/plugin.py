@@ -6,6 +6,7 @@ import numpy as np
 import numpy.typing as npt
 
 from plugins.helpers import score_on_node
+from plugins.helpers.signatures import IMAGES
 from plugins.helpers.table_memo import TableMemo
 from plugins.image_locality.images import MAX_CONTAINER_THRESHOLD
 from plugins.image_locality.images import MIN_THRESHOLD
@@ -24,6 +25,7 @@ from scheduler.framework import Pod
 from scheduler.framework import Rows
 from scheduler.framework import ScoreExtensions
 from scheduler.framework import Scores
+from scheduler.framework import SignFragments
 from scheduler.framework import Status
 
 Int64Array = npt.NDArray[np.int64]
@@ -76,6 +78,12 @@ class ImageLocality:
 
     def score_extensions(self) -> ScoreExtensions | None:
         return None
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # Score adds a term per image entry (an image two containers use counts twice) and caps
+        # the sum by the number of containers; upstream signs only the set of names, which
+        # leaves both out (and image volumes).
+        return {IMAGES: (container_count(pod), tuple(sorted(pod_image_names(pod))))}
 
     def _holder_rows(self, table: NodeTable, image: str) -> Int64Array:
         """Rows whose node holds `image`, memoized until rows move or the image state changes."""

@@ -7,6 +7,9 @@ from collections.abc import Mapping
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
 from plugins.helpers.pod_count_extensions import PodCountExtensions
 from plugins.helpers.score_state import pre_score_state
+from plugins.helpers.signatures import LABELS
+from plugins.helpers.signatures import NAMESPACE
+from plugins.helpers.signatures import sorted_items
 from plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from plugins.inter_pod_affinity.filter import filter_node
 from plugins.inter_pod_affinity.filter import filter_rows
@@ -38,6 +41,7 @@ from scheduler.framework import Pod
 from scheduler.framework import PreFilterResult
 from scheduler.framework import Rows
 from scheduler.framework import Scores
+from scheduler.framework import SignFragments
 from scheduler.framework import Status
 
 NAME = "InterPodAffinity"
@@ -159,6 +163,19 @@ class InterPodAffinity(PodCountExtensions):
             return Status.missing_state(PRE_SCORE_STATE_KEY)
         normalize(scores)
         return SUCCESS
+
+    # ---- Signature -------------------------------------------------------------------------
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # The pod's own terms are matched against where other pods went, which changes with
+        # every placement: no such pod is alike another. Without them, existing pods' terms
+        # still match the pod by its labels and namespace: their required anti-affinity in
+        # Filter whatever the args say (upstream signs nothing when
+        # ignorePreferredTermsOfExistingPods is set, overlooking it), and their preferred and
+        # required terms in Score unless that is set.
+        if pod.has_affinity_terms:
+            return None
+        return {LABELS: sorted_items(pod.labels), NAMESPACE: pod.namespace}
 
     # ---- Queueing --------------------------------------------------------------------------
 

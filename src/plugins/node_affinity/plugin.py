@@ -12,6 +12,9 @@ from plugins.helpers import match_node_selector
 from plugins.helpers import preferred_score
 from plugins.helpers import preferred_scores
 from plugins.helpers import score_on_node
+from plugins.helpers.signatures import NODE_AFFINITY
+from plugins.helpers.signatures import NODE_SELECTOR
+from plugins.helpers.signatures import sorted_items
 from plugins.node_affinity.args import NodeAffinityArgs
 from plugins.node_affinity.args import parse_added_affinity
 from plugins.node_affinity.hints import node_change_hint
@@ -36,6 +39,7 @@ from scheduler.framework import PreFilterExtensions
 from scheduler.framework import PreFilterResult
 from scheduler.framework import Rows
 from scheduler.framework import Scores
+from scheduler.framework import SignFragments
 from scheduler.framework import Status
 from scheduler.objects.node_selector import NodeSelector
 
@@ -155,6 +159,13 @@ class NodeAffinity:
 
     def score_extensions(self) -> DefaultNormalizer:
         return self._normalizer
+
+    # ---- Signature ------------------------------------------------------------------
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # The profile's addedAffinity is the same for every pod; the pod's own part is its
+        # nodeSelector and its node affinity (parsed, and compared by value).
+        return {NODE_AFFINITY: pod.node_affinity, NODE_SELECTOR: sorted_items(pod.node_selector)}
 
     # ---- QueueingHints --------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from plugins.helpers import node_change
 from plugins.helpers import pod_change
 from plugins.helpers.plugin_bases import NoArgsPlugin
+from plugins.helpers.signatures import FEATURES
 from plugins.node_declared_features.requirements import Requirements
 from plugins.node_declared_features.requirements import required_features
 from scheduler.framework import SUCCESS
@@ -22,6 +23,7 @@ from scheduler.framework import Pod
 from scheduler.framework import PreFilterExtensions
 from scheduler.framework import PreFilterResult
 from scheduler.framework import QueueingHint
+from scheduler.framework import SignFragments
 from scheduler.framework import Status
 
 REASON = "node(s) didn't match Pod's required features"
@@ -61,6 +63,10 @@ class NodeDeclaredFeatures(NoArgsPlugin):
             return SUCCESS
         # No preemption can give a node a feature its kubelet lacks.
         return Status.unresolvable(REASON)
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # Filter reads only the features the pod needs (sorted names).
+        return {FEATURES: required_features(pod.raw.get("spec") or {})}
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [

@@ -6,6 +6,7 @@ import numpy as np
 
 from plugins.helpers import filter_on_node
 from plugins.helpers.plugin_bases import NoArgsPlugin
+from plugins.helpers.signatures import NODE_NAME
 from scheduler.framework import SUCCESS
 from scheduler.framework import ActionType
 from scheduler.framework import ClusterEvent
@@ -18,6 +19,7 @@ from scheduler.framework import Node
 from scheduler.framework import NodeTable
 from scheduler.framework import Pod
 from scheduler.framework import Rows
+from scheduler.framework import SignFragments
 from scheduler.framework import Status
 
 REASON = "node(s) didn't match the requested node name"
@@ -43,6 +45,10 @@ class NodeName(NoArgsPlugin):
         else:
             rejected = np.not_equal(rows, target)
         return FilterBatch.reject_where(rejected, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON)
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # A pod naming its node fits only there; every other pod fits anywhere.
+        return {NODE_NAME: pod.node_name}
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # Only a new node can carry the requested name; no hint, so every Add requeues.

@@ -8,6 +8,7 @@ import numpy as np
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
 from plugins.helpers.plugin_bases import NoArgsPlugin
+from plugins.helpers.signatures import HOST_PORTS
 from plugins.node_ports.hints import is_schedulable_after_pod_deleted
 from plugins.node_ports.ports import ports_conflict
 from scheduler.framework import SUCCESS
@@ -24,6 +25,7 @@ from scheduler.framework import Pod
 from scheduler.framework import PreFilterExtensions
 from scheduler.framework import PreFilterResult
 from scheduler.framework import Rows
+from scheduler.framework import SignFragments
 from scheduler.framework import Status
 from scheduler.objects.pod_ports import HostPort
 
@@ -37,6 +39,10 @@ class PreFilterState:
     """The host ports the pod asks for."""
 
     wanted: tuple[HostPort, ...]
+
+
+def _port_order(port: HostPort) -> tuple[int, str, str]:
+    return port.port, port.protocol, port.host_ip
 
 
 class NodePorts(NoArgsPlugin):
@@ -77,6 +83,11 @@ class NodePorts(NoArgsPlugin):
                 info = table.node_infos[int(rows[index])]
                 rejected[index] = ports_conflict(wanted, info.used_ports)
         return FilterBatch.reject_where(rejected, Code.UNSCHEDULABLE, REASON)
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # Each port with the protocol and host IP that decide conflicts (upstream signs the
+        # port numbers only); their order and repeats change nothing.
+        return {HOST_PORTS: tuple(sorted(set(pod.host_ports), key=_port_order))}
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [

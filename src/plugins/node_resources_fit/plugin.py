@@ -15,6 +15,7 @@ from plugins.helpers.resources.allocation import pod_requests_for
 from plugins.helpers.resources.allocation import row_allocations
 from plugins.helpers.resources.allocation import scored_columns
 from plugins.helpers.row_memo import RowMemo
+from plugins.helpers.signatures import resources_fragments
 from plugins.node_resources_fit.args import NodeResourcesFitArgs
 from plugins.node_resources_fit.fits import IgnoredResources
 from plugins.node_resources_fit.fits import node_insufficient_resources
@@ -41,6 +42,7 @@ from scheduler.framework import PreFilterResult
 from scheduler.framework import Rows
 from scheduler.framework import ScoreExtensions
 from scheduler.framework import Scores
+from scheduler.framework import SignFragments
 from scheduler.framework import Status
 
 PRE_SCORE_STATE_KEY = "PreScoreNodeResourcesFit"
@@ -151,6 +153,13 @@ class NodeResourcesFit:
 
     def score_extensions(self) -> ScoreExtensions | None:
         return None
+
+    # ---- Signature --------------------------------------------------------------------
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # Filter and Score read the pod's requests only; a resource a DeviceClass provides is
+        # checked by the devices the pod's own claim would get, so such a pod is unsignable.
+        return resources_fragments(pod, self._device_classes)
 
     # ---- queueing ---------------------------------------------------------------------
 

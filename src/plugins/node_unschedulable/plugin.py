@@ -7,6 +7,7 @@ import numpy as np
 from plugins.helpers import filter_on_node
 from plugins.helpers import taint_events
 from plugins.helpers.plugin_bases import NoArgsPlugin
+from plugins.helpers.signatures import tolerations_fragments
 from plugins.node_unschedulable.hints import is_schedulable_after_node_change
 from plugins.node_unschedulable.hints import is_schedulable_after_toleration_change
 from plugins.node_unschedulable.tolerance import tolerates_unschedulable
@@ -19,6 +20,7 @@ from scheduler.framework import Node
 from scheduler.framework import NodeTable
 from scheduler.framework import Pod
 from scheduler.framework import Rows
+from scheduler.framework import SignFragments
 from scheduler.framework import Status
 
 REASON = "node(s) were unschedulable"
@@ -40,6 +42,10 @@ class NodeUnschedulable(NoArgsPlugin):
             return FilterBatch.all_pass(len(rows))
         rejected = np.asarray(table.gather(table.unschedulable, rows), dtype=np.bool_)
         return FilterBatch.reject_where(rejected, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON)
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # Only a toleration of the unschedulable taint lets the pod onto a cordoned node.
+        return tolerations_fragments(pod)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return taint_events(

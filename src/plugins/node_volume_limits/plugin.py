@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers.signatures import volumes_fragments
 from plugins.helpers.volumes import CSI_NODES
 from plugins.helpers.volumes import pod_claims
 from plugins.node_volume_limits.attachable import AttachedVolumes
@@ -26,6 +27,7 @@ from scheduler.framework import NodeTable
 from scheduler.framework import Pod
 from scheduler.framework import PreFilterResult
 from scheduler.framework import Rows
+from scheduler.framework import SignFragments
 from scheduler.framework import Status
 
 REASON_MAX_VOLUME_COUNT = "node(s) exceed max volume count"
@@ -109,6 +111,10 @@ class NodeVolumeLimits:
             if limit is not None and attached_count.get(key, 0) + count > limit:
                 return Status.unschedulable(REASON_MAX_VOLUME_COUNT)
         return SUCCESS
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # Filter counts the volumes the pod would attach, found through its PVCs.
+        return volumes_fragments(pod)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [

@@ -41,6 +41,7 @@ from scheduler.framework import Pod
 from scheduler.framework import PreFilterResult
 from scheduler.framework import Rows
 from scheduler.framework import Scores
+from scheduler.framework import SignFragments
 from scheduler.framework import Status
 from scheduler.objects.labels import SelectorError
 
@@ -187,6 +188,17 @@ class PodTopologySpread(PodCountExtensions):
             return Status.missing_state(PRE_SCORE_STATE_KEY)
         normalize(computed, rows, scores)
         return SUCCESS
+
+    # ---- Signature -------------------------------------------------------------------------
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # Spreading counts the matching pods in each domain, which changes with every
+        # placement: a pod under constraints, its own or the defaults, is alike no other.
+        # Defaults (System defaulting included) apply to any pod a Service or controller
+        # selects, so with any configured no pod is signed, as upstream decides.
+        if pod.topology_spread_constraints or any(self._defaults.values()):
+            return None
+        return {}
 
     # ---- Queueing --------------------------------------------------------------------------
 

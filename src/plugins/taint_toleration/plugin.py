@@ -15,6 +15,7 @@ from plugins.helpers import prefer_no_schedule_tolerations
 from plugins.helpers import score_on_node
 from plugins.helpers import taint_events
 from plugins.helpers import untolerated_rows
+from plugins.helpers.signatures import tolerations_fragments
 from plugins.taint_toleration.hints import is_schedulable_after_node_change
 from scheduler.framework import SUCCESS
 from scheduler.framework import ClusterEventWithHint
@@ -28,6 +29,7 @@ from scheduler.framework import PluginArgs
 from scheduler.framework import Pod
 from scheduler.framework import Rows
 from scheduler.framework import Scores
+from scheduler.framework import SignFragments
 from scheduler.framework import Status
 from scheduler.objects.taints import Taint
 from scheduler.objects.taints import Toleration
@@ -104,6 +106,12 @@ class TaintToleration:
     def score_extensions(self) -> DefaultNormalizer:
         # Fewer intolerable PreferNoSchedule taints is better: normalize reversed.
         return self._normalizer
+
+    # ---- Signature ------------------------------------------------------------------
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # Filter and Score read the pod's tolerations and nothing else of the pod.
+        return tolerations_fragments(pod)
 
     # ---- QueueingHints --------------------------------------------------------------
 

@@ -5,6 +5,7 @@ waited for at PreBind."""
 from __future__ import annotations
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
+from plugins.helpers.signatures import volumes_fragments
 from plugins.helpers.volumes import PVCS
 from plugins.helpers.volumes import pod_claims
 from plugins.volume_binding.args import VolumeBindingArgs
@@ -36,6 +37,7 @@ from scheduler.framework import NodeTable
 from scheduler.framework import Pod
 from scheduler.framework import PreFilterResult
 from scheduler.framework import Rows
+from scheduler.framework import SignFragments
 from scheduler.framework import Status
 from scheduler.framework.errors import APIError
 
@@ -170,6 +172,12 @@ class VolumeBinding:
             self._handle.plugin_metrics.volume_scheduling_stage_error(BIND)
             return Status.from_error(str(exc))
         return SUCCESS
+
+    # ---- Signature --------------------------------------------------------------------
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # Filter reads the pod's PVCs (bound or to bind) and nothing else of the pod.
+        return volumes_fragments(pod)
 
     # ---- QueueingHints --------------------------------------------------------------
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from plugins.helpers.plugin_bases import HandleOnlyPlugin
 from plugins.helpers.pod_count_extensions import PodCountExtensions
+from plugins.helpers.signatures import volumes_fragments
 from plugins.helpers.volumes import PVCS
 from plugins.helpers.volumes import READ_WRITE_ONCE_POD
 from plugins.helpers.volumes import access_modes
@@ -32,6 +33,7 @@ from scheduler.framework import NodeTable
 from scheduler.framework import Pod
 from scheduler.framework import PreFilterResult
 from scheduler.framework import Rows
+from scheduler.framework import SignFragments
 from scheduler.framework import Status
 
 REASON_DISK_CONFLICT = "node(s) had no available disk"
@@ -118,6 +120,12 @@ class VolumeRestrictions(HandleOnlyPlugin, PodCountExtensions):
             ((REASON_DISK_CONFLICT,), (REASON_READ_WRITE_ONCE_POD_CONFLICT,)),
             reason_ids,
         )
+
+    # ---- Signature --------------------------------------------------------------------
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # Filter compares the pod's volumes with those of the pods on the node.
+        return volumes_fragments(pod)
 
     # ---- QueueingHints --------------------------------------------------------------
 

@@ -9,6 +9,7 @@ import numpy.typing as npt
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
 from plugins.helpers.plugin_bases import HandleOnlyPlugin
+from plugins.helpers.signatures import volumes_fragments
 from plugins.helpers.volumes import PVCS
 from plugins.helpers.volumes import PVS
 from plugins.helpers.volumes import STORAGE_CLASSES
@@ -36,6 +37,7 @@ from scheduler.framework import NodeTable
 from scheduler.framework import Pod
 from scheduler.framework import PreFilterResult
 from scheduler.framework import Rows
+from scheduler.framework import SignFragments
 from scheduler.framework import Status
 from scheduler.objects.raw import spec_of
 from scheduler.objects.raw import storage_class_of
@@ -137,6 +139,12 @@ class VolumeZone(HandleOnlyPlugin):
         return FilterBatch.reject_where(
             rejected, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_CONFLICT
         )
+
+    # ---- Signature --------------------------------------------------------------------
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None:
+        # Filter reads the zones of the volumes behind the pod's PVCs.
+        return volumes_fragments(pod)
 
     # ---- QueueingHints --------------------------------------------------------------
 

@@ -54,6 +54,8 @@ from scheduler.framework.plugins import Rows
 from scheduler.framework.plugins import ScoreExtensions
 from scheduler.framework.plugins import ScorePlugin
 from scheduler.framework.plugins import Scores
+from scheduler.framework.plugins import SignFragments
+from scheduler.framework.plugins import SignPlugin
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.spec import PluginSpec
 from scheduler.framework.status import MAX_NODE_SCORE
@@ -123,6 +125,8 @@ __all__ = [
     "ScoreExtensions",
     "ScorePlugin",
     "Scores",
+    "SignFragments",
+    "SignPlugin",
     "Status",
     "SystemClock",
     "Timer",

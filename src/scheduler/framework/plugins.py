@@ -322,6 +322,32 @@ class EnqueueExtensions(Plugin, Protocol):
     def events_to_register(self) -> list[ClusterEventWithHint]: ...
 
 
+SignFragments = Mapping[str, object]
+"""Named parts of a pod, each a value that compares by value (`==`): numbers, strings, tuples,
+mappings, frozen dataclasses. Several plugins may give a part of the same name (the pod's
+volumes, say); they give it the same value."""
+
+
+@runtime_checkable
+class SignPlugin(Plugin, Protocol):
+    """Optional: what of a pod this plugin's PreFilter, Filter, PreScore and Score read, so
+    that the scheduler can tell pods that are alike (opportunistic batching).
+
+    Two pods whose fragments are equal must get the same answers from the plugin on the same
+    node in the same cluster state. Return None when this pod cannot be compared with others,
+    for instance because the plugin's answer for a node depends on where other pods went. A
+    profile batches only when every one of its PreFilter, Filter, PreScore and Score plugins
+    signs; a plugin without `sign_pod` turns batching off for the profile.
+    """
+
+    def sign_pod(self, pod: Pod) -> SignFragments | None: ...
+
+
+PodSignature = Mapping[str, object]
+"""A pod's signature in a profile: its schedulerName and every signing plugin's fragments,
+merged. Pods with equal signatures are alike to that profile."""
+
+
 MetricSamples = Mapping[str, Iterable[tuple[Sequence[str], float]]]
 """Samples by metric family name: (label values in the family's order, value) pairs."""
 

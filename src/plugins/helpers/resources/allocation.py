@@ -20,6 +20,7 @@ which gives the same scores since every strategy skips them anyway.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -48,18 +49,30 @@ FEW_REFRESHED_ROWS = 16
 _EXACT_BOUND = 1 << 52
 
 
-def pod_requests_for(
-    pod: Pod, names: Sequence[str], *, use_requested: bool, pod_level: bool = True
-) -> tuple[int, ...]:
-    """The pod's request of each scored resource, in `names` order.
+def has_pod_level_requests(pod: Pod) -> bool:
+    """Whether the pod sets `spec.resources.requests`, which its containers' sum then yields to
+    everywhere but in NodeResourcesFit's scoring."""
+    spec = pod.raw.get("spec") or {}
+    return bool((spec.get("resources") or {}).get("requests"))
+
+
+def request_summary(pod: Pod, *, pod_level: bool = True) -> tuple[Mapping[str, int], int, int]:
+    """The pod's requests, non-zero cpu and non-zero memory.
 
     `pod_level=False` sums the containers even where the pod sets `spec.resources`, as
     upstream's NodeResourcesFit scorer does (its Filter and BalancedAllocation use them).
     """
-    requests, non_zero_cpu, non_zero_memory = pod.requests, pod.non_zero_cpu, pod.non_zero_memory
-    spec = pod.raw.get("spec") or {}
-    if not pod_level and (spec.get("resources") or {}).get("requests"):
-        requests, non_zero_cpu, non_zero_memory = pod_request_summary(spec, pod_level=False)
+    if not pod_level and has_pod_level_requests(pod):
+        return pod_request_summary(pod.raw.get("spec") or {}, pod_level=False)
+    return pod.requests, pod.non_zero_cpu, pod.non_zero_memory
+
+
+def pod_requests_for(
+    pod: Pod, names: Sequence[str], *, use_requested: bool, pod_level: bool = True
+) -> tuple[int, ...]:
+    """The pod's request of each scored resource, in `names` order (`pod_level` as in
+    `request_summary`)."""
+    requests, non_zero_cpu, non_zero_memory = request_summary(pod, pod_level=pod_level)
     values = []
     for name in names:
         if name == CPU and not use_requested:
