@@ -18,7 +18,7 @@ DEADLINE_S = 10.0
 OPTIONS = RunOptions(bind_address="127.0.0.1", secure_port=0, shutdown_timeout=1.0)
 
 
-def config_with_profile(scheduler_name: str, *, leader_elect: bool) -> dict[str, object]:
+def config_with_profile(scheduler_name: str, *, leader_elect: bool = False) -> dict[str, object]:
     return {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",

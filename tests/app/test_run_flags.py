@@ -10,13 +10,20 @@ import pytest
 
 from scheduler.app.cli import build_parser
 from scheduler.app.cli import main
+from scheduler.app.daemon import Daemon
 from scheduler.app.feature_gates import gate_enabled
 from scheduler.app.flag_values import flag_values
 from scheduler.app.run_options import RunOptions
 from scheduler.app.run_options import apply_flags
 from scheduler.app.tls_options import TLSOptions
+from scheduler.cluster.sim import SimCluster
 from scheduler.config import KubeSchedulerConfiguration
+from scheduler.config import load_config_dict
+from scheduler.core.scheduler import SchedulerSetup
+from scheduler.framework.clock import SystemClock
 from scheduler.framework.errors import ConfigError
+from scheduler.runtime.discovery import PluginRegistry
+from tests.app.daemon_on_sim import config_with_profile
 
 # `kube-scheduler --help` of v1.36.3, every flag it lists.
 UPSTREAM_FLAGS_TEXT = """
@@ -241,3 +248,14 @@ def test_flag_values_read_as_kube_schedulers_flag_library_writes_them() -> None:
     assert shown["config"] == ""
     assert shown["help"] == shown["shadow"] == "false"
     assert list(shown) == sorted(shown)
+
+
+@pytest.mark.parametrize("setting", [True, False])
+def test_opportunistic_batching_is_honoured_both_ways(setting: bool) -> None:
+    flag = f"--feature-gates=OpportunisticBatching={str(setting).lower()}"
+    registry = PluginRegistry.discover()
+    config, profiles = load_config_dict(config_with_profile("default-scheduler"), registry)
+    clock = SystemClock()
+    setup = SchedulerSetup(config, profiles, registry, SimCluster(clock=clock), clock)
+    daemon = Daemon(setup, options=options(flag))
+    assert daemon.scheduler.profiles["default-scheduler"].batch.enabled is setting

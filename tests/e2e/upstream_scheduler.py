@@ -18,17 +18,26 @@ SCHEDULER_NAME = "default-scheduler"
 
 
 def start_kube_scheduler(
-    binaries: ControlPlaneBinaries, control_plane: ControlPlane, reviewer: Path, log: Path
+    binaries: ControlPlaneBinaries,
+    control_plane: ControlPlane,
+    reviewer: Path,
+    log: Path,
+    *,
+    config: Path | None = None,
 ) -> tuple[ManagedProcess, int]:
     """Started, not yet serving; `reviewer` is the kubeconfig of its TokenReviews and
-    SubjectAccessReviews. Returns the process and its secure port."""
+    SubjectAccessReviews, `config` a KubeSchedulerConfiguration file (which then names the
+    kubeconfig and leader election itself). Returns the process and its secure port."""
     port = free_loopback_port()
+    if config is None:
+        settings = [f"--kubeconfig={control_plane.kubeconfig_path}", "--leader-elect=false"]
+    else:
+        settings = [f"--config={config}"]
     argv = [
         str(binaries.kube_scheduler),
-        f"--kubeconfig={control_plane.kubeconfig_path}",
+        *settings,
         f"--authentication-kubeconfig={reviewer}",
         f"--authorization-kubeconfig={reviewer}",
-        "--leader-elect=false",
         "--bind-address=127.0.0.1",
         f"--secure-port={port}",
     ]
@@ -39,10 +48,16 @@ def start_kube_scheduler(
 
 @contextmanager
 def kube_scheduler_running(
-    binaries: ControlPlaneBinaries, control_plane: ControlPlane, log: Path
+    binaries: ControlPlaneBinaries,
+    control_plane: ControlPlane,
+    log: Path,
+    *,
+    config: Path | None = None,
 ) -> Iterator[ManagedProcess]:
     """kube-scheduler with the admin's credentials, stopped on the way out."""
-    process, _ = start_kube_scheduler(binaries, control_plane, control_plane.kubeconfig_path, log)
+    process, _ = start_kube_scheduler(
+        binaries, control_plane, control_plane.kubeconfig_path, log, config=config
+    )
     try:
         process.wait_until(process.running, STARTUP_S, "kube-scheduler running")
         yield process

@@ -35,7 +35,9 @@ class Harness:
         *,
         extra_plugins: Sequence[PluginSpec] = (),
         seed: int = 7,
+        batching: bool = True,
     ) -> None:
+        """`batching` is the OpportunisticBatching feature gate."""
         self.clock = FakeClock()
         self.sim = SimCluster(clock=self.clock)
         registry = PluginRegistry.discover()
@@ -48,6 +50,7 @@ class Harness:
         self.scheduler = Scheduler(
             SchedulerSetup(self.config, self.profiles, registry, self.sim, self.clock),
             rng=random.Random(seed),
+            batching=batching,
         )
 
     async def __aenter__(self) -> Harness:

@@ -94,6 +94,22 @@ REFERENCE = [
     ),
     # PreBind's creations of claims for extended resources DeviceClasses provide.
     _row("scheduler_resourceclaim_creates_total", "counter", "status"),
+    # Opportunistic batching (metrics.go: the two duration families start at 10us, factor 2,
+    # 12 buckets).
+    _row("scheduler_batch_attempts_total", "counter", "profile result"),
+    _row("scheduler_batch_cache_flushed_total", "counter", "profile reason"),
+    _row(
+        "scheduler_get_node_hint_duration_seconds",
+        "histogram",
+        "hinted profile",
+        (0.00001, 2, 12),
+    ),
+    _row(
+        "scheduler_store_schedule_results_duration_seconds",
+        "histogram",
+        "profile",
+        (0.00001, 2, 12),
+    ),
     _row("leader_election_master_status", "gauge", "name"),
     # Reported by the Coscheduling and CapacityScheduling plugins (not upstream families).
     _row("scheduler_podgroups_waiting_at_permit", "gauge", "profile"),
@@ -138,6 +154,10 @@ def _exercise_every_family(metrics: SchedulerMetrics) -> None:
     metrics.dra_binding_conditions_allocation("default-scheduler", "gpu.example.com", "success")
     metrics.resource_claim_create("success")
     metrics.dra_binding_conditions_wait("default-scheduler", "gpu.example.com", "success", 3.0)
+    metrics.batch_attempt("default-scheduler", "hint_used")
+    metrics.batch_cache_flushed("default-scheduler", "node_not_full")
+    metrics.node_hint_duration(True, "default-scheduler", 0.00003)
+    metrics.store_schedule_results_duration("default-scheduler", 0.00002)
     metrics.leader_status("kube-scheduler", True)
     metrics.event_dropped("queue_full")
     metrics.set_cache_size_source(lambda: {"nodes": 3, "pods": 10, "assumed_pods": 1})

@@ -36,12 +36,9 @@ NOT_OURS = {
     "apiserver_webhooks_*": "admission webhooks of kube-apiserver code linked in, idle",
     "rest_client_exec_plugin_*": "client-go exec credential plugins; kubeconfig exec is unused",
     "rest_client_transport_*": "client-go's cache of HTTP transports; one pool per client here",
+    "scheduler_pod_scheduled_after_flush_total": "not counted yet",
     "workqueue_*": "upstream's series are those of the client-CA and serving-certificate "
     "reload controllers, which we do not run (CAs are read at start-up)",
-    "scheduler_batch_*": "opportunistic batching (v1.36 alpha machinery) is not implemented",
-    "scheduler_get_node_hint_duration_seconds": "opportunistic batching is not implemented",
-    "scheduler_pod_scheduled_after_flush_total": "opportunistic batching is not implemented",
-    "scheduler_store_schedule_results_duration_seconds": "opportunistic batching: not implemented",
     "kubernetes_feature_enabled": "feature gates are not switchable here (only their v1.36 "
     "defaults are accepted)",
     "version_info": "compatibility versions: only the followed release is accepted",

@@ -114,6 +114,7 @@ class Daemon:
             max_in_unschedulable=options.compat.max_in_unschedulable,
             events_client=events_client,
             tenure=self.elector,
+            batching=gate_enabled(options.compat.feature_gates, "OpportunisticBatching"),
         )
         self.metrics.set_unserved_pods_source(
             unserved_pods_source(lambda: self.scheduler.informers, served_scheduler_names(profiles))

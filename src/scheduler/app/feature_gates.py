@@ -6,10 +6,12 @@ accepted (it changes nothing, as upstream), and a gate set the other way fails s
 the gate: silently scheduling as if it were off would be worse. A name kube-scheduler does not
 know fails as upstream fails it.
 
-The gates in `HONOURED` (ComponentFlagz, ComponentStatusz) are honoured either way: they only
-serve or withhold `/flagz` and `/statusz`. The gates in `EITHER_WAY` choose nothing about
-scheduling, only how the client talks to the API server, and this scheduler does it one way
-whatever they say, so both settings are accepted:
+The gates in `HONOURED` are honoured either way: ComponentFlagz and ComponentStatusz serve or
+withhold `/flagz` and `/statusz`; OpportunisticBatching lets a pod like the one before it take
+the next node of that pod's ranking unscored (`runtime/batching.py`), or, off, scores every pod.
+
+The gates in `EITHER_WAY` choose nothing about scheduling, only how the client talks to the API
+server, and this scheduler does it one way whatever they say, so both settings are accepted:
 WatchListClient picks whether client-go's informers take their first list as one watch stream
 or page by page; kube-pyscheduler's informers always page, because on a real API server the
 stream cost more of the scheduler's CPU and no start-up time (`docs/architecture.md`,
@@ -34,8 +36,8 @@ _COMPONENT = "kube"
 
 EITHER_WAY = frozenset({"WatchListClient"})
 
-# Gates this scheduler honours both ways: they turn the z-pages (`zpages`) on or off.
-HONOURED = frozenset({"ComponentFlagz", "ComponentStatusz"})
+# Gates this scheduler honours both ways.
+HONOURED = frozenset({"ComponentFlagz", "ComponentStatusz", "OpportunisticBatching"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
+from scheduler.core.outcome import BatchTurn
 from scheduler.core.outcome import Failure
 from scheduler.core.outcome import Placement
 from scheduler.core.scheduling_cycle import Feasible
@@ -45,13 +46,14 @@ async def find_placement_with_extenders(
     table: NodeTable,
     nominations: Mapping[str, Sequence[Pod]],
     extenders: ExtenderChain,
+    batch: BatchTurn | None = None,
 ) -> Placement | Failure:
-    search = functools.partial(find_feasible, framework, state, pod, table, nominations)
+    search = functools.partial(find_feasible, framework, state, pod, table, nominations, batch)
     try:
         found = await _feasible_after_extenders(search, extenders, pod, table)
         if isinstance(found, Failure):
             return found
-        totals = decided_or_scored(framework, state, pod, table, found)
+        totals = decided_or_scored(framework, state, pod, table, found, batch)
         if not isinstance(totals, np.ndarray):
             return totals
         scores = await extenders.prioritize(pod, _nodes(table, found.rows))
@@ -63,7 +65,7 @@ async def find_placement_with_extenders(
         totals = totals + np.array(
             [scores.get(table.names[int(row)], 0) for row in found.rows], dtype=np.int64
         )
-    return select_placement(framework, table, found.rows, totals)
+    return select_placement(framework, table, found.rows, totals, batch)
 
 
 async def _feasible_after_extenders(

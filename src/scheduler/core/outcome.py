@@ -8,11 +8,22 @@ from dataclasses import dataclass
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.diagnosis import Diagnosis
 from scheduler.framework.diagnosis import single_node_fit_error
+from scheduler.framework.plugins import PodSignature
 from scheduler.framework.plugins import PostFilterResult
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 from scheduler.runtime.framework import Framework
+
+
+@dataclass(slots=True)
+class BatchTurn:
+    """An attempt's part in opportunistic batching: the pod's signature, the cycle it was
+    popped in, and the node hint it was given ("" for none)."""
+
+    signature: PodSignature | None
+    cycle: int
+    hint: str = ""
 
 
 @dataclass(slots=True)
@@ -28,6 +39,8 @@ class Attempt:
     # The node the binding cycle nominated the pod to before Permit's wait or PreBind ("" if
     # it did not): the API has it before the informer does.
     binding_nomination: str = ""
+    # None when the OpportunisticBatching gate is off.
+    batch: BatchTurn | None = None
 
 
 @dataclass(slots=True)

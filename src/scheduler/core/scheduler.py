@@ -85,10 +85,12 @@ class Scheduler:
         max_in_unschedulable: float = DEFAULT_MAX_IN_UNSCHEDULABLE,
         events_client: ClusterClient | None = None,
         tenure: Tenure | None = None,
+        batching: bool = True,
     ) -> None:
         """`events_client` writes Events (its own rate budget; the setup's client by default);
         with a `tenure` (the leader elector), Bindings and other placement writes are fenced by
-        it."""
+        it. `batching` is the OpportunisticBatching feature gate (on, as in kube-scheduler
+        v1.36)."""
         config, profiles, registry = setup.config, setup.profiles, setup.registry
         client, clock = setup.client, setup.clock
         self.config = config
@@ -139,6 +141,8 @@ class Scheduler:
                 self.metrics,
                 vectorize=vectorize,
                 filter_run=filter_run,
+                batching=batching,
+                extenders=bool(config.extenders),
             )
         first = next(iter(self.profiles.values()))
         if first.queue_sort is None:
@@ -307,6 +311,7 @@ class Scheduler:
             self.cache.table,
             self.queue.nominated_pods_by_node(),
             self.extenders,
+            attempt.batch,
         )
 
     def schedule_one(self, info: QueuedPodInfo) -> None:

@@ -29,6 +29,7 @@ import numpy as np
 from scheduler.core.binding_cycle import BindingCycles
 from scheduler.core.failure import FailureHandler
 from scheduler.core.outcome import Attempt
+from scheduler.core.outcome import BatchTurn
 from scheduler.core.outcome import Failure
 from scheduler.core.outcome import Placement
 from scheduler.core.services import CyclePart
@@ -84,6 +85,7 @@ class SchedulingCycle(CyclePart):
                 info.pod,
                 self._cache.table,
                 self._queue.nominated_pods_by_node(),
+                attempt.batch,
             )
         except Exception as exc:
             outcome = _algorithm_failed(info.pod, exc)
@@ -132,6 +134,9 @@ class SchedulingCycle(CyclePart):
             started=time.perf_counter(),
         )
         attempt.state.record_plugin_metrics = self._sampler.sample()
+        if framework.batch.enabled:
+            signature = framework.batch.sign(attempt.state, pod)
+            attempt.batch = BatchTurn(signature, attempt.cycle)
         log_v(_log, V_ATTEMPT, "Attempting to schedule pod", pod=pod.key, profile=framework.name)
         return attempt
 
@@ -187,16 +192,18 @@ def find_placement(
     pod: Pod,
     table: NodeTable,
     nominations: Mapping[str, Sequence[Pod]],
+    batch: BatchTurn | None = None,
 ) -> Placement | Failure:
     """`nominations` are the queue's nominated pods by node name (pods that preempted room on
-    a node and wait for it)."""
-    found = find_feasible(framework, state, pod, table, nominations)
+    a node and wait for it); `batch` is the attempt's part in opportunistic batching (None
+    where nothing may be reused or kept, as in `explain`)."""
+    found = find_feasible(framework, state, pod, table, nominations, batch)
     if isinstance(found, Failure):
         return found
-    totals = decided_or_scored(framework, state, pod, table, found)
+    totals = decided_or_scored(framework, state, pod, table, found, batch)
     if not isinstance(totals, np.ndarray):
         return totals
-    return select_placement(framework, table, found.rows, totals)
+    return select_placement(framework, table, found.rows, totals, batch)
 
 
 def find_feasible(
@@ -205,11 +212,12 @@ def find_feasible(
     pod: Pod,
     table: NodeTable,
     nominations: Mapping[str, Sequence[Pod]],
+    batch: BatchTurn | None = None,
     *,
     try_nominated: bool = True,
 ) -> Feasible | Failure:
-    """PreFilter and Filter (the nominated node alone first, if any): the feasible rows, or
-    the failure the attempt ends with."""
+    """PreFilter and Filter (the nominated node, or else the batch's hint, alone first): the
+    feasible rows, or the failure the attempt ends with."""
     if table.size == 0:
         status = Status.unresolvable(NO_NODES_AVAILABLE)
         return Failure(status, NO_NODES_AVAILABLE)
@@ -229,7 +237,10 @@ def find_feasible(
         diagnosis.mark_absent(allowed, absent)
     nominated = _nominated_by_row(nominations, table, pod)
     if try_nominated:
-        only = _nominated_node_first(framework, state, pod, table, allowed, nominated)
+        if batch is not None:
+            batch.hint = framework.batch.node_hint(state, pod, batch.signature, batch.cycle)
+        first = pod.nominated_node_name or (batch.hint if batch is not None else "")
+        only = _one_node_first(framework, state, pod, table, first, allowed, nominated)
         if isinstance(only, Status):
             return Failure(only, only.message())
         if only is not None:
@@ -241,14 +252,22 @@ def find_feasible(
 
 
 def decided_or_scored(
-    framework: Framework, state: CycleState, pod: Pod, table: NodeTable, found: Feasible
+    framework: Framework,
+    state: CycleState,
+    pod: Pod,
+    table: NodeTable,
+    found: Feasible,
+    batch: BatchTurn | None = None,
 ) -> Placement | Failure | np.ndarray:
     """No feasible node (PostFilter's turn) or exactly one (chosen without scoring) decide the
     attempt; otherwise the rows' totals from PreScore, Score, NormalizeScore and weights."""
     if not len(found.rows):
         return _post_filter(framework, state, pod, found.diagnosis, Status.unschedulable())
     if len(found.rows) == 1:
-        return Placement(table.names[int(found.rows[0])], table.size, 1)
+        node = table.names[int(found.rows[0])]
+        if batch is not None:
+            framework.batch.store(batch.signature, batch.hint, node, batch.cycle)
+        return Placement(node, table.size, 1)
     return score_feasible(framework, state, pod, table, found.rows)
 
 
@@ -266,11 +285,20 @@ def score_feasible(
 
 
 def select_placement(
-    framework: Framework, table: NodeTable, rows: np.ndarray, totals: np.ndarray
+    framework: Framework,
+    table: NodeTable,
+    rows: np.ndarray,
+    totals: np.ndarray,
+    batch: BatchTurn | None = None,
 ) -> Placement:
-    """The best-scoring row (ties broken at random) as the attempt's placement."""
+    """The best-scoring row (ties broken at random) as the attempt's placement; the ranking
+    is kept for the next pod when batching."""
     row = framework.select_host(rows, totals)
-    return Placement(table.names[row], table.size, len(rows))
+    node = table.names[row]
+    if batch is not None:
+        scored = (rows, totals, row)
+        framework.batch.store(batch.signature, batch.hint, node, batch.cycle, scored)
+    return Placement(node, table.size, len(rows))
 
 
 def _nominated_by_row(
@@ -289,19 +317,21 @@ def _nominated_by_row(
     return found
 
 
-def _nominated_node_first(
+def _one_node_first(
     framework: Framework,
     state: CycleState,
     pod: Pod,
     table: NodeTable,
+    node_name: str,
     allowed: np.ndarray | None,
     nominated: dict[int, Sequence[Pod]],
 ) -> np.ndarray | Status | None:
-    """A pod nominated to a node (after preemption) tries that node alone first: that row if
-    it fits, an Error status that fails the attempt, or None to search every node."""
-    if not pod.nominated_node_name:
+    """A pod nominated to a node (after preemption), or given a batch's hint, tries that node
+    alone first: that row if it fits, an Error status that fails the attempt, or None to
+    search every node."""
+    if not node_name:
         return None
-    row = table.row_of(pod.nominated_node_name)
+    row = table.row_of(node_name)
     if row is None or (allowed is not None and row not in set(allowed.tolist())):
         return None
     status = framework.run_filter_with_nominated(

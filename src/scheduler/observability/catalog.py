@@ -277,6 +277,36 @@ RESOURCE_CLAIM_CREATES = _counter(
     "by outcome.",
     "status",
 )
+# Opportunistic batching (`runtime/batching.py`): whether a pod could reuse the scores of the
+# pod before it, and why a kept ranking was dropped.
+_BATCH_SECONDS = exponential_buckets(0.00001, 2, 12)  # 10us .. ~20ms
+BATCH_ATTEMPTS = _counter(
+    "scheduler_batch_attempts_total",
+    "Pods that asked for a node hint, by result: 'no_hint' (none could be given), "
+    "'hint_used' (the hinted node was chosen without scoring), 'hint_not_used'.",
+    "profile",
+    "result",
+)
+BATCH_CACHE_FLUSHED = _counter(
+    "scheduler_batch_cache_flushed_total",
+    "Kept rankings dropped, by reason (pod_skipped, pod_failed, pod_incompatible, expired, "
+    "node_missing, node_not_full, empty_list, pod_not_batchable).",
+    "profile",
+    "reason",
+)
+GET_NODE_HINT_DURATION = _histogram(
+    "scheduler_get_node_hint_duration_seconds",
+    "Seconds spent deciding whether the kept ranking gives a pod a node hint.",
+    _BATCH_SECONDS,
+    "hinted",
+    "profile",
+)
+STORE_SCHEDULE_RESULTS_DURATION = _histogram(
+    "scheduler_store_schedule_results_duration_seconds",
+    "Seconds spent keeping an attempt's ranking of nodes for the pods after it.",
+    _BATCH_SECONDS,
+    "profile",
+)
 # Shared with every Kubernetes component that elects a leader, hence no `scheduler_` prefix.
 LEADER_ELECTION_MASTER_STATUS = _gauge(
     "leader_election_master_status",
@@ -468,6 +498,11 @@ ALL: tuple[MetricSpec, ...] = (
     VOLUME_SCHEDULING_STAGE_ERROR,
     DRA_BINDING_CONDITIONS_ALLOCATIONS,
     DRA_BINDING_CONDITIONS_WAIT,
+    RESOURCE_CLAIM_CREATES,
+    BATCH_ATTEMPTS,
+    BATCH_CACHE_FLUSHED,
+    GET_NODE_HINT_DURATION,
+    STORE_SCHEDULE_RESULTS_DURATION,
     LEADER_ELECTION_MASTER_STATUS,
     EVENTS_DROPPED,
     UNSERVED_PODS,

@@ -120,6 +120,12 @@ class SchedulerMetrics:
         )
         self._binding_wait = _Children(_histogram(catalog.DRA_BINDING_CONDITIONS_WAIT, r))
         self._claim_creates = _Children(_counter(catalog.RESOURCE_CLAIM_CREATES, r))
+        self._batch_attempts = _Children(_counter(catalog.BATCH_ATTEMPTS, r))
+        self._batch_flushes = _Children(_counter(catalog.BATCH_CACHE_FLUSHED, r))
+        self._node_hint_duration = _Children(_histogram(catalog.GET_NODE_HINT_DURATION, r))
+        self._store_results_duration = _Children(
+            _histogram(catalog.STORE_SCHEDULE_RESULTS_DURATION, r)
+        )
         self._leader = _Children(_gauge(catalog.LEADER_ELECTION_MASTER_STATUS, r))
         self._events_dropped = _Children(_counter(catalog.EVENTS_DROPPED, r))
 
@@ -174,6 +180,20 @@ class SchedulerMetrics:
 
     def permit_wait(self, result: str, seconds: float) -> None:
         self._permit_wait(result).observe(seconds)
+
+    # -- opportunistic batching ----------------------------------------------------------
+
+    def batch_attempt(self, profile: str, result: str) -> None:
+        self._batch_attempts(profile, result).inc()
+
+    def batch_cache_flushed(self, profile: str, reason: str) -> None:
+        self._batch_flushes(profile, reason).inc()
+
+    def node_hint_duration(self, hinted: bool, profile: str, seconds: float) -> None:
+        self._node_hint_duration("hint" if hinted else "no_hint", profile).observe(seconds)
+
+    def store_schedule_results_duration(self, profile: str, seconds: float) -> None:
+        self._store_results_duration(profile).observe(seconds)
 
     # -- queue and events ----------------------------------------------------------------
 

@@ -31,6 +31,8 @@ from scheduler.runtime import postfilter
 from scheduler.runtime import prefilter
 from scheduler.runtime import reservation
 from scheduler.runtime import scoring
+from scheduler.runtime.batching import OpportunisticBatch
+from scheduler.runtime.batching import Signer
 from scheduler.runtime.filtering import FilterRun
 from scheduler.runtime.invoke import PluginError
 from scheduler.runtime.invoke import PluginFault
@@ -53,11 +55,30 @@ class Framework(Profile):
         *,
         vectorize: bool = True,
         filter_run: FilterRun | None = None,
+        batching: bool = True,
+        extenders: bool = False,
     ) -> None:
         """`filter_run` keeps the rotating start of the node search; the profiles of one
-        scheduler share it, as kube-scheduler's profiles share `nextStartNodeIndex`."""
+        scheduler share it, as kube-scheduler's profiles share `nextStartNodeIndex`.
+        `batching` is the OpportunisticBatching feature gate; `extenders` says whether the
+        scheduler consults HTTP extenders, whose answers no signature covers."""
         super().__init__(effective, registry, handle, waiting_pods, metrics, vectorize=vectorize)
         self._filter_run = filter_run if filter_run is not None else FilterRun()
+        signer = Signer(
+            self.name,
+            [
+                *self.pre_filter,
+                *(entry.plugin for entry in self.filter),
+                *self.pre_score,
+                *(entry.plugin for entry in self.score),
+            ],
+            self.metrics,
+            extenders=extenders,
+        )
+        self.batch = OpportunisticBatch(
+            self.name, self.chain, signer, handle, self.metrics, enabled=batching
+        )
+        """Opportunistic batching: signatures, the kept ranking, node hints."""
 
     # ---- scheduling cycle (synchronous: it never awaits) ----------------------------------
 

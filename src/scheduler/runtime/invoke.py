@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable
 from collections.abc import Callable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 from typing import TypeVar
@@ -173,6 +174,23 @@ async def await_for_effect(
         await method(*args)
     except Exception as exc:
         fault(point, plugin, raised(exc), exc)
+
+
+def sign(plugin: str, method: Callable[[Pod], object], pod: Pod) -> Mapping[str, object] | None:
+    """A plugin's `sign_pod`: its fragments, or None. A failure, or anything but a mapping with
+    string keys, is logged and makes the pod unsignable: it is then scheduled without batching,
+    which costs it nothing else."""
+    try:
+        value = method(pod)
+    except Exception as exc:
+        fault("Sign", plugin, raised(exc), exc)
+        return None
+    if value is None:
+        return None
+    if isinstance(value, Mapping) and all(isinstance(key, str) for key in value):
+        return value
+    fault("Sign", plugin, f"returned {_kind(value)} where a mapping of fragments was expected")
+    return None
 
 
 def extensions(point: str, plugin: str, getter: Callable[[], T | None]) -> T | Status | None:

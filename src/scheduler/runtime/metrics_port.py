@@ -30,6 +30,14 @@ class RuntimeMetrics(Protocol):
         """What `plugin_evaluation` adds to for these labels, to keep and call per cycle."""
         ...
 
+    def batch_attempt(self, profile: str, result: str) -> None: ...
+
+    def batch_cache_flushed(self, profile: str, reason: str) -> None: ...
+
+    def node_hint_duration(self, hinted: bool, profile: str, seconds: float) -> None: ...
+
+    def store_schedule_results_duration(self, profile: str, seconds: float) -> None: ...
+
 
 class NoMetrics:
     """Used where nothing is scraped (tests, `simulate` without a registry)."""
@@ -56,6 +64,18 @@ class NoMetrics:
         self, plugin: str, extension_point: str, profile: str
     ) -> EvaluationCounter:
         return _count_nothing
+
+    def batch_attempt(self, profile: str, result: str) -> None:
+        return None
+
+    def batch_cache_flushed(self, profile: str, reason: str) -> None:
+        return None
+
+    def node_hint_duration(self, hinted: bool, profile: str, seconds: float) -> None:
+        return None
+
+    def store_schedule_results_duration(self, profile: str, seconds: float) -> None:
+        return None
 
 
 def _count_nothing(count: int) -> None:

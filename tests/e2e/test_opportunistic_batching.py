@@ -1,0 +1,144 @@
+"""Opportunistic batching on a real apiserver, beside kube-scheduler v1.36: with the default
+plugins but PodTopologySpread (which refuses to sign any pod under its system defaults), the
+second of two alike pods takes the node next in the first pod's ranking, unscored, on both
+schedulers, where scoring it afresh would choose another node.
+
+The nodes are chosen so that the two answers differ. Each fits one pod. A is preferred most
+(node affinity weight 100), B a little (20), C less (10) but has the most room. While A is
+among the scored nodes, NodeAffinity's normalized scores of B and C are 40 and 20 and C's room
+puts it ahead of B; with A gone, they become 200 and 100 and B is ahead. So the first pod goes
+to A; the second goes to C when it reuses the first pod's ranking, to B when it is scored.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.compare_schedulers import scheduler_config
+from scheduler.testing.builders import make_node
+from tests.e2e.binaries import ControlPlaneBinaries
+from tests.e2e.controlplane import ControlPlane
+from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.daemon import Metrics
+from tests.e2e.daemon import poll_until
+from tests.e2e.secure_port_client import secure_port_call
+from tests.e2e.upstream_scheduler import SCHEDULER_NAME as UPSTREAM
+from tests.e2e.upstream_scheduler import start_kube_scheduler
+from tests.e2e.workload import Workload
+from tests.e2e.workload import unique
+
+pytestmark = pytest.mark.e2e
+
+PREFERENCE = "example.com/preference"
+WEIGHTS = {"a": 100, "b": 20, "c": 10}
+# Upper bounds for waiting on the servers, not synchronisation delays.
+BIND_TIMEOUT_S = 60.0
+STARTUP_S = 60.0
+NO_SPREADING = {"plugins": {"multiPoint": {"disabled": [{"name": "PodTopologySpread"}]}}}
+
+
+def _config(control_plane: ControlPlane, path: Path, scheduler_name: str) -> Path:
+    document = scheduler_config(
+        control_plane.kubeconfig_path, scheduler_name, NO_SPREADING, percentage=None
+    )
+    path.write_text(json.dumps(document))
+    return path
+
+
+def _nodes(workload: Workload, owner: str) -> dict[str, str]:
+    """A, B and C for one scheduler's pods: node name by preference."""
+    shapes = {"a": "4", "b": "4", "c": "6"}
+    names: dict[str, str] = {}
+    for preference, cpu in shapes.items():
+        name = unique(f"{owner}-{preference}")
+        builder = make_node(name).capacity(cpu=cpu, memory="16Gi", pods=110)
+        builder.label(PREFERENCE, preference).label("owner", f"{owner}-{workload.label_value}")
+        manifest: dict[str, Any] = builder.dict()
+        manifest["metadata"].pop("uid", None)
+        created = workload.admin.post("/api/v1/nodes", manifest)
+        assert created.status == 201, created
+        workload.nodes.append(name)
+        names[preference] = name
+    return names
+
+
+def _pod(workload: Workload, name: str, scheduler: str, owner: str) -> dict[str, Any]:
+    manifest = workload.pod_manifest(name, scheduler, cpu="4")
+    spec = manifest["spec"]
+    spec["nodeSelector"] = {"owner": f"{owner}-{workload.label_value}"}
+    [container] = spec["containers"]
+    container["resources"]["requests"]["memory"] = "4Gi"
+    spec["affinity"] = {
+        "nodeAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "weight": weight,
+                    "preference": {
+                        "matchExpressions": [
+                            {"key": PREFERENCE, "operator": "In", "values": [preference]}
+                        ]
+                    },
+                }
+                for preference, weight in WEIGHTS.items()
+            ]
+        }
+    }
+    return manifest
+
+
+def test_the_second_alike_pod_takes_the_next_node_of_the_first_ones_ranking(
+    e2e_binaries: ControlPlaneBinaries,
+    control_plane: ControlPlane,
+    daemons: DaemonLauncher,
+    workload: Workload,
+    tmp_path: Path,
+) -> None:
+    ours = unique("sched")
+    nodes = {owner: _nodes(workload, owner) for owner in ("ours", "theirs")}
+    daemon = daemons.start(
+        ours, extra_args=[f"--config={_config(control_plane, tmp_path / 'ours.json', ours)}"]
+    )
+    daemon.wait_ready()
+    upstream, port = start_kube_scheduler(
+        e2e_binaries,
+        control_plane,
+        control_plane.kubeconfig_path,
+        tmp_path / "kube-scheduler.log",
+        config=_config(control_plane, tmp_path / "theirs.json", UPSTREAM),
+    )
+    admin_cert = control_plane.admin_cert_paths
+    try:
+        upstream.wait_until(
+            lambda: secure_port_call(port, "/readyz", client_cert=admin_cert)[0] == 200,
+            STARTUP_S,
+            "kube-scheduler ready",
+        )
+        for owner, scheduler in (("ours", ours), ("theirs", UPSTREAM)):
+            for index in (1, 2):
+                workload.create_pod(_pod(workload, f"{owner}-{index}", scheduler, owner))
+        names = [f"{owner}-{index}" for owner in ("ours", "theirs") for index in (1, 2)]
+        placed = workload.wait_bound(names, timeout_s=BIND_TIMEOUT_S)
+        theirs = poll_until(
+            lambda: _scrape(port, admin_cert),
+            "kube-scheduler's /metrics",
+            timeout_s=STARTUP_S,
+        )
+    finally:
+        upstream.stop()
+
+    for owner in ("ours", "theirs"):
+        taken = {placed[f"{owner}-1"], placed[f"{owner}-2"]}
+        assert taken == {nodes[owner]["a"], nodes[owner]["c"]}, (owner, placed, nodes)
+    mine = daemon.metrics()
+    hint_used = {"result": "hint_used"}
+    assert mine.total("scheduler_batch_attempts_total", profile=ours, **hint_used) == 1
+    assert theirs.total("scheduler_batch_attempts_total", profile=UPSTREAM, **hint_used) == 1
+
+
+def _scrape(port: int, cert: tuple[Path, Path]) -> Metrics | None:
+    status, body = secure_port_call(port, "/metrics", client_cert=cert)
+    return Metrics(body) if status == 200 else None
