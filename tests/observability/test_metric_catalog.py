@@ -94,8 +94,9 @@ REFERENCE = [
     ),
     # PreBind's creations of claims for extended resources DeviceClasses provide.
     _row("scheduler_resourceclaim_creates_total", "counter", "status"),
-    # Opportunistic batching (metrics.go: the two duration families start at 10us, factor 2,
-    # 12 buckets).
+    # Pods bound after the leftover flush, and opportunistic batching (metrics.go: the two
+    # duration families start at 10us, factor 2, 12 buckets).
+    _row("scheduler_pod_scheduled_after_flush_total", "counter"),
     _row("scheduler_batch_attempts_total", "counter", "profile result"),
     _row("scheduler_batch_cache_flushed_total", "counter", "profile reason"),
     _row(
@@ -154,6 +155,7 @@ def _exercise_every_family(metrics: SchedulerMetrics) -> None:
     metrics.dra_binding_conditions_allocation("default-scheduler", "gpu.example.com", "success")
     metrics.resource_claim_create("success")
     metrics.dra_binding_conditions_wait("default-scheduler", "gpu.example.com", "success", 3.0)
+    metrics.pod_scheduled_after_flush()
     metrics.batch_attempt("default-scheduler", "hint_used")
     metrics.batch_cache_flushed("default-scheduler", "node_not_full")
     metrics.node_hint_duration(True, "default-scheduler", 0.00003)

@@ -36,7 +36,6 @@ NOT_OURS = {
     "apiserver_webhooks_*": "admission webhooks of kube-apiserver code linked in, idle",
     "rest_client_exec_plugin_*": "client-go exec credential plugins; kubeconfig exec is unused",
     "rest_client_transport_*": "client-go's cache of HTTP transports; one pool per client here",
-    "scheduler_pod_scheduled_after_flush_total": "not counted yet",
     "workqueue_*": "upstream's series are those of the client-CA and serving-certificate "
     "reload controllers, which we do not run (CAs are read at start-up)",
     "kubernetes_feature_enabled": "feature gates are not switchable here (only their v1.36 "

@@ -29,6 +29,7 @@ from scheduler.framework.status import Status
 from scheduler.framework.status import raised
 from scheduler.objects.pod import Pod
 from scheduler.observability import V_BIND
+from scheduler.observability import V_DEBUG
 from scheduler.observability import get_logger
 from scheduler.observability import log_v
 from scheduler.observability.label_values import SCHEDULED
@@ -170,6 +171,16 @@ class BindingCycles(CyclePart):
         sli = self._clock.now() - first if first is not None else 0.0
         self._metrics.pod_scheduled(info.attempts, sli)
         log_v(_log, V_BIND, "Successfully bound pod to node", pod=assumed.key, node=node)
+        if info.flushed_from_unschedulable:
+            log_v(
+                _log,
+                V_DEBUG,
+                "Pod scheduled after flush from unschedulablePods",
+                pod=assumed.key,
+                unschedulable_plugins=sorted(info.unschedulable_plugins),
+                pending_plugins=sorted(info.pending_plugins),
+            )
+            self._metrics.pod_scheduled_after_flush()
         await framework.run_post_bind(state, assumed, node)
 
     async def _nominate(self, attempt: Attempt, assumed: Pod, node: str) -> None:

@@ -22,6 +22,9 @@ class QueuedPodInfo:
     pending_plugins: set[str] = field(default_factory=set)
     gating_plugin: str = ""
     backoff_expiration: float | None = None
+    # Set when the periodic flush moved the pod out of the unschedulable pool, cleared when an
+    # attempt returns it: a pod bound with it set was stranded by a missing queueing hint.
+    flushed_from_unschedulable: bool = False
 
     @property
     def key(self) -> str:

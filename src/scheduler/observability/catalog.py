@@ -277,6 +277,12 @@ RESOURCE_CLAIM_CREATES = _counter(
     "by outcome.",
     "status",
 )
+POD_SCHEDULED_AFTER_FLUSH = _counter(
+    "scheduler_pod_scheduled_after_flush_total",
+    "Pods bound after the periodic flush moved them out of the unschedulable pool (they "
+    "waited there longer than the flush interval): many point to a cluster event that no "
+    "queueing hint requeues them for.",
+)
 # Opportunistic batching (`runtime/batching.py`): whether a pod could reuse the scores of the
 # pod before it, and why a kept ranking was dropped.
 _BATCH_SECONDS = exponential_buckets(0.00001, 2, 12)  # 10us .. ~20ms
@@ -499,6 +505,7 @@ ALL: tuple[MetricSpec, ...] = (
     DRA_BINDING_CONDITIONS_ALLOCATIONS,
     DRA_BINDING_CONDITIONS_WAIT,
     RESOURCE_CLAIM_CREATES,
+    POD_SCHEDULED_AFTER_FLUSH,
     BATCH_ATTEMPTS,
     BATCH_CACHE_FLUSHED,
     GET_NODE_HINT_DURATION,

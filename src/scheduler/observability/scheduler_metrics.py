@@ -120,6 +120,7 @@ class SchedulerMetrics:
         )
         self._binding_wait = _Children(_histogram(catalog.DRA_BINDING_CONDITIONS_WAIT, r))
         self._claim_creates = _Children(_counter(catalog.RESOURCE_CLAIM_CREATES, r))
+        self._scheduled_after_flush = _counter(catalog.POD_SCHEDULED_AFTER_FLUSH, r)
         self._batch_attempts = _Children(_counter(catalog.BATCH_ATTEMPTS, r))
         self._batch_flushes = _Children(_counter(catalog.BATCH_CACHE_FLUSHED, r))
         self._node_hint_duration = _Children(_histogram(catalog.GET_NODE_HINT_DURATION, r))
@@ -180,6 +181,10 @@ class SchedulerMetrics:
 
     def permit_wait(self, result: str, seconds: float) -> None:
         self._permit_wait(result).observe(seconds)
+
+    def pod_scheduled_after_flush(self) -> None:
+        """A pod the unschedulable pool's periodic flush had moved out was bound."""
+        self._scheduled_after_flush.inc()
 
     # -- opportunistic batching ----------------------------------------------------------
 

@@ -225,6 +225,7 @@ class SchedulingQueue:
                 info.consecutive_errors += 1
             info.timestamp = self._clock.now()
             info.backoff_expiration = None
+            info.flushed_from_unschedulable = False
             strategy = self._strategy_for_returning_pod(info)
             if self._queues.requeue(info, strategy, SCHEDULE_ATTEMPT_FAILURE) in _MOVED:
                 self._waiters.wake_all()
@@ -303,6 +304,8 @@ class SchedulingQueue:
     def flush_unschedulable_leftover(self) -> None:
         """Give pods stuck longer than the limit a new chance, whatever the hints said."""
         stale = self._queues.pool.stayed_longer_than(self._max_in_unschedulable, self._clock.now())
+        for info in stale:
+            info.flushed_from_unschedulable = True
         if stale:
             self._move_pods(stale, UNSCHEDULABLE_TIMEOUT_EVENT, None, None)
 
