@@ -21,6 +21,7 @@ import resource
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,10 +45,33 @@ RUNS = [
 COMPARISON = ("SchedulingBasic", 1000, 1000)
 
 
-def run_worker(workload: str, nodes: int, pods: int, vectorize: bool) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Variant:
+    """How a run departs from the defaults: `batching` is the OpportunisticBatching feature
+    gate, `disabled` names default plugins the profile leaves out."""
+
+    batching: bool = True
+    disabled: tuple[str, ...] = ()
+
+    def config(self) -> dict[str, Any]:
+        if not self.disabled:
+            return CONFIG
+        off = [{"name": name} for name in self.disabled]
+        plugins = {"multiPoint": {"disabled": off}}
+        return {**CONFIG, "profiles": [{"schedulerName": "default-scheduler", "plugins": plugins}]}
+
+    def flags(self) -> list[str]:
+        return ([] if self.batching else ["--no-batching"]) + [
+            f"--disable={name}" for name in self.disabled
+        ]
+
+
+def run_worker(
+    workload: str, nodes: int, pods: int, vectorize: bool, variant: Variant = Variant()
+) -> dict[str, Any]:
     """One simulation in this process; returns its figures."""
     registry = plugin_registry([])
-    config, profiles = load_effective(registry, embedded=CONFIG)
+    config, profiles = load_effective(registry, embedded=variant.config())
     objects = WORKLOADS[workload](nodes, pods)
     samples: list[tuple[float, int]] = []
 
@@ -57,7 +81,14 @@ def run_worker(workload: str, nodes: int, pods: int, vectorize: bool) -> dict[st
     cpu_before = time.process_time()
     result = asyncio.run(
         simulate(
-            objects, config, profiles, registry, seed=1, progress=progress, vectorize=vectorize
+            objects,
+            config,
+            profiles,
+            registry,
+            seed=1,
+            progress=progress,
+            vectorize=vectorize,
+            batching=variant.batching,
         )
     )
     cpu_seconds = time.process_time() - cpu_before
@@ -67,6 +98,8 @@ def run_worker(workload: str, nodes: int, pods: int, vectorize: bool) -> dict[st
         "nodes": nodes,
         "pods": pods,
         "vectorized": vectorize,
+        "batching": variant.batching,
+        "disabled": list(variant.disabled),
         "scheduled": scheduled,
         "seconds": round(result.scheduling_seconds, 3),
         "podsPerSecond": round(result.pods_per_second, 1),
@@ -96,11 +129,14 @@ def per_second_rates(samples: list[tuple[float, int]]) -> dict[str, float]:
     }
 
 
-def spawn(workload: str, nodes: int, pods: int, vectorize: bool) -> dict[str, Any]:
+def spawn(
+    workload: str, nodes: int, pods: int, vectorize: bool, variant: Variant = Variant()
+) -> dict[str, Any]:
     command = [sys.executable, "-m", "bench.simulate_basic", "--worker", workload]
     command += ["--nodes", str(nodes), "--pods", str(pods)]
     if not vectorize:
         command.append("--per-node")
+    command += variant.flags()
     output = subprocess.run(command, check=True, capture_output=True, text=True, cwd=REPO).stdout
     figures: dict[str, Any] = json.loads(output.strip().splitlines()[-1])
     return figures
@@ -126,9 +162,13 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--pods", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--per-node", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--no-batching", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--disable", action="append", default=[], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(run_worker(args.worker, args.nodes, args.pods, not args.per_node)))
+        variant = Variant(not args.no_batching, tuple(args.disable))
+        worker = run_worker(args.worker, args.nodes, args.pods, not args.per_node, variant)
+        print(json.dumps(worker))
         return 0
     scale = 10 if args.quick else 1
     figures = []

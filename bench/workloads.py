@@ -111,8 +111,17 @@ def extended_resources(nodes: int, pods: int) -> Objects:
     return [*node_objects, *slices, *pod_objects]
 
 
+def one_pod_per_node(nodes: int, pods: int) -> Objects:
+    """SchedulingOnePodPerNode: pods requesting 3 of a node's 4 CPUs, so each fills the node it
+    gets (large jobs, daemons of a kind, whole-node GPU workloads)."""
+    objects = generate_nodes(nodes, parse_shape(NODE_SHAPE, "node"), 0)
+    shape = parse_shape("cpu=3,memory=1Gi", "pod")
+    return objects + generate_pods(pods, shape, "default-scheduler")
+
+
 WORKLOADS: dict[str, Callable[[int, int], Objects]] = {
     "SchedulingBasic": scheduling_basic,
+    "SchedulingOnePodPerNode": one_pod_per_node,
     "TopologySpreading": topology_spreading,
     "SchedulingPodAntiAffinity": pod_anti_affinity,
     "SchedulingWithResourceClaims": resource_claims,

@@ -34,6 +34,7 @@ class Slots:
 
     def __init__(self, args: None, handle: Handle) -> None:
         self.scored: list[str] = []
+        self.signed: list[str] = []
         self.fail_signing = False
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
@@ -50,6 +51,7 @@ class Slots:
         return None
 
     def sign_pod(self, pod: Pod) -> Mapping[str, object] | None:
+        self.signed.append(pod.name)
         if self.fail_signing:
             raise RuntimeError("cannot sign today")
         return {"kind": pod.labels.get(KIND_LABEL, "")}
@@ -67,7 +69,26 @@ class Unsigned:
         return Status()
 
 
-SPECS = (PluginSpec("Slots", Slots), PluginSpec("Unsigned", Unsigned))
+class Refuser:
+    """A Filter plugin that can sign no pod, as PodTopologySpread under system defaults."""
+
+    name = "Refuser"
+
+    def __init__(self, args: None, handle: Handle) -> None:
+        pass
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        return Status()
+
+    def sign_pod(self, pod: Pod) -> Mapping[str, object] | None:
+        return None
+
+
+SPECS = (
+    PluginSpec("Slots", Slots),
+    PluginSpec("Unsigned", Unsigned),
+    PluginSpec("Refuser", Refuser),
+)
 
 
 def _config(*plugins: str) -> dict[str, Any]:
@@ -317,3 +338,13 @@ async def test_the_default_profile_never_batches() -> None:
         assert h.scheduler.profiles[PROFILE].batch.batched_pods == 0
         # PodTopologySpread's system defaults make every pod unsignable.
         assert _flushes(h, "pod_not_batchable") == 2
+
+
+async def test_the_plugin_that_refused_to_sign_is_asked_first_next_time() -> None:
+    async with _harness("Slots", "Refuser") as h:
+        h.create(_nodes(90, 80, 70, 60))
+        await _schedule_one_by_one(h, [_pod("p1"), _pod("p2"), _pod("p3")])
+        # Slots signed the first pod before Refuser refused it; after that Refuser's answer
+        # alone settles each signature.
+        assert _slots(h).signed == ["p1"]
+        assert _flushes(h, "pod_not_batchable") == 3

@@ -144,11 +144,13 @@ async def simulate(
     clock: Clock | None = None,
     progress: ProgressCallback | None = None,
     vectorize: bool = True,
+    batching: bool = True,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,  # noqa: ASYNC109 - bounds the whole run
     cluster: SimCluster | None = None,
 ) -> SimulationResult:
     """Schedule `objects` in memory; stop after `timeout` wall-clock seconds at the latest.
-    An empty `cluster` given by the caller is used, so that it can be read afterwards."""
+    An empty `cluster` given by the caller is used, so that it can be read afterwards.
+    `batching` is the OpportunisticBatching feature gate."""
     # As the daemon does (see startup_gc): no automatic collection while the cluster is loaded
     # and listed, then what that built is frozen for the run, so that collections while
     # scheduling walk only what scheduling allocates. Unfrozen at the end: a process may
@@ -167,6 +169,7 @@ async def simulate(
             clock=clock,
             progress=progress,
             vectorize=vectorize,
+            batching=batching,
             timeout=timeout,
             cluster=cluster,
         )
@@ -187,6 +190,7 @@ async def _simulate(
     clock: Clock | None,
     progress: ProgressCallback | None,
     vectorize: bool,
+    batching: bool,
     timeout: float,  # noqa: ASYNC109 - bounds the whole run
     cluster: SimCluster | None,
 ) -> SimulationResult:
@@ -209,6 +213,7 @@ async def _simulate(
         rng=random.Random(seed),
         metrics=metrics,
         vectorize=vectorize,
+        batching=batching,
     )
     tasks: list[asyncio.Task[None]] = []
     waiting: set[str] = set()

@@ -116,11 +116,18 @@ class Signer:
             )
 
     def sign(self, state: CycleState, pod: Pod) -> PodSignature | None:
+        """The pod's signature, or None as soon as one plugin cannot sign it.
+
+        The plugin that refused last is asked first: one refusal settles the answer, and the
+        plugin that refuses one pod usually refuses the next (PodTopologySpread under system
+        defaults refuses every pod, so the default profile asks it alone). The order changes
+        nothing else: fragments are merged, and one name has one value whoever gives it.
+        """
         if not self.enabled:
             return None
         started = time.perf_counter()
         signature: dict[str, object] = {SCHEDULER_NAME_FRAGMENT: pod.scheduler_name}
-        for plugin in self._signers:
+        for position, plugin in enumerate(self._signers):
             plugin_started = time.perf_counter()
             fragments = invoke.sign(plugin.name, plugin.sign_pod, pod)
             if state.record_plugin_metrics:
@@ -135,6 +142,8 @@ class Signer:
                     pod=pod.key,
                     plugin=plugin.name,
                 )
+                if position:
+                    self._signers.insert(0, self._signers.pop(position))
                 signature = {}
                 break
             signature.update(fragments)
@@ -275,13 +284,18 @@ class OpportunisticBatch:
                 hint=hinted,
                 chosen=chosen,
             )
-        others = _others(scored)
-        if signature is None or others is None:
-            self._flush(Flush.EMPTY_LIST if others is None else Flush.POD_NOT_BATCHABLE, cycle)
+        # Scored rows are distinct, so the chosen one had company if there were two or more.
+        if scored is None or len(scored[0]) < 2:
+            self._flush(Flush.EMPTY_LIST, cycle)
             return
-        rows, totals = others
+        if signature is None:
+            self._flush(Flush.POD_NOT_BATCHABLE, cycle)
+            return
+        rows, totals, chosen_row = scored
+        others = rows != chosen_row
         names = self._handle.node_table.names.copy()
-        self._ranking = _Ranking(signature, names, rows, totals, self._handle.clock.now())
+        now = self._handle.clock.now()
+        self._ranking = _Ranking(signature, names, rows[others], totals[others], now)
 
     def _usable(self, signature: PodSignature | None, cycle: int) -> bool:
         """Whether a ranking is kept that this pod, popped in `cycle`, may draw from."""
@@ -321,14 +335,3 @@ class OpportunisticBatch:
             reason=str(reason),
         )
         return False
-
-
-def _others(scored: tuple[Rows, Scores, int] | None) -> tuple[Rows, Scores] | None:
-    """The scored rows other than the chosen one, with their totals; None if there are none."""
-    if scored is None:
-        return None
-    rows, totals, chosen = scored
-    keep = rows != chosen
-    if not keep.any():
-        return None
-    return rows[keep], totals[keep]
