@@ -140,6 +140,14 @@ def test_flags_that_ask_for_what_we_do_are_accepted(argv: list[str]) -> None:
             "--feature-gates: unrecognized feature gate: NoSuchGate",
         ),
         (["--feature-gates=AllAlpha=true"], "--feature-gates: AllAlpha=true cannot apply"),
+        # GA and locked: upstream's own words.
+        (
+            ["--feature-gates=SchedulerQueueingHints=false"],
+            "--feature-gates: cannot set feature gate SchedulerQueueingHints to false, "
+            "feature is locked to true",
+        ),
+        # Deprecated, not locked: upstream would turn it on; we implement its default only.
+        (["--feature-gates=KMSv1=true"], "--feature-gates: KMSv1=true cannot apply"),
         (["--feature-gates=AllAlpha"], "--feature-gates: missing bool value"),
         (["--emulated-version=1.35"], "--emulated-version: 1.35 cannot apply"),
         (["--leader-elect-resource-lock=endpoints"], "--leader-elect-resource-lock: 'endpoints'"),
@@ -259,3 +267,42 @@ def test_opportunistic_batching_is_honoured_both_ways(setting: bool) -> None:
     setup = SchedulerSetup(config, profiles, registry, SimCluster(clock=clock), clock)
     daemon = Daemon(setup, options=options(flag))
     assert daemon.scheduler.profiles["default-scheduler"].batch.enabled is setting
+
+
+def test_ga_and_deprecated_gates_set_to_their_default_are_accepted_with_upstreams_warning() -> None:
+    parsed = options(
+        "--feature-gates=SchedulerQueueingHints=true,KMSv1=false,PodLevelResources=true"
+    )
+    assert parsed.compat.warnings == [
+        "setting deprecated feature gate KMSv1=false. It will be removed in a future release.",
+        "setting GA feature gate SchedulerQueueingHints=true. It will be removed in a future "
+        "release.",
+    ]
+
+
+def test_every_known_gate_is_reported_with_its_stage_and_state() -> None:
+    registry = PluginRegistry.discover()
+    config, profiles = load_config_dict(config_with_profile("default-scheduler"), registry)
+    clock = SystemClock()
+    setup = SchedulerSetup(config, profiles, registry, SimCluster(clock=clock), clock)
+    daemon = Daemon(setup, options=options("--feature-gates=OpportunisticBatching=false"))
+    registry_ = daemon.metrics.registry
+
+    def state(name: str, stage: str) -> float | None:
+        labels = {"name": name, "stage": stage}
+        return registry_.get_sample_value("kubernetes_feature_enabled", labels)
+
+    assert state("OpportunisticBatching", "BETA") == 0
+    assert state("SchedulerAsyncPreemption", "BETA") == 1
+    assert state("GangScheduling", "ALPHA") == 0
+    # GA gates carry no stage, as component-base labels them.
+    assert state("SchedulerQueueingHints", "") == 1
+    assert state("GitRepoVolumeDriver", "DEPRECATED") == 0
+    series = [
+        sample
+        for family in registry_.collect()
+        if family.name == "kubernetes_feature_enabled"
+        for sample in family.samples
+    ]
+    # kube-scheduler v1.36.3 reports 241 gates: 49 alpha, 100 beta, 76 GA, 16 deprecated.
+    assert len(series) == 241

@@ -38,8 +38,6 @@ NOT_OURS = {
     "rest_client_transport_*": "client-go's cache of HTTP transports; one pool per client here",
     "workqueue_*": "upstream's series are those of the client-CA and serving-certificate "
     "reload controllers, which we do not run (CAs are read at start-up)",
-    "kubernetes_feature_enabled": "feature gates are not switchable here (only their v1.36 "
-    "defaults are accepted)",
     "version_info": "compatibility versions: only the followed release is accepted",
     "*metrics_total": "component-base's bookkeeping of its own registry (registered, hidden, "
     "disabled metrics)",

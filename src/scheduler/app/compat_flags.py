@@ -24,6 +24,7 @@ from dataclasses import field
 
 from scheduler.app.feature_gates import check_feature_gates
 from scheduler.app.feature_gates import check_version_flag
+from scheduler.app.feature_gates import feature_gate_warnings
 from scheduler.app.feature_gates import parse_feature_gates
 from scheduler.app.flag_kinds import bool_flag
 from scheduler.app.flag_kinds import duration_flag
@@ -65,6 +66,7 @@ class CompatOptions:
             profiling=args.profiling,
             contention_profiling=args.contention_profiling,
             feature_gates=gates,
+            warnings=feature_gate_warnings(gates),
         )
         if args.pod_max_in_unschedulable_pods_duration is not None:
             options.max_in_unschedulable = args.pod_max_in_unschedulable_pods_duration
@@ -190,7 +192,10 @@ def add_compat_flags(parser: argparse.ArgumentParser) -> None:
 
     gates = parser.add_argument_group("feature gate")
     repeatable_flag(
-        gates, "--feature-gates", "GATES", "Name=bool,...; only v1.36 defaults can apply"
+        gates,
+        "--feature-gates",
+        "GATES",
+        "Name=bool,...; v1.36 defaults, and either way the z-page gates and OpportunisticBatching",
     )
     repeatable_flag(gates, "--emulated-version", "VERSION", "1.36 only")
     repeatable_flag(gates, "--min-compatibility-version", "VERSION", "1.36 only")

@@ -27,6 +27,7 @@ from typing import Any
 from scheduler.app.access.delegation import SecurePortAccess
 from scheduler.app.configz import ConfigDocument
 from scheduler.app.feature_gates import FOLLOWED_RELEASE
+from scheduler.app.feature_gates import feature_states
 from scheduler.app.feature_gates import gate_enabled
 from scheduler.app.health_checks import SCHEDULER_FAILED
 from scheduler.app.health_checks import leader_election_check
@@ -81,6 +82,7 @@ class Daemon:
         self.clock = clock
         self.identity = identity or new_identity()
         self.metrics = SchedulerMetrics()
+        self.metrics.feature_gates(feature_states(options.compat.feature_gates))
         self._configz = ConfigDocument(config, profiles)
         self._stopping = asyncio.Event()
         self._shutting_down = False

@@ -42,15 +42,25 @@ HONOURED = frozenset({"ComponentFlagz", "ComponentStatusz", "OpportunisticBatchi
 
 @dataclass(frozen=True, slots=True)
 class Gate:
-    stage: str
+    stage: str  # ALPHA, BETA, GA or DEPRECATED
     default: bool
+    # Refuses any value but its default (most GA gates).
+    locked: bool = False
+
+    @property
+    def stage_label(self) -> str:
+        """The stage as kubernetes_feature_enabled labels it: none for GA."""
+        return "" if self.stage == "GA" else self.stage
 
 
 @cache
 def known_gates() -> dict[str, Gate]:
     text = resources.files("scheduler.app.data").joinpath("feature_gates_v1_36.yaml").read_text()
     data = safe_load(text)
-    return {name: Gate(str(v["stage"]), bool(v["default"])) for name, v in data["gates"].items()}
+    return {
+        name: Gate(str(v["stage"]), bool(v["default"]), bool(v.get("locked", False)))
+        for name, v in data["gates"].items()
+    }
 
 
 def parse_feature_gates(values: list[str]) -> dict[str, bool]:
@@ -81,12 +91,38 @@ def check_feature_gates(gates: dict[str, bool]) -> None:
         gate = known.get(name)
         if gate is None:
             raise ConfigError(f"--feature-gates: unrecognized feature gate: {name}")
+        if gate.locked and enabled != gate.default:
+            raise ConfigError(
+                f"--feature-gates: cannot set feature gate {name} to {str(enabled).lower()}, "
+                f"feature is locked to {str(gate.default).lower()}"
+            )
         if enabled != gate.default and name not in EITHER_WAY | HONOURED:
             raise ConfigError(
                 f"--feature-gates: {name}={str(enabled).lower()} cannot apply: kube-pyscheduler "
                 f"implements kube-scheduler {FOLLOWED_RELEASE} with every gate at its default "
                 f"({name}={str(gate.default).lower()})"
             )
+
+
+def feature_gate_warnings(gates: dict[str, bool]) -> list[str]:
+    """What upstream warns of when a GA or deprecated gate is set: it is going away, and
+    the flag with it."""
+    known = known_gates()
+    return [
+        f"setting {'GA' if known[name].stage == 'GA' else 'deprecated'} feature gate "
+        f"{name}={str(enabled).lower()}. It will be removed in a future release."
+        for name, enabled in sorted(gates.items())
+        if known[name].stage in ("GA", "DEPRECATED")
+    ]
+
+
+def feature_states(gates: dict[str, bool]) -> list[tuple[str, str, bool]]:
+    """Every known gate as kubernetes_feature_enabled reports it: name, stage label and
+    whether it is on."""
+    return [
+        (name, gate.stage_label, gates.get(name, gate.default))
+        for name, gate in sorted(known_gates().items())
+    ]
 
 
 def gate_enabled(gates: dict[str, bool], name: str) -> bool:

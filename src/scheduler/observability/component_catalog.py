@@ -114,6 +114,15 @@ BUILD_INFO = MetricSpec(
     stability=Stability.BETA,
 )
 
+FEATURE_ENABLED = MetricSpec(
+    "kubernetes_feature_enabled",
+    Kind.GAUGE,
+    "1 for each feature gate that is on, 0 for each that is off, by name and stage (empty "
+    "once GA): every gate kube-scheduler knows, as set by --feature-gates or by default.",
+    ("name", "stage"),
+    stability=Stability.BETA,
+)
+
 ALL: tuple[MetricSpec, ...] = (
     REST_CLIENT_REQUESTS,
     REST_CLIENT_REQUEST_DURATION,
@@ -127,4 +136,5 @@ ALL: tuple[MetricSpec, ...] = (
     AUTHORIZATION_DURATION,
     CLIENT_CERTIFICATE_EXPIRATION,
     BUILD_INFO,
+    FEATURE_ENABLED,
 )

@@ -9,6 +9,7 @@ or two tests, never share counters.
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Iterable
 from collections.abc import Mapping
 from typing import ClassVar
 from typing import Generic
@@ -18,6 +19,7 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.metrics import MetricWrapperBase
 
 from scheduler.observability import catalog
+from scheduler.observability import component_catalog
 from scheduler.observability.catalog import MetricSpec
 from scheduler.observability.component_metrics import RestClientMetrics
 from scheduler.observability.component_metrics import SecurePortMetrics
@@ -129,6 +131,7 @@ class SchedulerMetrics:
         )
         self._leader = _Children(_gauge(catalog.LEADER_ELECTION_MASTER_STATUS, r))
         self._events_dropped = _Children(_counter(catalog.EVENTS_DROPPED, r))
+        self._feature_enabled = _gauge(component_catalog.FEATURE_ENABLED, r)
 
         self._scraped = ScrapedGauges(spec for spec in catalog.ALL if spec.scraped)
         self._plugin_sources: list[Callable[[], Mapping[str, LabelledValues]]] = []
@@ -185,6 +188,11 @@ class SchedulerMetrics:
     def pod_scheduled_after_flush(self) -> None:
         """A pod the unschedulable pool's periodic flush had moved out was bound."""
         self._scheduled_after_flush.inc()
+
+    def feature_gates(self, states: Iterable[tuple[str, str, bool]]) -> None:
+        """`kubernetes_feature_enabled`: each gate's name, stage label and whether it is on."""
+        for name, stage, enabled in states:
+            self._feature_enabled.labels(name, stage).set(1 if enabled else 0)
 
     # -- opportunistic batching ----------------------------------------------------------
 
