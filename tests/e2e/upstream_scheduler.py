@@ -5,6 +5,7 @@ answers are compared with. It runs without leader election, schedules pods namin
 from __future__ import annotations
 
 from collections.abc import Iterator
+from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -24,6 +25,7 @@ def start_kube_scheduler(
     log: Path,
     *,
     config: Path | None = None,
+    extra_args: Sequence[str] = (),
 ) -> tuple[ManagedProcess, int]:
     """Started, not yet serving; `reviewer` is the kubeconfig of its TokenReviews and
     SubjectAccessReviews, `config` a KubeSchedulerConfiguration file (which then names the
@@ -40,6 +42,7 @@ def start_kube_scheduler(
         f"--authorization-kubeconfig={reviewer}",
         "--bind-address=127.0.0.1",
         f"--secure-port={port}",
+        *extra_args,
     ]
     process = ManagedProcess("kube-scheduler", argv, log)
     process.start()
