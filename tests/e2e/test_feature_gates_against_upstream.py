@@ -12,10 +12,9 @@ from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.controlplane import ControlPlane
 from tests.e2e.daemon import DaemonLauncher
 from tests.e2e.daemon import Metrics
-from tests.e2e.daemon import poll_until
-from tests.e2e.secure_port_client import secure_port_call
-from tests.e2e.upstream_scheduler import STARTUP_S
 from tests.e2e.upstream_scheduler import start_kube_scheduler
+from tests.e2e.upstream_scheduler import upstream_metrics
+from tests.e2e.upstream_scheduler import wait_upstream_ready
 from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
@@ -48,17 +47,8 @@ def test_every_gate_is_reported_as_kube_scheduler_reports_it(
     )
     cert = control_plane.admin_cert_paths
     try:
-        upstream.wait_until(
-            lambda: secure_port_call(port, "/readyz", client_cert=cert)[0] == 200,
-            STARTUP_S,
-            "kube-scheduler ready",
-        )
-
-        def scraped() -> Metrics | None:
-            status, body = secure_port_call(port, "/metrics", client_cert=cert)
-            return Metrics(body) if status == 200 else None
-
-        theirs = poll_until(scraped, "kube-scheduler's /metrics", timeout_s=STARTUP_S)
+        wait_upstream_ready(upstream, port, cert)
+        theirs = upstream_metrics(port, cert)
     finally:
         upstream.stop()
 

@@ -23,11 +23,10 @@ from scheduler.testing.builders import make_node
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.controlplane import ControlPlane
 from tests.e2e.daemon import DaemonLauncher
-from tests.e2e.daemon import Metrics
-from tests.e2e.daemon import poll_until
-from tests.e2e.secure_port_client import secure_port_call
 from tests.e2e.upstream_scheduler import SCHEDULER_NAME as UPSTREAM
 from tests.e2e.upstream_scheduler import start_kube_scheduler
+from tests.e2e.upstream_scheduler import upstream_metrics
+from tests.e2e.upstream_scheduler import wait_upstream_ready
 from tests.e2e.workload import Workload
 from tests.e2e.workload import unique
 
@@ -37,7 +36,6 @@ PREFERENCE = "example.com/preference"
 WEIGHTS = {"a": 100, "b": 20, "c": 10}
 # Upper bounds for waiting on the servers, not synchronisation delays.
 BIND_TIMEOUT_S = 60.0
-STARTUP_S = 60.0
 NO_SPREADING = {"plugins": {"multiPoint": {"disabled": [{"name": "PodTopologySpread"}]}}}
 
 
@@ -112,21 +110,13 @@ def test_the_second_alike_pod_takes_the_next_node_of_the_first_ones_ranking(
     )
     admin_cert = control_plane.admin_cert_paths
     try:
-        upstream.wait_until(
-            lambda: secure_port_call(port, "/readyz", client_cert=admin_cert)[0] == 200,
-            STARTUP_S,
-            "kube-scheduler ready",
-        )
+        wait_upstream_ready(upstream, port, admin_cert)
         for owner, scheduler in (("ours", ours), ("theirs", UPSTREAM)):
             for index in (1, 2):
                 workload.create_pod(_pod(workload, f"{owner}-{index}", scheduler, owner))
         names = [f"{owner}-{index}" for owner in ("ours", "theirs") for index in (1, 2)]
         placed = workload.wait_bound(names, timeout_s=BIND_TIMEOUT_S)
-        theirs = poll_until(
-            lambda: _scrape(port, admin_cert),
-            "kube-scheduler's /metrics",
-            timeout_s=STARTUP_S,
-        )
+        theirs = upstream_metrics(port, admin_cert)
     finally:
         upstream.stop()
 
@@ -137,8 +127,3 @@ def test_the_second_alike_pod_takes_the_next_node_of_the_first_ones_ranking(
     hint_used = {"result": "hint_used"}
     assert mine.total("scheduler_batch_attempts_total", profile=ours, **hint_used) == 1
     assert theirs.total("scheduler_batch_attempts_total", profile=UPSTREAM, **hint_used) == 1
-
-
-def _scrape(port: int, cert: tuple[Path, Path]) -> Metrics | None:
-    status, body = secure_port_call(port, "/metrics", client_cert=cert)
-    return Metrics(body) if status == 200 else None

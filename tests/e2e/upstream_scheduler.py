@@ -11,8 +11,11 @@ from pathlib import Path
 
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.controlplane import ControlPlane
+from tests.e2e.daemon import Metrics
+from tests.e2e.daemon import poll_until
 from tests.e2e.processes import ManagedProcess
 from tests.e2e.processes import free_loopback_port
+from tests.e2e.secure_port_client import secure_port_call
 
 STARTUP_S = 60.0
 SCHEDULER_NAME = "default-scheduler"
@@ -66,3 +69,23 @@ def kube_scheduler_running(
         yield process
     finally:
         process.stop()
+
+
+def wait_upstream_ready(process: ManagedProcess, port: int, cert: tuple[Path, Path]) -> None:
+    """Until kube-scheduler's /readyz answers 200 to `cert`."""
+    process.wait_until(
+        lambda: secure_port_call(port, "/readyz", client_cert=cert)[0] == 200,
+        STARTUP_S,
+        "kube-scheduler ready",
+    )
+
+
+def upstream_metrics(port: int, cert: tuple[Path, Path]) -> Metrics:
+    """kube-scheduler's /metrics, once it lets `cert` read them (it may answer 403 until it
+    has loaded its client CA)."""
+
+    def scraped() -> Metrics | None:
+        status, body = secure_port_call(port, "/metrics", client_cert=cert)
+        return Metrics(body) if status == 200 else None
+
+    return poll_until(scraped, "kube-scheduler's /metrics", timeout_s=STARTUP_S)
