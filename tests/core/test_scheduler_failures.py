@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-import scheduler.core.scheduling_cycle as cycle
-from scheduler.core.scheduling_cycle import find_placement
+from scheduler.core.outcome import Failure
+from scheduler.core.outcome import Placement
+from scheduler.core.placement_search import PlacementSearch
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
@@ -68,14 +69,14 @@ async def test_a_failure_while_handling_a_failure_is_fatal_and_retrieved(
 
 
 async def test_an_algorithm_failure_fails_only_that_pod(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = find_placement
+    real = PlacementSearch.run
 
-    def broken_for_p(framework: Framework, state: CycleState, pod: Pod, *rest: Any) -> Any:
-        if pod.name == "p":
+    def broken_for_p(search: PlacementSearch) -> Placement | Failure:
+        if search.pod.name == "p":
             raise ValueError("range() arg 3 must not be zero")
-        return real(framework, state, pod, *rest)
+        return real(search)
 
-    monkeypatch.setattr(cycle, "find_placement", broken_for_p)
+    monkeypatch.setattr(PlacementSearch, "run", broken_for_p)
     async with Harness() as h:
         h.create([make_node("n1").dict(), make_pod("p").dict(), make_pod("q").dict()])
         await h.schedule_active()

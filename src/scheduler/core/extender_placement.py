@@ -8,21 +8,17 @@ upstream's snapshot does, and rows found before an await still name the same nod
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
-from typing import Protocol
 
 import numpy as np
 
 from scheduler.core.outcome import BatchTurn
 from scheduler.core.outcome import Failure
 from scheduler.core.outcome import Placement
-from scheduler.core.scheduling_cycle import Feasible
-from scheduler.core.scheduling_cycle import decided_or_scored
-from scheduler.core.scheduling_cycle import find_feasible
-from scheduler.core.scheduling_cycle import select_placement
+from scheduler.core.placement_search import Feasible
+from scheduler.core.placement_search import PlacementSearch
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.events import EXTENDER_REJECTOR
 from scheduler.framework.node_table import NodeTable
@@ -31,12 +27,6 @@ from scheduler.objects.pod import Pod
 from scheduler.runtime.extenders import ExtenderCallError
 from scheduler.runtime.extenders import ExtenderChain
 from scheduler.runtime.framework import Framework
-
-
-class _Search(Protocol):
-    """PreFilter and Filter for one attempt, as `find_feasible` runs them."""
-
-    def __call__(self, *, try_nominated: bool = True) -> Feasible | Failure: ...
 
 
 async def find_placement_with_extenders(
@@ -48,12 +38,12 @@ async def find_placement_with_extenders(
     extenders: ExtenderChain,
     batch: BatchTurn | None = None,
 ) -> Placement | Failure:
-    search = functools.partial(find_feasible, framework, state, pod, table, nominations, batch)
+    search = PlacementSearch(framework, state, pod, table, nominations, batch)
     try:
-        found = await _feasible_after_extenders(search, extenders, pod, table)
+        found = await _feasible_after_extenders(search, extenders)
         if isinstance(found, Failure):
             return found
-        totals = decided_or_scored(framework, state, pod, table, found, batch)
+        totals = search.decided_or_scored(found)
         if not isinstance(totals, np.ndarray):
             return totals
         scores = await extenders.prioritize(pod, _nodes(table, found.rows))
@@ -65,13 +55,14 @@ async def find_placement_with_extenders(
         totals = totals + np.array(
             [scores.get(table.names[int(row)], 0) for row in found.rows], dtype=np.int64
         )
-    return select_placement(framework, table, found.rows, totals, batch)
+    return search.select(found.rows, totals)
 
 
 async def _feasible_after_extenders(
-    search: _Search, extenders: ExtenderChain, pod: Pod, table: NodeTable
+    search: PlacementSearch, extenders: ExtenderChain
 ) -> Feasible | Failure:
-    found = search()
+    pod, table = search.pod, search.table
+    found = search.feasible()
     if isinstance(found, Failure):
         return found
     if found.nominated_only:
@@ -80,7 +71,7 @@ async def _feasible_after_extenders(
             return kept
         # Upstream tries the nominated node alone first and, when it does not pass every
         # filter (the extenders' included), evaluates all nodes.
-        found = search(try_nominated=False)
+        found = search.feasible(try_nominated=False)
         if isinstance(found, Failure):
             return found
     return await _filter(extenders, pod, table, found)

@@ -2,7 +2,7 @@
 
 Two runs over the same snapshot:
 
-* the scheduler's own algorithm (`find_placement`, the very code of a scheduling cycle, with
+* the scheduler's own algorithm (`PlacementSearch.run`, the very code of a scheduling cycle, with
   PostFilter plugins only planning): its outcome, the FailedScheduling text and the chosen
   node are what the daemon would produce;
 * a per-plugin run: PreFilter plugin by plugin, then every Filter plugin on every node (not
@@ -34,7 +34,7 @@ from scheduler.core.explain.model import PluginScore
 from scheduler.core.explain.model import PostFilterReport
 from scheduler.core.explain.model import Verdict
 from scheduler.core.outcome import Failure
-from scheduler.core.scheduling_cycle import find_placement
+from scheduler.core.placement_search import PlacementSearch
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import FilterDetails
@@ -170,7 +170,8 @@ def explain_pod(
     """Everything but the fixes (see `fixes.py`). `nominations` are the queue's nominated
     pods by node name, as the scheduling cycle counts them."""
     reports: list[PostFilterReport] = []
-    outcome = find_placement(dry_profile(profile, reports), CycleState(), pod, table, nominations)
+    dry = dry_profile(profile, reports)
+    outcome = PlacementSearch(dry, CycleState(), pod, table, nominations).run()
     explanation = Explanation(
         pod=pod.key,
         profile=profile.name,
