@@ -1,13 +1,7 @@
 """Opportunistic batching on a real apiserver, beside kube-scheduler v1.36: with the default
-plugins but PodTopologySpread (which refuses to sign any pod under its system defaults), the
-second of two alike pods takes the node next in the first pod's ranking, unscored, on both
-schedulers, where scoring it afresh would choose another node.
-
-The nodes are chosen so that the two answers differ. Each fits one pod. A is preferred most
-(node affinity weight 100), B a little (20), C less (10) but has the most room. While A is
-among the scored nodes, NodeAffinity's normalized scores of B and C are 40 and 20 and C's room
-puts it ahead of B; with A gone, they become 200 and 100 and B is ahead. So the first pod goes
-to A; the second goes to C when it reuses the first pod's ranking, to B when it is scored.
+plugins but PodTopologySpread, the second of two alike pods takes the node next in the first
+pod's ranking, unscored, on both schedulers, where scoring it afresh would choose another node
+(the nodes and pods of tests/batching_scenario.py).
 """
 
 from __future__ import annotations
@@ -19,7 +13,10 @@ from typing import Any
 import pytest
 
 from bench.compare_schedulers import scheduler_config
-from scheduler.testing.builders import make_node
+from tests.batching_scenario import NO_SPREADING
+from tests.batching_scenario import NODE_CPUS
+from tests.batching_scenario import preference_node
+from tests.batching_scenario import preferred_terms
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.controlplane import ControlPlane
 from tests.e2e.daemon import DaemonLauncher
@@ -32,16 +29,16 @@ from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 
-PREFERENCE = "example.com/preference"
-WEIGHTS = {"a": 100, "b": 20, "c": 10}
 # Upper bounds for waiting on the servers, not synchronisation delays.
 BIND_TIMEOUT_S = 60.0
-NO_SPREADING = {"plugins": {"multiPoint": {"disabled": [{"name": "PodTopologySpread"}]}}}
 
 
 def _config(control_plane: ControlPlane, path: Path, scheduler_name: str) -> Path:
     document = scheduler_config(
-        control_plane.kubeconfig_path, scheduler_name, NO_SPREADING, percentage=None
+        control_plane.kubeconfig_path,
+        scheduler_name,
+        {"plugins": NO_SPREADING},
+        percentage=None,
     )
     path.write_text(json.dumps(document))
     return path
@@ -49,12 +46,11 @@ def _config(control_plane: ControlPlane, path: Path, scheduler_name: str) -> Pat
 
 def _nodes(workload: Workload, owner: str) -> dict[str, str]:
     """A, B and C for one scheduler's pods: node name by preference."""
-    shapes = {"a": "4", "b": "4", "c": "6"}
     names: dict[str, str] = {}
-    for preference, cpu in shapes.items():
+    for preference in NODE_CPUS:
         name = unique(f"{owner}-{preference}")
-        builder = make_node(name).capacity(cpu=cpu, memory="16Gi", pods=110)
-        builder.label(PREFERENCE, preference).label("owner", f"{owner}-{workload.label_value}")
+        builder = preference_node(name, preference)
+        builder.label("owner", f"{owner}-{workload.label_value}")
         manifest: dict[str, Any] = builder.dict()
         manifest["metadata"].pop("uid", None)
         created = workload.admin.post("/api/v1/nodes", manifest)
@@ -70,21 +66,8 @@ def _pod(workload: Workload, name: str, scheduler: str, owner: str) -> dict[str,
     spec["nodeSelector"] = {"owner": f"{owner}-{workload.label_value}"}
     [container] = spec["containers"]
     container["resources"]["requests"]["memory"] = "4Gi"
-    spec["affinity"] = {
-        "nodeAffinity": {
-            "preferredDuringSchedulingIgnoredDuringExecution": [
-                {
-                    "weight": weight,
-                    "preference": {
-                        "matchExpressions": [
-                            {"key": PREFERENCE, "operator": "In", "values": [preference]}
-                        ]
-                    },
-                }
-                for preference, weight in WEIGHTS.items()
-            ]
-        }
-    }
+    preferred = {"preferredDuringSchedulingIgnoredDuringExecution": preferred_terms()}
+    spec["affinity"] = {"nodeAffinity": preferred}
     return manifest
 
 

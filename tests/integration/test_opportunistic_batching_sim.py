@@ -21,6 +21,10 @@ from scheduler.framework import SignPlugin
 from scheduler.framework import Status
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
+from tests.batching_scenario import NO_SPREADING
+from tests.batching_scenario import NODE_CPUS
+from tests.batching_scenario import preference_node
+from tests.batching_scenario import preferring_pod
 from tests.integration.harness import Harness
 
 RANK_LABEL = "example.com/rank"
@@ -291,35 +295,15 @@ async def test_nodes_that_tie_are_each_offered_once() -> None:
 
 # ---- the default plugins, PodTopologySpread left out -------------------------------------------
 
-PREFERENCE = "example.com/preference"
-
-
-def _preferring_pod(name: str) -> dict[str, Any]:
-    """A pod preferring nodes labelled a (weight 100), b (20) and c (10)."""
-    builder = make_pod(name).req(cpu="4", memory="4Gi")
-    for preference, weight in (("a", 100), ("b", 20), ("c", 10)):
-        term = {"matchExpressions": [{"key": PREFERENCE, "operator": "In", "values": [preference]}]}
-        builder.preferred_node_affinity(weight, term)
-    return builder.dict()
-
 
 async def _second_pods_node(*, batching: bool) -> str | None:
-    """Where the second of two alike pods goes; see tests/e2e/test_opportunistic_batching.py
-    for why A, B and C rank as they do with and without A among the scored nodes."""
-    no_spreading = {"multiPoint": {"disabled": [{"name": "PodTopologySpread"}]}}
-    config = {"profiles": [{"schedulerName": PROFILE, "plugins": no_spreading}]}
+    """Where the second of two alike pods goes (see tests/batching_scenario.py)."""
+    config = {"profiles": [{"schedulerName": PROFILE, "plugins": NO_SPREADING}]}
     async with Harness(config, batching=batching) as h:
-        shapes = {"a": "4", "b": "4", "c": "6"}
-        h.create(
-            make_node(preference)
-            .capacity(cpu=cpu, memory="16Gi", pods="110")
-            .label(PREFERENCE, preference)
-            .dict()
-            for preference, cpu in shapes.items()
-        )
-        await _schedule_one_by_one(h, [_preferring_pod("first")])
+        h.create(preference_node(name, name).dict() for name in NODE_CPUS)
+        await _schedule_one_by_one(h, [preferring_pod("first").dict()])
         assert h.node_of("default", "first") == "a"
-        await _schedule_one_by_one(h, [_preferring_pod("second")])
+        await _schedule_one_by_one(h, [preferring_pod("second").dict()])
         return h.node_of("default", "second")
 
 
