@@ -7,8 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from scheduler.app.cli import main
+from tests.batching_scenario import NO_SPREADING
+from tests.batching_scenario import NODE_CPUS
+from tests.batching_scenario import preference_node
+from tests.batching_scenario import preferring_pod
 
 
 def _run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
@@ -210,3 +215,36 @@ def test_pod_pinned_to_a_missing_node_is_explained_and_the_rest_placed(
         "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
     )
     assert pods["plain"]["node"] == "a"
+
+
+def _preferring_scenario(tmp_path: Path) -> tuple[Path, Path]:
+    """The scenario of tests/batching_scenario.py as files: (configuration, objects)."""
+    profile = {"schedulerName": "default-scheduler", "plugins": NO_SPREADING}
+    config = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [profile],
+    }
+    objects = [preference_node(name, name).dict() for name in NODE_CPUS]
+    objects += [preferring_pod(name).dict() for name in ("first", "second")]
+    config_file, objects_file = tmp_path / "config.yaml", tmp_path / "scenario.yaml"
+    config_file.write_text(yaml.safe_dump(config))
+    objects_file.write_text(yaml.safe_dump_all(objects))
+    return config_file, objects_file
+
+
+@pytest.mark.parametrize(
+    ("gates", "nodes"), [([], {"a", "c"}), (["OpportunisticBatching=false"], {"a", "b"})]
+)
+def test_simulate_batches_as_the_gate_says(
+    gates: list[str], nodes: set[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config, scenario = _preferring_scenario(tmp_path)
+    flags = [f"--feature-gates={gate}" for gate in gates]
+    result = _run_json(["simulate", str(scenario), f"--config={config}", *flags], capsys)
+    assert {pod["node"] for pod in result["pods"]} == nodes
+
+
+def test_simulate_refuses_a_gate_away_from_its_default(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--no-progress", "--feature-gates=GangScheduling=true"]) == 2
+    assert "--feature-gates: GangScheduling=true cannot apply" in capsys.readouterr().err

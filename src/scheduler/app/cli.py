@@ -127,6 +127,13 @@ def _simulate_flags(sim: argparse.ArgumentParser) -> None:
     )
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
     sim.add_argument(
+        "--feature-gates",
+        action="append",
+        metavar="GATES",
+        help="Name=bool,... as for `run`: v1.36 defaults, and either way OpportunisticBatching "
+        "(off, every pod is scored)",
+    )
+    sim.add_argument(
         "--timeout",
         type=float,
         default=DEFAULT_TIMEOUT_SECONDS,

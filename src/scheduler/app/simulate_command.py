@@ -20,6 +20,9 @@ from scheduler.app.configuration import load_effective
 from scheduler.app.configuration import plugin_registry
 from scheduler.app.dra_scenario import claim_gpus
 from scheduler.app.dra_scenario import gpu_slices
+from scheduler.app.feature_gates import check_feature_gates
+from scheduler.app.feature_gates import gate_enabled
+from scheduler.app.feature_gates import parse_feature_gates
 from scheduler.app.gangs import GANG_CONFIG
 from scheduler.app.gangs import generate_gangs
 from scheduler.app.gangs import require_coscheduling
@@ -64,6 +67,8 @@ def _validate_counts(args: argparse.Namespace) -> None:
 
 def run_simulate(args: argparse.Namespace) -> int:
     _validate_counts(args)
+    gates = parse_feature_gates(args.feature_gates or [])
+    check_feature_gates(gates)
     # Logs go to stderr so that the report on stdout stays machine-readable. At -v=0 a run logs
     # only warnings and plugin faults, so loggers need not cache their configuration (which
     # keeps `simulate` callable many times in one process, as tests and notebooks do).
@@ -113,6 +118,7 @@ def run_simulate(args: argparse.Namespace) -> int:
                 registry,
                 seed=args.seed,
                 progress=progress,
+                batching=gate_enabled(gates, "OpportunisticBatching"),
                 timeout=args.timeout,
             )
         )
