@@ -12,6 +12,7 @@ from plugins.balanced_allocation.balance_columns import balanced_allocation_scor
 from plugins.helpers.extended_resources import DEVICE_CLASSES
 from plugins.helpers.extended_resources import DeviceClassResolver
 from plugins.helpers.extended_resources import device_totals_for
+from plugins.helpers.node_methods import scored_node_by_node
 from plugins.helpers.resources.allocation import FEW_REFRESHED_ROWS
 from plugins.helpers.resources.allocation import node_allocation
 from plugins.helpers.resources.allocation import pod_requests_for
@@ -90,10 +91,7 @@ class NodeResourcesBalancedAllocation:
         if device_totals_for(state, self._resource_names, requests.values) is not None:
             # Balanced by devices on some nodes: their use changes with every allocation, so
             # each node is scored afresh.
-            infos = table.node_infos
-            return np.array(
-                [self.score(state, pod, infos[row])[0] for row in rows.tolist()], dtype=np.int64
-            )
+            return scored_node_by_node(self.score, state, pod, table, rows)
 
         def compute(some: Rows) -> Scores:
             if len(some) <= FEW_REFRESHED_ROWS:

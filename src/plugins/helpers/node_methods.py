@@ -12,10 +12,15 @@ import functools
 from collections.abc import Callable
 from typing import TypeVar
 
+import numpy as np
+
 from scheduler.framework import CycleState
 from scheduler.framework import Node
 from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
 from scheduler.framework import Pod
+from scheduler.framework import Rows
+from scheduler.framework import Scores
 from scheduler.framework import Status
 
 NODE_NOT_FOUND_MESSAGE = "node not found"
@@ -51,3 +56,16 @@ def score_on_node(
         return method(plugin, state, pod, node)
 
     return score
+
+
+def scored_node_by_node(
+    score: Callable[[CycleState, Pod, NodeInfo], tuple[int, Status]],
+    state: CycleState,
+    pod: Pod,
+    table: NodeTable,
+    rows: Rows,
+) -> Scores:
+    """A batch Score form's fallback to the per-node `score` for each of `rows`, for when
+    what the batch form keeps per row does not apply to this pod."""
+    infos = table.node_infos
+    return np.array([score(state, pod, infos[row])[0] for row in rows.tolist()], dtype=np.int64)
