@@ -29,6 +29,7 @@ from bench.workloads import WORKLOADS
 from scheduler.app.configuration import load_effective
 from scheduler.app.configuration import plugin_registry
 from scheduler.app.simulation import simulate
+from scheduler.config.feature_gates import FeatureGates
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -88,7 +89,7 @@ def run_worker(
             seed=1,
             progress=progress,
             vectorize=vectorize,
-            batching=variant.batching,
+            features=FeatureGates({"OpportunisticBatching": variant.batching}),
         )
     )
     cpu_seconds = time.process_time() - cpu_before

@@ -11,7 +11,6 @@ import pytest
 from scheduler.app.cli import build_parser
 from scheduler.app.cli import main
 from scheduler.app.daemon import Daemon
-from scheduler.app.feature_gates import gate_enabled
 from scheduler.app.flag_values import flag_values
 from scheduler.app.run_options import RunOptions
 from scheduler.app.run_options import apply_flags
@@ -19,6 +18,7 @@ from scheduler.app.tls_options import TLSOptions
 from scheduler.cluster.sim import SimCluster
 from scheduler.config import KubeSchedulerConfiguration
 from scheduler.config import load_config_dict
+from scheduler.config.feature_gates import FeatureGates
 from scheduler.core.scheduler import SchedulerSetup
 from scheduler.framework.clock import SystemClock
 from scheduler.framework.errors import ConfigError
@@ -226,11 +226,11 @@ def test_extender_tls_settings_that_cannot_load_stop_start_up(
 
 def test_the_zpage_gates_are_honoured_both_ways() -> None:
     parsed = options("--feature-gates=ComponentFlagz=false,ComponentStatusz=true")
-    gates = parsed.compat.feature_gates
-    assert gate_enabled(gates, "ComponentFlagz") is False
-    assert gate_enabled(gates, "ComponentStatusz") is True
+    gates = FeatureGates(parsed.compat.feature_gates)
+    assert gates.enabled("ComponentFlagz") is False
+    assert gates.enabled("ComponentStatusz") is True
     # Not given: v1.36's default, on.
-    assert gate_enabled(options().compat.feature_gates, "ComponentFlagz") is True
+    assert FeatureGates(options().compat.feature_gates).enabled("ComponentFlagz") is True
 
 
 def test_flag_values_read_as_kube_schedulers_flag_library_writes_them() -> None:

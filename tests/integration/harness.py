@@ -11,6 +11,7 @@ from typing import Any
 
 from scheduler.cluster.sim import SimCluster
 from scheduler.config import load_config_dict
+from scheduler.config.feature_gates import FeatureGates
 from scheduler.core.scheduler import Scheduler
 from scheduler.core.scheduler import SchedulerSetup
 from scheduler.framework.spec import PluginSpec
@@ -35,9 +36,9 @@ class Harness:
         *,
         extra_plugins: Sequence[PluginSpec] = (),
         seed: int = 7,
-        batching: bool = True,
+        features: FeatureGates | None = None,
     ) -> None:
-        """`batching` is the OpportunisticBatching feature gate."""
+        """`features` are the feature gates in force (v1.36's defaults if not given)."""
         self.clock = FakeClock()
         self.sim = SimCluster(clock=self.clock)
         registry = PluginRegistry.discover()
@@ -50,7 +51,7 @@ class Harness:
         self.scheduler = Scheduler(
             SchedulerSetup(self.config, self.profiles, registry, self.sim, self.clock),
             rng=random.Random(seed),
-            batching=batching,
+            features=features,
         )
 
     async def __aenter__(self) -> Harness:

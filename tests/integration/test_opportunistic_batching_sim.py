@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from scheduler.config.feature_gates import FeatureGates
 from scheduler.framework import CycleState
 from scheduler.framework import Handle
 from scheduler.framework import NodeInfo
@@ -108,8 +109,12 @@ def _config(*plugins: str) -> dict[str, Any]:
     }
 
 
+def _gate(batching: bool) -> FeatureGates:
+    return FeatureGates({"OpportunisticBatching": batching})
+
+
 def _harness(*plugins: str, batching: bool = True) -> Harness:
-    return Harness(_config(*(plugins or ("Slots",))), extra_plugins=SPECS, batching=batching)
+    return Harness(_config(*(plugins or ("Slots",))), extra_plugins=SPECS, features=_gate(batching))
 
 
 def _nodes(*ranks: int, slots: int = 1) -> list[dict[str, Any]]:
@@ -299,7 +304,7 @@ async def test_nodes_that_tie_are_each_offered_once() -> None:
 async def _second_pods_node(*, batching: bool) -> str | None:
     """Where the second of two alike pods goes (see tests/batching_scenario.py)."""
     config = {"profiles": [{"schedulerName": PROFILE, "plugins": NO_SPREADING}]}
-    async with Harness(config, batching=batching) as h:
+    async with Harness(config, features=_gate(batching)) as h:
         h.create(preference_node(name, name).dict() for name in NODE_CPUS)
         await _schedule_one_by_one(h, [preferring_pod("first").dict()])
         assert h.node_of("default", "first") == "a"

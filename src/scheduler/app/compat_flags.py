@@ -22,10 +22,9 @@ import argparse
 from dataclasses import dataclass
 from dataclasses import field
 
-from scheduler.app.feature_gates import check_feature_gates
 from scheduler.app.feature_gates import check_version_flag
+from scheduler.app.feature_gates import checked_feature_gates
 from scheduler.app.feature_gates import feature_gate_warnings
-from scheduler.app.feature_gates import parse_feature_gates
 from scheduler.app.flag_kinds import bool_flag
 from scheduler.app.flag_kinds import duration_flag
 from scheduler.app.flag_kinds import list_flag
@@ -55,8 +54,7 @@ class CompatOptions:
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> CompatOptions:
         _refuse_inapplicable(args)
-        gates = parse_feature_gates(args.feature_gates or [])
-        check_feature_gates(gates)
+        gates = checked_feature_gates(args.feature_gates)
         check_version_flag("--emulated-version", args.emulated_version or [])
         check_version_flag("--min-compatibility-version", args.min_compatibility_version or [])
         options = cls(

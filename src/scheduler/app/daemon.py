@@ -28,7 +28,6 @@ from scheduler.app.access.delegation import SecurePortAccess
 from scheduler.app.configz import ConfigDocument
 from scheduler.app.feature_gates import FOLLOWED_RELEASE
 from scheduler.app.feature_gates import feature_states
-from scheduler.app.feature_gates import gate_enabled
 from scheduler.app.health_checks import SCHEDULER_FAILED
 from scheduler.app.health_checks import leader_election_check
 from scheduler.app.health_checks import scheduler_checks
@@ -42,6 +41,7 @@ from scheduler.app.unserved_pods import served_scheduler_names
 from scheduler.app.unserved_pods import unserved_pods_source
 from scheduler.app.zpages import ZPages
 from scheduler.cluster.port import ClusterClient
+from scheduler.config.feature_gates import FeatureGates
 from scheduler.core.leader_election import LeaderElector
 from scheduler.core.leader_election import new_identity
 from scheduler.core.result_annotation import ResultAnnotations
@@ -116,7 +116,7 @@ class Daemon:
             max_in_unschedulable=options.compat.max_in_unschedulable,
             events_client=events_client,
             tenure=self.elector,
-            batching=gate_enabled(options.compat.feature_gates, "OpportunisticBatching"),
+            features=FeatureGates(options.compat.feature_gates),
         )
         self.metrics.set_unserved_pods_source(
             unserved_pods_source(lambda: self.scheduler.informers, served_scheduler_names(profiles))
@@ -268,13 +268,13 @@ class Daemon:
 
 
 def _zpages(options: RunOptions, clock: Clock) -> ZPages:
-    gates = options.compat.feature_gates
+    gates = FeatureGates(options.compat.feature_gates)
     return ZPages(
         clock,
         binary_version=own_version(),
         emulation_version=FOLLOWED_RELEASE,
-        flags=options.flag_values if gate_enabled(gates, "ComponentFlagz") else None,
-        statusz=gate_enabled(gates, "ComponentStatusz"),
+        flags=options.flag_values if gates.enabled("ComponentFlagz") else None,
+        statusz=gates.enabled("ComponentStatusz"),
     )
 
 

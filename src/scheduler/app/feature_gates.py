@@ -21,11 +21,8 @@ stream cost more of the scheduler's CPU and no start-up time (`docs/architecture
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 
-from scheduler.config.yaml_text import safe_load
+from scheduler.config.feature_gates import known_gates
 from scheduler.framework.errors import ConfigError
 from scheduler.observability.component_metrics import KUBERNETES_RELEASE
 
@@ -38,29 +35,6 @@ EITHER_WAY = frozenset({"WatchListClient"})
 
 # Gates this scheduler honours both ways.
 HONOURED = frozenset({"ComponentFlagz", "ComponentStatusz", "OpportunisticBatching"})
-
-
-@dataclass(frozen=True, slots=True)
-class Gate:
-    stage: str  # ALPHA, BETA, GA or DEPRECATED
-    default: bool
-    # Refuses any value but its default (most GA gates).
-    locked: bool = False
-
-    @property
-    def stage_label(self) -> str:
-        """The stage as kubernetes_feature_enabled labels it: none for GA."""
-        return "" if self.stage == "GA" else self.stage
-
-
-@cache
-def known_gates() -> dict[str, Gate]:
-    text = resources.files("scheduler.app.data").joinpath("feature_gates_v1_36.yaml").read_text()
-    data = safe_load(text)
-    return {
-        name: Gate(str(v["stage"]), bool(v["default"]), bool(v.get("locked", False)))
-        for name, v in data["gates"].items()
-    }
 
 
 def parse_feature_gates(values: list[str]) -> dict[str, bool]:
@@ -80,6 +54,13 @@ def parse_feature_gates(values: list[str]) -> dict[str, bool]:
         if lowered not in ("true", "false"):
             raise ConfigError(f"--feature-gates: invalid value of {name}={setting}")
         gates[name] = lowered == "true"
+    return gates
+
+
+def checked_feature_gates(values: list[str] | None) -> dict[str, bool]:
+    """The gates a repeatable `--feature-gates` flag sets, each checked as start-up checks it."""
+    gates = parse_feature_gates(values or [])
+    check_feature_gates(gates)
     return gates
 
 
@@ -123,11 +104,6 @@ def feature_states(gates: dict[str, bool]) -> list[tuple[str, str, bool]]:
         (name, gate.stage_label, gates.get(name, gate.default))
         for name, gate in sorted(known_gates().items())
     ]
-
-
-def gate_enabled(gates: dict[str, bool], name: str) -> bool:
-    """Whether gate `name` is on: as set by `--feature-gates`, else its v1.36 default."""
-    return gates.get(name, known_gates()[name].default)
 
 
 def check_version_flag(flag: str, values: list[str]) -> None:

@@ -20,9 +20,7 @@ from scheduler.app.configuration import load_effective
 from scheduler.app.configuration import plugin_registry
 from scheduler.app.dra_scenario import claim_gpus
 from scheduler.app.dra_scenario import gpu_slices
-from scheduler.app.feature_gates import check_feature_gates
-from scheduler.app.feature_gates import gate_enabled
-from scheduler.app.feature_gates import parse_feature_gates
+from scheduler.app.feature_gates import checked_feature_gates
 from scheduler.app.gangs import GANG_CONFIG
 from scheduler.app.gangs import generate_gangs
 from scheduler.app.gangs import require_coscheduling
@@ -36,6 +34,7 @@ from scheduler.app.scenario import load_scenario_file
 from scheduler.app.scenario import parse_shape
 from scheduler.app.simulation import SimulationResult
 from scheduler.app.simulation import simulate
+from scheduler.config.feature_gates import FeatureGates
 from scheduler.framework.errors import ConfigError
 from scheduler.observability import configure_logging
 
@@ -67,8 +66,7 @@ def _validate_counts(args: argparse.Namespace) -> None:
 
 def run_simulate(args: argparse.Namespace) -> int:
     _validate_counts(args)
-    gates = parse_feature_gates(args.feature_gates or [])
-    check_feature_gates(gates)
+    gates = checked_feature_gates(args.feature_gates)
     # Logs go to stderr so that the report on stdout stays machine-readable. At -v=0 a run logs
     # only warnings and plugin faults, so loggers need not cache their configuration (which
     # keeps `simulate` callable many times in one process, as tests and notebooks do).
@@ -118,7 +116,7 @@ def run_simulate(args: argparse.Namespace) -> int:
                 registry,
                 seed=args.seed,
                 progress=progress,
-                batching=gate_enabled(gates, "OpportunisticBatching"),
+                features=FeatureGates(gates),
                 timeout=args.timeout,
             )
         )

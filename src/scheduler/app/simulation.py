@@ -27,6 +27,7 @@ from scheduler.cluster.sim.claim_controller import ResourceClaimController
 from scheduler.cluster.sim.pv_controller import PVBinderController
 from scheduler.config import EffectiveProfile
 from scheduler.config import KubeSchedulerConfiguration
+from scheduler.config.feature_gates import FeatureGates
 from scheduler.core.scheduler import Scheduler
 from scheduler.core.scheduler import SchedulerSetup
 from scheduler.framework.clock import Clock
@@ -144,13 +145,13 @@ async def simulate(
     clock: Clock | None = None,
     progress: ProgressCallback | None = None,
     vectorize: bool = True,
-    batching: bool = True,
+    features: FeatureGates | None = None,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,  # noqa: ASYNC109 - bounds the whole run
     cluster: SimCluster | None = None,
 ) -> SimulationResult:
     """Schedule `objects` in memory; stop after `timeout` wall-clock seconds at the latest.
     An empty `cluster` given by the caller is used, so that it can be read afterwards.
-    `batching` is the OpportunisticBatching feature gate."""
+    `features` are the feature gates in force (v1.36's defaults if not given)."""
     # As the daemon does (see startup_gc): no automatic collection while the cluster is loaded
     # and listed, then what that built is frozen for the run, so that collections while
     # scheduling walk only what scheduling allocates. Unfrozen at the end: a process may
@@ -169,7 +170,7 @@ async def simulate(
             clock=clock,
             progress=progress,
             vectorize=vectorize,
-            batching=batching,
+            features=features,
             timeout=timeout,
             cluster=cluster,
         )
@@ -190,7 +191,7 @@ async def _simulate(
     clock: Clock | None,
     progress: ProgressCallback | None,
     vectorize: bool,
-    batching: bool,
+    features: FeatureGates | None,
     timeout: float,  # noqa: ASYNC109 - bounds the whole run
     cluster: SimCluster | None,
 ) -> SimulationResult:
@@ -213,7 +214,7 @@ async def _simulate(
         rng=random.Random(seed),
         metrics=metrics,
         vectorize=vectorize,
-        batching=batching,
+        features=features,
     )
     tasks: list[asyncio.Task[None]] = []
     waiting: set[str] = set()

@@ -19,6 +19,7 @@ from scheduler.cluster.informer import Informer
 from scheduler.cluster.port import ClusterClient
 from scheduler.config import EffectiveProfile
 from scheduler.config import KubeSchedulerConfiguration
+from scheduler.config.feature_gates import FeatureGates
 from scheduler.core.api_dispatcher import ApiDispatcher
 from scheduler.core.binding_cycle import BindingCycles
 from scheduler.core.event_recorder import EventRecorder
@@ -85,12 +86,12 @@ class Scheduler:
         max_in_unschedulable: float = DEFAULT_MAX_IN_UNSCHEDULABLE,
         events_client: ClusterClient | None = None,
         tenure: Tenure | None = None,
-        batching: bool = True,
+        features: FeatureGates | None = None,
     ) -> None:
         """`events_client` writes Events (its own rate budget; the setup's client by default);
         with a `tenure` (the leader elector), Bindings and other placement writes are fenced by
-        it. `batching` is the OpportunisticBatching feature gate (on, as in kube-scheduler
-        v1.36)."""
+        it. `features` are the feature gates in force (kube-scheduler v1.36's defaults if not
+        given)."""
         config, profiles, registry = setup.config, setup.profiles, setup.registry
         client, clock = setup.client, setup.clock
         self.config = config
@@ -110,7 +111,9 @@ class Scheduler:
         self.awaiting_extenders = False
         # Plugin timings are recorded for a sample of cycles, as upstream does (10 %).
         self.sampler = PluginMetricsSampler(self.rng)
-        watches = sorted({w for p in profiles for ref in _names(p) for w in registry[ref].watches})
+        features = features or FeatureGates()
+        specs = [registry[ref] for p in profiles for ref in _names(p)]
+        watches = sorted({w for spec in specs for w in spec.watched_resources(features.enabled)})
         self.informers: dict[str, Informer] = {}
         self._informer_tasks: list[asyncio.Task[None]] = []
         self._scheduling_tasks: list[asyncio.Task[None]] = []
@@ -141,7 +144,7 @@ class Scheduler:
                 self.metrics,
                 vectorize=vectorize,
                 filter_run=filter_run,
-                batching=batching,
+                batching=features.enabled("OpportunisticBatching"),
                 extenders=bool(config.extenders),
             )
         first = next(iter(self.profiles.values()))

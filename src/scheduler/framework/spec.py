@@ -19,13 +19,22 @@ class PluginSpec:
     """A plugin's name, its class (constructed as `plugin_class(args, handle)`) and args model.
 
     `watches` names extra API resources (plural, e.g. "namespaces") the plugin reads through
-    `Handle.lister`, so the scheduler starts informers for them.
+    `Handle.lister`, so the scheduler starts informers for them. `gated_watches` are (feature
+    gate, resource) pairs: a resource watched only while its kube-scheduler feature gate is on,
+    often because the API server serves it only then. While one is not watched, its lister is
+    empty.
     """
 
     name: str
     plugin_class: type
     args_model: type[PluginArgs] | None = None
     watches: tuple[str, ...] = ()
+    gated_watches: tuple[tuple[str, str], ...] = ()
+
+    def watched_resources(self, gate_enabled: Callable[[str], bool]) -> tuple[str, ...]:
+        """The resources to watch for this plugin under the feature gates `gate_enabled` tells."""
+        gated = tuple(resource for gate, resource in self.gated_watches if gate_enabled(gate))
+        return self.watches + gated
 
     @property
     def extension_points(self) -> list[str]:
