@@ -83,6 +83,8 @@ REQUIRED = [
             ("resource.k8s.io", "resourceclaims"),
             ("resource.k8s.io", "resourceslices"),
             ("resource.k8s.io", "deviceclasses"),
+            # Watched only with DRADeviceTaintRules on; granted so the gate needs no new role.
+            ("resource.k8s.io", "devicetaintrules"),
         ]
         for verb in ("list", "watch")
     ),

@@ -37,12 +37,8 @@ EVENT_TIMEOUT_S = 30.0
 
 @pytest.fixture(scope="module")
 def native_plane(e2e_binaries: ControlPlaneBinaries) -> Iterator[ControlPlane]:
-    plane = ControlPlane(e2e_binaries, ALPHA_FLAGS)
-    plane.start()
-    try:
+    with ControlPlane(e2e_binaries, ALPHA_FLAGS) as plane:
         yield plane
-    finally:
-        plane.stop()
 
 
 def _member(workload: Workload, scheduler: str, name: str) -> None:

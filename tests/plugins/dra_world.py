@@ -27,7 +27,7 @@ from tests.plugins.test_volume_binding_prebind import SimLister
 
 DRIVER = "gpu.example.com"
 CLASS = "gpu"
-DRA_RESOURCES = ("resourceclaims", "resourceslices", "deviceclasses")
+DRA_RESOURCES = ("resourceclaims", "resourceslices", "deviceclasses", "devicetaintrules")
 
 
 class World:

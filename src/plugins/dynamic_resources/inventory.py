@@ -9,7 +9,8 @@ pool, as upstream's allocator does.
 
 Pools with devices that have binding conditions come after all others, as upstream orders
 them, so a device that needs preparing is chosen only when no other will do. Device taints are
-honoured when candidates are chosen (`device_taints`).
+honoured when candidates are chosen (`device_taints`), those DeviceTaintRules give included
+(`taint_rules`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from plugins.dynamic_resources.counters import read_consumption
 from plugins.dynamic_resources.counters import read_counter_sets
 from plugins.dynamic_resources.messages import POOL_BEING_UPDATED
 from plugins.dynamic_resources.messages import POOL_INVALID
+from plugins.dynamic_resources.taint_rules import with_rule_taints
 from scheduler.framework import Lister
 from scheduler.framework import Node
 from scheduler.objects.labels import SelectorError
@@ -303,30 +305,32 @@ class Inventory:
 
 
 class InventoryView:
-    """The Inventory of a lister's current slices, rebuilt only when a slice changed."""
+    """The Inventory of a lister's current slices, with the taints of the DeviceTaintRules in
+    force (`taint_rules`), rebuilt only when a slice or a rule changed."""
 
-    def __init__(self, lister: Callable[[], Lister]) -> None:
+    def __init__(self, slices: Callable[[], Lister], rules: Callable[[], Lister]) -> None:
         # Looked up on use: informers are started after plugins are built.
-        self._lister = lister
-        self._seen: Sequence[RawObject] = ()
-        self._seen_ids: set[int] = set()
+        self._slices = slices
+        self._rules = rules
+        self._seen: tuple[Sequence[RawObject], Sequence[RawObject]] = ((), ())
+        self._seen_ids: tuple[set[int], set[int]] = (set(), set())
         self._inventory = Inventory(())
         self.version = 0
-        # The lister and its revision when the slices were last read.
-        self._read_at: tuple[Lister | None, int] = (None, -1)
+        # The listers and their revisions when they were last read.
+        self._read_at: tuple[Lister | None, int, Lister | None, int] = (None, -1, None, -1)
 
     def current(self) -> Inventory:
-        lister = self._lister()
-        read_at = (lister, lister.revision)
+        slices_lister, rules_lister = self._slices(), self._rules()
+        read_at = (slices_lister, slices_lister.revision, rules_lister, rules_lister.revision)
         if read_at == self._read_at:
-            return self._inventory  # no slice changed
+            return self._inventory  # nothing changed
         self._read_at = read_at
-        slices = lister.list()
+        slices, rules = slices_lister.list(), rules_lister.list()
         # The informer replaces an object on every change, so identity tells what changed;
         # keeping the objects in `_seen` keeps their ids from being reused.
-        ids = set(map(id, slices))
+        ids = (set(map(id, slices)), set(map(id, rules)))
         if ids != self._seen_ids:
-            self._seen, self._seen_ids = slices, ids
-            self._inventory = Inventory(slices)
+            self._seen, self._seen_ids = (slices, rules), ids
+            self._inventory = Inventory(with_rule_taints(slices, rules) if rules else slices)
             self.version += 1
         return self._inventory

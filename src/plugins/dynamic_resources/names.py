@@ -9,6 +9,8 @@ RESOURCE_CLAIMS: Final = "resourceclaims"
 RESOURCE_CLAIM_TEMPLATES: Final = "resourceclaimtemplates"
 RESOURCE_SLICES: Final = "resourceslices"
 DEVICE_CLASSES: Final = "deviceclasses"
+# resource.k8s.io/v1beta2, watched only with the DRADeviceTaintRules feature gate on.
+DEVICE_TAINT_RULES: Final = "devicetaintrules"
 
 # The finalizer that keeps an allocated claim until its devices are released.
 CLAIM_FINALIZER: Final = "resource.kubernetes.io/delete-protection"

@@ -45,6 +45,7 @@ from plugins.dynamic_resources.hints import after_pod_change
 from plugins.dynamic_resources.inventory import Inventory
 from plugins.dynamic_resources.inventory import InventoryView
 from plugins.dynamic_resources.names import DEVICE_CLASSES
+from plugins.dynamic_resources.names import DEVICE_TAINT_RULES
 from plugins.dynamic_resources.names import RESOURCE_CLAIMS
 from plugins.dynamic_resources.names import RESOURCE_SLICES
 from plugins.dynamic_resources.prebind import ClaimWriteError
@@ -106,7 +107,10 @@ class DynamicResources:
         self._binding_timeout = float(args.binding_timeout)
         self._allocated = AllocatedDevices(self._claims)
         self._candidates = CandidateCache(
-            InventoryView(lambda: handle.lister(RESOURCE_SLICES)), DeviceMatcher()
+            InventoryView(
+                lambda: handle.lister(RESOURCE_SLICES), lambda: handle.lister(DEVICE_TAINT_RULES)
+            ),
+            DeviceMatcher(),
         )
         self._normalizer = DefaultNormalizer()
         self._free_columns = FreeDeviceColumns()

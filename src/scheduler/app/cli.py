@@ -131,7 +131,8 @@ def _simulate_flags(sim: argparse.ArgumentParser) -> None:
         action="append",
         metavar="GATES",
         help="Name=bool,... as for `run`: v1.36 defaults, and either way OpportunisticBatching "
-        "(off, every pod is scored)",
+        "(off, every pod is scored) and DRADeviceTaintRules (on, the scenario's "
+        "DeviceTaintRules taint the devices they select)",
     )
     sim.add_argument(
         "--timeout",

@@ -8,7 +8,10 @@ know fails as upstream fails it.
 
 The gates in `HONOURED` are honoured either way: ComponentFlagz and ComponentStatusz serve or
 withhold `/flagz` and `/statusz`; OpportunisticBatching lets a pod like the one before it take
-the next node of that pod's ranking unscored (`runtime/batching.py`), or, off, scores every pod.
+the next node of that pod's ranking unscored (`runtime/batching.py`), or, off, scores every pod;
+DRADeviceTaintRules, on, has DynamicResources watch `resource.k8s.io/v1beta2` DeviceTaintRules
+and treat each selected device as carrying the rule's taint (`plugins/dynamic_resources/
+taint_rules.py`).
 
 The gates in `EITHER_WAY` choose nothing about scheduling, only how the client talks to the API
 server, and this scheduler does it one way whatever they say, so both settings are accepted:
@@ -34,7 +37,9 @@ _COMPONENT = "kube"
 EITHER_WAY = frozenset({"WatchListClient"})
 
 # Gates this scheduler honours both ways.
-HONOURED = frozenset({"ComponentFlagz", "ComponentStatusz", "OpportunisticBatching"})
+HONOURED = frozenset(
+    {"ComponentFlagz", "ComponentStatusz", "DRADeviceTaintRules", "OpportunisticBatching"}
+)
 
 
 def parse_feature_gates(values: list[str]) -> dict[str, bool]:

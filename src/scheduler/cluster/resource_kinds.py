@@ -108,6 +108,8 @@ BUILTIN_KINDS: tuple[ResourceKind, ...] = (
     kind("resourceclaimtemplates", "resource.k8s.io/v1", "ResourceClaimTemplate", namespaced=True),
     kind("resourceslices", "resource.k8s.io/v1", "ResourceSlice", namespaced=False),
     kind("deviceclasses", "resource.k8s.io/v1", "DeviceClass", namespaced=False),
+    # Served only by an API server with resource.k8s.io/v1beta2 and DRADeviceTaintRules on.
+    kind("devicetaintrules", "resource.k8s.io/v1beta2", "DeviceTaintRule", namespaced=False),
     # IPAllocation's address pools (deploy/crds/ippools.yaml).
     kind("ippools", "kube-pyscheduler.io/v1alpha1", "IPPool", namespaced=False),
 )

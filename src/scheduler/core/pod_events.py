@@ -46,6 +46,11 @@ _RESOURCE_KINDS = {
     "deviceclasses": EventResource.DEVICE_CLASS,
     "ippools": EventResource.IP_POOL,
 }
+# Resources whose changes change the taints of the devices ResourceSlices publish.
+_SLICE_TAINTING = frozenset({"devicetaintrules"})
+_SLICE_TAINTS_CHANGED = ClusterEvent(
+    EventResource.RESOURCE_SLICE, ActionType.UPDATE, "ResourceSliceUpdate"
+)
 
 
 def _parse_pod(raw: RawObject) -> Pod | None:
@@ -215,6 +220,12 @@ class PodEventHandlers:
     def _object_event(
         self, resource: str, action: ActionType, old: RawObject | None, new: RawObject | None
     ) -> None:
+        if resource in _SLICE_TAINTING:
+            # What changed is which devices carry the rule's taint, in the slices it selects:
+            # reported as upstream's slice tracker does, as an update of ResourceSlices. No
+            # slice object goes with it (a hint reading the rule as a slice would misjudge).
+            self._queue.move_all_to_active_or_backoff(_SLICE_TAINTS_CHANGED, None, None)
+            return
         kind = _RESOURCE_KINDS.get(resource)
         if kind is None:
             return

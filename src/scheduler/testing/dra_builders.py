@@ -37,6 +37,30 @@ def tainted(found: dict[str, Any], *taints: dict[str, str]) -> dict[str, Any]:
     return {**found, "taints": [dict(t) for t in taints]}
 
 
+def make_device_taint_rule(
+    name: str,
+    taint: dict[str, str],
+    *,
+    driver: str | None = None,
+    pool: str | None = None,
+    device: str | None = None,
+    selector: bool = True,
+) -> dict[str, Any]:
+    """A DeviceTaintRule (resource.k8s.io/v1beta2) putting `taint` on the devices its selector
+    picks: those of `driver`, `pool` and named `device`, each where given; no selector at all
+    without `selector`."""
+    spec: dict[str, Any] = {"taint": dict(taint)}
+    if selector:
+        picks = {"driver": driver, "pool": pool, "device": device}
+        spec["deviceSelector"] = {k: v for k, v in picks.items() if v is not None}
+    return {
+        "apiVersion": "resource.k8s.io/v1beta2",
+        "kind": "DeviceTaintRule",
+        "metadata": {"name": name},
+        "spec": spec,
+    }
+
+
 def _resource_slice(name: str, spec: dict[str, Any]) -> dict[str, Any]:
     return {
         "apiVersion": API_VERSION,
