@@ -4,8 +4,14 @@ claims"; explain says, per node, which device was allocated, tainted or out of c
 from __future__ import annotations
 
 import io
+import json
+from pathlib import Path
 from typing import Any
 
+import pytest
+import yaml
+
+from scheduler.app.cli import main
 from scheduler.app.configuration import load_effective
 from scheduler.app.configuration import plugin_registry
 from scheduler.app.explain.render import write
@@ -20,6 +26,7 @@ from scheduler.testing.dra_builders import device
 from scheduler.testing.dra_builders import make_claim
 from scheduler.testing.dra_builders import make_counter_slice
 from scheduler.testing.dra_builders import make_device_class
+from scheduler.testing.dra_builders import make_device_taint_rule
 from scheduler.testing.dra_builders import make_slice
 from scheduler.testing.dra_builders import tainted
 from scheduler.testing.dra_builders import with_claims
@@ -78,3 +85,51 @@ async def test_each_node_says_what_became_of_its_devices() -> None:
     write(explanation, "table", out)
     assert "Why (as the plugins see it):" in out.getvalue()
     assert "  b DynamicResources: claim default/mine" in out.getvalue()
+
+
+def _rule_tainted_cluster() -> list[dict[str, Any]]:
+    """Node a's one GPU, taken out of service by a DeviceTaintRule; node b has none."""
+    rule = make_device_taint_rule(
+        "a-gpu-out", {"key": "example.com/faulty", "effect": "NoSchedule"}, pool="a"
+    )
+    return [
+        *(make_node(n).capacity(cpu="4", memory="8Gi", pods="10").dict() for n in "ab"),
+        make_device_class("gpu", f'device.driver == "{DRIVER}"'),
+        make_slice("a-gpus", DRIVER, [device("gpu-0")], node="a"),
+        rule,
+        make_claim("mine").request("gpu", "gpu").dict(),
+        with_claims(make_pod("trainer").dict(), claims={"gpu": "mine"}),
+    ]
+
+
+def test_explain_and_simulate_take_the_daemons_feature_gates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = tmp_path / "cluster.yaml"
+    scenario.write_text(yaml.safe_dump_all(_rule_tainted_cluster()))
+    gate = "--feature-gates=DRADeviceTaintRules=true"
+    argv = ["explain", "default/trainer", "--scenario", str(scenario), "-o", "json", gate]
+    assert main(argv) == 0
+    explained = json.loads(capsys.readouterr().out)
+    details = {
+        node["name"]: next(
+            v["details"] for v in node["plugins"] if v["plugin"] == "DynamicResources"
+        )
+        for node in explained["nodes"]
+    }
+    head = "claim default/mine, request gpu (1 device(s)): "
+    assert details == {
+        "a": [
+            head + "1 matching, 0 free on its own: a/gpu-0 has a taint the request does not "
+            "tolerate"
+        ],
+        "b": [head + "no device here matches class gpu and its selectors"],
+    }
+    # Without the gate the rule is not read, as kube-scheduler's default: the pod gets a's GPU.
+    argv = ["simulate", str(scenario), "--output", "json", "--no-progress", "--seed", "0"]
+    assert main(argv) == 0
+    [pod] = json.loads(capsys.readouterr().out)["pods"]
+    assert pod["node"] == "a"
+    assert main([*argv, gate]) == 0
+    [pod] = json.loads(capsys.readouterr().out)["pods"]
+    assert pod["node"] in (None, "")

@@ -15,12 +15,14 @@ from scheduler.app.configuration import load_effective
 from scheduler.app.configuration import plugin_registry
 from scheduler.app.explain.render import OUTPUTS
 from scheduler.app.explain.render import write
+from scheduler.app.feature_gates import checked_feature_gates
 from scheduler.app.scenario import Scenario
 from scheduler.app.scenario import load_scenario_file
 from scheduler.app.simulation import simulate
 from scheduler.cluster.sim import SimCluster
 from scheduler.config import EffectiveProfile
 from scheduler.config import KubeSchedulerConfiguration
+from scheduler.config.feature_gates import FeatureGates
 from scheduler.core.explain.model import Explanation
 from scheduler.core.explain.session import DEFAULT_SEED
 from scheduler.core.explain.session import explain_in
@@ -58,6 +60,13 @@ def add_explain_flags(
         metavar="FILE",
         help="explain against a simulated cluster built from these files (repeatable)",
     )
+    explain.add_argument(
+        "--feature-gates",
+        action="append",
+        metavar="GATES",
+        help="Name=bool,... as the daemon runs with (as for `run`), so that the pod is "
+        "explained under the same gates",
+    )
     explain.add_argument("-o", "--output", choices=OUTPUTS, default="table")
     explain.add_argument(
         "--seed",
@@ -88,13 +97,24 @@ async def _explain_scenario(
     key: tuple[str, str],
 ) -> Explanation:
     config, profiles = loaded
+    features = FeatureGates(args.gates)
     # Seeded as simulate seeds its own cluster, so the run explained is the run simulate shows.
     sim = SimCluster(clock=SystemClock(), rng=random.Random(args.seed))
     try:
-        await simulate(scenario.objects, config, profiles, registry, seed=args.seed, cluster=sim)
+        await simulate(
+            scenario.objects,
+            config,
+            profiles,
+            registry,
+            seed=args.seed,
+            cluster=sim,
+            features=features,
+        )
     except ConfigError as exc:
         raise ConfigError(f"{', '.join(scenario.sources)}: {exc}") from exc
-    return await explain_in(sim, *key, config, profiles, registry, seed=args.seed)
+    return await explain_in(
+        sim, *key, config, profiles, registry, seed=args.seed, features=features
+    )
 
 
 async def _explain_live(
@@ -117,7 +137,15 @@ async def _explain_live(
         user_agent=f"{default_user_agent()}/explain",
     )
     try:
-        return await explain_in(client, *key, config, profiles, registry, seed=args.seed)
+        return await explain_in(
+            client,
+            *key,
+            config,
+            profiles,
+            registry,
+            seed=args.seed,
+            features=FeatureGates(args.gates),
+        )
     finally:
         await client.close()
 
@@ -137,6 +165,7 @@ def _refuse_extenders(config: KubeSchedulerConfiguration) -> None:
 def run_explain(args: argparse.Namespace) -> int:
     configure_logging("text", 0, cache_loggers=False)
     key = pod_key(args.pod, args.namespace)
+    args.gates = checked_feature_gates(args.feature_gates)
     registry = plugin_registry(args.plugin, autoload=not args.no_plugin_autoload)
     if args.scenario:
         if args.kubeconfig:

@@ -16,6 +16,7 @@ from scheduler.cluster.port import ClusterClient
 from scheduler.cluster.read_only import ReadOnlyCluster
 from scheduler.config import EffectiveProfile
 from scheduler.config import KubeSchedulerConfiguration
+from scheduler.config.feature_gates import FeatureGates
 from scheduler.core.scheduler import Scheduler
 from scheduler.core.scheduler import SchedulerSetup
 from scheduler.framework.clock import Clock
@@ -35,12 +36,15 @@ async def load_snapshot(
     clock: Clock,
     seed: int,
     sync_timeout: float = DEFAULT_SYNC_TIMEOUT,
+    features: FeatureGates | None = None,
 ) -> tuple[Scheduler, ReadOnlyCluster]:
     """A scheduler whose cache and listers hold the cluster's current state; the caller
     calls `scheduler.stop()` when done."""
     read_only = ReadOnlyCluster(client, "explain is read-only")
     scheduler = Scheduler(
-        SchedulerSetup(config, profiles, registry, read_only, clock), rng=random.Random(seed)
+        SchedulerSetup(config, profiles, registry, read_only, clock),
+        rng=random.Random(seed),
+        features=features,
     )
     informers = scheduler.build_informers()
     tasks = [asyncio.create_task(i.run(), name=f"informer:{i.name}") for i in informers]

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from scheduler.cluster.port import ClusterClient
 from scheduler.config import EffectiveProfile
 from scheduler.config import KubeSchedulerConfiguration
+from scheduler.config.feature_gates import FeatureGates
 from scheduler.core.explain.cluster_state import DEFAULT_SYNC_TIMEOUT
 from scheduler.core.explain.cluster_state import cancel_background
 from scheduler.core.explain.cluster_state import load_snapshot
@@ -33,8 +34,10 @@ async def explain_in(
     *,
     seed: int = DEFAULT_SEED,
     sync_timeout: float = DEFAULT_SYNC_TIMEOUT,
+    features: FeatureGates | None = None,
 ) -> Explanation:
-    """The explanation of one pod in the cluster behind `client`, which is only read."""
+    """The explanation of one pod in the cluster behind `client`, which is only read, under
+    the feature gates `features` (v1.36's defaults if not given)."""
     scheduler, read_only = await load_snapshot(
         client,
         config,
@@ -43,6 +46,7 @@ async def explain_in(
         clock=SystemClock(),
         seed=seed,
         sync_timeout=sync_timeout,
+        features=features,
     )
     try:
         raw = scheduler.informers["pods"].store.get(namespace, name)
