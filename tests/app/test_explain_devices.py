@@ -125,11 +125,14 @@ def test_explain_and_simulate_take_the_daemons_feature_gates(
         ],
         "b": [head + "no device here matches class gpu and its selectors"],
     }
-    # Without the gate the rule is not read, as kube-scheduler's default: the pod gets a's GPU.
     argv = ["simulate", str(scenario), "--output", "json", "--no-progress", "--seed", "0"]
-    assert main(argv) == 0
-    [pod] = json.loads(capsys.readouterr().out)["pods"]
-    assert pod["node"] == "a"
     assert main([*argv, gate]) == 0
     [pod] = json.loads(capsys.readouterr().out)["pods"]
     assert pod["node"] in (None, "")
+    # Without the gate an API server would not serve the rule: the scenario is refused rather
+    # than simulated as if the rule were not there.
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        f'error: {scenario}: DeviceTaintRule "a-gpu-out": served and read only with '
+        "--feature-gates=DRADeviceTaintRules=true (off by default in kube-scheduler 1.36)\n"
+    )

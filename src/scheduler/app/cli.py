@@ -132,7 +132,8 @@ def _simulate_flags(sim: argparse.ArgumentParser) -> None:
         metavar="GATES",
         help="Name=bool,... as for `run`: v1.36 defaults, and either way OpportunisticBatching "
         "(off, every pod is scored) and DRADeviceTaintRules (on, the scenario's "
-        "DeviceTaintRules taint the devices they select)",
+        "DeviceTaintRules taint the devices they select; off, as by default, a scenario "
+        "holding one is refused)",
     )
     sim.add_argument(
         "--timeout",

@@ -23,8 +23,12 @@ stream cost more of the scheduler's CPU and no start-up time (`docs/architecture
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from collections.abc import Iterator
+from collections.abc import Mapping
+from typing import Any
 
+from scheduler.config.feature_gates import FeatureGates
 from scheduler.config.feature_gates import known_gates
 from scheduler.framework.errors import ConfigError
 from scheduler.observability.component_metrics import KUBERNETES_RELEASE
@@ -40,6 +44,24 @@ EITHER_WAY = frozenset({"WatchListClient"})
 HONOURED = frozenset(
     {"ComponentFlagz", "ComponentStatusz", "DRADeviceTaintRules", "OpportunisticBatching"}
 )
+
+
+# Kinds an API server serves only while a gate is on. A scenario holding one under the gate at
+# its default (off) would be simulated as if the object were not there; it is refused instead.
+GATED_KINDS = {"DeviceTaintRule": "DRADeviceTaintRules"}
+
+
+def check_gated_kinds(objects: Iterable[Mapping[str, Any]], features: FeatureGates) -> None:
+    """Refuse the first object of a kind whose gate is off, naming the object and the flag."""
+    for obj in objects:
+        kind = str(obj.get("kind") or "")
+        gate = GATED_KINDS.get(kind)
+        if gate is not None and not features.enabled(gate):
+            name = (obj.get("metadata") or {}).get("name") or ""
+            raise ConfigError(
+                f'{kind} "{name}": served and read only with --feature-gates={gate}=true '
+                f"(off by default in kube-scheduler {FOLLOWED_RELEASE})"
+            )
 
 
 def parse_feature_gates(values: list[str]) -> dict[str, bool]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from scheduler.app.feature_gates import check_gated_kinds
 from scheduler.app.gangs import GroupOutcome
 from scheduler.app.gangs import group_outcomes
 from scheduler.app.outcomes import PodOutcome
@@ -202,6 +203,7 @@ async def _simulate(
     sim = cluster if cluster is not None else SimCluster(clock=clock, rng=random.Random(seed))
     for kind in WORKLOAD_KINDS:
         sim.register_kind(kind)
+    check_gated_kinds(objects, features or FeatureGates())
     try:
         # Controllers' names and uids come from the seed too, so a run repeats exactly.
         objects = expand_workloads(objects, random.Random(seed))
