@@ -1,16 +1,20 @@
-"""The scheduler's Handle: Events a plugin records are reported by the plugin's profile."""
+"""The scheduler's Handle: Events a plugin records are reported by the plugin's profile; the
+listers it hands out stay the same objects while nothing is watched or nothing is stored."""
 
 from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Mapping
 
 import pytest
 
 from scheduler.backend.cache import SchedulerCache
+from scheduler.cluster.informer import InformerStore
 from scheduler.cluster.sim import SimCluster
 from scheduler.core.event_recorder import EventRecorder
 from scheduler.core.handle_impl import SchedulerHandle
+from scheduler.framework.handle import Lister
 from scheduler.framework.handle import ObjectReference
 from scheduler.observability import SchedulerMetrics
 from scheduler.runtime.waiting_pods import WaitingPods
@@ -19,7 +23,7 @@ from scheduler.testing import make_pod
 from tests.core.kept_events import KeptEvents
 
 
-def _handle(clock: FakeClock) -> SchedulerHandle:
+def _handle(clock: FakeClock, listers: Mapping[str, Lister] | None = None) -> SchedulerHandle:
     tasks: set[asyncio.Task[None]] = set()
     return SchedulerHandle(
         profile_name="gang-scheduler",
@@ -28,7 +32,7 @@ def _handle(clock: FakeClock) -> SchedulerHandle:
         parallelism=2,
         cache=SchedulerCache(),
         client=SimCluster(clock),
-        listers={},
+        listers=listers or {},
         waiting_pods=WaitingPods(),
         tasks=tasks,
         plugin_metrics=SchedulerMetrics(),
@@ -78,3 +82,14 @@ def test_events_are_reported_by_the_profile_with_what_the_plugin_said() -> None:
         "PodGroup",
     )
     assert "related" not in second
+
+
+def test_a_lister_is_the_same_object_every_time_even_with_nothing_in_it() -> None:
+    # Readers remember the lister and its revision to skip work while nothing changed; a new
+    # lister on each call would make every call look like a change.
+    empty_store = InformerStore()
+    handle = _handle(FakeClock(), {"resourceslices": empty_store})
+    assert handle.lister("resourceslices") is empty_store
+    unwatched = handle.lister("devicetaintrules")
+    assert unwatched is handle.lister("devicetaintrules")
+    assert (unwatched.list(), unwatched.revision) == ([], 0)

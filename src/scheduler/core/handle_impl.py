@@ -56,6 +56,11 @@ class _EmptyLister:
         return ()
 
 
+# The lister of a resource no informer watches. One object, so that readers which remember
+# the lister and its revision (to skip work when nothing changed) see nothing change.
+_NOTHING_WATCHED = _EmptyLister()
+
+
 class SchedulerHandle(HandleBase):
     """One per profile; everything reads the shared cache, queue and informer stores."""
 
@@ -92,7 +97,9 @@ class SchedulerHandle(HandleBase):
         return self._cache.node_info(name)
 
     def lister(self, resource: str) -> Lister:
-        return self._listers.get(resource) or _EmptyLister()
+        # Not `or`: an informer's store holding nothing yet is falsy, and is still the lister.
+        found = self._listers.get(resource)
+        return found if found is not None else _NOTHING_WATCHED
 
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
         return self.queue.nominated_pods_for_node(node_name) if self.queue is not None else []
