@@ -7,7 +7,9 @@ as it was. Device taints, and the tolerations of the pending claim's requests, c
 second stream of their own, for the same reason. So do the choice of partitioning a node's
 GPUs (each published whole and as two halves, all drawing on the GPU's memory counter) and
 the halves other workloads hold, and a GPU that claims share by memory, the shares others
-hold and the memory the pending claim asks for.
+hold and the memory the pending claim asks for. So does a DeviceTaintRule (both schedulers run
+with DRADeviceTaintRules on): its selector always names a pool, which is the run's own, so a
+rule of the other scheduler's run of the case can never reach this run's devices.
 
 The claim always exists: a pod naming a missing claim is held back before any scheduling
 attempt (PreEnqueue), with no FailedScheduling text to compare.
@@ -24,6 +26,7 @@ from scheduler.testing.dra_builders import consuming
 from scheduler.testing.dra_builders import device
 from scheduler.testing.dra_builders import make_counter_slice
 from scheduler.testing.dra_builders import make_device_class
+from scheduler.testing.dra_builders import make_device_taint_rule
 from scheduler.testing.dra_builders import make_slice
 
 Object = dict[str, Any]
@@ -82,6 +85,7 @@ def with_devices(seed: int, index: int, pending: Object, node_names: list[str]) 
     taints = random.Random(f"{seed}/{index}/device-taints")
     partitions = random.Random(f"{seed}/{index}/device-partitions")
     sharing = random.Random(f"{seed}/{index}/device-sharing")
+    rules = random.Random(f"{seed}/{index}/device-taint-rules")
     shape = rng.choice(SHAPES)
     if shape == "none":
         return []
@@ -116,6 +120,8 @@ def with_devices(seed: int, index: int, pending: Object, node_names: list[str]) 
         )
     objects += _taken(rng, inventory)
     objects += held
+    if inventory and rules.random() < 0.3:
+        objects.append(_taint_rule(rules, inventory))
     claims = [_pending_claim(rng, shape, inventory, node_names)]
     _tolerate(taints, claims[0])
     _ask_capacity(sharing, claims[0])
@@ -255,6 +261,21 @@ def _pending_claim(
                 for i in range(MAX_CONSUMERS)
             ]
     return _bare(claim.dict())
+
+
+def _taint_rule(rng: random.Random, inventory: dict[str, list[str]]) -> Object:
+    """A DeviceTaintRule over one node's pool, all of it or one of its devices, sometimes
+    naming the driver too; its taint of the key the claim may tolerate, or of another."""
+    pool = rng.choice(sorted(inventory))
+    device_name = rng.choice([None, *inventory[pool]])
+    driver = rng.choice((None, DRIVER))
+    key = rng.choice((TAINT_KEY, TAINT_KEY, "example.com/maintenance"))
+    taint = {
+        "key": key,
+        "value": rng.choice(("ecc", "thermal")),
+        "effect": rng.choice(TAINT_EFFECTS),
+    }
+    return make_device_taint_rule("gpus-out", taint, driver=driver, pool=pool, device=device_name)
 
 
 def _tolerate(rng: random.Random, claim: Object) -> None:

@@ -26,6 +26,7 @@ from tests.e2e.api_client import ApiClient
 
 EVENTS = "/apis/events.k8s.io/v1"
 RESOURCE_API = "/apis/resource.k8s.io/v1"
+TAINT_RULES = "/apis/resource.k8s.io/v1beta2/devicetaintrules"
 POLL_S = 0.05
 # Upper bounds for the scheduler to answer, not synchronisation delays.
 ANSWER_TIMEOUT_S = 20.0
@@ -111,11 +112,14 @@ def _localize_implicit_resource(pod: Object, named: Callable[[str], str]) -> Non
 
 
 def _localize_device_object(obj: Object, named: Callable[[str], str]) -> None:
-    """Class, slice and pool names, and the nodes they name, made this run's own (classes and
-    slices are cluster-scoped)."""
+    """Class, slice, rule and pool names, and the nodes they name, made this run's own
+    (classes, slices and rules are cluster-scoped)."""
     spec = obj["spec"]
-    if obj["kind"] in ("DeviceClass", "ResourceSlice"):
+    if obj["kind"] in ("DeviceClass", "ResourceSlice", "DeviceTaintRule"):
         obj["metadata"]["name"] = named(obj["metadata"]["name"])
+    if obj["kind"] == "DeviceTaintRule":
+        spec["deviceSelector"]["pool"] = named(spec["deviceSelector"]["pool"])
+        return
     if obj["kind"] == "ResourceSlice":
         spec["nodeName"] = named(spec["nodeName"])
         spec["pool"]["name"] = named(spec["pool"]["name"])
@@ -255,6 +259,8 @@ class CaseRun:
             self._create(f"{RESOURCE_API}/deviceclasses", obj)
         elif obj["kind"] == "ResourceSlice":
             self._create(f"{RESOURCE_API}/resourceslices", obj)
+        elif obj["kind"] == "DeviceTaintRule":
+            self._create(TAINT_RULES, obj)
         else:
             claims = f"{RESOURCE_API}/namespaces/{self.namespace}/resourceclaims"
             self._create(claims, obj)
@@ -326,11 +332,13 @@ class CaseRun:
         for node in self.case.nodes:
             self.client.delete(f"/api/v1/nodes/{node['metadata']['name']}")
         for obj in self.case.devices:
-            # Claims stay in the run's namespace; classes and slices are cluster-scoped.
+            # Claims stay in the run's namespace; classes, slices and rules are cluster-scoped.
             if obj["kind"] == "DeviceClass":
                 self.client.delete(f"{RESOURCE_API}/deviceclasses/{obj['metadata']['name']}")
             elif obj["kind"] == "ResourceSlice":
                 self.client.delete(f"{RESOURCE_API}/resourceslices/{obj['metadata']['name']}")
+            elif obj["kind"] == "DeviceTaintRule":
+                self.client.delete(f"{TAINT_RULES}/{obj['metadata']['name']}")
         for volume in self.case.volumes:
             # Protection finalizers keep them (no controller removes them); names never recur.
             if volume["kind"] == "PersistentVolume":

@@ -4,7 +4,9 @@ fed the same seeded cases one after the other, every disagreement saved as a sce
     python -m tests.differential.runner --cases 2000 [--seed 1] [--out DIR]
     python -m tests.differential.runner --replay DIR/scenario-1-17.json
 
-Both schedulers run their default profile, DynamicResources included.
+Both schedulers run their default profile, DynamicResources included, with one feature gate
+away from its default: DRADeviceTaintRules, so that cases may carry DeviceTaintRules (it
+changes nothing for a case without one). The apiserver serves them (resource.k8s.io/v1beta2).
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ from tests.e2e.controlplane import ControlPlane
 UPSTREAM_PROFILE: dict[str, Any] | None = None
 # schedule_one.go logs every node's final score at -v=10; nothing else gets that verbose.
 UPSTREAM_LOG_ARGS = ("--vmodule=schedule_one=10",)
+GATES = ("--feature-gates=DRADeviceTaintRules=true",)
+PLANE_FLAGS = ("--runtime-config=resource.k8s.io/v1beta2=true", *GATES)
 
 
 @dataclass
@@ -70,6 +74,8 @@ class Tally:
     device_bound: int = 0
     by_resource_cases: int = 0
     by_resource_bound: int = 0
+    taint_rule_cases: int = 0
+    taint_rule_bound: int = 0
     # Cases where upstream fails in a way we do not copy (verdicts.UPSTREAM_FAULTS).
     upstream_faults: int = 0
     disagreements: list[Path] = field(default_factory=list)
@@ -81,6 +87,9 @@ class Tally:
         if case.devices:
             self.device_cases += 1
             self.device_bound += up.verdict == "bound"
+        if any(obj["kind"] == "DeviceTaintRule" for obj in case.devices):
+            self.taint_rule_cases += 1
+            self.taint_rule_bound += up.verdict == "bound"
         if asks_by_resource(case.devices, case.pending):
             self.by_resource_cases += 1
             self.by_resource_bound += up.verdict == "bound"
@@ -112,6 +121,8 @@ class Tally:
                 f"({self.device_bound} bound by upstream)",
                 f"... asking for devices by extended resource: {self.by_resource_cases} "
                 f"({self.by_resource_bound} bound by upstream)",
+                f"... with a DeviceTaintRule: {self.taint_rule_cases} "
+                f"({self.taint_rule_bound} bound by upstream)",
                 f"kube-scheduler faults not copied (verdicts.UPSTREAM_FAULTS): "
                 f"{self.upstream_faults}",
                 f"disagreements saved: {len(self.disagreements)}",
@@ -132,7 +143,7 @@ class Schedulers:
                 plane.kubeconfig_path,
                 log_dir,
                 profile=UPSTREAM_PROFILE if upstream else None,
-                extra_args=UPSTREAM_LOG_ARGS if upstream else (),
+                extra_args=(*GATES, *UPSTREAM_LOG_ARGS) if upstream else GATES,
             )
 
     def start(self) -> None:
@@ -156,7 +167,7 @@ class Schedulers:
 def running(
     binaries: ControlPlaneBinaries, log_dir: Path
 ) -> Iterator[tuple[ApiClient, Schedulers]]:
-    with ControlPlane(binaries) as plane:
+    with ControlPlane(binaries, PLANE_FLAGS) as plane:
         client = plane.admin_client()
         created = client.post("/apis/storage.k8s.io/v1/storageclasses", storage_class())
         if created.status != 201:

@@ -50,6 +50,7 @@ def test_fixed_seed_slice_agrees_with_upstream(
     # The slice must exercise what it claims to compare.
     assert tally.unique_top > 0 and tally.unschedulable > 0 and tally.preemptions > 0
     assert tally.device_bound > 0 and tally.device_cases > tally.device_bound
+    assert tally.taint_rule_cases > 0
     # At least the pinned case where kube-scheduler v1.36 fails PreBind and we bind.
     assert tally.upstream_faults >= 1
     failures = [path.read_text() for path in tally.disagreements]
