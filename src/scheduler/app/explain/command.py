@@ -95,9 +95,9 @@ async def _explain_scenario(
     loaded: tuple[KubeSchedulerConfiguration, Sequence[EffectiveProfile]],
     registry: Mapping[str, PluginSpec],
     key: tuple[str, str],
+    features: FeatureGates,
 ) -> Explanation:
     config, profiles = loaded
-    features = FeatureGates(args.gates)
     # Seeded as simulate seeds its own cluster, so the run explained is the run simulate shows.
     sim = SimCluster(clock=SystemClock(), rng=random.Random(args.seed))
     try:
@@ -122,6 +122,7 @@ async def _explain_live(
     loaded: tuple[KubeSchedulerConfiguration, Sequence[EffectiveProfile]],
     registry: Mapping[str, PluginSpec],
     key: tuple[str, str],
+    features: FeatureGates,
 ) -> Explanation:
     # Imported here: only the live mode needs the real-cluster client, which is slow to import.
     from scheduler.cluster.kube import connect  # noqa: PLC0415
@@ -144,7 +145,7 @@ async def _explain_live(
             profiles,
             registry,
             seed=args.seed,
-            features=FeatureGates(args.gates),
+            features=features,
         )
     finally:
         await client.close()
@@ -165,7 +166,7 @@ def _refuse_extenders(config: KubeSchedulerConfiguration) -> None:
 def run_explain(args: argparse.Namespace) -> int:
     configure_logging("text", 0, cache_loggers=False)
     key = pod_key(args.pod, args.namespace)
-    args.gates = checked_feature_gates(args.feature_gates)
+    features = FeatureGates(checked_feature_gates(args.feature_gates))
     registry = plugin_registry(args.plugin, autoload=not args.no_plugin_autoload)
     if args.scenario:
         if args.kubeconfig:
@@ -175,10 +176,12 @@ def run_explain(args: argparse.Namespace) -> int:
             scenario.extend(load_scenario_file(file))
         loaded = load_effective(registry, path=args.config, embedded=scenario.config)
         _refuse_extenders(loaded[0])
-        explanation = asyncio.run(_explain_scenario(args, scenario, loaded, registry, key))
+        explanation = asyncio.run(
+            _explain_scenario(args, scenario, loaded, registry, key, features)
+        )
     else:
         loaded = load_effective(registry, path=args.config)
         _refuse_extenders(loaded[0])
-        explanation = asyncio.run(_explain_live(args, loaded, registry, key))
+        explanation = asyncio.run(_explain_live(args, loaded, registry, key, features))
     write(explanation, args.output, sys.stdout)
     return 0
