@@ -72,7 +72,10 @@ async def test_each_node_says_what_became_of_its_devices() -> None:
     head = "claim default/mine, request gpu (1 device(s)): 1 matching, 0 free on its own: "
     assert details == {
         "a": (head + "a/gpu-0 allocated to another claim",),
-        "b": (head + "b/gpu-0 has a taint the request does not tolerate",),
+        "b": (
+            head + "b/gpu-0 has a taint the request does not tolerate "
+            "(gpu.example.com/unhealthy=ecc:NoSchedule)",
+        ),
         "c": (
             "claim default/mine, request gpu (1 device(s)): 2 matching, 0 free on its own: "
             "c/gpu-0 allocated to another claim; "
@@ -121,7 +124,7 @@ def test_explain_and_simulate_take_the_daemons_feature_gates(
     assert details == {
         "a": [
             head + "1 matching, 0 free on its own: a/gpu-0 has a taint the request does not "
-            "tolerate"
+            "tolerate (example.com/faulty:NoSchedule, from DeviceTaintRule a-gpu-out)"
         ],
         "b": [head + "no device here matches class gpu and its selectors"],
     }

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from collections.abc import Sequence
 
 from plugins.dynamic_resources.allocator import Refusal
+from plugins.dynamic_resources.device_taints import blocking_taint
+from plugins.dynamic_resources.device_taints import describe_taint
 from plugins.dynamic_resources.inventory import Device
 from plugins.dynamic_resources.inventory import Inventory
 from plugins.dynamic_resources.requests import ALL
@@ -82,9 +84,18 @@ def _request_line(
         why = refusal(device)
         free += why is None
         if len(said) < NAMED_DEVICES:
-            said.append(f"{device.pool}/{device.name} {'free' if why is None else why}")
+            said.append(f"{device.pool}/{device.name} {_why(why, device, alternative)}")
     more = f", and {len(found) - NAMED_DEVICES} more" if len(found) > NAMED_DEVICES else ""
     summary = f"{len(found)} matching, {free} free on its own"
     if plan.constraints:
         summary += ", and the claim's constraints must hold among those chosen"
     return f"{head}: {summary}: " + "; ".join(said) + more
+
+
+def _why(refusal: Refusal | None, device: Device, alternative: Alternative) -> str:
+    if refusal is None:
+        return "free"
+    taint = blocking_taint(device.raw, alternative.tolerations)
+    if refusal is Refusal.TAINTED and taint is not None:
+        return f"{refusal} ({describe_taint(taint)})"
+    return str(refusal)

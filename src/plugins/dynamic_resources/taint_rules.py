@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
+from plugins.dynamic_resources.device_taints import RULE_NAME_KEY
 from scheduler.objects.raw import RawObject
 
 _Selector = tuple[str | None, str | None, str | None]
@@ -36,9 +37,9 @@ def _selector(rule: RawObject) -> _Selector:
 
 def _taint(rule: RawObject) -> dict[str, Any]:
     raw = (rule.get("spec") or {}).get("taint") or {}
-    taint = {key: raw[key] for key in ("key", "value", "effect") if raw.get(key)}
-    if raw.get("timeAdded"):
-        taint["timeAdded"] = raw["timeAdded"]
+    taint = {key: raw[key] for key in ("key", "value", "effect", "timeAdded") if raw.get(key)}
+    # For `explain`, which names the rule behind a taint that keeps a device from a request.
+    taint[RULE_NAME_KEY] = (rule.get("metadata") or {}).get("name") or ""
     return taint
 
 
