@@ -271,3 +271,39 @@ def test_explains_details_are_lines_or_nothing(
     assert invoke.call_for_lines("FilterDetails", plugin.name, plugin.filter_details) == lines
     faults = [r for r in captured_logs.records("error") if r.get("plugin") == "Details"]
     assert bool(faults) == (lines == ())
+
+
+class AwaitedAnswers:
+    """An awaiting PostFilter that raises `raises`, else returns `answer`."""
+
+    name = "Awaited"
+
+    def __init__(self, answer: Any, raises: Exception | None = None) -> None:
+        self.answer = answer
+        self.raises = raises
+
+    async def post_filter_awaiting(self, state: CycleState, pod: Pod, statuses: Any) -> Any:
+        if self.raises is not None:
+            raise self.raises
+        return self.answer
+
+
+async def test_an_awaiting_post_filter_is_held_to_the_same_pair() -> None:
+    pod = make_pod("p").obj()
+    kept: Any = AwaitedAnswers((None, Status.unschedulable("no")))
+    assert await invoke.post_filter_awaiting(kept, CycleState(), pod, None) == (
+        None,
+        Status.unschedulable("no"),
+    )
+    wrong: Any = AwaitedAnswers(Status())
+    result, status = await invoke.post_filter_awaiting(wrong, CycleState(), pod, None)
+    assert result is None
+    assert status.message() == (
+        'running PostFilter plugin "Awaited": returned a Status where a '
+        "(PostFilterResult | None, Status) pair was expected"
+    )
+    raising: Any = AwaitedAnswers(None, raises=RuntimeError("boom"))
+    result, status = await invoke.post_filter_awaiting(raising, CycleState(), pod, None)
+    assert result is None and status.code is Code.ERROR
+    assert status.message().startswith('running PostFilter plugin "Awaited": ')
+    assert "boom" in status.message()

@@ -16,6 +16,8 @@ from scheduler.backend.cache import SchedulerCache
 from scheduler.backend.queue import SchedulingQueue
 from scheduler.cluster.port import ClusterClient
 from scheduler.core.event_recorder import EventRecorder
+from scheduler.framework.extenders import NO_EXTENDERS
+from scheduler.framework.extenders import Extenders
 from scheduler.framework.handle import ClusterAPI
 from scheduler.framework.handle import EventDetails
 from scheduler.framework.handle import IndexFunc
@@ -74,11 +76,12 @@ class SchedulerHandle(HandleBase):
         tasks: set[asyncio.Task[None]],
         plugin_metrics: PluginMetrics,
         api: ClusterAPI | None = None,
+        extenders: Extenders = NO_EXTENDERS,
         **facts: Unpack[ProfileFacts],
     ) -> None:
         # What plugins write through: the client itself, or the leader-fenced view of it.
         writes = api if api is not None else client
-        super().__init__(api=writes, plugin_metrics=plugin_metrics, **facts)
+        super().__init__(api=writes, plugin_metrics=plugin_metrics, extenders=extenders, **facts)
         self._cache = cache
         self._client = client
         self._listers = listers

@@ -16,6 +16,10 @@ from scheduler.framework.events import EventObject
 from scheduler.framework.events import EventResource
 from scheduler.framework.events import QueueingHint
 from scheduler.framework.events import QueueingHintFn
+from scheduler.framework.extenders import ExtenderError
+from scheduler.framework.extenders import Extenders
+from scheduler.framework.extenders import PodsOnNode
+from scheduler.framework.extenders import Victims
 from scheduler.framework.field_errors import FieldErrors
 from scheduler.framework.handle import ClusterAPI
 from scheduler.framework.handle import EventDetails
@@ -27,6 +31,7 @@ from scheduler.framework.handle import WaitingPod
 from scheduler.framework.log import get_logger
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
+from scheduler.framework.plugins import AwaitingPostFilterPlugin
 from scheduler.framework.plugins import BatchFilterPlugin
 from scheduler.framework.plugins import BatchScorePlugin
 from scheduler.framework.plugins import BindPlugin
@@ -72,6 +77,7 @@ __all__ = [
     "SUCCESS",
     "ActionType",
     "ArgsModel",
+    "AwaitingPostFilterPlugin",
     "BatchFilterPlugin",
     "BatchScorePlugin",
     "BindPlugin",
@@ -85,6 +91,8 @@ __all__ = [
     "EventDetails",
     "EventObject",
     "EventResource",
+    "ExtenderError",
+    "Extenders",
     "FieldErrors",
     "FilterBatch",
     "FilterDetails",
@@ -106,6 +114,7 @@ __all__ = [
     "PluginArgs",
     "PluginSpec",
     "Pod",
+    "PodsOnNode",
     "PostBindPlugin",
     "PostFilterPlugin",
     "PostFilterResult",
@@ -130,6 +139,7 @@ __all__ = [
     "Status",
     "SystemClock",
     "Timer",
+    "Victims",
     "WaitingPod",
     "get_logger",
 ]

@@ -17,6 +17,7 @@ from typing import Unpack
 
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.extenders import Extenders
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Status
@@ -220,6 +221,11 @@ class Handle(Protocol):
 
     @property
     def plugin_metrics(self) -> PluginMetrics: ...
+
+    @property
+    def extenders(self) -> Extenders:
+        """The HTTP extenders the scheduler is configured with (none in the test kit)."""
+        ...
 
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo

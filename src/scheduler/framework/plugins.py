@@ -193,6 +193,21 @@ class PostFilterPlugin(Plugin, Protocol):
 
 
 @runtime_checkable
+class AwaitingPostFilterPlugin(PostFilterPlugin, Protocol):
+    """A PostFilter plugin that may await the HTTP extenders (`Handle.extenders`), as
+    preemption asks those with a preempt verb about its candidates.
+
+    For a pod some extender is interested in, the attempt already awaits (the cache stands
+    still meanwhile), and the scheduler calls `post_filter_awaiting` instead of `post_filter`;
+    for every other pod it calls `post_filter`. Both answer as `post_filter` does.
+    """
+
+    async def post_filter_awaiting(
+        self, state: CycleState, pod: Pod, statuses: NodeStatusReader
+    ) -> tuple[PostFilterResult | None, Status]: ...
+
+
+@runtime_checkable
 class PreScorePlugin(Plugin, Protocol):
     """Prepare Score state once per attempt for the feasible `rows` of `table`.
 

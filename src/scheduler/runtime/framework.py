@@ -80,7 +80,7 @@ class Framework(Profile):
         )
         """Opportunistic batching: signatures, the kept ranking, node hints."""
 
-    # ---- scheduling cycle (synchronous: it never awaits) ----------------------------------
+    # ---- scheduling cycle (synchronous, but for the awaiting PostFilter) -------------------
 
     def run_pre_filter(self, state: CycleState, pod: Pod, table: NodeTable) -> PreFilterOutcome:
         return prefilter.run_pre_filter(self, state, pod, table)
@@ -113,6 +113,13 @@ class Framework(Profile):
         self, state: CycleState, pod: Pod, statuses: NodeStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
         return postfilter.run_post_filter(self, state, pod, statuses)
+
+    async def run_post_filter_awaiting(
+        self, state: CycleState, pod: Pod, statuses: NodeStatusReader
+    ) -> tuple[PostFilterResult | None, Status]:
+        """PostFilter in an attempt that awaits HTTP extenders: a plugin that can await them
+        (preemption asks those with a preempt verb) is awaited."""
+        return await postfilter.run_post_filter_awaiting(self, state, pod, statuses)
 
     @staticmethod
     def is_plugin_fault(status: Status) -> bool:

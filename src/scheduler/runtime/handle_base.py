@@ -2,8 +2,9 @@
 
 The scheduler's Handle and the test kit's Handle differ in where nodes, listers, waiting pods
 and Events come from, but not in the profile's fixed facts (name, clock, random source,
-parallelism, the API plugins write through) nor in how a plugin runs the profile's Filter
-chain on a hypothetical node, as preemption's dry run does. Those live here, once.
+parallelism, the API plugins write through, the HTTP extenders) nor in how a plugin runs the
+profile's Filter chain on a hypothetical node, as preemption's dry run does. Those live here,
+once.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Unpack
 
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.extenders import NO_EXTENDERS
+from scheduler.framework.extenders import Extenders
 from scheduler.framework.handle import ClusterAPI
 from scheduler.framework.handle import PluginMetrics
 from scheduler.framework.node_info import NodeInfo
@@ -42,6 +45,7 @@ class HandleBase:
         *,
         api: ClusterAPI,
         plugin_metrics: PluginMetrics,
+        extenders: Extenders = NO_EXTENDERS,
         **facts: Unpack[ProfileFacts],
     ) -> None:
         # Fixed for the handle's life; Final so that nothing assigns them by mistake.
@@ -51,6 +55,7 @@ class HandleBase:
         self.parallelism: Final = facts["parallelism"]
         self.api: Final = api
         self.plugin_metrics: Final = plugin_metrics
+        self.extenders: Final[Extenders] = extenders
 
     def _filter_chain(self) -> FilterChain:
         """The profile's PreFilter and Filter plugins."""

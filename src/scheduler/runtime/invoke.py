@@ -30,6 +30,7 @@ from scheduler.framework.events import QueueingHint
 from scheduler.framework.events import QueueingHintFn
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
+from scheduler.framework.plugins import AwaitingPostFilterPlugin
 from scheduler.framework.plugins import BatchFilterPlugin
 from scheduler.framework.plugins import BatchScorePlugin
 from scheduler.framework.plugins import FilterPlugin
@@ -209,6 +210,23 @@ def _pair(
         value = call()
     except Exception as exc:
         return None, fault(point, plugin, raised(exc), exc)
+    return _checked_pair(point, plugin, value, first)
+
+
+async def _awaited_pair(
+    point: str, plugin: str, call: Callable[[], Awaitable[object]], first: type[T]
+) -> tuple[T | None, Status]:
+    """`_pair` for a plugin coroutine."""
+    try:
+        value = await call()
+    except Exception as exc:
+        return None, fault(point, plugin, raised(exc), exc)
+    return _checked_pair(point, plugin, value, first)
+
+
+def _checked_pair(
+    point: str, plugin: str, value: object, first: type[T]
+) -> tuple[T | None, Status]:
     if (
         isinstance(value, tuple)
         and len(value) == 2
@@ -235,6 +253,17 @@ def post_filter(
         "PostFilter",
         plugin.name,
         lambda: plugin.post_filter(state, pod, statuses),
+        PostFilterResult,
+    )
+
+
+async def post_filter_awaiting(
+    plugin: AwaitingPostFilterPlugin, state: CycleState, pod: Pod, statuses: Any
+) -> tuple[PostFilterResult | None, Status]:
+    return await _awaited_pair(
+        "PostFilter",
+        plugin.name,
+        lambda: plugin.post_filter_awaiting(state, pod, statuses),
         PostFilterResult,
     )
 

@@ -1,43 +1,87 @@
-"""PostFilter: give plugins (preemption) a chance after no node fits."""
+"""PostFilter: give plugins (preemption) a chance after no node fits.
+
+Plugins run in order and the first Success stops the chain; the messages of the rejections
+are joined. `run_post_filter` is the synchronous chain; `run_post_filter_awaiting` is the same
+chain for an attempt that awaits HTTP extenders, where a plugin that can await them
+(`AwaitingPostFilterPlugin`) is awaited instead. `_Chain` keeps the rules in one place.
+"""
 
 from __future__ import annotations
 
 import time
 
 from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.plugins import AwaitingPostFilterPlugin
 from scheduler.framework.plugins import NodeStatusReader
+from scheduler.framework.plugins import PostFilterPlugin
 from scheduler.framework.plugins import PostFilterResult
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
 from scheduler.runtime.profile import Profile
 
+Outcome = tuple[PostFilterResult | None, Status]
 
-def run_post_filter(
-    profile: Profile, state: CycleState, pod: Pod, statuses: NodeStatusReader
-) -> tuple[PostFilterResult | None, Status]:
-    """Plugins in order; the first Success stops the chain. Messages of failures are joined."""
-    started = time.perf_counter()
-    result: PostFilterResult | None = None
-    messages: list[str] = []
-    final = Status.unschedulable()
-    for plugin in profile.post_filter:
-        plugin_result, status = invoke.post_filter(plugin, state, pod, statuses)
+
+class _Chain:
+    """Folds each plugin's answer into the chain's; `ended` is set once the chain is decided."""
+
+    def __init__(self, profile: Profile) -> None:
+        self._profile = profile
+        self._started = time.perf_counter()
+        self._result: PostFilterResult | None = None
+        self._messages: list[str] = []
+        self._final = Status.unschedulable()
+        self.ended: Outcome | None = None
+
+    def take(self, plugin: PostFilterPlugin, answer: Outcome) -> None:
+        plugin_result, status = answer
         if status.is_success:
-            profile.observe("PostFilter", status, started)
-            return plugin_result, status.with_plugin(plugin.name)
+            self.ended = self._observed(plugin_result, status.with_plugin(plugin.name))
+            return
         if not status.is_rejected:
             error = (
                 status
                 if isinstance(status, invoke.PluginFault)
                 else Status.from_error(status.message()).with_plugin(plugin.name)
             )
-            profile.observe("PostFilter", error, started)
-            return None, error
-        if plugin_result is not None and result is None:
-            result = plugin_result
+            self.ended = self._observed(None, error)
+            return
+        if plugin_result is not None and self._result is None:
+            self._result = plugin_result
         if status.message():
-            messages.append(status.message())
-        final = Status(status.code, *messages, plugin=plugin.name)
-    profile.observe("PostFilter", final, started)
-    return result, final
+            self._messages.append(status.message())
+        self._final = Status(status.code, *self._messages, plugin=plugin.name)
+
+    def outcome(self) -> Outcome:
+        return self.ended or self._observed(self._result, self._final)
+
+    def _observed(self, result: PostFilterResult | None, status: Status) -> Outcome:
+        self._profile.observe("PostFilter", status, self._started)
+        return result, status
+
+
+def run_post_filter(
+    profile: Profile, state: CycleState, pod: Pod, statuses: NodeStatusReader
+) -> Outcome:
+    chain = _Chain(profile)
+    for plugin in profile.post_filter:
+        chain.take(plugin, invoke.post_filter(plugin, state, pod, statuses))
+        if chain.ended:
+            break
+    return chain.outcome()
+
+
+async def run_post_filter_awaiting(
+    profile: Profile, state: CycleState, pod: Pod, statuses: NodeStatusReader
+) -> Outcome:
+    chain = _Chain(profile)
+    for plugin in profile.post_filter:
+        if isinstance(plugin, AwaitingPostFilterPlugin):
+            answer = await invoke.post_filter_awaiting(plugin, state, pod, statuses)
+        else:
+            answer = invoke.post_filter(plugin, state, pod, statuses)
+        chain.take(plugin, answer)
+        if chain.ended:
+            break
+    return chain.outcome()

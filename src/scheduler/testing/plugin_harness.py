@@ -19,6 +19,8 @@ from scheduler.framework.change_log import ChangeLog
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.errors import NotFoundError
+from scheduler.framework.extenders import NO_EXTENDERS
+from scheduler.framework.extenders import Extenders
 from scheduler.framework.handle import ClusterAPI
 from scheduler.framework.handle import EventDetails
 from scheduler.framework.handle import IndexFunc
@@ -155,11 +157,12 @@ class FakeHandle(HandleBase):
         api: ClusterAPI | None = None,
         chain: FilterChain | None = None,
         metrics: SchedulerMetrics | None = None,
+        extenders: Extenders = NO_EXTENDERS,
     ) -> None:
         """`chain` holds the PreFilter/Filter plugins that preemption-style plugins run through
-        the handle; events they record land in `self.events`, pods they activate in
-        `self.activated`, and metrics they record in `self.metrics` (its own registry unless
-        one is given)."""
+        the handle, and `extenders` the HTTP extenders they ask; events they record land in
+        `self.events`, pods they activate in `self.activated`, and metrics they record in
+        `self.metrics` (its own registry unless one is given)."""
         self.metrics = metrics if metrics is not None else SchedulerMetrics()
         super().__init__(
             profile_name="default-scheduler",
@@ -168,6 +171,7 @@ class FakeHandle(HandleBase):
             parallelism=16,
             api=api or RecordingAPI(),
             plugin_metrics=self.metrics,
+            extenders=extenders,
         )
         self.table = table or NodeTable()
         self._listers = {k: DictLister(v) for k, v in (listers or {}).items()}
