@@ -1,6 +1,6 @@
-"""A small HTTP scheduler extender for tests: it filters, prioritizes and binds as told, and
-records every call. It serves from a thread, so the scheduler under test (in this process's
-event loop, or a daemon subprocess) talks to it over real HTTP."""
+"""A small HTTP scheduler extender for tests: it filters, prioritizes, preempts and binds as
+told, and records every call. It serves from a thread, so the scheduler under test (in this
+process's event loop, or a daemon subprocess) talks to it over real HTTP."""
 
 from __future__ import annotations
 
@@ -31,6 +31,10 @@ class ExtenderBehaviour:
     unresolvable: set[str] = field(default_factory=set)
     scores: dict[str, int] = field(default_factory=dict)
     binder: Binder | None = None
+    # Preempt: candidate nodes to drop; the others are answered with the victims they came with
+    # (as MetaVictims, whichever form was sent), unless `preempt_answer` is given to send.
+    preempt_drop: set[str] = field(default_factory=set)
+    preempt_answer: Any = None
     # Called with the verb before answering (a test changes the cluster meanwhile).
     on_call: Callable[[str], None] | None = None
 
@@ -83,6 +87,8 @@ class RecordingExtender:
                 {"Host": name, "Score": self.behaviour.scores.get(name, 0)}
                 for name in _candidate_names(body)
             ]
+        if verb == "preempt":
+            return self._preempt(body)
         if verb == "bind":
             binder = self.behaviour.binder
             error = (
@@ -110,6 +116,25 @@ class RecordingExtender:
             items = [n for n in body["Nodes"]["items"] if n["metadata"]["name"] in kept]
             result.update(Nodes={"items": items}, NodeNames=None)
         return result
+
+    def _preempt(self, body: Mapping[str, Any]) -> Any:
+        if self.behaviour.preempt_answer is not None:
+            return self.behaviour.preempt_answer
+        if body.get("NodeNameToMetaVictims") is not None:
+            sent = body["NodeNameToMetaVictims"]
+            uids = {node: [p["UID"] for p in v["Pods"]] for node, v in sent.items()}
+        else:
+            sent = body["NodeNameToVictims"]
+            uids = {node: [p["metadata"]["uid"] for p in v["Pods"]] for node, v in sent.items()}
+        kept = {
+            node: {
+                "Pods": [{"UID": uid} for uid in uids[node]],
+                "NumPDBViolations": victims["NumPDBViolations"],
+            }
+            for node, victims in sent.items()
+            if node not in self.behaviour.preempt_drop
+        }
+        return {"NodeNameToMetaVictims": kept}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         extender = self
@@ -158,6 +183,7 @@ def extender_config(
     filter_verb: bool = True,
     prioritize_weight: int = 0,
     bind: bool = False,
+    preempt: bool = False,
     **extra: Any,
 ) -> dict[str, Any]:
     """One `extenders[]` entry for the test extender at `url`."""
@@ -168,4 +194,6 @@ def extender_config(
         config.update(prioritizeVerb="prioritize", weight=prioritize_weight)
     if bind:
         config["bindVerb"] = "bind"
+    if preempt:
+        config["preemptVerb"] = "preempt"
     return config

@@ -78,3 +78,66 @@ def test_host_priorities() -> None:
 def test_binding_result() -> None:
     assert wire.parse_binding_result({"Error": ""}) == ""
     assert wire.parse_binding_result({"error": "no room"}) == "no room"
+
+
+def test_preemption_args_carry_whole_victims_or_only_their_uids() -> None:
+    pod = make_pod("p").dict()
+    victim = make_pod("v").dict()
+    uid = victim["metadata"]["uid"]
+    victims = {"n1": ([victim], 1)}
+    full = wire.preemption_args(pod, victims, uids_only=False)
+    assert full == {
+        "Pod": pod,
+        "NodeNameToVictims": {"n1": {"Pods": [victim], "NumPDBViolations": 1}},
+        "NodeNameToMetaVictims": None,
+    }
+    meta = wire.preemption_args(pod, victims, uids_only=True)
+    assert meta == {
+        "Pod": pod,
+        "NodeNameToVictims": None,
+        "NodeNameToMetaVictims": {"n1": {"Pods": [{"UID": uid}], "NumPDBViolations": 1}},
+    }
+
+
+def test_preemption_results_are_read_with_go_s_case_insensitive_keys() -> None:
+    answer = {
+        "nodeNameToMetaVictims": {
+            "n1": {"pods": [{"uid": "a"}, {"UID": "b"}], "numPDBViolations": 2},
+            "n2": {"Pods": None},
+        }
+    }
+    assert wire.parse_preemption_result(answer) == {
+        "n1": wire.MetaVictims(("a", "b"), 2),
+        "n2": wire.MetaVictims((), 0),
+    }
+    assert wire.parse_preemption_result({"NodeNameToMetaVictims": None}) == {}
+
+
+@pytest.mark.parametrize(
+    ("answer", "problem"),
+    [
+        ([], "ExtenderPreemptionResult: expected an object, got an array"),
+        (
+            {"NodeNameToMetaVictims": {"n1": None}},
+            "ExtenderPreemptionResult.NodeNameToMetaVictims['n1']: expected an object, got null",
+        ),
+        (
+            {"NodeNameToMetaVictims": {"n1": {"Pods": {}}}},
+            "NodeNameToMetaVictims['n1'].Pods: expected an array, got an object",
+        ),
+        (
+            {"NodeNameToMetaVictims": {"n1": {"Pods": [{"UID": 7}]}}},
+            "NodeNameToMetaVictims['n1'].Pods[0].UID: expected a string, got a number",
+        ),
+        (
+            {"NodeNameToMetaVictims": {"n1": {"NumPDBViolations": "1"}}},
+            "NodeNameToMetaVictims['n1'].NumPDBViolations: expected an integer",
+        ),
+    ],
+)
+def test_a_misshapen_preemption_result_is_refused_naming_the_field(
+    answer: Any, problem: str
+) -> None:
+    with pytest.raises(wire.WireError) as raised:
+        wire.parse_preemption_result(answer)
+    assert problem in str(raised.value)

@@ -1,4 +1,5 @@
-"""HTTP scheduler extenders, called as kube-scheduler calls them (filter, prioritize, bind)."""
+"""HTTP scheduler extenders, called as kube-scheduler calls them: filter, prioritize, preempt
+and bind."""
 
 from scheduler.runtime.extenders.chain import ExtenderChain
 from scheduler.runtime.extenders.chain import FilterOutcome

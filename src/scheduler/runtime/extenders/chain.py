@@ -1,8 +1,10 @@
-"""The configured extenders in upstream's order, and the three calls the cycle makes on them.
+"""The configured extenders in upstream's order, and the calls the scheduler makes on them.
 
 Extenders that may not be ignored come first, then the ignorable ones (as kube-scheduler
 orders them), each group in configuration order. Filters run one after another on what the
-previous one kept; prioritizers run concurrently; the first interested binder binds.
+previous one kept; prioritizers run concurrently; preemption's candidates pass through each
+extender with a preempt verb in turn; the first interested binder binds. The chain is the
+`Extenders` a plugin's Handle offers.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from dataclasses import field
 from typing import Any
 
 from scheduler.config import Extender
+from scheduler.framework.extenders import ExtenderError
+from scheduler.framework.extenders import PodsOnNode
+from scheduler.framework.extenders import Victims
 from scheduler.framework.status import MAX_NODE_SCORE
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
@@ -53,6 +58,10 @@ def scaled_score(score: int, weight: int) -> int:
 # Upstream's words for a failed call of an ignorable extender that is passed over.
 _SKIPPED_IN_FILTER = "Skipping extender as it returned error and has ignorable flag set"
 _SKIPPED_IN_BIND = "Skipping extender in bind as it returned error and has ignorable flag set"
+_SKIPPED_IN_PREEMPTION = "Skipped extender as it returned error and has ignorable flag set"
+_NO_VICTIMS_IGNORED = "Ignored node for which the extender didn't report victims"
+# Upstream logs what preemption passes over at V(2).
+_V_PREEMPTION = 2
 
 
 def _passed_over(extender: HTTPExtender, pod: Pod, exc: ExtenderCallError, message: str) -> bool:
@@ -79,6 +88,9 @@ class ExtenderChain:
 
     def interested_in(self, pod: Pod) -> bool:
         return any(e.is_interested(pod) for e in self.extenders)
+
+    def interested_in_preemption(self, pod: Pod) -> bool:
+        return any(e.supports_preemption and e.is_interested(pod) for e in self.extenders)
 
     async def filter(self, pod: Pod, nodes: Sequence[Mapping[str, Any]]) -> FilterOutcome:
         """Raises ExtenderCallError when an extender that may not be ignored fails."""
@@ -140,6 +152,41 @@ class ExtenderChain:
         for host, score in pairs:
             scores[host] = scores.get(host, 0) + scaled_score(score, extender.weight)
         return scores
+
+    async def process_preemption(
+        self, pod: Pod, victims: Mapping[str, Victims], pods_on: PodsOnNode
+    ) -> dict[str, Victims]:
+        """Preemption's candidates after every interested extender with a preempt verb, each
+        given what the one before kept. Raises ExtenderError as upstream fails the preemption:
+        an extender that may not be ignored failed, or kept a node without naming a victim."""
+        current = dict(victims)
+        for extender in self.extenders:
+            if not current:
+                break
+            if not extender.supports_preemption or not extender.is_interested(pod):
+                continue
+            try:
+                answered = await extender.process_preemption(pod, current, pods_on)
+            except ExtenderCallError as exc:
+                if not extender.ignorable:
+                    raise ExtenderError(str(exc)) from None
+                log_v(
+                    _log,
+                    _V_PREEMPTION,
+                    _SKIPPED_IN_PREEMPTION,
+                    extender=extender.name,
+                    err=str(exc),
+                )
+                continue
+            for node, kept in list(answered.items()):
+                if kept.pods:
+                    continue
+                if not extender.ignorable:
+                    raise ExtenderError(f'expected at least one victim pod on node "{node}"')
+                del answered[node]
+                log_v(_log, _V_PREEMPTION, _NO_VICTIMS_IGNORED, node=node, extender=extender.name)
+            current = answered
+        return current
 
     async def bind(self, pod: Pod, node: str) -> Status | None:
         """The binding extender's verdict, or None when no interested binder took the pod

@@ -10,6 +10,8 @@ from typing import Any
 from typing import TypeVar
 
 from scheduler.config import Extender
+from scheduler.framework.extenders import PodsOnNode
+from scheduler.framework.extenders import Victims
 from scheduler.objects.pod import Pod
 from scheduler.runtime.extenders import wire
 from scheduler.runtime.extenders.transport import ExtenderCallError
@@ -36,18 +38,11 @@ class HTTPExtender:
         self.node_cache_capable = config.node_cache_capable
         self.managed_resources = frozenset(r.name for r in config.managed_resources)
         self.transport = ExtenderTransport(config, path=path)
-
-    @property
-    def is_filter(self) -> bool:
-        return bool(self.config.filter_verb)
-
-    @property
-    def is_prioritizer(self) -> bool:
-        return bool(self.config.prioritize_verb)
-
-    @property
-    def is_binder(self) -> bool:
-        return bool(self.config.bind_verb)
+        # Which verbs it was given: each one it lacks is skipped, as upstream skips it.
+        self.is_filter = bool(config.filter_verb)
+        self.is_prioritizer = bool(config.prioritize_verb)
+        self.is_binder = bool(config.bind_verb)
+        self.supports_preemption = bool(config.preempt_verb)
 
     def is_interested(self, pod: Pod) -> bool:
         """An extender managing resources sees only pods whose containers or init containers
@@ -92,6 +87,35 @@ class HTTPExtender:
         """(host, score) pairs as the extender sent them (scores 0-10 by contract)."""
         args = wire.extender_args(pod.raw, nodes, node_names_only=self.node_cache_capable)
         return await self._call(self.config.prioritize_verb, args, wire.parse_host_priorities)
+
+    async def process_preemption(
+        self, pod: Pod, victims: Mapping[str, Victims], pods_on: PodsOnNode
+    ) -> dict[str, Victims]:
+        """The candidates the extender keeps, with the victims it names; its answer names pods
+        by UID, which are looked up among the pods the cache has on each node."""
+        sent = {
+            node: ([p.raw for p in v.pods], v.num_pdb_violations) for node, v in victims.items()
+        }
+        args = wire.preemption_args(pod.raw, sent, uids_only=self.node_cache_capable)
+        answer = await self._call(self.config.preempt_verb, args, wire.parse_preemption_result)
+        return {node: self._victims(node, meta, pods_on) for node, meta in answer.items()}
+
+    def _victims(self, node: str, meta: wire.MetaVictims, pods_on: PodsOnNode) -> Victims:
+        pods = pods_on(node)
+        if pods is None:
+            raise ExtenderCallError(f'nodeinfo not found for node name "{node}"')
+        by_uid = {p.uid: p for p in pods}
+        named: list[Pod] = []
+        for uid in meta.uids:
+            found = by_uid.get(uid)
+            if found is None:
+                # Upstream prints the MetaPod pointer, hence the "&{...}".
+                raise ExtenderCallError(
+                    f"extender: {self.name} claims to preempt pod (UID: &{{{uid}}}) on node: "
+                    f"{node}, but the pod is not found on that node"
+                )
+            named.append(found)
+        return Victims(tuple(named), meta.num_pdb_violations)
 
     async def bind(self, pod: Pod, node: str) -> None:
         args = wire.binding_args(pod.namespace, pod.name, pod.uid, node)

@@ -38,6 +38,40 @@ def binding_args(namespace: str, name: str, uid: str, node: str) -> dict[str, An
     return {"PodName": name, "PodNamespace": namespace, "PodUID": uid, "Node": node}
 
 
+def preemption_args(
+    pod: Mapping[str, Any],
+    victims: Mapping[str, tuple[Sequence[Mapping[str, Any]], int]],
+    *,
+    uids_only: bool,
+) -> dict[str, Any]:
+    """ExtenderPreemptionArgs: the pod and, for each candidate node, its victims and how many
+    budgets they break; the victims as UIDs (MetaVictims) to an extender keeping its own node
+    cache, else as whole Pod objects."""
+    if uids_only:
+        meta = {
+            node: {"Pods": [{"UID": _uid(p)} for p in pods], "NumPDBViolations": violations}
+            for node, (pods, violations) in victims.items()
+        }
+        return {"Pod": pod, "NodeNameToVictims": None, "NodeNameToMetaVictims": meta}
+    full = {
+        node: {"Pods": list(pods), "NumPDBViolations": violations}
+        for node, (pods, violations) in victims.items()
+    }
+    return {"Pod": pod, "NodeNameToVictims": full, "NodeNameToMetaVictims": None}
+
+
+def _uid(pod: Mapping[str, Any]) -> str:
+    return str((pod.get("metadata") or {}).get("uid") or "")
+
+
+@dataclass(frozen=True, slots=True)
+class MetaVictims:
+    """A node's victims as an extender names them back: pod UIDs, in its order."""
+
+    uids: tuple[str, ...]
+    num_pdb_violations: int
+
+
 @dataclass(frozen=True, slots=True)
 class FilterResult:
     """ExtenderFilterResult. `node_names` is None when the answer named no list of either
@@ -144,6 +178,37 @@ def parse_host_priorities(answer: Any) -> list[tuple[str, int]]:
         if isinstance(score, bool) or not isinstance(score, int):
             raise WireError(f"HostPriorityList[{index}].Score: expected an integer")
         result.append((host, score))
+    return result
+
+
+def parse_preemption_result(answer: Any) -> dict[str, MetaVictims]:
+    """ExtenderPreemptionResult: the nodes the extender keeps as candidates, each with the
+    victims it names (always as MetaVictims, whichever form it was sent)."""
+    what = "ExtenderPreemptionResult.NodeNameToMetaVictims"
+    nodes = _get(_object(answer, "ExtenderPreemptionResult"), "NodeNameToMetaVictims")
+    if nodes is None:
+        return {}
+    result: dict[str, MetaVictims] = {}
+    for node, value in _object(nodes, what).items():
+        entry = _object(value, f"{what}[{node!r}]")
+        pods = _get(entry, "Pods")
+        if pods is None:
+            pods = []
+        if not isinstance(pods, list):
+            raise WireError(f"{what}[{node!r}].Pods: expected an array, got {_kind(pods)}")
+        uids = tuple(
+            _string(
+                _get(_object(pod, f"{what}[{node!r}].Pods[{i}]"), "UID"),
+                f"{what}[{node!r}].Pods[{i}].UID",
+            )
+            for i, pod in enumerate(pods)
+        )
+        violations = _get(entry, "NumPDBViolations")
+        if violations is None:
+            violations = 0
+        if isinstance(violations, bool) or not isinstance(violations, int):
+            raise WireError(f"{what}[{node!r}].NumPDBViolations: expected an integer")
+        result[str(node)] = MetaVictims(uids, violations)
     return result
 
 
