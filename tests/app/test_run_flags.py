@@ -201,18 +201,6 @@ def _extender_config(tmp_path: Path, url: str, field: str) -> Path:
     return config
 
 
-def test_an_extender_preempt_verb_is_refused_naming_the_field(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    config = _extender_config(tmp_path, "http://127.0.0.1:8888/", "preemptVerb: preempt")
-    assert main([f"--config={config}"]) == 2
-    assert capsys.readouterr().err == (
-        "error: extenders[0].preemptVerb: extenders' preemption (ProcessPreemption) is not "
-        "supported; remove preemptVerb, or schedule these pods with kube-scheduler\n"
-    )
-    assert main(["simulate", f"--config={config}", "--no-progress"]) == 2
-
-
 def test_extender_tls_settings_that_cannot_load_stop_start_up(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,6 +1,7 @@
 """HTTP extenders on a real apiserver: the daemon and upstream kube-scheduler call the same
 extender server (a thread of this test process) the same way, and fail the same way when it
-is down. The extender binds through the API server itself, as a binding extender must."""
+is down. The extender binds through the API server itself, as a binding extender must, and
+decides preemption's candidates with its preempt verb."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
+from scheduler.testing import make_pod
 from tests.e2e.api_client import ApiClient
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.controlplane import ControlPlane
@@ -21,6 +23,8 @@ from tests.e2e.daemon import DaemonLauncher
 from tests.e2e.daemon import poll_until
 from tests.e2e.processes import ManagedProcess
 from tests.e2e.processes import free_loopback_port
+from tests.e2e.reaper import Reaper
+from tests.e2e.test_daemon_preemption import running_pod
 from tests.e2e.workload import Workload
 from tests.e2e.workload import pod_scheduled_condition
 from tests.e2e.workload import unique
@@ -196,3 +200,54 @@ def test_a_down_extender_keeps_pods_pending_unless_ignorable(
     with schedulers.running("ours", scheduler, ignorable):
         pods = workload.create_pods([unique("p"), unique("p")], scheduler)
         workload.wait_bound(pods, timeout_s=BIND_TIMEOUT_S)
+
+
+def _preempt_with_extender(
+    which: str, schedulers: Schedulers, workload: Workload, admin: ApiClient
+) -> tuple[RecordingExtender, dict[str, str], str, set[str]]:
+    """Two full nodes, the cheaper victim on the first; the extender drops the first from
+    preemption's candidates. The preemptor's node, the pods by name, and the reaped ones."""
+    cheap_node, dear_node = workload.create_nodes(2, cpu="2")
+    cheap = running_pod(workload, unique("cheap"), cheap_node, cpu="2", priority=0, app="a")
+    dear = running_pod(workload, unique("dear"), dear_node, cpu="2", priority=10, app="a")
+    scheduler = unique(f"preempt-{which}")
+    behaviour = ExtenderBehaviour(preempt_drop={cheap_node})
+    with running_extender(behaviour) as extender:
+        config = extender_config(extender.url, filter_verb=False, preempt=True)
+        with schedulers.running(which, scheduler, config), Reaper(admin, workload.namespace) as r:
+            builder = make_pod(unique("vip"), workload.namespace).scheduler(scheduler)
+            builder.priority(100).req(cpu="2").node_selector(**workload.node_selector)
+            manifest = builder.dict()
+            manifest["metadata"].pop("uid")
+            vip = workload.create_pod(manifest)["metadata"]["name"]
+            placed = workload.wait_bound([vip], timeout_s=BIND_TIMEOUT_S)
+    workload.delete_nodes()
+    names = {"cheap": cheap["metadata"]["name"], "dear": dear["metadata"]["name"], "vip": vip}
+    assert placed[vip] == dear_node, which
+    return extender, names, dear_node, set(r.reaped)
+
+
+def test_an_extender_s_preempt_verb_decides_the_victims_as_kube_scheduler_asks_it(
+    schedulers: Schedulers, workload: Workload, admin: ApiClient
+) -> None:
+    seen = {
+        which: _preempt_with_extender(which, schedulers, workload, admin)
+        for which in ("ours", "upstream")
+    }
+    bodies = {}
+    for which, (extender, names, _dear_node, reaped) in seen.items():
+        # The cheaper victim was on the node the extender dropped: the dearer one went.
+        assert reaped == {names["dear"]}, which
+        [sent, *_] = extender.calls_of("preempt")
+        assert sent["Pod"]["metadata"]["name"] == names["vip"], which
+        assert sent["NodeNameToMetaVictims"] is None, which
+        victims = {
+            node: ([p["metadata"]["name"] for p in v["Pods"]], v["NumPDBViolations"])
+            for node, v in sent["NodeNameToVictims"].items()
+        }
+        assert sorted(victims.values()) == [([names["cheap"]], 0), ([names["dear"]], 0)], which
+        bodies[which] = sent
+    assert set(bodies["ours"]) == set(bodies["upstream"])
+    assert set(bodies["ours"]["NodeNameToVictims"][seen["ours"][2]]) == set(
+        bodies["upstream"]["NodeNameToVictims"][seen["upstream"][2]]
+    )

@@ -42,7 +42,7 @@ BIND_TIMEOUT_S = 60.0
 EVENT_TIMEOUT_S = 30.0
 
 
-def _running_pod(
+def running_pod(
     workload: Workload, name: str, node: str, *, cpu: str, priority: int, app: str
 ) -> Object:
     """Creates a pod already bound to `node`, Running since now (no kubelet will say so)."""
@@ -101,11 +101,11 @@ def test_preemption_picks_the_fewest_unprotected_victims_and_spares_the_budgeted
 ) -> None:
     ours = unique("sched")
     node_a, node_b, node_c = workload.create_nodes(3, cpu="2")
-    protected = _running_pod(workload, "protected", node_a, cpu="2", priority=0, app=PROTECTED_APP)
+    protected = running_pod(workload, "protected", node_a, cpu="2", priority=0, app=PROTECTED_APP)
     _exhausted_budget(admin, workload.namespace, PROTECTED_APP)
     for i in range(2):
-        _running_pod(workload, f"b-{i}", node_b, cpu="1", priority=10, app="filler")
-    victim = _running_pod(workload, "c-0", node_c, cpu="2", priority=10, app="filler")
+        running_pod(workload, f"b-{i}", node_b, cpu="1", priority=10, app="filler")
+    victim = running_pod(workload, "c-0", node_c, cpu="2", priority=10, app="filler")
     daemon = daemons.start(ours)
     # Every pod and the budget are in the daemon's caches before the preemptor arrives.
     daemon.wait_ready()

@@ -27,6 +27,8 @@ from scheduler.framework import PreFilterPlugin
 from scheduler.framework import Status
 from scheduler.framework import WaitingPod
 from scheduler.framework.errors import APIError
+from scheduler.framework.extenders import NO_EXTENDERS
+from scheduler.framework.extenders import Extenders
 from scheduler.runtime.node_filter import FilterChain
 from scheduler.testing import FakeHandle
 from scheduler.testing import build_table
@@ -130,8 +132,10 @@ class World:
         args: DefaultPreemptionArgs | None = None,
         seed: int = 0,
         affinity: bool = False,
+        extenders: Extenders = NO_EXTENDERS,
     ) -> None:
-        """Filters: NodeUnschedulable and NodeResourcesFit, plus InterPodAffinity if asked."""
+        """Filters: NodeUnschedulable and NodeResourcesFit, plus InterPodAffinity if asked;
+        `extenders` are what the handle offers preemption to ask."""
         self.table = build_table(nodes, pods)
         self.api = API()
         self.handle = PreemptionHandle(
@@ -140,6 +144,7 @@ class World:
             listers={"poddisruptionbudgets": pdbs},
             nominated=nominated,
             api=self.api,
+            extenders=extenders,
         )
         fit = NodeResourcesFit(NodeResourcesFitArgs(), self.handle)
         cordon = NodeUnschedulable(None, self.handle)

@@ -14,11 +14,11 @@ from plugins.helpers.preemption.importance import by_importance
 from plugins.helpers.preemption.importance import reprieve_order
 from plugins.helpers.preemption.victims import NO_VICTIMS_FOUND
 from plugins.helpers.preemption.victims import DryRunNode
-from plugins.helpers.preemption.victims import Victims
 from plugins.helpers.preemption.victims import select_victims
 from scheduler.framework import Code
 from scheduler.framework import CycleState
 from scheduler.framework import Pod
+from scheduler.framework import Victims
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
 from tests.plugins.default_preemption_world import World

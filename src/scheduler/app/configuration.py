@@ -26,16 +26,8 @@ def plugin_registry(plugins: Sequence[str], *, autoload: bool = True) -> PluginR
 
 def check_extenders(config: KubeSchedulerConfiguration) -> None:
     """What `run` and `simulate` need of the extenders beyond validation: TLS settings that
-    load (as kube-scheduler fails building its extender clients), and no preempt verb, which
-    is not called here, so a configuration setting one is refused rather than preempting
-    without asking the extender (`validate-config` still checks its fields)."""
+    load, as kube-scheduler fails building its extender clients."""
     ExtenderChain(config.extenders)
-    for index, extender in enumerate(config.extenders):
-        if extender.preempt_verb:
-            raise ConfigError(
-                f"extenders[{index}].preemptVerb: extenders' preemption (ProcessPreemption) is "
-                "not supported; remove preemptVerb, or schedule these pods with kube-scheduler"
-            )
 
 
 def load_effective(

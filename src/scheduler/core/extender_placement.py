@@ -1,5 +1,6 @@
 """A scheduling attempt that consults HTTP extenders: Filter, then the extenders' filters on
-the feasible nodes, then Score plus the extenders' prioritize scores.
+the feasible nodes, then Score plus the extenders' prioritize scores; or, when nothing fits,
+PostFilter awaited, so that preemption may ask the extenders with a preempt verb.
 
 The extenders are awaited in the middle of the attempt. The caller holds the informers'
 handlers meanwhile (`Informer.hold`), so the cache and the node table stand still as
@@ -19,6 +20,7 @@ from scheduler.core.outcome import Failure
 from scheduler.core.outcome import Placement
 from scheduler.core.placement_search import Feasible
 from scheduler.core.placement_search import PlacementSearch
+from scheduler.core.placement_search import Unfit
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.events import EXTENDER_REJECTOR
 from scheduler.framework.node_table import NodeTable
@@ -41,9 +43,13 @@ async def find_placement_with_extenders(
     search = PlacementSearch(framework, state, pod, table, nominations, batch)
     try:
         found = await _feasible_after_extenders(search, extenders)
+        if isinstance(found, Unfit):
+            return await search.post_filter_awaiting(found)
         if isinstance(found, Failure):
             return found
         totals = search.decided_or_scored(found)
+        if isinstance(totals, Unfit):
+            return await search.post_filter_awaiting(totals)
         if not isinstance(totals, np.ndarray):
             return totals
         scores = await extenders.prioritize(pod, _nodes(table, found.rows))
@@ -60,10 +66,10 @@ async def find_placement_with_extenders(
 
 async def _feasible_after_extenders(
     search: PlacementSearch, extenders: ExtenderChain
-) -> Feasible | Failure:
+) -> Feasible | Failure | Unfit:
     pod, table = search.pod, search.table
     found = search.feasible()
-    if isinstance(found, Failure):
+    if not isinstance(found, Feasible):
         return found
     if found.nominated_only:
         kept = await _filter(extenders, pod, table, found)
@@ -72,7 +78,7 @@ async def _feasible_after_extenders(
         # Upstream tries the nominated node alone first and, when it does not pass every
         # filter (the extenders' included), evaluates all nodes.
         found = search.feasible(try_nominated=False)
-        if isinstance(found, Failure):
+        if not isinstance(found, Feasible):
             return found
     return await _filter(extenders, pod, table, found)
 

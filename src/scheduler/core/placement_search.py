@@ -3,8 +3,9 @@ node hint of opportunistic batching, alone first, then every node), PostFilter w
 fits, PreScore, Score, and a random tie-break between the best.
 
 `PlacementSearch.run` is the whole of it, synchronous. Its phases (`feasible`,
-`decided_or_scored`, `select`) are public so that `extender_placement.py` can consult HTTP
-extenders between them.
+`decided_or_scored`, `post_filter`, `select`) are public so that `extender_placement.py` can
+consult HTTP extenders between them, and await PostFilter (`post_filter_awaiting`), which may
+ask them too.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from scheduler.framework.diagnosis import NO_NODES_AVAILABLE
 from scheduler.framework.diagnosis import Diagnosis
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import NominatingMode
+from scheduler.framework.plugins import PostFilterResult
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
@@ -37,6 +39,15 @@ class Feasible:
     diagnosis: Diagnosis
     # True when the rows are the pod's nominated node alone, tried first.
     nominated_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Unfit:
+    """No node fits: PostFilter's turn. `status` is the rejection that ends the search (a
+    PreFilter plugin's, or a bare Unschedulable when every node was filtered out)."""
+
+    diagnosis: Diagnosis
+    status: Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,16 +67,21 @@ class PlacementSearch:
     def run(self) -> Placement | Failure:
         """The node for the pod, or the failure the attempt ends with."""
         found = self.feasible()
+        if isinstance(found, Unfit):
+            return self.post_filter(found)
         if isinstance(found, Failure):
             return found
         totals = self.decided_or_scored(found)
+        if isinstance(totals, Unfit):
+            return self.post_filter(totals)
         if not isinstance(totals, np.ndarray):
             return totals
         return self.select(found.rows, totals)
 
-    def feasible(self, *, try_nominated: bool = True) -> Feasible | Failure:
+    def feasible(self, *, try_nominated: bool = True) -> Feasible | Failure | Unfit:
         """PreFilter and Filter (the nominated node, or else the batch's hint, alone first):
-        the feasible rows, or the failure the attempt ends with."""
+        the feasible rows, the failure the attempt ends with, or Unfit when PreFilter rejected
+        the pod."""
         framework, state, pod, table, batch = (
             self.framework,
             self.state,
@@ -83,7 +99,7 @@ class PlacementSearch:
                 return Failure(pre.status, pre.status.message())
             diagnosis.pre_filter_message = pre.status.message()
             diagnosis.mark_absent(np.empty(0, dtype=np.int64), pre.status)
-            return self._post_filter(diagnosis, pre.status)
+            return Unfit(diagnosis, pre.status)
         allowed = None
         if pre.result is not None and pre.result.node_names is not None:
             rows = [table.row_of(name) for name in pre.result.node_names]
@@ -105,12 +121,12 @@ class PlacementSearch:
             return Failure(feasible, feasible.message())
         return Feasible(feasible, diagnosis)
 
-    def decided_or_scored(self, found: Feasible) -> Placement | Failure | np.ndarray:
-        """No feasible node (PostFilter's turn) or exactly one (chosen without scoring) decide
-        the attempt; otherwise the rows' totals from PreScore, Score, NormalizeScore and
-        weights."""
+    def decided_or_scored(self, found: Feasible) -> Placement | Failure | Unfit | np.ndarray:
+        """No feasible node (Unfit: PostFilter's turn) or exactly one (chosen without scoring)
+        decide the attempt; otherwise the rows' totals from PreScore, Score, NormalizeScore
+        and weights."""
         if not len(found.rows):
-            return self._post_filter(found.diagnosis, Status.unschedulable())
+            return Unfit(found.diagnosis, Status.unschedulable())
         if len(found.rows) == 1:
             node = self.table.names[int(found.rows[0])]
             if self.batch is not None:
@@ -161,11 +177,26 @@ class PlacementSearch:
             return status
         return None
 
-    def _post_filter(self, diagnosis: Diagnosis, status: Status) -> Failure:
-        framework = self.framework
-        result = None
-        if framework.post_filter:
-            result, post_status = framework.run_post_filter(self.state, self.pod, diagnosis)
+    def post_filter(self, unfit: Unfit) -> Failure:
+        """PostFilter, then the failure the unfit attempt ends with."""
+        if not self.framework.post_filter:
+            return self._unfit_failure(unfit, None, None)
+        answer = self.framework.run_post_filter(self.state, self.pod, unfit.diagnosis)
+        return self._unfit_failure(unfit, *answer)
+
+    async def post_filter_awaiting(self, unfit: Unfit) -> Failure:
+        """`post_filter` for an attempt that awaits HTTP extenders."""
+        if not self.framework.post_filter:
+            return self._unfit_failure(unfit, None, None)
+        run = self.framework.run_post_filter_awaiting
+        answer = await run(self.state, self.pod, unfit.diagnosis)
+        return self._unfit_failure(unfit, *answer)
+
+    def _unfit_failure(
+        self, unfit: Unfit, result: PostFilterResult | None, post_status: Status | None
+    ) -> Failure:
+        framework, diagnosis, status = self.framework, unfit.diagnosis, unfit.status
+        if post_status is not None:
             # A plugin that broke its contract fails the attempt; an Error it returned is, as
             # upstream has it, only the PostFilter part of the still unschedulable pod's text.
             if framework.is_plugin_fault(post_status):

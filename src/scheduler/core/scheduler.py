@@ -134,6 +134,7 @@ class Scheduler:
                 tasks=self.background,
                 plugin_metrics=self.metrics,
                 api=writes,
+                extenders=self.extenders,
             )
             handles.append(handle)
             self.profiles[effective.scheduler_name] = Framework(

@@ -18,10 +18,10 @@ from plugins.helpers.preemption.messages import NOT_ELIGIBLE_TERMINATING
 from plugins.helpers.preemption.messages import WAITING_FOR_PREEMPTION
 from plugins.helpers.preemption.victims import NO_VICTIMS_FOUND
 from plugins.helpers.preemption.victims import DryRunNode
-from plugins.helpers.preemption.victims import Victims
 from plugins.helpers.preemption.victims import extension_error
 from plugins.helpers.preemption.victims import reprieve
 from plugins.helpers.preemption.victims import select_victims
+from scheduler.framework import Victims
 
 __all__ = [
     "NOT_ELIGIBLE_POLICY_NEVER",

@@ -15,12 +15,12 @@ from datetime import datetime
 
 from plugins.helpers.preemption.disruption_budgets import DisruptionBudget
 from plugins.helpers.preemption.victims import DryRunNode
-from plugins.helpers.preemption.victims import Victims
 from scheduler.framework import Code
 from scheduler.framework import CycleState
 from scheduler.framework import Handle
 from scheduler.framework import Pod
 from scheduler.framework import Status
+from scheduler.framework import Victims
 
 # Chooses the victims on one node, given a copy of the node and of the cycle state, the budgets
 # and the time (upstream's SelectVictimsOnNode); a Status says why the node is no use.

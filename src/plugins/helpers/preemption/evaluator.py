@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from plugins.helpers.preemption.candidate_order import pick_best
 from plugins.helpers.preemption.candidates import Candidate
@@ -19,6 +20,7 @@ from plugins.helpers.preemption.candidates import VictimSelector
 from plugins.helpers.preemption.candidates import dry_run
 from plugins.helpers.preemption.disruption_budgets import PDB_RESOURCE
 from plugins.helpers.preemption.disruption_budgets import list_budgets
+from plugins.helpers.preemption.importance import by_importance
 from plugins.helpers.preemption.messages import NO_CANDIDATE
 from plugins.helpers.preemption.messages import no_candidates_message
 from plugins.helpers.preemption.messages import with_prefix
@@ -26,11 +28,13 @@ from plugins.helpers.preemption.preparation import PreemptionExecutor
 from scheduler.framework import SUCCESS
 from scheduler.framework import Code
 from scheduler.framework import CycleState
+from scheduler.framework import ExtenderError
 from scheduler.framework import Handle
 from scheduler.framework import NodeStatusReader
 from scheduler.framework import Pod
 from scheduler.framework import PostFilterResult
 from scheduler.framework import Status
+from scheduler.framework import Victims
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,17 +72,36 @@ class Evaluator:
     ) -> tuple[PostFilterResult | None, Status]:
         """PostFilter: plan, then start the chosen preemption in the background."""
         self._handle.plugin_metrics.preemption_attempt()
-        plan = self.plan(state, pod, statuses)
+        return self._carry_out(pod, self.plan(state, pod, statuses))
+
+    async def preempt_awaiting(
+        self, state: CycleState, pod: Pod, statuses: NodeStatusReader
+    ) -> tuple[PostFilterResult | None, Status]:
+        """`preempt` for a pod the HTTP extenders are consulted about: those with a preempt
+        verb see the candidates, and may drop nodes or change victims, before one is chosen."""
+        self._handle.plugin_metrics.preemption_attempt()
+        now = self._handle.clock.wall()
+        found = self._candidates(state, pod, statuses, now)
+        if not isinstance(found, PreemptionPlan):
+            found = await self._after_extenders(pod, found, now)
+        plan = found if isinstance(found, PreemptionPlan) else _choose(found, now)
+        return self._carry_out(pod, _prefixed(plan))
+
+    def plan(self, state: CycleState, pod: Pod, statuses: NodeStatusReader) -> PreemptionPlan:
+        """Choose the node and victims without touching the cluster (`explain` shows this)."""
+        now = self._handle.clock.wall()
+        found = self._candidates(state, pod, statuses, now)
+        return _prefixed(found if isinstance(found, PreemptionPlan) else _choose(found, now))
+
+    def _carry_out(self, pod: Pod, plan: PreemptionPlan) -> tuple[PostFilterResult | None, Status]:
         if plan.chosen is not None:
             self.executor.start(pod, plan.chosen)
         return plan.result, plan.status
 
-    def plan(self, state: CycleState, pod: Pod, statuses: NodeStatusReader) -> PreemptionPlan:
-        """Choose the node and victims without touching the cluster (`explain` shows this)."""
-        plan = self._plan(state, pod, statuses)
-        return PreemptionPlan(plan.result, with_prefix(plan.status), plan.candidates, plan.chosen)
-
-    def _plan(self, state: CycleState, pod: Pod, statuses: NodeStatusReader) -> PreemptionPlan:
+    def _candidates(
+        self, state: CycleState, pod: Pod, statuses: NodeStatusReader, now: datetime
+    ) -> tuple[Candidate, ...] | PreemptionPlan:
+        """The dry run's candidates, or the plan that ends preemption before any is chosen."""
         reason = self._preemptor.ineligibility(state, pod, statuses)
         if reason:
             # No result: the pod keeps its nomination while its victims terminate.
@@ -92,7 +115,6 @@ class Evaluator:
             statuses.nodes_with_code(int(Code.UNSCHEDULABLE)),
             key=lambda name: _row(table.row_of(name)),
         )
-        now = self._handle.clock.wall()
         run = DryRunResult()
         if potential:
             budgets = list_budgets(self._handle.lister(PDB_RESOURCE))
@@ -106,12 +128,46 @@ class Evaluator:
             message = no_candidates_message(table.size, run.statuses)
             cleared = PostFilterResult(nominated_node_name="")
             return PreemptionPlan(cleared, Status.unschedulable(message))
-        candidates = tuple(run.candidates)
-        best = pick_best(run.candidates, now)
-        if best is None:
-            return PreemptionPlan(None, Status.unschedulable(NO_CANDIDATE), candidates)
-        nominated = PostFilterResult(nominated_node_name=best.node_name)
-        return PreemptionPlan(nominated, SUCCESS, candidates, best)
+        return tuple(run.candidates)
+
+    async def _after_extenders(
+        self, pod: Pod, candidates: tuple[Candidate, ...], now: datetime
+    ) -> tuple[Candidate, ...] | PreemptionPlan:
+        """The candidates the extenders with a preempt verb keep, in dry-run order (a node
+        only an extender named comes after), each one's victims most important first."""
+        extenders = self._handle.extenders
+        if not extenders.interested_in_preemption(pod):
+            return candidates
+        offered = {c.node_name: c.victims for c in candidates}
+        try:
+            kept = await extenders.process_preemption(pod, offered, self._pods_on)
+        except ExtenderError as exc:
+            return PreemptionPlan(None, Status.from_error(str(exc)), candidates)
+        names = [c.node_name for c in candidates if c.node_name in kept]
+        names += [name for name in kept if name not in offered]
+        return tuple(Candidate(name, _by_importance(kept[name], now)) for name in names)
+
+    def _pods_on(self, node_name: str) -> list[Pod] | None:
+        info = self._handle.node_info(node_name)
+        return None if info is None else list(info.pods.values())
+
+
+def _by_importance(victims: Victims, now: datetime) -> Victims:
+    ordered = tuple(by_importance(victims.pods, now))
+    return Victims(ordered, victims.num_pdb_violations)
+
+
+def _choose(candidates: tuple[Candidate, ...], now: datetime) -> PreemptionPlan:
+    best = pick_best(candidates, now)
+    if best is None:
+        return PreemptionPlan(None, Status.unschedulable(NO_CANDIDATE), candidates)
+    nominated = PostFilterResult(nominated_node_name=best.node_name)
+    return PreemptionPlan(nominated, SUCCESS, candidates, best)
+
+
+def _prefixed(plan: PreemptionPlan) -> PreemptionPlan:
+    """The plan with its message as the FailedScheduling text shows it."""
+    return PreemptionPlan(plan.result, with_prefix(plan.status), plan.candidates, plan.chosen)
 
 
 def _row(row: int | None) -> int:
@@ -128,6 +184,11 @@ class PreemptingPostFilter:
         self, state: CycleState, pod: Pod, statuses: NodeStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
         return self.evaluator.preempt(state, pod, statuses)
+
+    async def post_filter_awaiting(
+        self, state: CycleState, pod: Pod, statuses: NodeStatusReader
+    ) -> tuple[PostFilterResult | None, Status]:
+        return await self.evaluator.preempt_awaiting(state, pod, statuses)
 
     def plan(self, state: CycleState, pod: Pod, statuses: NodeStatusReader) -> PreemptionPlan:
         """Choose the node and victims without touching the cluster."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from plugins.helpers.preemption.disruption_budgets import DisruptionBudget
@@ -21,16 +20,9 @@ from scheduler.framework import Handle
 from scheduler.framework import NodeInfo
 from scheduler.framework import Pod
 from scheduler.framework import Status
+from scheduler.framework import Victims
 
 NO_VICTIMS_FOUND = "No preemption victims found for incoming pod"
-
-
-@dataclass(frozen=True, slots=True)
-class Victims:
-    """Pods to preempt on a node, most important first, and how many of them break a budget."""
-
-    pods: tuple[Pod, ...]
-    num_pdb_violations: int
 
 
 def may_preempt(preemptor: Pod, victim: Pod) -> bool:
