@@ -1,8 +1,12 @@
 """PostFilter: give plugins (preemption) a chance after no node fits.
 
-Plugins run in order and the first Success stops the chain; the messages of the rejections
-are joined. `run_post_filter` is the synchronous chain; `run_post_filter_awaiting` is the same
-chain for an attempt that awaits HTTP extenders, where a plugin that can await them
+Plugins run in order, as upstream's RunPostFilterPlugins runs them: a Success, an
+UnschedulableAndUnresolvable or an Error ends the chain with that plugin's answer; otherwise
+the chain ends Unschedulable with every plugin's reasons joined, the first rejecting plugin
+named, and the last result that changes the nomination.
+
+`run_post_filter` is the synchronous chain; `run_post_filter_awaiting` is the same chain for
+an attempt that awaits HTTP extenders, where a plugin that can await them
 (`AwaitingPostFilterPlugin`) is awaited instead. `_Chain` keeps the rules in one place.
 """
 
@@ -13,8 +17,10 @@ import time
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.plugins import AwaitingPostFilterPlugin
 from scheduler.framework.plugins import NodeStatusReader
+from scheduler.framework.plugins import NominatingMode
 from scheduler.framework.plugins import PostFilterPlugin
 from scheduler.framework.plugins import PostFilterResult
+from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
@@ -30,13 +36,13 @@ class _Chain:
         self._profile = profile
         self._started = time.perf_counter()
         self._result: PostFilterResult | None = None
-        self._messages: list[str] = []
-        self._final = Status.unschedulable()
+        self._reasons: list[str] = []
+        self._rejector = ""
         self.ended: Outcome | None = None
 
     def take(self, plugin: PostFilterPlugin, answer: Outcome) -> None:
         plugin_result, status = answer
-        if status.is_success:
+        if status.is_success or status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
             self.ended = self._observed(plugin_result, status.with_plugin(plugin.name))
             return
         if not status.is_rejected:
@@ -47,14 +53,16 @@ class _Chain:
             )
             self.ended = self._observed(None, error)
             return
-        if plugin_result is not None and self._result is None:
+        if plugin_result is not None and plugin_result.mode is not NominatingMode.NOOP:
             self._result = plugin_result
-        if status.message():
-            self._messages.append(status.message())
-        self._final = Status(status.code, *self._messages, plugin=plugin.name)
+        self._reasons.extend(status.reasons)
+        self._rejector = self._rejector or plugin.name
 
     def outcome(self) -> Outcome:
-        return self.ended or self._observed(self._result, self._final)
+        if self.ended is not None:
+            return self.ended
+        final = Status(Code.UNSCHEDULABLE, *self._reasons, plugin=self._rejector)
+        return self._observed(self._result, final)
 
     def _observed(self, result: PostFilterResult | None, status: Status) -> Outcome:
         self._profile.observe("PostFilter", status, self._started)
