@@ -114,8 +114,29 @@ def test_post_filter_message_is_appended_without_a_period() -> None:
             "0/1 nodes are available: 1 rejected due to timeout after waiting 10s at plugin P.",
         ),
         (Status(Code.UNSCHEDULABLE, "b", "a"), "0/1 nodes are available: 1 a, 1 b."),
+        (Status(Code.UNSCHEDULABLE, "a", "a"), "0/1 nodes are available: 2 a."),
+        # Upstream counts only reasons: a bare rejection ends the text at the colon.
+        (Status(Code.UNSCHEDULABLE), "0/1 nodes are available:"),
+        (Status.from_error(RuntimeError("boom")), "0/1 nodes are available: 1 boom."),
     ],
-    ids=["permit-timeout", "two-reasons"],
+    ids=["permit-timeout", "two-reasons", "repeated-reason", "no-reason", "error"],
 )
 def test_single_node_rejections(status: Status, expected: str) -> None:
     assert single_node_fit_error(status) == expected
+
+
+def test_rejections_without_a_reason_count_for_nothing_in_the_text() -> None:
+    diagnosis = _table(3)
+    diagnosis.reject_row(0, Status(Code.UNSCHEDULABLE, plugin="Quiet"))
+    diagnosis.reject_row(1, Status(Code.UNSCHEDULABLE, plugin="Quiet"))
+    assert diagnosis.fit_error_message() == "0/3 nodes are available:"
+    diagnosis.reject_row(2, Status(Code.UNSCHEDULABLE, "Insufficient cpu", plugin="Fit"))
+    assert diagnosis.fit_error_message() == "0/3 nodes are available: 1 Insufficient cpu."
+    assert diagnosis.unschedulable_plugins == {"Quiet", "Fit"}
+
+
+def test_a_status_naming_no_plugin_adds_no_rejector() -> None:
+    diagnosis = _table(2)
+    outside = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) didn't satisfy plugin(s) [X]")
+    diagnosis.mark_absent(np.array([0], dtype=np.int64), outside)
+    assert diagnosis.unschedulable_plugins == set()

@@ -86,3 +86,20 @@ async def test_a_term_without_names_leaves_every_node_possible() -> None:
         h.create([*nodes(), pod])
         await h.schedule_active()
         assert h.node_of("default", "p") == "a"
+
+
+async def test_a_pod_waiting_for_the_node_it_names_is_retried_when_that_node_arrives() -> None:
+    """NodeAffinity narrowed the nodes, so it counts among the pod's rejectors and its Node/Add
+    hint requeues the pod (a DaemonSet pod created before the scheduler sees its node)."""
+    pinned = make_pod("pinned").node_affinity_term(names_term("late")).dict()
+    async with Harness() as h:
+        h.create([*nodes(), pinned])
+        await h.schedule_active()
+        assert h.scheduler.queue.locate("default/pinned") == "unschedulable"
+        h.create([make_node("late").dict()])
+        await h.quiesce()
+        assert h.scheduler.queue.locate("default/pinned") == "backoff"
+        h.clock.advance(10)
+        h.scheduler.queue.flush_backoff_completed()
+        assert await h.schedule_active() == 1
+        assert h.node_of("default", "pinned") == "late"

@@ -28,7 +28,10 @@ from scheduler.framework.plugins import PostFilterResult
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
+from scheduler.observability import get_logger
 from scheduler.runtime.framework import Framework
+
+_log = get_logger("scheduler")
 
 
 @dataclass(slots=True)
@@ -94,6 +97,7 @@ class PlacementSearch:
             return Failure(status, NO_NODES_AVAILABLE)
         diagnosis = Diagnosis(table)
         pre = framework.run_pre_filter(state, pod, table)
+        diagnosis.unschedulable_plugins.update(pre.narrowing_plugins)
         if not pre.status.is_success:
             if not pre.status.is_rejected:
                 return Failure(pre.status, pre.status.message())
@@ -111,9 +115,7 @@ class PlacementSearch:
             if batch is not None:
                 batch.hint = framework.batch.node_hint(state, pod, batch.signature, batch.cycle)
             first = pod.nominated_node_name or (batch.hint if batch is not None else "")
-            only = self._one_node_first(first, allowed, nominated)
-            if isinstance(only, Status):
-                return Failure(only, only.message())
+            only = self._one_node_first(first, nominated)
             if only is not None:
                 return Feasible(only, diagnosis, nominated_only=True)
         feasible = framework.find_feasible(state, pod, table, allowed, diagnosis, nominated)
@@ -157,15 +159,17 @@ class PlacementSearch:
         return Placement(node, self.table.size, len(rows))
 
     def _one_node_first(
-        self, node_name: str, allowed: np.ndarray | None, nominated: dict[int, Sequence[Pod]]
-    ) -> np.ndarray | Status | None:
+        self, node_name: str, nominated: dict[int, Sequence[Pod]]
+    ) -> np.ndarray | None:
         """A pod nominated to a node (after preemption), or given a batch's hint, tries that
-        node alone first: that row if it fits, an Error status that fails the attempt, or None
-        to search every node."""
+        node alone first: that row if it fits, else None to search every node.
+
+        As upstream's evaluateNominatedNode, the node is tried whatever PreFilter's node set
+        says, and an Error there is only logged: the search over every node decides."""
         if not node_name:
             return None
         row = self.table.row_of(node_name)
-        if row is None or (allowed is not None and row not in set(allowed.tolist())):
+        if row is None:
             return None
         info = self.table.node_infos[row]
         status = self.framework.run_filter_with_nominated(
@@ -174,7 +178,12 @@ class PlacementSearch:
         if status.is_success:
             return np.array([row], dtype=np.int64)
         if status.code is Code.ERROR:
-            return status
+            _log.error(
+                "Evaluation failed on nominated node",
+                pod=self.pod.key,
+                node=node_name,
+                err=status.message(),
+            )
         return None
 
     def post_filter(self, unfit: Unfit) -> Failure:

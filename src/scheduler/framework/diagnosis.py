@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
 from collections.abc import Sequence
 
 import numpy as np
@@ -47,6 +49,11 @@ class Diagnosis:
         return found
 
     def note_plugin(self, plugin: str, code: Code) -> None:
+        """Count `plugin` among the pod's rejectors (their events requeue it); a status that
+        names no plugin (nodes outside a PreFilter result) adds nothing, as upstream's
+        AddPluginStatus."""
+        if not plugin:
+            return
         if code is Code.PENDING:
             self.pending_plugins.add(plugin)
         elif code in (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE):
@@ -74,7 +81,7 @@ class Diagnosis:
 
     def reject_row(self, row: int, status: Status) -> None:
         self.codes[row] = int(status.code)
-        self.reason_ids[row] = self._intern(status.plugin, status.reasons or (status.message(),))
+        self.reason_ids[row] = self._intern(status.plugin, status.all_reasons())
         self.note_plugin(status.plugin, status.code)
 
     def status_of_row(self, row: int) -> Status:
@@ -124,8 +131,7 @@ class Diagnosis:
                 plugin, reasons = self.rejections[rejection_id]
                 found.append((plugin, reasons, count))
         if self.absent is not None and self.absent_count:
-            reasons = self.absent.reasons or (self.absent.message(),)
-            found.append((self.absent.plugin, reasons, self.absent_count))
+            found.append((self.absent.plugin, self.absent.all_reasons(), self.absent_count))
         return found
 
     # -- the FailedScheduling text ---------------------------------------------------------
@@ -143,8 +149,7 @@ class Diagnosis:
         if self.pre_filter_message:
             text = f"{prefix} {self.pre_filter_message}."
         else:
-            entries = sorted(f"{count} {reason}" for reason, count in self.histogram().items())
-            text = f"{prefix} {', '.join(entries)}."
+            text = _with_histogram(prefix, self.histogram())
         if self.post_filter_message:
             text = f"{text} {self.post_filter_message}"
         return text
@@ -152,6 +157,11 @@ class Diagnosis:
 
 def single_node_fit_error(status: Status) -> str:
     """Message for rejections after a node was chosen (Reserve, Permit, PreBind, Bind)."""
-    reasons = status.reasons or (status.message(),)
-    entries = sorted(f"1 {reason}" for reason in reasons)
-    return f"0/1 nodes are available: {', '.join(entries)}."
+    return _with_histogram("0/1 nodes are available:", Counter(status.all_reasons()))
+
+
+def _with_histogram(prefix: str, counts: Mapping[str, int]) -> str:
+    """`prefix` and the "<count> <reason>" entries sorted as strings; nothing is added when no
+    rejection gave a reason (upstream then ends the text at the colon)."""
+    entries = sorted(f"{count} {reason}" for reason, count in counts.items())
+    return f"{prefix} {', '.join(entries)}." if entries else prefix

@@ -123,10 +123,14 @@ class Status:
 
     def message(self) -> str:
         """All reasons joined by ", ", the attached error's text first."""
-        parts = list(self.reasons)
-        if self.error is not None:
-            parts.insert(0, str(self.error))
-        return ", ".join(parts)
+        return ", ".join(self.all_reasons())
+
+    def all_reasons(self) -> tuple[str, ...]:
+        """The reasons, the attached error's text first: what upstream's Status.Reasons() gives,
+        and so what a FitError counts (a status with neither counts for nothing)."""
+        if self.error is None:
+            return self.reasons
+        return (str(self.error), *self.reasons)
 
     @property
     def is_success(self) -> bool:

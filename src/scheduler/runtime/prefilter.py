@@ -17,6 +17,9 @@ from scheduler.runtime.profile import Profile
 
 @dataclass(slots=True)
 class PreFilterOutcome:
+    """The chain's status, the intersected node set (None: every node), and the plugins that
+    narrowed it: upstream counts those among the pod's rejectors whatever the outcome."""
+
     status: Status
     result: PreFilterResult | None
     narrowing_plugins: list[str]
@@ -30,6 +33,9 @@ class PreFilterOutcome:
 def run_pre_filter(
     profile: Profile, state: CycleState, pod: Pod, table: NodeTable
 ) -> PreFilterOutcome:
+    """Every PreFilter plugin, as upstream's RunPreFilterPlugins: UnschedulableAndUnresolvable
+    or an Error stops the chain; Unschedulable is kept (the last one wins) while the rest run,
+    so that preemption finds every plugin's state; node sets are intersected as they come."""
     started = time.perf_counter()
     combined: PreFilterResult | None = None
     narrowing: list[str] = []
@@ -41,31 +47,34 @@ def run_pre_filter(
         if status.is_skip:
             state.skip_filter_plugins.add(plugin.name)
             continue
-        if status.is_rejected:
-            status = status.with_plugin(plugin.name)
-            if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-                profile.observe("PreFilter", status, started)
-                return PreFilterOutcome(status, None, narrowing)
-            # Keep going so that every plugin's state exists for preemption.
-            rejection = rejection or status
+        if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+            return _ended(profile, started, status.with_plugin(plugin.name))
+        if status.code is Code.UNSCHEDULABLE:
+            rejection = status.with_plugin(plugin.name)
             continue
         if not status.is_success:
-            error = invoke.error_status("PreFilter", plugin.name, status)
-            profile.observe("PreFilter", error, started)
-            return PreFilterOutcome(error, None, narrowing)
+            # Pending included: PreFilter may only succeed, skip or reject as Unschedulable.
+            return _ended(profile, started, invoke.error_status("PreFilter", plugin.name, status))
         if result is not None and not result.all_nodes:
             narrowing.append(plugin.name)
             combined = result if combined is None else combined.merge(result)
             if combined.node_names is not None and not combined.node_names:
-                if len(narrowing) == 1:
-                    message = f"node(s) didn't satisfy plugin {narrowing[0]}"
-                else:
-                    message = (
-                        f"node(s) didn't satisfy plugin(s) [{' '.join(narrowing)}] simultaneously"
-                    )
-                status = Status.unresolvable(message).with_plugin(plugin.name)
+                # Every plugin that narrowed counts as a rejector; the status names none.
+                status = Status.unresolvable(_disjoint_message(narrowing))
                 profile.observe("PreFilter", status, started)
                 return PreFilterOutcome(status, combined, narrowing)
     final = rejection or Status()
     profile.observe("PreFilter", final, started)
     return PreFilterOutcome(final, combined, narrowing)
+
+
+def _ended(profile: Profile, started: float, status: Status) -> PreFilterOutcome:
+    profile.observe("PreFilter", status, started)
+    return PreFilterOutcome(status, None, [])
+
+
+def _disjoint_message(narrowing: list[str]) -> str:
+    names = sorted(narrowing)
+    if len(names) == 1:
+        return f"node(s) didn't satisfy plugin {names[0]}"
+    return f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"

@@ -31,7 +31,7 @@ def no_candidates_message(num_all_nodes: int, statuses: Mapping[str, Status]) ->
     """
     counts: dict[str, int] = {}
     for status in statuses.values():
-        for reason in status.reasons or (status.message(),):
+        for reason in status.all_reasons():
             counts[reason] = counts.get(reason, 0) + 1
     absent = num_all_nodes - len(statuses)
     if absent > 0:
