@@ -89,7 +89,7 @@ def test_a_broken_batch_score_is_an_error(answer: Any, words: str) -> None:
             Batch(answer), CycleState(), make_pod("p").obj(), table, table.all_rows()
         )
     )
-    assert status.message() == f'running Score plugin "Batch": {words}'
+    assert status.message() == f'running Score plugins: plugin "Batch" failed with: {words}'
 
 
 def test_finite_float_batch_scores_are_made_integers() -> None:
@@ -106,8 +106,60 @@ def test_scores_outside_the_range_name_the_plugin(bad: int) -> None:
     with pytest.raises(invoke.PluginError) as raised:
         invoke.check_score_range("Spiky", np.array([50, bad], dtype=np.int64))
     assert raised.value.status.message() == (
-        f'plugin "Spiky" returns an invalid score {bad}, it should in the range of [0, 100] '
-        "after normalizing"
+        'applying score defaultWeights on Score plugins: plugin "Spiky" returns an invalid '
+        f"score {bad}, it should in the range of [0, 100] after normalizing"
+    )
+
+
+class PerNodeScore:
+    """A per-node Score plugin answering every node with the test's (score, status), or
+    raising the test's exception."""
+
+    name = "PerNode"
+
+    def __init__(self, answer: tuple[int, Status] | Exception) -> None:
+        self.answer = answer
+
+    def score(self, state: CycleState, pod: Pod, node_info: Any) -> tuple[int, Status]:
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+    def score_extensions(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        ((0, Status.from_error("disk is gone")), "disk is gone"),
+        # Any code but Success fails Score, not only Error.
+        ((0, Status.unschedulable("too busy")), "too busy"),
+        (RuntimeError("boom"), "RuntimeError: boom"),
+    ],
+    ids=["error", "unschedulable", "raises"],
+)
+def test_a_per_node_score_failure_is_worded_as_upstream_words_it(
+    answer: tuple[int, Status] | Exception, words: str
+) -> None:
+    table = _table()
+    with pytest.raises(invoke.PluginError) as raised:
+        invoke.score_rows(
+            PerNodeScore(answer),
+            CycleState(),
+            make_pod("p").obj(),
+            table.node_infos,
+            table.all_rows(),
+        )
+    status = raised.value.status
+    assert (status.code, status.plugin) == (Code.ERROR, "PerNode")
+    assert status.message() == f'running Score plugins: plugin "PerNode" failed with: {words}'
+
+
+def test_a_normalize_score_error_is_worded_as_upstream_words_it() -> None:
+    status = invoke.error_status("NormalizeScore", "Spread", Status.from_error("no domains"))
+    assert status.message() == (
+        'running Normalize on Score plugins: plugin "Spread" failed with: no domains'
     )
 
 

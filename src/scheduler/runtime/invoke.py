@@ -58,6 +58,7 @@ _log = get_logger("scheduler.plugins")
 # How upstream words an Error at each extension point; the rest use the default.
 _ERROR_TEXT = {
     "Filter": 'running "{plugin}" filter plugin: {message}',
+    "Score": 'running Score plugins: plugin "{plugin}" failed with: {message}',
     "NormalizeScore": (
         'running Normalize on Score plugins: plugin "{plugin}" failed with: {message}'
     ),
@@ -412,8 +413,9 @@ def check_score_range(plugin: str, scores: Scores) -> None:
     if len(scores) and int(scores.view(np.uint64).max()) > MAX_NODE_SCORE:
         bad = int(scores[(scores < MIN_NODE_SCORE) | (scores > MAX_NODE_SCORE)][0])
         message = (
-            f'plugin "{plugin}" returns an invalid score {bad}, it should in the range of '
-            f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+            f'applying score defaultWeights on Score plugins: plugin "{plugin}" returns an '
+            f"invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, "
+            f"{MAX_NODE_SCORE}] after normalizing"
         )
         _log.error("Plugin failed", plugin=plugin, extension_point="Score", err=message)
         raise PluginError(PluginFault(Code.ERROR, message, plugin=plugin))
