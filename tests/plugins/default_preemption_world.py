@@ -76,10 +76,15 @@ class API(RecordingAPI):
 
 
 class FakeWaitingPod:
-    def __init__(self, pod: Pod, node_name: str) -> None:
+    """Records what it is told; `ended` is whether its wait is already over (a preemption
+    then changes nothing)."""
+
+    def __init__(self, pod: Pod, node_name: str, *, ended: bool = False) -> None:
         self._pod = pod
         self._node_name = node_name
+        self.ended = ended
         self.rejections: list[tuple[str, str]] = []
+        self.preemptions: list[tuple[str, str]] = []
 
     @property
     def pod(self) -> Pod:
@@ -97,6 +102,11 @@ class FakeWaitingPod:
 
     def reject(self, plugin: str, message: str) -> None:
         self.rejections.append((plugin, message))
+
+    def preempt(self, plugin: str, message: str) -> bool:
+        self.preemptions.append((plugin, message))
+        ended, self.ended = self.ended, True
+        return not ended
 
 
 class PreemptionHandle(FakeHandle):

@@ -120,7 +120,7 @@ async def test_the_last_victim_leaving_the_node_releases_the_preemptor_before_it
     ]
 
 
-async def test_a_victim_waiting_at_permit_is_rejected_not_deleted() -> None:
+async def test_a_victim_waiting_at_permit_is_preempted_not_rejected_nor_deleted() -> None:
     a = running("a", "n1", cpu="2")
     world = one_node_world(a)
     waiting = FakeWaitingPod(a, "n1")
@@ -128,8 +128,23 @@ async def test_a_victim_waiting_at_permit_is_rejected_not_deleted() -> None:
     pod = preemptor()
     assert world.nominated_node(pod) == "n1"
     await world.handle.run_background()
-    assert waiting.rejections == [("DefaultPreemption", "preempted")]
+    # Preempted, not rejected: its binding cycle fails with an Error (error backoff).
+    assert waiting.preemptions == [("DefaultPreemption", "preempted")]
+    assert waiting.rejections == []
     assert world.api.calls == []
+    assert [e["regarding"] for e in world.handle.events] == [a.key]
+
+
+async def test_a_victim_whose_permit_wait_already_ended_is_deleted() -> None:
+    a = running("a", "n1", cpu="2")
+    world = one_node_world(a)
+    # Allowed a moment ago, its binding cycle not yet resumed: it may be about to bind.
+    waiting = FakeWaitingPod(a, "n1", ended=True)
+    world.handle.waiting[a.uid] = waiting
+    assert world.nominated_node(preemptor()) == "n1"
+    await world.handle.run_background()
+    assert waiting.preemptions == [("DefaultPreemption", "preempted")]
+    assert world.api.calls == ["patch default/a", "delete default/a"]
     assert [e["regarding"] for e in world.handle.events] == [a.key]
 
 

@@ -131,6 +131,13 @@ class WaitingPod(Protocol):
 
     def reject(self, plugin: str, message: str) -> None: ...
 
+    def preempt(self, plugin: str, message: str) -> bool:
+        """End the wait because `plugin` preempts the pod: its binding cycle fails with the
+        Error `waiting on permit for pod: <message>`, so the pod is retried after error backoff
+        instead of waiting, as a rejected pod does, for a cluster event. False if the wait had
+        already ended (the pod may be binding): the caller must then delete the pod instead."""
+        ...
+
 
 class PluginMetrics(Protocol):
     """kube-scheduler's metric families that belong to what its plugins do (preemption,

@@ -8,12 +8,15 @@ from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
+from scheduler.observability import get_logger
 from scheduler.runtime import invoke
 from scheduler.runtime.chain_end import ended
 from scheduler.runtime.chain_end import stopped_at
 from scheduler.runtime.profile import Profile
 from scheduler.runtime.waiting_pods import MAX_PERMIT_WAIT_SECONDS
 from scheduler.runtime.waiting_pods import WaitingPod
+
+_log = get_logger("scheduler.permit")
 
 
 def run_reserve(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -55,6 +58,8 @@ def run_permit(profile: Profile, state: CycleState, pod: Pod, node_name: str) ->
 
 
 async def wait_on_permit(profile: Profile, pod: Pod) -> Status:
+    """Hold the binding cycle until the pod's Permit wait ends: Success, the rejection as it
+    is, or (the pod preempted while waiting) an Error in upstream's words."""
     waiting = profile.waiting_pods.get(pod.uid)
     if waiting is None:
         return Status()
@@ -63,6 +68,10 @@ async def wait_on_permit(profile: Profile, pod: Pod) -> Status:
         status = await waiting.wait()
     finally:
         profile.waiting_pods.remove(pod.uid)
-    result = "allowed" if status.is_success else "rejected"
-    profile.metrics.permit_wait(result, profile.handle.clock.now() - started)
-    return status
+    profile.metrics.permit_wait(status.code.label, profile.handle.clock.now() - started)
+    if status.is_success or status.is_rejected:
+        return status
+    # Preempted while waiting: the binding cycle fails the pod with this Error.
+    error = Status.from_error(f"waiting on permit for pod: {status.message()}")
+    _log.error("Failed waiting on permit for pod", pod=pod.key, err=error.message())
+    return error.with_plugin(status.plugin)

@@ -51,6 +51,11 @@ class WaitingPod:
     def pending_plugins(self) -> list[str]:
         return sorted(self._timers)
 
+    @property
+    def ended(self) -> bool:
+        """Allowed, rejected or preempted already: the binding cycle is about to go on."""
+        return self._result.done()
+
     def allow(self, plugin: str) -> None:
         timer = self._timers.pop(plugin, None)
         if timer is not None:
@@ -59,11 +64,22 @@ class WaitingPod:
             self._result.set_result(Status())
 
     def reject(self, plugin: str, message: str) -> None:
+        self._end(Status(Code.UNSCHEDULABLE, message, plugin=plugin))
+
+    def preempt(self, plugin: str, message: str) -> bool:
+        # An Error, unlike a rejection, sends the pod to error backoff rather than waiting
+        # for a cluster event: it lost its place to a preemptor, not for want of one.
+        return self._end(Status(Code.ERROR, message, plugin=plugin))
+
+    def _end(self, status: Status) -> bool:
+        """End the wait with `status`; False if it had already ended (then nothing changes)."""
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
-        if not self._result.done():
-            self._result.set_result(Status(Code.UNSCHEDULABLE, message, plugin=plugin))
+        if self._result.done():
+            return False
+        self._result.set_result(status)
+        return True
 
     async def wait(self) -> Status:
         return await self._result

@@ -1,6 +1,6 @@
 """Carrying out a chosen preemption: the API calls, made off the scheduling cycle.
 
-The cycle only decides; a background task then rejects victims held at Permit, marks the others
+The cycle only decides; a background task then preempts victims held at Permit, marks the others
 with a DisruptionTarget condition and deletes them, records a Preempted event on each, and
 clears the nomination of lower-priority pods nominated to the same node. Meanwhile the
 preemptor is kept out of the queue (PreEnqueue asks `is_running`) so that it does not preempt
@@ -32,7 +32,8 @@ logger = get_logger(__name__)
 
 PREEMPTED_REASON = "Preempted"
 PREEMPTING_ACTION = "Preempting"
-WAITING_POD_REJECTION = "preempted"
+# What a victim waiting at Permit is told; its binding cycle fails with it.
+WAITING_POD_PREEMPTION = "preempted"
 # The `result` label of the preemption goroutine metrics.
 SUCCEEDED = "success"
 FAILED = "error"
@@ -128,14 +129,11 @@ class PreemptionExecutor:
         return True
 
     async def _preempt(self, preemptor: Pod, node: str, victim: Pod) -> None:
-        """Reject a victim waiting at Permit, or mark and delete it; then record the event.
+        """Preempt a victim waiting at Permit, or mark and delete it; then record the event.
 
         A victim that is already gone needs nothing more (and gets no event).
         """
-        waiting = self._handle.get_waiting_pod(victim.uid)
-        if waiting is not None:
-            waiting.reject(self._plugin_name, WAITING_POD_REJECTION)
-        else:
+        if not self._preempt_waiting(victim):
             api = self._handle.api
             try:
                 condition = self._disruption_condition(victim)
@@ -156,6 +154,13 @@ class PreemptionExecutor:
             note=f"Preempted by pod {preemptor.uid} on node {node}",
             related=preemptor,
         )
+
+    def _preempt_waiting(self, victim: Pod) -> bool:
+        """Whether the victim was held at Permit and is now preempted there, which needs no
+        API call: its binding cycle fails and it goes back to the queue. A wait that has just
+        ended (the victim may be binding) does not count: the victim must be deleted."""
+        waiting = self._handle.get_waiting_pod(victim.uid)
+        return waiting is not None and waiting.preempt(self._plugin_name, WAITING_POD_PREEMPTION)
 
     def _disruption_condition(self, victim: Pod) -> dict[str, Any] | None:
         """The DisruptionTarget condition to write, or None if the victim already has it."""
