@@ -70,7 +70,8 @@ class Harness:
     async def quiesce(self) -> None:
         """Yield to the loop until informers, binding cycles and API writes have nothing left.
 
-        Binding cycles held at Permit count as settled: only the clock can move them on.
+        Binding cycles held at Permit count as settled (only the clock or an event can move
+        them on), until their wait ends.
         """
         for _ in range(10_000):
             await asyncio.sleep(0)
@@ -79,7 +80,8 @@ class Harness:
                 for i in self.scheduler.informers.values()
             )
             scheduler = self.scheduler
-            waiting = len(scheduler.binding_tasks) == len(scheduler.waiting_pods)
+            held = sum(1 for waiting_pod in scheduler.waiting_pods if not waiting_pod.ended)
+            waiting = len(scheduler.binding_tasks) == held
             if caught_up and waiting and scheduler.api_writes_pending == 0:
                 return
             if scheduler.bindings.binding:

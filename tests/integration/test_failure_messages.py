@@ -6,6 +6,11 @@ from typing import Any
 
 import pytest
 
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import PluginSpec
+from scheduler.framework import Pod
+from scheduler.framework import Status
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
 from scheduler.testing.storage_builders import claim_volume
@@ -141,3 +146,33 @@ async def test_unschedulable_pod_is_requeued_by_a_node_that_fits() -> None:
         h.scheduler.queue.flush_backoff_completed()
         await h.schedule_active()
         assert h.node_of("default", "p") == "big"
+
+
+class RefusesAtPreBind:
+    """Rejects every pod at PreBind, as an out-of-tree plugin may (no in-tree one does)."""
+
+    name = "RefusesAtPreBind"
+
+    def __init__(self, args: None, handle: Handle) -> None:
+        pass
+
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        return Status()
+
+    async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        return Status.unschedulable("the volume is not ready")
+
+
+async def test_a_rejection_after_permit_is_reported_as_it_is_and_retried_after_backoff() -> None:
+    """Past Permit upstream no longer counts the pod unschedulable on the node: the text is
+    the plugin's own, and no rejector waits for an event: the pod goes to backoff."""
+    spec = PluginSpec(name="RefusesAtPreBind", plugin_class=RefusesAtPreBind)
+    plugins = {"preBind": {"enabled": [{"name": "RefusesAtPreBind"}]}}
+    config = {"profiles": [{"schedulerName": "default-scheduler", "plugins": plugins}]}
+    async with Harness(config, extra_plugins=[spec]) as h:
+        h.create([make_node("n1").dict(), make_pod("p").dict()])
+        await h.schedule_active()
+        await h.quiesce()
+        assert h.event_notes("default", "p", "FailedScheduling") == ["the volume is not ready"]
+        assert h.scheduled_message("default", "p") == "the volume is not ready"
+        assert h.scheduler.queue.locate("default/p") == "backoff"

@@ -113,3 +113,25 @@ async def test_permit_timeout_unreserves_forgets_and_requeues_with_backoff() -> 
         )
         assert (condition["status"], condition["reason"]) == ("False", "Unschedulable")
         assert "SlowApproval" in condition["message"]
+
+
+async def test_a_pod_recreated_while_its_predecessor_waits_gets_nothing_of_that_failure() -> None:
+    """The old pod, deleted while held at Permit, fails; the new pod of the same name is not
+    given that failure's Event or condition (upstream drops both when the UID changed)."""
+    Journal.calls.clear()
+    async with Harness(CONFIG, extra_plugins=SPECS) as h:
+        h.create([make_node("n1").dict(), make_pod("web").req(cpu="1").dict()])
+        assert await h.schedule_active() == 1
+        assert len(h.scheduler.waiting_pods) == 1
+        old_uid = h.pod("default", "web")["metadata"]["uid"]
+        await h.sim.delete("pods", "default", "web")
+        h.create([make_pod("web").req(cpu="1").dict()])
+        await h.quiesce()
+        assert len(h.scheduler.waiting_pods) == 0
+        new = h.pod("default", "web")
+        assert new["metadata"]["uid"] != old_uid
+        assert h.event_notes("default", "web", "FailedScheduling") == []
+        scheduled = [
+            c for c in new["status"].get("conditions") or () if c["type"] == "PodScheduled"
+        ]
+        assert all(c["status"] != "False" for c in scheduled), scheduled

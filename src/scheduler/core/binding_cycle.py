@@ -132,7 +132,7 @@ class BindingCycles(CyclePart):
         if not (pre_flight.is_success or pre_flight.is_skip):
             # Before Permit's wait, as upstream: a pod held at Permit is held no longer.
             framework.waiting_pods.remove(assumed.uid)
-            failure = Failure.at_chosen_node(pre_flight)
+            failure = Failure.while_binding(pre_flight)
             self._failures.after_reserve(attempt, assumed, node, failure)
             self._failures.release_place(assumed, others_only=True)
             return
@@ -150,7 +150,7 @@ class BindingCycles(CyclePart):
             # Released before the pod is requeued, so the move concerns only the other pods
             # (the pod is out of the queue until `handle` puts it back).
             self._failures.release_place(assumed)
-            self._failures.handle(attempt, Failure.at_chosen_node(status))
+            self._failures.handle(attempt, Failure.while_binding(status))
             return
         attempt.bound = True
         if self._failures.result_annotations is not None:
@@ -182,6 +182,11 @@ class BindingCycles(CyclePart):
             )
             self._metrics.pod_scheduled_after_flush()
         await framework.run_post_bind(state, assumed, node)
+        # Pods a plugin asked to activate during the binding cycle (a gang's waiting members,
+        # say) move up once it has succeeded, as upstream does.
+        if state.pods_to_activate:
+            self._queue.activate(state.pods_to_activate.values())
+            state.pods_to_activate.clear()
 
     async def _nominate(self, attempt: Attempt, assumed: Pod, node: str) -> None:
         """`status.nominatedNodeName` set to the node the pod is about to be bound to. Only

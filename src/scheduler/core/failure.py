@@ -94,7 +94,20 @@ class FailureHandler(CyclePart):
         info.unschedulable_plugins = failure.unschedulable_plugins
         info.pending_plugins = failure.pending_plugins
         current = self._current_pod(pod.key)
-        if current is not None and not current.node_name and current.uid == pod.uid:
+        if current is not None and not current.node_name and current.uid != pod.uid:
+            # Deleted and created again under the same name meanwhile: this failure is not the
+            # new pod's, so it gets no Event, condition or nomination from it (as upstream).
+            log_v(
+                _log,
+                V_BIND,
+                "Pod was recreated while handling scheduling failure",
+                pod=pod.key,
+                old_uid=pod.uid,
+                new_uid=current.uid,
+            )
+            self._queue.done(pod)
+            return
+        if current is not None and not current.node_name:
             info.pod = current
             self._queue.add_unschedulable_if_not_present(info, attempt.cycle)
         self._queue.done(pod)

@@ -59,20 +59,30 @@ class Failure:
     diagnosis: Diagnosis | None = None
     post_filter: PostFilterResult | None = None
     clear_nomination: bool = True
+    # Whether the status's plugin counts as the pod's rejector (its events requeue the pod).
+    names_rejector: bool = True
 
     @classmethod
     def at_chosen_node(cls, status: Status) -> Failure:
-        """A failure after a node was chosen (Reserve, Permit, PreBind, Bind): rejections are
-        reported against that one node, errors as they are."""
+        """A failure at Reserve or Permit, after a node was chosen: rejections are reported
+        against that one node, errors as they are."""
         if status.is_rejected:
             return cls(status, single_node_fit_error(status))
         return cls(status, status.message())
+
+    @classmethod
+    def while_binding(cls, status: Status) -> Failure:
+        """A failure at PreBindPreFlight, PreBind or Bind. Upstream counts a pod unschedulable
+        only up to Permit: past it, even a rejection is reported as it is and names no
+        rejector, so the pod is retried after backoff rather than waiting for an event."""
+        return cls(status, status.message(), names_rejector=False)
 
     @property
     def unschedulable_plugins(self) -> set[str]:
         if self.diagnosis is not None:
             return set(self.diagnosis.unschedulable_plugins)
-        if self.status.is_rejected and self.status.plugin and self.status.code is not Code.PENDING:
+        rejected = self.status.is_rejected and self.status.code is not Code.PENDING
+        if self.names_rejector and rejected and self.status.plugin:
             return {self.status.plugin}
         return set()
 
@@ -80,6 +90,6 @@ class Failure:
     def pending_plugins(self) -> set[str]:
         if self.diagnosis is not None:
             return set(self.diagnosis.pending_plugins)
-        if self.status.code is Code.PENDING and self.status.plugin:
+        if self.names_rejector and self.status.code is Code.PENDING and self.status.plugin:
             return {self.status.plugin}
         return set()

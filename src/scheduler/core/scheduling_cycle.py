@@ -143,8 +143,9 @@ class SchedulingCycle(CyclePart):
         pod, framework, state = attempt.info.pod, attempt.framework, attempt.state
         node = placement.node_name
         assumed = self._cache.assume_pod(pod, node)
-        if pod.nominated_node_name:
-            self._queue.delete_nominated_pod(pod)
+        # Whatever the pod object says: the nominator may hold a nomination the informer has
+        # not brought back yet, and the assumed pod must not count twice.
+        self._queue.delete_nominated_pod(pod)
         status = framework.run_reserve(state, assumed, node)
         if status.is_success:
             status = framework.run_permit(state, assumed, node)
