@@ -211,7 +211,8 @@ class SchedulerMetrics:
     # -- queue and events ----------------------------------------------------------------
 
     def queue_incoming(self, queue: str, event: str) -> None:
-        """A pod entered `queue` (active / backoff / unschedulable / gated) because of `event`."""
+        """A pod entered `queue` (active / backoff / unschedulable) because of `event`; a gated
+        pod enters the unschedulable pool, as upstream counts it."""
         self._queue_incoming(queue, event).inc()
 
     pod_incoming = queue_incoming

@@ -159,7 +159,7 @@ def test_pending_counts_and_observer_labels_follow_every_move(
     clock.advance(2.0)
     queue.flush_backoff_completed()
     assert incoming == [
-        ("gated", "UnschedulablePodAdd"),
+        ("unschedulable", "UnschedulablePodAdd"),  # the gated pod, labelled as upstream does
         ("active", "UnschedulablePodAdd"),
         ("active", "UnschedulablePodAdd"),
         ("unschedulable", "ScheduleAttemptFailure"),

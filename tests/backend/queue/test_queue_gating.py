@@ -68,7 +68,8 @@ def test_pod_with_scheduling_gates_is_held_as_gated(
     )
     assert queue.locate(pod.key) == "gated"
     assert queue.pending_counts() == {"active": 0, "backoff": 0, "unschedulable": 0, "gated": 1}
-    assert incoming == [("gated", "UnschedulablePodAdd")]
+    # Upstream counts a gated pod's arrival in the pool as queue="unschedulable".
+    assert incoming == [("unschedulable", "UnschedulablePodAdd")]
     assert queue.pop() is None
 
 

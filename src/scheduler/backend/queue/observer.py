@@ -16,7 +16,8 @@ POP_FROM_BACKOFF_Q = "PopFromBackoffQ"
 
 class QueueObserver(Protocol):
     def pod_incoming(self, queue: str, event: str) -> None:
-        """A pod entered `queue` (active, backoff, unschedulable or gated) because of `event`."""
+        """A pod entered `queue` (active, backoff or unschedulable: the pool, where gated pods
+        wait too) because of `event`."""
 
     def queueing_hint_duration(self, plugin: str, event: str, hint: str, seconds: float) -> None:
         """A plugin's QueueingHint answered `hint` (Queue, QueueSkip or Error) to `event`."""

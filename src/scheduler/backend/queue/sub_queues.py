@@ -141,8 +141,10 @@ class SubQueues:
         return True
 
     def add_to_pool(self, info: QueuedPodInfo, event: str) -> None:
+        # Upstream counts every arrival in the pool, gated or not, as queue="unschedulable";
+        # only the pending-pods gauge (`counts`) tells gated pods apart.
         if self.pool.add_or_update(info):
-            self._observer.pod_incoming(GATED if info.gated else UNSCHEDULABLE, event)
+            self._observer.pod_incoming(UNSCHEDULABLE, event)
 
     def requeue(self, info: QueuedPodInfo, strategy: QueueingStrategy, event: str) -> str:
         """Route the pod per `strategy`; returns the sub-queue it ended up in."""
