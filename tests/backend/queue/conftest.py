@@ -25,6 +25,18 @@ PROFILE = "default-scheduler"
 GATES = "SchedulingGates"
 
 
+def seconds_until_active(queue: SchedulingQueue, key: str, clock: FakeClock) -> int:
+    """Advance the clock a second at a time, flushing backoffQ, until the pod in backoff is
+    active again; the number of seconds it took."""
+    waited = 0
+    while queue.locate(key) == "backoff":
+        clock.advance(1.0)
+        waited += 1
+        queue.flush_backoff_completed()
+    assert queue.locate(key) == "active"
+    return waited
+
+
 def priority_less(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
     """PrioritySort: higher priority first, then the earlier timestamp."""
     if a.pod.priority != b.pod.priority:

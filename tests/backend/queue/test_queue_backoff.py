@@ -1,4 +1,4 @@
-"""Backoff: durations by attempts, window-aligned expiry, the two heaps, PopFromBackoffQ."""
+"""Backoff: durations by failures, window-aligned expiry, the two heaps, PopFromBackoffQ."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.testing.builders import make_node
 from scheduler.testing.builders import make_pod
 from scheduler.testing.fake_clock import FakeClock
+from tests.backend.queue.conftest import seconds_until_active
 
 
 def priority_first(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
@@ -27,9 +28,15 @@ def priority_first(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
 def info(
     name: str, *, attempts: int, at: float, priority: int = 0, plugin: str = "P"
 ) -> QueuedPodInfo:
+    """A pod whose every attempt failed: rejected by `plugin`, or with an error if it is ""."""
     pod = make_pod(name).priority(priority).obj()
-    plugins = {plugin} if plugin else set()
-    return QueuedPodInfo(pod=pod, timestamp=at, attempts=attempts, unschedulable_plugins=plugins)
+    record = QueuedPodInfo(pod=pod, timestamp=at, attempts=attempts)
+    if plugin:
+        record.unschedulable_plugins = {plugin}
+        record.unschedulable_count = attempts
+    else:
+        record.consecutive_errors = attempts
+    return record
 
 
 @pytest.mark.parametrize(
@@ -143,13 +150,7 @@ def test_failed_pod_waits_out_backoff_then_the_flush_moves_it_to_active(
         assert popped is not None
         fail(queue, popped)  # error: no rejecting plugin -> error backoff
         assert queue.locate(pod.key) == "backoff"
-        waited = 0
-        while queue.locate(pod.key) == "backoff":
-            clock.advance(1.0)
-            waited += 1
-            queue.flush_backoff_completed()
-        assert queue.locate(pod.key) == "active"
-        waits.append(waited)
+        waits.append(seconds_until_active(queue, pod.key, clock))
     # The whole-second window adds one flush tick to every duration.
     assert waits == [2, 3, 5, 9, 11, 11]
 

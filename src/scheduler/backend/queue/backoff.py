@@ -31,8 +31,21 @@ def align_to_window(seconds: float) -> float:
     return math.floor(seconds / ORDERING_WINDOW + _WINDOW_EPSILON) * ORDERING_WINDOW
 
 
+def failures_counted(info: QueuedPodInfo) -> int:
+    """The failures a pod's backoff grows with, as upstream counts them.
+
+    A pod whose latest attempt failed with an error backs off by its run of consecutive errors;
+    otherwise by how often plugins found it unschedulable. Counting the two apart, rather than
+    counting attempts, keeps a passing error (an API server hiccup, say) from inheriting the long
+    penalty that earlier rejections earned, and from lengthening the next one.
+    """
+    if info.consecutive_errors > 0:
+        return info.consecutive_errors
+    return info.unschedulable_count
+
+
 class BackoffPolicy:
-    """Exponential backoff by attempts: initial x 2^(attempts-1), capped at max."""
+    """Exponential backoff by failures: initial x 2^(failures-1), capped at max."""
 
     __slots__ = ("initial", "maximum")
 
@@ -40,12 +53,12 @@ class BackoffPolicy:
         self.initial = initial
         self.maximum = maximum
 
-    def duration(self, attempts: int) -> float:
-        if attempts <= 0:
-            # A pod never tried owes no penalty.
+    def duration(self, failures: int) -> float:
+        if failures <= 0:
+            # A pod that never failed owes no penalty.
             return 0.0
         duration = self.initial
-        for _ in range(attempts - 1):
+        for _ in range(failures - 1):
             duration *= 2
             if duration >= self.maximum:
                 return self.maximum
@@ -54,12 +67,13 @@ class BackoffPolicy:
     def expiration(self, info: QueuedPodInfo) -> float | None:
         """Window-aligned end of the pod's backoff, cached on the info until it is re-queued.
 
-        None for a pod that was never attempted: it is never backing off.
+        None for a pod that has not failed yet: it is never backing off.
         """
-        if info.attempts == 0:
+        failures = failures_counted(info)
+        if failures == 0:
             return None
         if info.backoff_expiration is None:
-            info.backoff_expiration = align_to_window(info.timestamp + self.duration(info.attempts))
+            info.backoff_expiration = align_to_window(info.timestamp + self.duration(failures))
         return info.backoff_expiration
 
     def is_backing_off(self, info: QueuedPodInfo, now: float) -> bool:
