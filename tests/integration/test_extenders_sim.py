@@ -109,7 +109,9 @@ async def test_extender_rejections_are_counted_in_the_fit_error() -> None:
             await _schedule(harness, [make_pod("p").dict()])
             message = harness.scheduled_message("default", "p")
             assert harness.node_of("default", "p") is None
-            assert harness.scheduler.queue.locate("default/p") == "unschedulable"
+            # Writing its PodScheduled condition updated the pod, and the Extender rejector is
+            # registered for every Pod event (as upstream's), so the update sent it to backoff.
+            assert harness.scheduler.queue.locate("default/p") == "backoff"
     # Preemption considers the nodes rejected as merely unschedulable, finds no victims there.
     assert message == (
         f"0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 {REJECTION}. "

@@ -157,7 +157,10 @@ class Scheduler:
             rank=guarded_sort_key(first.queue_sort.name, sort_key) if callable(sort_key) else None,
             clock=clock,
             pre_enqueue=self._pre_enqueue,
-            hints={name: p.queueing_hints() for name, p in self.profiles.items()},
+            hints={
+                name: p.queueing_hints(extenders=bool(config.extenders))
+                for name, p in self.profiles.items()
+            },
             initial_backoff=float(config.pod_initial_backoff_seconds),
             max_backoff=float(config.pod_max_backoff_seconds),
             observer=self.metrics,

@@ -159,7 +159,8 @@ BACKOFF_COMPLETE = "BackoffComplete"
 FORCE_ACTIVATE = "ForceActivate"
 UNSCHEDULABLE_TIMEOUT = "UnschedulableTimeout"
 
-# What a pod's rejectors include when an HTTP extender filtered nodes out (upstream's
-# framework.ExtenderName). Extenders register no events: like upstream, such a pod waits in
-# the unschedulable pool for events other rejectors registered, or for the periodic flush.
-EXTENDER_REJECTOR = "Extenders"
+# What a pod's rejectors include when an HTTP extender filtered nodes out, spelled as
+# upstream's framework.ExtenderName (it shows in the scheduler_unschedulable_pods plugin label).
+# Extenders cannot say which events may help, so when any is configured the queue retries such
+# a pod on every event about the resources kube-scheduler watches (see `Profile.queueing_hints`).
+EXTENDER_REJECTOR = "Extender"

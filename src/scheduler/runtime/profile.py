@@ -12,6 +12,7 @@ from scheduler.framework.args import PluginArgs
 from scheduler.framework.contract import extension_problems
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.errors import PluginLoadError
+from scheduler.framework.events import EXTENDER_REJECTOR
 from scheduler.framework.events import ActionType
 from scheduler.framework.events import ClusterEvent
 from scheduler.framework.events import ClusterEventWithHint
@@ -47,6 +48,29 @@ from scheduler.runtime.waiting_pods import WaitingPods
 # Extension points at which a plugin can reject a pod, and so may need events to requeue it.
 _REJECTING_POINTS = ("PreEnqueue", "PreFilter", "Filter", "Reserve", "Permit")
 _ANY_EVENT = ClusterEventWithHint(ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "*"))
+# The registrations of the HTTP extenders' rejector, which cannot say what helps: as upstream's,
+# every change to each resource kube-scheduler watches by default, with no hint (always Queue).
+# Changes to other kinds (PodDisruptionBudgets, ResourceSlices, Namespaces, ...) do not retry
+# such a pod. Upstream adds PodGroup only under the alpha GenericWorkload gate, off by default.
+_EXTENDER_EVENTS = tuple(
+    ClusterEventWithHint(ClusterEvent(resource, ActionType.ALL))
+    for resource in (
+        EventResource.POD,
+        EventResource.NODE,
+        EventResource.PERSISTENT_VOLUME,
+        EventResource.PERSISTENT_VOLUME_CLAIM,
+        EventResource.CSI_NODE,
+        EventResource.CSI_DRIVER,
+        EventResource.CSI_STORAGE_CAPACITY,
+        EventResource.STORAGE_CLASS,
+        EventResource.RESOURCE_CLAIM,
+        EventResource.DEVICE_CLASS,
+    )
+)
+# Added, with no hint, for each plugin that registers node additions but not taint changes.
+_NODE_TAINT_UPDATE = ClusterEventWithHint(
+    ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_TAINT)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,21 +158,33 @@ class Profile:
             e.batch is not None for e in self.score
         )
 
-    def queueing_hints(self) -> list[tuple[str, ClusterEventWithHint]]:
-        """Event registrations of every plugin that can reject a pod in this profile."""
-        seen: set[str] = set()
+    def queueing_hints(self, *, extenders: bool = False) -> list[tuple[str, ClusterEventWithHint]]:
+        """Event registrations of every rejector a pod of this profile can have: each plugin
+        that can reject it and, when the scheduler consults HTTP extenders, the extenders."""
         registrations: list[tuple[str, ClusterEventWithHint]] = []
-        for point in _REJECTING_POINTS:
-            for ref in self.effective.plugins.get(point, ()):
-                if ref.name in seen:
-                    continue
-                seen.add(ref.name)
-                plugin = self.plugins[ref.name]
-                register = getattr(plugin, "events_to_register", None)
-                # Without a registration any event may help, as upstream assumes.
-                events = register() if callable(register) else [_ANY_EVENT]
-                registrations.extend((ref.name, _guarded(ref.name, e)) for e in events)
+        if extenders:
+            registrations.extend((EXTENDER_REJECTOR, event) for event in _EXTENDER_EVENTS)
+        for name in self._rejecting_plugin_names():
+            registrations.extend((name, event) for event in self._registrations_of(name))
         return registrations
+
+    def _rejecting_plugin_names(self) -> list[str]:
+        """Each plugin enabled at an extension point that can reject a pod, once."""
+        points = self.effective.plugins
+        return list(
+            dict.fromkeys(ref.name for point in _REJECTING_POINTS for ref in points.get(point, ()))
+        )
+
+    def _registrations_of(self, name: str) -> list[ClusterEventWithHint]:
+        register = getattr(self.plugins[name], "events_to_register", None)
+        # Without a registration any event may help, as upstream assumes.
+        events = [_guarded(name, e) for e in register()] if callable(register) else [_ANY_EVENT]
+        if _watches_node_adds_but_not_taints(events):
+            # kube-scheduler retries such a plugin's pods on every taint change too (a stopgap
+            # for kubernetes#109437, from when a node's Add could skip the hints); so do we, so
+            # that the same events retry the same pods.
+            events.append(_NODE_TAINT_UPDATE)
+        return events
 
     def run_pre_enqueue(self, pod: Pod) -> Status:
         started = time.perf_counter()
@@ -190,6 +226,14 @@ class Profile:
             self.metrics.plugin_execution_duration(
                 plugin, point, status.code.label, time.perf_counter() - started
             )
+
+
+def _watches_node_adds_but_not_taints(registrations: list[ClusterEventWithHint]) -> bool:
+    node_actions = ActionType(0)
+    for registration in registrations:
+        if registration.event.resource is EventResource.NODE:
+            node_actions |= registration.event.action
+    return bool(node_actions & ActionType.ADD) and not node_actions & ActionType.UPDATE_NODE_TAINT
 
 
 def _guarded(plugin: str, registration: ClusterEventWithHint) -> ClusterEventWithHint:
