@@ -196,3 +196,21 @@ async def test_the_cache_stands_still_while_an_extender_is_asked() -> None:
             assert sorted(harness.scheduler.cache.table.names) == ["late", "n2", "n3"]
     [prioritized] = extender.calls_of("prioritize")
     assert [n["metadata"]["name"] for n in prioritized["Nodes"]["items"]] == ["n1", "n2", "n3"]
+
+
+async def test_a_profile_without_score_plugins_still_gives_a_prioritizer_every_node() -> None:
+    """One feasible node is enough only when nothing ranks them: a prioritizing extender does,
+    so the search finds every feasible node, as upstream's numFeasibleNodesToFind."""
+    profile = {
+        "schedulerName": "default-scheduler",
+        "plugins": {"score": {"disabled": [{"name": "*"}]}},
+    }
+    behaviour = ExtenderBehaviour(scores={"n3": 10})
+    with running_extender(behaviour) as extender:
+        config = extender_config(extender.url, filter_verb=False, prioritize_weight=1)
+        async with Harness({"profiles": [profile], "extenders": [config]}) as harness:
+            harness.create(_nodes()[:3])
+            await _schedule(harness, [make_pod("p").dict()])
+            assert harness.node_of("default", "p") == "n3"
+    [prioritized] = extender.calls_of("prioritize")
+    assert [n["metadata"]["name"] for n in prioritized["Nodes"]["items"]] == ["n1", "n2", "n3"]

@@ -147,6 +147,7 @@ class Scheduler:
                 filter_run=filter_run,
                 batching=features.enabled("OpportunisticBatching"),
                 extenders=bool(config.extenders),
+                extenders_choose=any(e.filter_verb or e.prioritize_verb for e in config.extenders),
             )
         first = next(iter(self.profiles.values()))
         if first.queue_sort is None:

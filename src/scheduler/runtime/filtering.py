@@ -123,7 +123,11 @@ class FilterRun:
         allowed: Rows | None,
         diagnosis: Diagnosis,
         nominated_by_row: dict[int, Sequence[Pod]],
+        *,
+        extenders_choose: bool = False,
     ) -> Rows:
+        """The feasible rows: one is enough when nothing ranks them (no Score plugin, and no
+        HTTP extender that filters or prioritizes, as upstream's numFeasibleNodesToFind)."""
         rows = table.all_rows() if allowed is None else allowed
         if not len(rows):
             # A PreFilter result naming only nodes that do not exist leaves nothing to filter;
@@ -133,7 +137,7 @@ class FilterRun:
         wanted = num_feasible_nodes_to_find(
             len(rows),
             profile.percentage_of_nodes_to_score,
-            has_scoring=bool(profile.score),
+            has_scoring=bool(profile.score) or extenders_choose,
             vectorized=profile.vectorized,
         )
         if not profile.filter:

@@ -57,13 +57,17 @@ class Framework(Profile):
         filter_run: FilterRun | None = None,
         batching: bool = True,
         extenders: bool = False,
+        extenders_choose: bool = False,
     ) -> None:
         """`filter_run` keeps the rotating start of the node search; the profiles of one
         scheduler share it, as kube-scheduler's profiles share `nextStartNodeIndex`.
         `batching` is the OpportunisticBatching feature gate; `extenders` says whether the
-        scheduler consults HTTP extenders, whose answers no signature covers."""
+        scheduler consults HTTP extenders, whose answers no signature covers, and
+        `extenders_choose` whether one of them filters or prioritizes: the search then finds as
+        many feasible nodes as for scoring, even in a profile without Score plugins."""
         super().__init__(effective, registry, handle, waiting_pods, metrics, vectorize=vectorize)
         self._filter_run = filter_run if filter_run is not None else FilterRun()
+        self._extenders_choose = extenders_choose
         signer = Signer(
             self.name,
             [
@@ -104,7 +108,14 @@ class Framework(Profile):
         the Error status of a plugin that failed on some node (upstream fails the attempt)."""
         try:
             return self._filter_run.find_feasible(
-                self, state, pod, table, allowed, diagnosis, nominated_by_row
+                self,
+                state,
+                pod,
+                table,
+                allowed,
+                diagnosis,
+                nominated_by_row,
+                extenders_choose=self._extenders_choose,
             )
         except PluginError as error:
             return error.status
