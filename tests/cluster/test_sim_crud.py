@@ -210,3 +210,28 @@ async def test_cluster_scoped_objects_ignore_a_namespace(sim: SimCluster) -> Non
     created = await sim.create("nodes", raw)
     assert "namespace" not in created["metadata"]
     assert (await sim.get("nodes", "", "n1"))["metadata"]["name"] == "n1"
+
+
+async def test_an_object_with_finalizers_is_only_marked_until_the_last_one_goes(
+    sim: SimCluster, clock: FakeClock
+) -> None:
+    raw = make_pod("held").dict()
+    raw["metadata"]["finalizers"] = ["example.com/keep", "example.com/other"]
+    await sim.create("pods", raw)
+    clock.advance(7)
+    await sim.delete("pods", "default", "held")
+    marked = await sim.get("pods", "default", "held")
+    assert marked["metadata"]["deletionTimestamp"] == "2026-01-01T00:00:07Z"
+    # A second delete changes nothing; the mark stays as first written.
+    clock.advance(3)
+    await sim.delete_pod("default", "held")
+    assert (await sim.get("pods", "default", "held")) == marked
+    await sim.patch_object(
+        "pods", "default", "held", {"metadata": {"finalizers": ["example.com/other"]}}
+    )
+    assert (await sim.get("pods", "default", "held"))["metadata"]["deletionTimestamp"]
+    current = await sim.get("pods", "default", "held")
+    current["metadata"]["finalizers"] = []
+    await sim.update("pods", current)
+    with pytest.raises(NotFoundError):
+        await sim.get("pods", "default", "held")

@@ -6,7 +6,9 @@ creating a taken name, on a stale update and on binding a bound pod; 404 on a go
 streams in version order from a bounded history, with 410 Gone past it; Events. Deliberate
 simplifications: no admission, no status subresource split (update and patch_object may change
 status, which is how scenarios move nodes and pods along), namespaces are not required to exist,
-and deletes are immediate (there is no kubelet to finish a graceful deletion).
+and deletes are immediate (there is no kubelet to finish a graceful deletion) unless the
+object has finalizers: it is then marked with a deletionTimestamp and goes when the last one
+is removed.
 
 Stored objects are shared, never mutated: `list`, `watch`, `objects` and `events` hand them
 out as they are (read-only by contract), while `get`, `create` and `update` return copies.
@@ -140,7 +142,7 @@ class SimCluster:
         current = self._existing(store, str(meta.get("namespace") or ""), str(meta.get("name")))
         _check_version(store.kind, current, meta)
         new = prepare_update(store.kind, current, clone_object(obj))
-        return clone_object(self._write(store, new, current))
+        return clone_object(self._write_or_finish_deletion(store, new, current))
 
     async def delete(self, resource: str, namespace: str, name: str) -> None:
         self._faults.check("delete", resource)
@@ -195,7 +197,7 @@ class SimCluster:
         )
         meta["generation"] = next_generation(current, new)
         new["metadata"] = meta
-        self._write(store, new, current)
+        self._write_or_finish_deletion(store, new, current)
 
     async def create_event(self, event: Mapping[str, Any]) -> None:
         self._faults.check("create", "events")
@@ -303,8 +305,28 @@ class SimCluster:
             return current
         return self._commit(store, "MODIFIED", new, current)
 
+    def _write_or_finish_deletion(
+        self, store: ResourceStore, new: dict[str, Any], current: dict[str, Any]
+    ) -> dict[str, Any]:
+        """`_write`, then, if that removed the last finalizer of an object being deleted,
+        its removal."""
+        written = self._write(store, new, current)
+        meta = written["metadata"]
+        if meta.get("deletionTimestamp") and not meta.get("finalizers"):
+            self._delete(store, written)
+        return written
+
     def _delete(self, store: ResourceStore, current: dict[str, Any]) -> None:
-        self._commit(store, "DELETED", current, current)
+        """Remove the object, or, while it has finalizers, only mark it (deletionTimestamp)
+        as the API server does; removing its last finalizer then removes it."""
+        meta = current["metadata"]
+        if not meta.get("finalizers"):
+            self._commit(store, "DELETED", current, current)
+            return
+        if not meta.get("deletionTimestamp"):
+            moment = timestamp(self._clock.wall())
+            marked = {**current, "metadata": {**meta, "deletionTimestamp": moment}}
+            self._commit(store, "MODIFIED", marked, current)
 
     def _commit(
         self,
