@@ -67,6 +67,18 @@ class Harness:
     def create(self, objects: Iterable[Mapping[str, Any]]) -> None:
         self.sim.load(objects)
 
+    async def informers_caught_up(self) -> None:
+        """Yield to the loop until every informer has handled every change made so far, with
+        binding cycles left wherever they are (one may be held by a test's plugin)."""
+        for _ in range(10_000):
+            await asyncio.sleep(0)
+            if all(
+                int(i.resource_version or 0) >= self.sim.latest_revision(i.resource)
+                for i in self.scheduler.informers.values()
+            ):
+                return
+        raise AssertionError("the informers did not catch up")
+
     async def quiesce(self) -> None:
         """Yield to the loop until informers, binding cycles and API writes have nothing left.
 

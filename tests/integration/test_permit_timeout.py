@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import ClassVar
 
 from scheduler.framework import CycleState
@@ -135,3 +136,66 @@ async def test_a_pod_recreated_while_its_predecessor_waits_gets_nothing_of_that_
             c for c in new["status"].get("conditions") or () if c["type"] == "PodScheduled"
         ]
         assert all(c["status"] != "False" for c in scheduled), scheduled
+
+
+async def test_a_pod_held_at_permit_that_starts_terminating_is_rejected_at_once() -> None:
+    """Deleted while it has a finalizer, the assumed pod only gets a deletionTimestamp; its
+    wait is rejected then and there, and its place given back, as upstream does."""
+    Journal.calls.clear()
+    async with Harness(CONFIG, extra_plugins=SPECS) as h:
+        web = make_pod("web").req(cpu="1").dict()
+        web["metadata"]["finalizers"] = ["example.com/keep"]
+        h.create([make_node("n1").dict(), web])
+        assert await h.schedule_active() == 1
+        assert len(h.scheduler.waiting_pods) == 1
+        await h.sim.delete("pods", "default", "web")
+        await h.quiesce()
+        assert h.pod("default", "web")["metadata"]["deletionTimestamp"]
+        assert len(h.scheduler.waiting_pods) == 0
+        assert not h.scheduler.cache.is_assumed("default/web")
+        assert h.scheduler.cache.table.requested_of("cpu").tolist() == [0]
+
+
+class HeldAtPreBind:
+    """Holds every pod at PreBind (setting `entered`) until the test sets `release`."""
+
+    name = "HeldAtPreBind"
+    entered: ClassVar[asyncio.Event] = asyncio.Event()
+    release: ClassVar[asyncio.Event] = asyncio.Event()
+
+    def __init__(self, args: None, handle: Handle) -> None:
+        pass
+
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        return Status()
+
+    async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        HeldAtPreBind.entered.set()
+        await HeldAtPreBind.release.wait()
+        return Status()
+
+
+async def test_a_binding_pod_that_starts_terminating_gives_its_place_back_at_once() -> None:
+    """Past Permit there is no wait to reject: the assumed pod is forgotten right away, so its
+    CPU is free for others before its binding cycle ends."""
+    HeldAtPreBind.entered, HeldAtPreBind.release = asyncio.Event(), asyncio.Event()
+    spec = PluginSpec(name="HeldAtPreBind", plugin_class=HeldAtPreBind)
+    plugins = {"preBind": {"enabled": [{"name": "HeldAtPreBind"}]}}
+    config = {"profiles": [{"schedulerName": "default-scheduler", "plugins": plugins}]}
+    async with Harness(config, extra_plugins=[spec]) as h:
+        web = make_pod("web").req(cpu="1").dict()
+        web["metadata"]["finalizers"] = ["example.com/keep"]
+        h.create([make_node("n1").dict(), web])
+        await h.informers_caught_up()
+        info = h.scheduler.queue.pop()
+        assert info is not None
+        await h.scheduler.schedule_next(info)
+        await HeldAtPreBind.entered.wait()
+        assert h.scheduler.cache.table.requested_of("cpu").tolist() == [1000]
+        await h.sim.delete("pods", "default", "web")
+        await h.informers_caught_up()
+        assert not h.scheduler.cache.is_assumed("default/web")
+        assert h.scheduler.cache.table.requested_of("cpu").tolist() == [0]
+        HeldAtPreBind.release.set()
+        await h.quiesce()
+        assert h.scheduler.cache.table.requested_of("cpu").tolist() == [0]

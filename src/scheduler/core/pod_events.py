@@ -9,6 +9,7 @@ from scheduler.backend.cache import SchedulerCache
 from scheduler.backend.queue import SchedulingQueue
 from scheduler.backend.queue import node_update_event
 from scheduler.backend.queue import pod_update_events
+from scheduler.framework.events import ASSIGNED_POD_DELETE
 from scheduler.framework.events import NODE_ADD
 from scheduler.framework.events import NODE_DELETE
 from scheduler.framework.events import UNSCHEDULED_POD_ADD
@@ -79,9 +80,9 @@ def _key(raw: RawObject) -> str:
 class PodEventHandlers:
     """Translates raw informer events into cache updates and queue moves.
 
-    `is_ours` tells whether one of our profiles schedules a pod; `pending_pod_deleted` is told
-    of each such pod deleted before it was bound (a pod held at Permit must not wait out its
-    timeout)."""
+    `is_ours` tells whether one of our profiles schedules a pod; `reject_waiting` rejects the
+    pod of that UID held at Permit, if there is one (False otherwise): an assumed pod that is
+    deleted must not wait out its timeout."""
 
     def __init__(
         self,
@@ -89,13 +90,13 @@ class PodEventHandlers:
         queue: SchedulingQueue,
         metrics: SchedulerMetrics,
         is_ours: Callable[[Pod], bool],
-        pending_pod_deleted: Callable[[str], None],
+        reject_waiting: Callable[[str], bool],
     ) -> None:
         self._cache = cache
         self._queue = queue
         self._metrics = metrics
         self._is_ours = is_ours
-        self._pending_pod_deleted = pending_pod_deleted
+        self._reject_waiting = reject_waiting
         # Parsed views of every pod we know, so updates can compare old and new cheaply.
         self._pods: dict[str, Pod] = {}
 
@@ -154,10 +155,18 @@ class PodEventHandlers:
                 self._queue.assigned_pod_updated(old, new)
             self._timed("AssignedPodUpdate", started)
             return
-        if self._is_ours(new) and not self._cache.is_assumed(new.key):
+        if not self._is_ours(new):
+            return
+        if self._cache.is_assumed(new.key):
+            if new.deleting and not old.deleting:
+                self._assumed_pod_deleted(new)
+        else:
             self._queue.update(old, new)
             for event in pod_update_events(old, new):
                 self._offer_to_others(event, old, new)
+            if old.nominated_node_name and old.nominated_node_name != new.nominated_node_name:
+                # Lower or equal priority pods counted it on its old node as if it were there.
+                self._nomination_gone(old)
             self._timed("UnschedulablePodUpdate", started)
 
     def _offer_to_others(self, event: ClusterEvent, old: Pod | None, new: Pod) -> None:
@@ -179,9 +188,28 @@ class PodEventHandlers:
             return
         if self._is_ours(pod):
             self._queue.delete(pod)
-            # A pod deleted while held at Permit must not wait for its timeout.
-            self._pending_pod_deleted(pod.uid)
+            if self._cache.is_assumed(pod.key):
+                self._assumed_pod_deleted(pod)
+            elif pod.nominated_node_name:
+                self._nomination_gone(pod)
             self._timed("UnschedulablePodDelete", started)
+
+    def _assumed_pod_deleted(self, pod: Pod) -> None:
+        """An assumed pod is being deleted: a wait at Permit is rejected (its binding cycle
+        then undoes everything), otherwise the place it holds is given back at once, not when
+        its PreBind or Bind fails; either way the pods it kept out may now fit."""
+        assumed = self._cache.get_pod(pod.key)
+        if assumed is None or assumed.uid != pod.uid:
+            return
+        if not self._reject_waiting(pod.uid):
+            self._cache.forget_pod(assumed)
+        self._queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, assumed, None)
+
+    def _nomination_gone(self, pod: Pod) -> None:
+        priority = pod.priority
+        self._queue.move_all_to_active_or_backoff(
+            ASSIGNED_POD_DELETE, pod, None, lambda info: info.pod.priority <= priority
+        )
 
     # ---- nodes -------------------------------------------------------------------------
 

@@ -327,11 +327,14 @@ class Scheduler:
         a node was chosen."""
         self.cycle.run(info)
 
-    def handle_reject_waiting(self, uid: str) -> None:
+    def handle_reject_waiting(self, uid: str) -> bool:
+        """Reject the pod held at Permit under `uid`; False if none is (any more)."""
         waiting = self.waiting_pods.get(uid)
-        if waiting is not None:
-            for plugin in waiting.pending_plugins()[:1]:
-                waiting.reject(plugin, "removed")
+        if waiting is None or waiting.ended:
+            return False
+        for plugin in waiting.pending_plugins()[:1]:
+            waiting.reject(plugin, "removed")
+        return True
 
     # ---- fatal errors --------------------------------------------------------------------
 
