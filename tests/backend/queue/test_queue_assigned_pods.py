@@ -1,4 +1,5 @@
-"""Assigned-pod events only reach pods that depend on other pods across a topology."""
+"""Assigned-pod events reach every pod whose rejecting plugins registered them, and their hints
+decide, as kube-scheduler's MoveAllToActiveOrBackoffQueue does with QueueingHints."""
 
 from __future__ import annotations
 
@@ -26,14 +27,25 @@ def queue_always(pod: Pod, old: Any, new: Any) -> QueueingHint:
     return QueueingHint.QUEUE
 
 
+def queue_if_web(pod: Pod, old: Any, new: Any) -> QueueingHint:
+    """A stand-in for InterPodAffinity's hint: only a pod labelled app=web can help."""
+    helps = isinstance(new, Pod) and new.labels.get("app") == "web"
+    return QueueingHint.QUEUE if helps else QueueingHint.QUEUE_SKIP
+
+
 @pytest.fixture
 def queue(make_queue: QueueFactory, reg: Register) -> SchedulingQueue:
-    every_pod_event = ActionType.ADD | ActionType.DELETE | ActionType.UPDATE
+    pod_changes = ActionType.ADD | ActionType.DELETE | ActionType.UPDATE
     return make_queue(
         [
-            reg("InterPodAffinity", EventResource.POD, every_pod_event, queue_always),
-            reg("PodTopologySpread", EventResource.POD, every_pod_event, queue_always),
-            reg("NodeResourcesFit", EventResource.POD, every_pod_event, queue_always),
+            reg("InterPodAffinity", EventResource.POD, pod_changes, queue_if_web),
+            reg("OutOfTree", EventResource.POD, pod_changes, queue_always),
+            reg(
+                "NodeResourcesFit",
+                EventResource.POD,
+                ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN,
+                queue_always,
+            ),
         ]
     )
 
@@ -46,30 +58,33 @@ def reject(queue: SchedulingQueue, fail: Fail, pod: Pod, plugin: str) -> None:
     assert queue.locate(pod.key) == "unschedulable"
 
 
-def test_added_pod_reaches_only_pods_it_can_help(queue: SchedulingQueue, fail: Fail) -> None:
-    wants_web = make_pod("wants-web").pod_affinity("required", ZONE, {"app": "web"}).obj()
-    wants_db = make_pod("wants-db").pod_affinity("required", ZONE, {"app": "db"}).obj()
-    spread_here = make_pod("spread-here").obj()
-    spread_elsewhere = make_pod("spread-elsewhere", namespace="other").obj()
+def test_an_added_pod_reaches_the_pods_whose_plugins_registered_it(
+    queue: SchedulingQueue, fail: Fail
+) -> None:
+    wants_web = make_pod("wants-web").obj()
+    custom = make_pod("custom").obj()
     needs_cpu = make_pod("needs-cpu").obj()
     reject(queue, fail, wants_web, "InterPodAffinity")
-    reject(queue, fail, wants_db, "InterPodAffinity")
-    reject(queue, fail, spread_here, "PodTopologySpread")
-    reject(queue, fail, spread_elsewhere, "PodTopologySpread")
+    reject(queue, fail, custom, "OutOfTree")
     reject(queue, fail, needs_cpu, "NodeResourcesFit")
 
     queue.assigned_pod_added(make_pod("web-1").label("app", "web").node("n1").obj())
-    where = {
-        pod.name: queue.locate(pod.key)
-        for pod in (wants_web, wants_db, spread_here, spread_elsewhere, needs_cpu)
-    }
+    where = {pod.name: queue.locate(pod.key) for pod in (wants_web, custom, needs_cpu)}
     assert where == {
+        # Its plugin's hint says the new pod helps.
         "wants-web": "backoff",
-        "wants-db": "unschedulable",
-        "spread-here": "backoff",
-        "spread-elsewhere": "unschedulable",
+        # An out-of-tree plugin that registered Pod/Add hears of assigned pods too.
+        "custom": "backoff",
+        # NodeResourcesFit did not register additions.
         "needs-cpu": "unschedulable",
     }
+
+
+def test_the_hint_still_decides(queue: SchedulingQueue, fail: Fail) -> None:
+    wants_web = make_pod("wants-web").obj()
+    reject(queue, fail, wants_web, "InterPodAffinity")
+    queue.assigned_pod_added(make_pod("db-1").label("app", "db").node("n1").obj())
+    assert queue.locate(wants_web.key) == "unschedulable"
 
 
 def test_scale_down_of_an_assigned_pod_reaches_every_pod(
@@ -82,8 +97,10 @@ def test_scale_down_of_an_assigned_pod_reaches_every_pod(
     assert queue.locate(needs_cpu.key) == "backoff"
 
 
-def test_label_update_of_an_assigned_pod_is_prefiltered(queue: SchedulingQueue, fail: Fail) -> None:
-    wants_web = make_pod("wants-web").pod_affinity("required", ZONE, {"app": "web"}).obj()
+def test_a_label_update_reaches_the_pods_whose_plugins_registered_it(
+    queue: SchedulingQueue, fail: Fail
+) -> None:
+    wants_web = make_pod("wants-web").obj()
     needs_cpu = make_pod("needs-cpu").obj()
     reject(queue, fail, wants_web, "InterPodAffinity")
     reject(queue, fail, needs_cpu, "NodeResourcesFit")
@@ -98,24 +115,3 @@ def test_deleted_assigned_pod_reaches_every_pod(queue: SchedulingQueue, fail: Fa
     reject(queue, fail, needs_cpu, "NodeResourcesFit")
     queue.assigned_pod_deleted(make_pod("gone").node("n1").obj())
     assert queue.locate(needs_cpu.key) == "backoff"
-
-
-def test_namespace_selector_terms_use_the_namespace_labels(
-    make_queue: QueueFactory, reg: Register, fail: Fail
-) -> None:
-    queue = make_queue(
-        [reg("InterPodAffinity", EventResource.POD, ActionType.ADD, queue_always)],
-        namespace_labels=lambda ns: {"team": "a"} if ns == "team-a" else {},
-    )
-    wants = (
-        make_pod("wants")
-        .pod_affinity(
-            "required", ZONE, {"app": "web"}, namespace_selector={"matchLabels": {"team": "a"}}
-        )
-        .obj()
-    )
-    reject(queue, fail, wants, "InterPodAffinity")
-    queue.assigned_pod_added(make_pod("w", namespace="team-b").label("app", "web").node("n").obj())
-    assert queue.locate(wants.key) == "unschedulable"
-    queue.assigned_pod_added(make_pod("w", namespace="team-a").label("app", "web").node("n").obj())
-    assert queue.locate(wants.key) == "backoff"

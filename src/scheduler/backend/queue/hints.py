@@ -55,7 +55,7 @@ class _Registration:
 class HintTable:
     """The registrations of every profile, indexed for the questions the queue asks."""
 
-    __slots__ = ("_by_profile", "_events_by_plugin", "_interest", "_observer")
+    __slots__ = ("_by_profile", "_events_by_plugin", "_observer", "_plugins_for")
 
     def __init__(self, registrations: HintRegistrations, observer: QueueObserver) -> None:
         self._observer = observer
@@ -69,19 +69,40 @@ class HintTable:
                 key = (profile, reg.plugin)
                 self._events_by_plugin[key] = (*self._events_by_plugin.get(key, ()), reg.event)
         # Registrations never change, and the same few events recur for every pod and node.
-        self._interest: dict[ClusterEvent, bool] = {}
+        self._plugins_for: dict[ClusterEvent, frozenset[str]] = {}
 
     def is_event_of_interest(self, event: ClusterEvent) -> bool:
         """Some plugin in some profile registered an event matching this one."""
-        if event.is_wildcard:
-            return True
-        known = self._interest.get(event)
+        return event.is_wildcard or bool(self.plugins_for(event))
+
+    def plugins_for(self, event: ClusterEvent) -> frozenset[str]:
+        """The plugins, in any profile, that registered an event matching this one (not for a
+        wildcard event, which every plugin hears)."""
+        known = self._plugins_for.get(event)
         if known is None:
-            known = any(
-                reg.event.matches(event) for regs in self._by_profile.values() for reg in regs
+            known = frozenset(
+                reg.plugin
+                for regs in self._by_profile.values()
+                for reg in regs
+                if reg.event.matches(event)
             )
-            self._interest[event] = known
+            self._plugins_for[event] = known
         return known
+
+    @staticmethod
+    def may_care(info: QueuedPodInfo, plugins: frozenset[str]) -> bool:
+        """Whether an event these plugins registered can move the pod at all: a gated pod
+        through its gating plugin, another through one of its rejectors (a pod with none
+        failed with an error, and any event retries it). The hints decide the rest."""
+        if info.gated:
+            return info.gating_plugin in plugins
+        rejectors = info.unschedulable_plugins or info.pending_plugins
+        if not rejectors:
+            return True
+        return not (
+            plugins.isdisjoint(info.unschedulable_plugins)
+            and plugins.isdisjoint(info.pending_plugins)
+        )
 
     def gating_plugin_interested(self, info: QueuedPodInfo, event: ClusterEvent) -> bool:
         """For a gated pod: did the gating plugin register an event matching this one?"""

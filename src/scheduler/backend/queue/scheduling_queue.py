@@ -21,8 +21,6 @@ from scheduler.backend.queue.cluster_events import FORCE_ACTIVATE_EVENT
 from scheduler.backend.queue.cluster_events import UNSCHEDULABLE_TIMEOUT_EVENT
 from scheduler.backend.queue.cluster_events import event_label
 from scheduler.backend.queue.cluster_events import pod_update_events
-from scheduler.backend.queue.cross_topology import NamespaceLabels
-from scheduler.backend.queue.cross_topology import pods_with_cross_topology_term
 from scheduler.backend.queue.errors import QueueClosed
 from scheduler.backend.queue.hints import HintRegistrations
 from scheduler.backend.queue.hints import HintTable
@@ -49,7 +47,6 @@ from scheduler.framework.events import FORCE_ACTIVATE
 from scheduler.framework.events import SCHEDULE_ATTEMPT_FAILURE
 from scheduler.framework.events import UNSCHEDULED_POD_ADD
 from scheduler.framework.events import UNSCHEDULED_POD_UPDATE
-from scheduler.framework.events import ActionType
 from scheduler.framework.events import ClusterEvent
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.framework.status import Status
@@ -66,10 +63,6 @@ _MOVED = (ACTIVE, BACKOFF)
 DEFAULT_MAX_IN_UNSCHEDULABLE = 300.0
 
 
-def _no_namespace_labels(namespace: str) -> None:
-    return None
-
-
 class SchedulingQueue:
     def __init__(
         self,
@@ -83,15 +76,12 @@ class SchedulingQueue:
         max_backoff: float = 10.0,
         max_in_unschedulable: float = DEFAULT_MAX_IN_UNSCHEDULABLE,
         observer: QueueObserver | None = None,
-        namespace_labels: NamespaceLabels | None = None,
     ) -> None:
-        """`namespace_labels(ns)` resolves namespaceSelector affinity terms; None if unknown.
-        `rank`, the QueueSort plugin's `sort_key` if it has one, orders the active queue."""
+        """`rank`, the QueueSort plugin's `sort_key` if it has one, orders the active queue."""
         self._clock = clock
         self._observer: QueueObserver = observer or NullObserver()
         self._hints = HintTable(hints, self._observer)
         self._max_in_unschedulable = max_in_unschedulable
-        self._namespace_labels: NamespaceLabels = namespace_labels or _no_namespace_labels
         self._queues = SubQueues(
             less=less,
             rank=rank,
@@ -248,20 +238,24 @@ class SchedulingQueue:
             return
         if not self._is_moving_event(event):
             return
-        candidates = [info for info in self._queues.pool if precheck is None or precheck(info)]
-        self._move_pods(candidates, event, old, new)
+        candidates: Iterable[QueuedPodInfo] = self._queues.pool
+        if not event.is_wildcard:
+            # Only pods one of whose plugins registered the event can be moved by it: looking
+            # at them alone keeps an event cheap however many pods wait.
+            plugins = self._hints.plugins_for(event)
+            candidates = (info for info in candidates if HintTable.may_care(info, plugins))
+        if precheck is not None:
+            candidates = (info for info in candidates if precheck(info))
+        self._move_pods(list(candidates), event, old, new)
 
     def assigned_pod_added(self, pod: Pod) -> None:
-        if self._is_moving_event(ASSIGNED_POD_ADD):
-            self._move_pods(self._cross_topology_candidates(pod), ASSIGNED_POD_ADD, None, pod)
+        # Every pod is offered the event and its hints decide, as kube-scheduler does with
+        # QueueingHints; the older pre-filter by affinity terms ignored out-of-tree plugins.
+        self.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
 
     def assigned_pod_updated(self, old: Pod, new: Pod) -> None:
         for event in pod_update_events(old, new):
-            if event.action & ActionType.UPDATE_POD_SCALE_DOWN:
-                # Freed resources can help any pod, not only cross-topology ones.
-                self.move_all_to_active_or_backoff(event, old, new)
-            elif self._is_moving_event(event):
-                self._move_pods(self._cross_topology_candidates(new), event, old, new)
+            self.move_all_to_active_or_backoff(event, old, new)
 
     def assigned_pod_deleted(self, pod: Pod) -> None:
         self.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
@@ -403,9 +397,6 @@ class SchedulingQueue:
         if not event.is_wildcard and not event.action:
             return False
         return self._hints.is_event_of_interest(event)
-
-    def _cross_topology_candidates(self, assigned: Pod) -> list[QueuedPodInfo]:
-        return pods_with_cross_topology_term(self._queues.pool, assigned, self._namespace_labels)
 
     def _move_pods(
         self, infos: Iterable[QueuedPodInfo], event: ClusterEvent, old: object, new: object
