@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 from scheduler.framework.batch import FilterBatch
@@ -54,6 +55,9 @@ class _Profile:
 
     def observe_plugin(self, *args: object, **kwargs: object) -> None:
         pass
+
+    def observed_point(self, point: str, run: Callable[[], Rows]) -> Rows:
+        return run()
 
 
 def _feasible(percentage: int | None) -> tuple[NodeTable, Rows, list[bool]]:

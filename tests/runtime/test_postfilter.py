@@ -55,6 +55,11 @@ class Chain:
     def observe(self, point: str, status: Status, started: float) -> None:
         self.observed.append((point, status.code))
 
+    def observe_duration(
+        self, state: CycleState, plugin: str, point: str, status: Status, started: float
+    ) -> None:
+        return
+
 
 def _run(*plugins: Answering) -> tuple[Answer, Chain]:
     chain = Chain(list(plugins))

@@ -19,14 +19,20 @@ class PluginMetricsSampler:
     __slots__ = ("_percent", "_rng")
 
     def __init__(self, rng: random.Random, percent: int = DEFAULT_PLUGIN_METRICS_PERCENT) -> None:
-        if not 0 <= percent <= 100:
-            raise ValueError(f"sample percent must be within 0..100, got {percent}")
         self._rng = rng
-        self._percent = percent
+        self._percent = 0
+        self.percent = percent
 
     @property
     def percent(self) -> int:
         return self._percent
+
+    @percent.setter
+    def percent(self, percent: int) -> None:
+        """A new share of cycles to time (a test times every one)."""
+        if not 0 <= percent <= 100:
+            raise ValueError(f"sample percent must be within 0..100, got {percent}")
+        self._percent = percent
 
     def sample(self) -> bool:
         """True when the cycle about to start should record plugin durations."""

@@ -30,9 +30,11 @@ def run_pre_bind_pre_flights(
         if pre_flight is None:
             result = SUCCESS
             continue
+        plugin_started = time.perf_counter()
         status = invoke.call_status(
             PRE_BIND_PRE_FLIGHT, plugin.name, pre_flight, state, pod, node_name
         )
+        profile.observe_duration(state, plugin.name, PRE_BIND_PRE_FLIGHT, status, plugin_started)
         if status.is_skip:
             skipped.add(plugin.name)
         elif status.is_success:
@@ -55,9 +57,11 @@ async def run_pre_bind(profile: Profile, state: CycleState, pod: Pod, node_name:
     for plugin in profile.pre_bind:
         if plugin.name in state.skip_pre_bind_plugins:
             continue
+        plugin_started = time.perf_counter()
         status = await invoke.await_status(
             "PreBind", plugin.name, plugin.pre_bind, state, pod, node_name
         )
+        profile.observe_duration(state, plugin.name, "PreBind", status, plugin_started)
         if not (status.is_success or status.is_skip):
             return stopped_at(profile, "PreBind", plugin.name, status, started)
     return ended(profile, "PreBind", started)
@@ -67,7 +71,9 @@ async def run_bind(profile: Profile, state: CycleState, pod: Pod, node_name: str
     """The first Bind plugin that does not Skip decides."""
     started = time.perf_counter()
     for plugin in profile.bind:
+        plugin_started = time.perf_counter()
         status = await invoke.await_status("Bind", plugin.name, plugin.bind, state, pod, node_name)
+        profile.observe_duration(state, plugin.name, "Bind", status, plugin_started)
         if status.is_skip:
             continue
         if not status.is_success:
@@ -80,7 +86,9 @@ async def run_post_bind(profile: Profile, state: CycleState, pod: Pod, node_name
     started = time.perf_counter()
     for plugin in profile.post_bind:
         # PostBind is informational: a failure is logged and the pod stays bound.
+        plugin_started = time.perf_counter()
         await invoke.await_for_effect(
             "PostBind", plugin.name, plugin.post_bind, state, pod, node_name
         )
+        profile.observe_duration(state, plugin.name, "PostBind", SUCCESS, plugin_started)
     ended(profile, "PostBind", started)

@@ -147,16 +147,12 @@ class FilterRun:
             self.next_start = (self.next_start + len(chosen)) % max(total, 1)
             return chosen
         # The whole Filter pass is one observation of the Filter point, as upstream's.
-        started = time.perf_counter()
-        try:
-            feasible = self._search(
+        return profile.observed_point(
+            "Filter",
+            lambda: self._search(
                 profile, state, pod, table, rows, wanted, diagnosis, nominated_by_row
-            )
-        except FilterError as error:
-            profile.observe("Filter", error.status, started)
-            raise
-        profile.observe("Filter", SUCCESS, started)
-        return feasible
+            ),
+        )
 
     def _search(
         self,

@@ -74,7 +74,10 @@ def run_post_filter(
 ) -> Outcome:
     chain = _Chain(profile)
     for plugin in profile.post_filter:
-        chain.take(plugin, invoke.post_filter(plugin, state, pod, statuses))
+        started = time.perf_counter()
+        answer = invoke.post_filter(plugin, state, pod, statuses)
+        profile.observe_duration(state, plugin.name, "PostFilter", answer[1], started)
+        chain.take(plugin, answer)
         if chain.ended:
             break
     return chain.outcome()
@@ -85,10 +88,12 @@ async def run_post_filter_awaiting(
 ) -> Outcome:
     chain = _Chain(profile)
     for plugin in profile.post_filter:
+        started = time.perf_counter()
         if isinstance(plugin, AwaitingPostFilterPlugin):
             answer = await invoke.post_filter_awaiting(plugin, state, pod, statuses)
         else:
             answer = invoke.post_filter(plugin, state, pod, statuses)
+        profile.observe_duration(state, plugin.name, "PostFilter", answer[1], started)
         chain.take(plugin, answer)
         if chain.ended:
             break

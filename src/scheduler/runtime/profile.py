@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from typing import TypeVar
 
 from scheduler.config import EffectiveProfile
 from scheduler.framework.args import PluginArgs
@@ -36,6 +38,7 @@ from scheduler.framework.plugins import ReservePlugin
 from scheduler.framework.plugins import ScoreExtensions
 from scheduler.framework.plugins import ScorePlugin
 from scheduler.framework.spec import PluginSpec
+from scheduler.framework.status import SUCCESS
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
@@ -44,6 +47,8 @@ from scheduler.runtime.metrics_port import NoMetrics
 from scheduler.runtime.metrics_port import RuntimeMetrics
 from scheduler.runtime.node_filter import FilterChain
 from scheduler.runtime.waiting_pods import WaitingPods
+
+T = TypeVar("T")
 
 # Extension points at which a plugin can reject a pod, and so may need events to requeue it.
 _REJECTING_POINTS = ("PreEnqueue", "PreFilter", "Filter", "Reserve", "Permit")
@@ -200,6 +205,18 @@ class Profile:
             # that the series are the same.
             self.observe("PreEnqueue", Status(), started)
 
+    def observed_point(self, point: str, run: Callable[[], T]) -> T:
+        """`run` one whole extension point that raises PluginError on a failure (Filter,
+        Score), its duration recorded with Success or with the failure's status."""
+        started = time.perf_counter()
+        try:
+            result = run()
+        except invoke.PluginError as error:
+            self.observe(point, error.status, started)
+            raise
+        self.observe(point, SUCCESS, started)
+        return result
+
     def observe(self, point: str, status: Status, started: float) -> None:
         self.metrics.extension_point_duration(
             point, status.code.label, self.name, time.perf_counter() - started
@@ -222,6 +239,13 @@ class Profile:
             count = self.metrics.plugin_evaluation_counter(plugin, point, self.name)
             self._evaluations[(plugin, point)] = count
         count(evaluated)
+        self.observe_duration(state, plugin, point, status, started)
+
+    def observe_duration(
+        self, state: CycleState, plugin: str, point: str, status: Status, started: float
+    ) -> None:
+        """One plugin's run at `point`, timed in the cycles the sampler picked
+        (`scheduler_plugin_execution_duration_seconds`, every extension point upstream times)."""
         if state.record_plugin_metrics:
             self.metrics.plugin_execution_duration(
                 plugin, point, status.code.label, time.perf_counter() - started

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.status import SUCCESS
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
@@ -22,7 +23,9 @@ _log = get_logger("scheduler.permit")
 def run_reserve(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> Status:
     started = time.perf_counter()
     for plugin in profile.reserve:
+        plugin_started = time.perf_counter()
         status = invoke.call_status("Reserve", plugin.name, plugin.reserve, state, pod, node_name)
+        profile.observe_duration(state, plugin.name, "Reserve", status, plugin_started)
         if not status.is_success:
             return stopped_at(profile, "Reserve", plugin.name, status, started)
     return ended(profile, "Reserve", started)
@@ -33,7 +36,9 @@ def run_unreserve(profile: Profile, state: CycleState, pod: Pod, node_name: str)
     started = time.perf_counter()
     for plugin in reversed(profile.reserve):
         # A failing Unreserve is logged; the others must still give back what they hold.
+        plugin_started = time.perf_counter()
         invoke.call_for_effect("Unreserve", plugin.name, plugin.unreserve, state, pod, node_name)
+        profile.observe_duration(state, plugin.name, "Unreserve", SUCCESS, plugin_started)
     ended(profile, "Unreserve", started)
 
 
@@ -42,7 +47,9 @@ def run_permit(profile: Profile, state: CycleState, pod: Pod, node_name: str) ->
     started = time.perf_counter()
     timeouts: dict[str, float] = {}
     for plugin in profile.permit:
+        plugin_started = time.perf_counter()
         status, timeout = invoke.permit(plugin, state, pod, node_name)
+        profile.observe_duration(state, plugin.name, "Permit", status, plugin_started)
         if status.is_wait:
             timeouts[plugin.name] = min(timeout, MAX_PERMIT_WAIT_SECONDS)
         elif not status.is_success:

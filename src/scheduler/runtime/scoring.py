@@ -79,7 +79,14 @@ def run_score(
     profile: Profile, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
 ) -> Scores:
     """Weighted total score of each row in `rows` (raises ScoringError on a plugin failure)."""
-    started = time.perf_counter()
+    return profile.observed_point(
+        "Score", lambda: _weighted_totals(profile, state, pod, table, rows)
+    )
+
+
+def _weighted_totals(
+    profile: Profile, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
+) -> Scores:
     totals = np.zeros(len(rows), dtype=np.int64)
     for entry in profile.score:
         name = entry.plugin.name
@@ -88,7 +95,11 @@ def run_score(
         plugin_started = time.perf_counter()
         scores = raw_scores(entry, state, pod, table, rows)
         if entry.extensions is not None:  # most plugins have none: no call for them
+            normalize_started = time.perf_counter()
             status = normalize_scores(entry, state, pod, table, rows, scores)
+            profile.observe_duration(
+                state, name, "ScoreExtensionNormalize", status, normalize_started
+            )
             if not status.is_success:
                 raise ScoringError(invoke.error_status("NormalizeScore", name, status))
         invoke.check_score_range(name, scores)
@@ -97,7 +108,6 @@ def run_score(
         else:
             totals += scores * entry.weight
         profile.observe_plugin(state, name, "Score", SUCCESS, plugin_started, evaluated=len(rows))
-    profile.observe("Score", SUCCESS, started)
     return totals
 
 

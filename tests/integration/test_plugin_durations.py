@@ -1,0 +1,102 @@
+"""In a sampled cycle every extension point times its plugins, as upstream's framework does:
+`scheduler_plugin_execution_duration_seconds` has a series for each one a pod went through."""
+
+from __future__ import annotations
+
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
+from scheduler.framework import PluginSpec
+from scheduler.framework import Pod
+from scheduler.framework import Status
+from scheduler.testing import make_node
+from scheduler.testing import make_pod
+from tests.integration.harness import Harness
+
+
+class Everywhere:
+    """A Reserve, Permit, PreBind and PostBind plugin that lets every pod through."""
+
+    name = "Everywhere"
+
+    def __init__(self, args: None, handle: Handle) -> None:
+        pass
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        return Status()
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        return None
+
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status, float]:
+        return Status(), 0.0
+
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        return Status()
+
+    async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        return Status()
+
+    async def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        return None
+
+
+ENABLED = {"enabled": [{"name": "Everywhere"}]}
+CONFIG = {
+    "profiles": [
+        {
+            "schedulerName": "default-scheduler",
+            "plugins": dict.fromkeys(("reserve", "permit", "preBind", "postBind"), ENABLED),
+        }
+    ]
+}
+
+
+async def test_a_sampled_cycle_times_every_plugin_at_every_extension_point() -> None:
+    spec = PluginSpec(name="Everywhere", plugin_class=Everywhere)
+    async with Harness(CONFIG, extra_plugins=[spec]) as h:
+        h.scheduler.sampler.percent = 100
+        h.create([make_node("n1").dict(), make_node("n2").dict(), make_pod("p").dict()])
+        await h.schedule_active()
+        await h.quiesce()
+        assert h.node_of("default", "p")
+        registry = h.scheduler.metrics.registry
+
+        def timed(plugin: str, point: str) -> float | None:
+            labels = {"plugin": plugin, "extension_point": point, "status": "Success"}
+            return registry.get_sample_value(
+                "scheduler_plugin_execution_duration_seconds_count", labels
+            )
+
+        for point in ("Reserve", "Permit", "PreBindPreFlight", "PreBind", "PostBind"):
+            assert timed("Everywhere", point) == 1, point
+        assert timed("DefaultBinder", "Bind") == 1
+        assert timed("NodeResourcesBalancedAllocation", "ScoreExtensionNormalize") is None
+        assert timed("TaintToleration", "ScoreExtensionNormalize") == 1
+
+
+class BrokenScore:
+    name = "BrokenScore"
+
+    def __init__(self, args: None, handle: Handle) -> None:
+        pass
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        raise RuntimeError("no score today")
+
+    def score_extensions(self) -> None:
+        return None
+
+
+async def test_a_failed_score_is_timed_as_an_error_at_the_extension_point() -> None:
+    spec = PluginSpec(name="BrokenScore", plugin_class=BrokenScore)
+    plugins = {"score": {"enabled": [{"name": "BrokenScore"}]}}
+    config = {"profiles": [{"schedulerName": "default-scheduler", "plugins": plugins}]}
+    async with Harness(config, extra_plugins=[spec]) as h:
+        h.create([make_node("n1").dict(), make_node("n2").dict(), make_pod("p").dict()])
+        await h.schedule_active()
+        labels = {"extension_point": "Score", "status": "Error", "profile": "default-scheduler"}
+        observed = h.scheduler.metrics.registry.get_sample_value(
+            "scheduler_framework_extension_point_duration_seconds_count", labels
+        )
+        assert observed == 1
