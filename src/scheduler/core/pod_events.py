@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 from scheduler.backend.cache import SchedulerCache
 from scheduler.backend.queue import SchedulingQueue
-from scheduler.backend.queue import node_update_event
+from scheduler.backend.queue import event_label
+from scheduler.backend.queue import node_update_events
 from scheduler.backend.queue import pod_update_events
 from scheduler.framework.events import ASSIGNED_POD_DELETE
 from scheduler.framework.events import NODE_ADD
@@ -230,9 +231,16 @@ class PodEventHandlers:
         if new is None:
             return
         self._cache.update_node(old_node, new)
-        if old_node is not None:
-            self._queue.node_event(node_update_event(old_node, new), old_node, new)
-        self._timed("NodeUpdate", started)
+        if old_node is None:
+            return
+        updating = time.perf_counter() - started
+        # As upstream: each changed aspect is its own event, timed as the cache update plus
+        # its own move; an update that changed nothing relevant is not timed at all.
+        for event in node_update_events(old_node, new):
+            moving = time.perf_counter()
+            self._queue.node_event(event, old_node, new)
+            seconds = updating + time.perf_counter() - moving
+            self._metrics.event_handling_duration(event_label(event), seconds)
 
     def node_deleted(self, raw: RawObject) -> None:
         started = time.perf_counter()

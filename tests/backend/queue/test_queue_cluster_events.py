@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from scheduler.backend.queue import event_label
-from scheduler.backend.queue import node_update_event
+from scheduler.backend.queue import node_update_events
 from scheduler.backend.queue import pod_update_events
 from scheduler.framework.events import NODE_ADD
 from scheduler.framework.events import ActionType
@@ -103,25 +103,29 @@ def annotated(builder: NodeBuilder, **annotations: str) -> Node:
     return Node.from_dict(raw)
 
 
-NODE_CASES: dict[str, tuple[Node, Node, ActionType]] = {
+NODE_CASES: dict[str, tuple[Node, Node, list[ActionType]]] = {
     "allocatable": (
         make_node("n").obj(),
         make_node("n").allocatable(cpu="8").obj(),
-        A.UPDATE_NODE_ALLOCATABLE,
+        [A.UPDATE_NODE_ALLOCATABLE],
     ),
-    "label": (make_node("n").obj(), make_node("n").label("zone", "a").obj(), A.UPDATE_NODE_LABEL),
-    "taint": (make_node("n").obj(), make_node("n").taint("k", "v").obj(), A.UPDATE_NODE_TAINT),
-    "uncordoned": (make_node("n").unschedulable().obj(), make_node("n").obj(), A.UPDATE_NODE_TAINT),
-    "cordoned": (make_node("n").obj(), make_node("n").unschedulable().obj(), A(0)),
+    "label": (make_node("n").obj(), make_node("n").label("zone", "a").obj(), [A.UPDATE_NODE_LABEL]),
+    "taint": (make_node("n").obj(), make_node("n").taint("k", "v").obj(), [A.UPDATE_NODE_TAINT]),
+    "uncordoned": (
+        make_node("n").unschedulable().obj(),
+        make_node("n").obj(),
+        [A.UPDATE_NODE_TAINT],
+    ),
+    "cordoned": (make_node("n").obj(), make_node("n").unschedulable().obj(), []),
     "condition-status": (
         with_conditions(make_node("n"), Ready={"status": "False"}),
         with_conditions(make_node("n"), Ready={"status": "True"}),
-        A.UPDATE_NODE_CONDITION,
+        [A.UPDATE_NODE_CONDITION],
     ),
     "heartbeat-only": (
         with_conditions(make_node("n"), Ready={"status": "True", "lastHeartbeatTime": "t1"}),
         with_conditions(make_node("n"), Ready={"status": "True", "lastHeartbeatTime": "t2"}),
-        A(0),
+        [],
     ),
     "annotation": (
         make_node("n").obj(),
@@ -135,33 +139,38 @@ NODE_CASES: dict[str, tuple[Node, Node, ActionType]] = {
                 },
             }
         ),
-        A.UPDATE_NODE_ANNOTATION,
+        [A.UPDATE_NODE_ANNOTATION],
     ),
     "declared-features": (
         make_node("n").declared_features("A").obj(),
         make_node("n").declared_features("A", "B").obj(),
-        A.UPDATE_NODE_DECLARED_FEATURE,
+        [A.UPDATE_NODE_DECLARED_FEATURE],
     ),
     "same-declared-features": (
         make_node("n").declared_features("A").obj(),
         make_node("n").declared_features("A").obj(),
-        A(0),
+        [],
+    ),
+    "uncordoned-and-tainted": (
+        make_node("n").unschedulable().obj(),
+        make_node("n").taint("k").obj(),
+        [A.UPDATE_NODE_TAINT, A.UPDATE_NODE_TAINT],
     ),
     "label-and-taint": (
         make_node("n").obj(),
         make_node("n").label("zone", "a").taint("k").obj(),
-        A.UPDATE_NODE_LABEL | A.UPDATE_NODE_TAINT,
+        [A.UPDATE_NODE_LABEL, A.UPDATE_NODE_TAINT],
     ),
 }
 
 
-@pytest.mark.parametrize(("old", "new", "action"), NODE_CASES.values(), ids=NODE_CASES.keys())
-def test_node_update_event_combines_changed_aspects(
-    old: Node, new: Node, action: ActionType
+@pytest.mark.parametrize(("old", "new", "actions"), NODE_CASES.values(), ids=NODE_CASES.keys())
+def test_a_node_update_is_one_event_per_changed_aspect(
+    old: Node, new: Node, actions: list[ActionType]
 ) -> None:
-    event = node_update_event(old, new)
-    assert event.resource is EventResource.NODE
-    assert event.action == action
+    events = node_update_events(old, new)
+    assert all(event.resource is EventResource.NODE for event in events)
+    assert [event.action for event in events] == actions
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from scheduler.backend.queue.backoff import BackoffPolicy
 from scheduler.backend.queue.cluster_events import FORCE_ACTIVATE_EVENT
 from scheduler.backend.queue.cluster_events import UNSCHEDULABLE_TIMEOUT_EVENT
 from scheduler.backend.queue.cluster_events import event_label
-from scheduler.backend.queue.cluster_events import node_update_event
+from scheduler.backend.queue.cluster_events import node_update_events
 from scheduler.backend.queue.cluster_events import pod_update_events
 from scheduler.backend.queue.errors import QueueClosed
 from scheduler.backend.queue.flush_loop import run_queue_flushes
@@ -25,7 +25,7 @@ __all__ = [
     "QueueingStrategy",
     "SchedulingQueue",
     "event_label",
-    "node_update_event",
+    "node_update_events",
     "pod_update_events",
     "run_queue_flushes",
 ]

@@ -103,31 +103,26 @@ def _condition_statuses(node: Node) -> dict[str, str]:
     return {str(c.get("type")): str(c.get("status")) for c in node.conditions}
 
 
-def node_update_action(old: Node, new: Node) -> ActionType:
-    """The bits of every scheduling-relevant aspect that changed; 0 when none did."""
-    action = ActionType(0)
-    if dict(old.allocatable) != dict(new.allocatable):
-        action |= ActionType.UPDATE_NODE_ALLOCATABLE
-    if dict(old.labels) != dict(new.labels):
-        action |= ActionType.UPDATE_NODE_LABEL
-    # spec.unschedulable counts as a taint change, but only when the node opens up again.
-    if old.taints != new.taints or (old.unschedulable and not new.unschedulable):
-        action |= ActionType.UPDATE_NODE_TAINT
-    if _condition_statuses(old) != _condition_statuses(new):
-        action |= ActionType.UPDATE_NODE_CONDITION
-    if dict(old.annotations) != dict(new.annotations):
-        action |= ActionType.UPDATE_NODE_ANNOTATION
-    if old.declared_features != new.declared_features:
-        action |= ActionType.UPDATE_NODE_DECLARED_FEATURE
-    return action
+def node_update_events(old: Node, new: Node) -> list[ClusterEvent]:
+    """One Node event per scheduling-relevant aspect that changed, in upstream's order (its
+    NodeSchedulingPropertiesChange); none when only heartbeats did.
 
-
-def node_update_event(old: Node, new: Node) -> ClusterEvent:
-    """One Node event combining the changed aspects' bits.
-
-    When nothing relevant changed the action is 0: the queue ignores such an event.
+    A node opening up again (spec.unschedulable cleared) counts as a taint change of its own,
+    before a change of the taints themselves, which is another.
     """
-    action = node_update_action(old, new)
-    if not action:
-        return ClusterEvent(EventResource.NODE, action, "NodeUpdate")
-    return labelled(EventResource.NODE, action)
+    actions: list[ActionType] = []
+    if old.unschedulable and not new.unschedulable:
+        actions.append(ActionType.UPDATE_NODE_TAINT)
+    if dict(old.allocatable) != dict(new.allocatable):
+        actions.append(ActionType.UPDATE_NODE_ALLOCATABLE)
+    if dict(old.labels) != dict(new.labels):
+        actions.append(ActionType.UPDATE_NODE_LABEL)
+    if old.taints != new.taints:
+        actions.append(ActionType.UPDATE_NODE_TAINT)
+    if _condition_statuses(old) != _condition_statuses(new):
+        actions.append(ActionType.UPDATE_NODE_CONDITION)
+    if dict(old.annotations) != dict(new.annotations):
+        actions.append(ActionType.UPDATE_NODE_ANNOTATION)
+    if old.declared_features != new.declared_features:
+        actions.append(ActionType.UPDATE_NODE_DECLARED_FEATURE)
+    return [labelled(EventResource.NODE, action) for action in actions]
