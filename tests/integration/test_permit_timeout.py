@@ -199,3 +199,20 @@ async def test_a_binding_pod_that_starts_terminating_gives_its_place_back_at_onc
         HeldAtPreBind.release.set()
         await h.quiesce()
         assert h.scheduler.cache.table.requested_of("cpu").tolist() == [0]
+
+
+async def test_a_pod_of_a_name_still_assumed_for_its_predecessor_waits_in_backoff() -> None:
+    """The cache knows pods by name: while the old pod is assumed, a new pod of the same name
+    is put back in backoff instead of being dropped from the queue."""
+    Journal.calls.clear()
+    async with Harness(CONFIG, extra_plugins=SPECS) as h:
+        h.create([make_node("n1").dict(), make_pod("web").req(cpu="1").dict()])
+        assert await h.schedule_active() == 1
+        assert h.scheduler.cache.is_assumed("default/web")
+        successor = make_pod("web").req(cpu="1").obj()
+        h.scheduler.queue.add(successor)
+        info = h.scheduler.queue.pop()
+        assert info is not None and info.pod.uid == successor.uid
+        await h.scheduler.schedule_next(info)
+        assert h.scheduler.queue.locate("default/web") == "backoff"
+        assert len(h.scheduler.waiting_pods) == 1

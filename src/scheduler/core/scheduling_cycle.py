@@ -115,7 +115,14 @@ class SchedulingCycle(CyclePart):
             )
             self._queue.done(pod)
             return None
-        if self._cache.is_assumed(pod.key) or self._cache.get_pod(pod.key) is not None:
+        held = self._cache.get_pod(pod.key)
+        if held is not None and held.uid != pod.uid:
+            # A pod of the same name, deleted since, is still assumed: the cache knows pods by
+            # name, so this one waits in backoff until the old one is forgotten.
+            log_v(_log, V_ATTEMPT, "Pod waits for its predecessor to leave", pod=pod.key)
+            self._queue.add_unschedulable_if_not_present(info, self._queue.scheduling_cycle)
+            return None
+        if self._cache.is_assumed(pod.key) or held is not None:
             self._queue.done(pod)
             return None
         attempt = Attempt(
