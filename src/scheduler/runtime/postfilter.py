@@ -32,31 +32,34 @@ Outcome = tuple[PostFilterResult | None, Status]
 class _Chain:
     """Folds each plugin's answer into the chain's; `ended` is set once the chain is decided."""
 
-    def __init__(self, profile: Profile) -> None:
+    def __init__(self, profile: Profile, state: CycleState) -> None:
         self._profile = profile
+        self._state = state
         self._started = time.perf_counter()
         self._result: PostFilterResult | None = None
         self._reasons: list[str] = []
         self._rejector = ""
         self.ended: Outcome | None = None
 
-    def take(self, plugin: PostFilterPlugin, answer: Outcome) -> None:
+    def take(self, plugin: PostFilterPlugin, answer: Outcome, started: float) -> bool:
+        """Fold in `plugin`'s answer (its call began at `started`); True once decided."""
         plugin_result, status = answer
+        self._profile.observe_duration(self._state, plugin.name, "PostFilter", status, started)
         if status.is_success or status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
             self.ended = self._observed(plugin_result, status.with_plugin(plugin.name))
-            return
-        if not status.is_rejected:
+        elif not status.is_rejected:
             error = (
                 status
                 if isinstance(status, invoke.PluginFault)
                 else Status.from_error(status.message()).with_plugin(plugin.name)
             )
             self.ended = self._observed(None, error)
-            return
-        if plugin_result is not None and plugin_result.mode is not NominatingMode.NOOP:
-            self._result = plugin_result
-        self._reasons.extend(status.reasons)
-        self._rejector = self._rejector or plugin.name
+        else:
+            if plugin_result is not None and plugin_result.mode is not NominatingMode.NOOP:
+                self._result = plugin_result
+            self._reasons.extend(status.reasons)
+            self._rejector = self._rejector or plugin.name
+        return self.ended is not None
 
     def outcome(self) -> Outcome:
         if self.ended is not None:
@@ -72,13 +75,10 @@ class _Chain:
 def run_post_filter(
     profile: Profile, state: CycleState, pod: Pod, statuses: NodeStatusReader
 ) -> Outcome:
-    chain = _Chain(profile)
+    chain = _Chain(profile, state)
     for plugin in profile.post_filter:
         started = time.perf_counter()
-        answer = invoke.post_filter(plugin, state, pod, statuses)
-        profile.observe_duration(state, plugin.name, "PostFilter", answer[1], started)
-        chain.take(plugin, answer)
-        if chain.ended:
+        if chain.take(plugin, invoke.post_filter(plugin, state, pod, statuses), started):
             break
     return chain.outcome()
 
@@ -86,15 +86,13 @@ def run_post_filter(
 async def run_post_filter_awaiting(
     profile: Profile, state: CycleState, pod: Pod, statuses: NodeStatusReader
 ) -> Outcome:
-    chain = _Chain(profile)
+    chain = _Chain(profile, state)
     for plugin in profile.post_filter:
         started = time.perf_counter()
         if isinstance(plugin, AwaitingPostFilterPlugin):
             answer = await invoke.post_filter_awaiting(plugin, state, pod, statuses)
         else:
             answer = invoke.post_filter(plugin, state, pod, statuses)
-        profile.observe_duration(state, plugin.name, "PostFilter", answer[1], started)
-        chain.take(plugin, answer)
-        if chain.ended:
+        if chain.take(plugin, answer, started):
             break
     return chain.outcome()
