@@ -133,6 +133,10 @@ async def test_a_victim_waiting_at_permit_is_preempted_not_rejected_nor_deleted(
     assert waiting.rejections == []
     assert world.api.calls == []
     assert [e["regarding"] for e in world.handle.events] == [a.key]
+    # Upstream's note says the victim was only ever in the scheduler's memory.
+    assert [e["note"] for e in world.handle.events] == [
+        f"Preempted by pod {pod.uid} on node n1 (in kube-scheduler memory)."
+    ]
 
 
 async def test_a_victim_whose_permit_wait_already_ended_is_deleted() -> None:
@@ -146,6 +150,7 @@ async def test_a_victim_whose_permit_wait_already_ended_is_deleted() -> None:
     assert waiting.preemptions == [("DefaultPreemption", "preempted")]
     assert world.api.calls == ["patch default/a", "delete default/a"]
     assert [e["regarding"] for e in world.handle.events] == [a.key]
+    assert world.handle.events[0]["note"].endswith("on node n1")
 
 
 async def test_terminating_victims_need_no_calls() -> None:

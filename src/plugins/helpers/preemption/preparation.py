@@ -133,7 +133,11 @@ class PreemptionExecutor:
 
         A victim that is already gone needs nothing more (and gets no event).
         """
-        if not self._preempt_waiting(victim):
+        note = f"Preempted by pod {preemptor.uid} on node {node}"
+        if self._preempt_waiting(victim):
+            # Upstream's words for a victim that only the scheduler's memory held.
+            note += " (in kube-scheduler memory)."
+        else:
             api = self._handle.api
             try:
                 condition = self._disruption_condition(victim)
@@ -151,7 +155,7 @@ class PreemptionExecutor:
             event_type="Normal",
             reason=PREEMPTED_REASON,
             action=PREEMPTING_ACTION,
-            note=f"Preempted by pod {preemptor.uid} on node {node}",
+            note=note,
             related=preemptor,
         )
 
