@@ -179,3 +179,30 @@ async def test_timestamps_follow_the_injected_clock(sim: SimCluster, clock: Fake
     clock.advance(90)
     node = await sim.create("nodes", make_node("n1").dict())
     assert node["metadata"]["creationTimestamp"] == "2026-01-01T00:01:30Z"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error"),
+    [
+        pytest.param(
+            "note",
+            "ノ" * 342,
+            'message: Invalid value: "": can have at most 1024 characters',
+            id="note-over-1024-bytes",
+        ),
+        pytest.param(
+            "reason", "R" * 129, 'reason: Invalid value: "": can have at most 128 characters'
+        ),
+        pytest.param("action", "", "action: Required value"),
+    ],
+)
+async def test_an_event_the_api_server_refuses_is_refused_and_not_stored(
+    sim: SimCluster, field: str, value: str, error: str
+) -> None:
+    event = scheduled_event("a", "n1")
+    event[field] = value
+    with pytest.raises(APIError) as refused:
+        await sim.create_event(event)
+    assert refused.value.status == 422
+    assert refused.value.text.endswith(f" is invalid: {error}")
+    assert sim.events("team/a") == []

@@ -8,6 +8,7 @@ import pytest
 
 from scheduler.framework import CycleState
 from scheduler.framework import Handle
+from scheduler.framework import NodeInfo
 from scheduler.framework import PluginSpec
 from scheduler.framework import Pod
 from scheduler.framework import Status
@@ -148,6 +149,14 @@ async def test_unschedulable_pod_is_requeued_by_a_node_that_fits() -> None:
         assert h.node_of("default", "p") == "big"
 
 
+def _harness_with(plugin_class: type, point: str) -> Harness:
+    """The default profile with `plugin_class` (an out-of-tree plugin) enabled at `point`."""
+    name = plugin_class.__name__
+    plugins = {point: {"enabled": [{"name": name}]}}
+    config = {"profiles": [{"schedulerName": "default-scheduler", "plugins": plugins}]}
+    return Harness(config, extra_plugins=[PluginSpec(name=name, plugin_class=plugin_class)])
+
+
 class RefusesAtPreBind:
     """Rejects every pod at PreBind, as an out-of-tree plugin may (no in-tree one does)."""
 
@@ -166,13 +175,40 @@ class RefusesAtPreBind:
 async def test_a_rejection_after_permit_is_reported_as_it_is_and_retried_after_backoff() -> None:
     """Past Permit upstream no longer counts the pod unschedulable on the node: the text is
     the plugin's own, and no rejector waits for an event: the pod goes to backoff."""
-    spec = PluginSpec(name="RefusesAtPreBind", plugin_class=RefusesAtPreBind)
-    plugins = {"preBind": {"enabled": [{"name": "RefusesAtPreBind"}]}}
-    config = {"profiles": [{"schedulerName": "default-scheduler", "plugins": plugins}]}
-    async with Harness(config, extra_plugins=[spec]) as h:
+    async with _harness_with(RefusesAtPreBind, "preBind") as h:
         h.create([make_node("n1").dict(), make_pod("p").dict()])
         await h.schedule_active()
         await h.quiesce()
         assert h.event_notes("default", "p", "FailedScheduling") == ["the volume is not ready"]
         assert h.scheduled_message("default", "p") == "the volume is not ready"
         assert h.scheduler.queue.locate("default/p") == "backoff"
+
+
+class RefusesInJapanese:
+    """A Filter plugin whose reason is long and not ASCII: three bytes a character."""
+
+    name = "RefusesInJapanese"
+    reason = "ノードの準備ができていません" * 30
+
+    def __init__(self, args: None, handle: Handle) -> None:
+        pass
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        return Status.unschedulable(self.reason)
+
+
+async def test_a_note_over_the_api_limit_in_bytes_is_cut_and_the_event_still_written() -> None:
+    """The API server refuses a note of more than 1024 bytes; this one has fewer characters
+    than that but more bytes, so counting characters would lose the Event."""
+    async with _harness_with(RefusesInJapanese, "filter") as h:
+        h.create([make_node("n1").dict(), make_pod("p").dict()])
+        await h.schedule_active()
+        await h.quiesce()
+        full = f"0/1 nodes are available: 1 {RefusesInJapanese.reason}."  # PostFilter adds more
+        assert len(full) < 1024 < len(full.encode())
+        [note] = h.event_notes("default", "p", "FailedScheduling")
+        assert note.endswith(" ...")
+        assert 1024 - 3 <= len(note.encode()) <= 1024  # cut between characters
+        assert full.startswith(note.removesuffix(" ..."))
+        # The condition is not limited: it keeps the whole text (and PostFilter's after it).
+        assert h.scheduled_message("default", "p").startswith(full)

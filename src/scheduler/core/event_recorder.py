@@ -13,14 +13,23 @@ from scheduler.framework.clock import Clock
 from scheduler.framework.handle import ObjectReference
 from scheduler.objects.pod import Pod
 
-# Upstream truncates event notes to 1024 characters, ending them with " ...".
-MAX_NOTE_LENGTH = 1024
+# The API server refuses an Event whose note is longer than 1024 bytes of UTF-8, so upstream
+# cuts longer notes to that length, ending them with " ...".
+MAX_NOTE_BYTES = 1024
+_ELLIPSIS = " ..."
 
 
 def truncate_note(note: str) -> str:
-    if len(note) <= MAX_NOTE_LENGTH:
+    """`note` cut to the API server's limit. Upstream counts bytes, as Go's `len` does; a note
+    cut by characters could still be refused (a plugin's message may be in any script), and
+    the Event would be lost. The cut falls between characters, where Go's may split one."""
+    if len(note) <= MAX_NOTE_BYTES // 4:
+        return note  # even four bytes per character would fit
+    encoded = note.encode()
+    if len(encoded) <= MAX_NOTE_BYTES:
         return note
-    return note[: MAX_NOTE_LENGTH - 4] + " ..."
+    kept = encoded[: MAX_NOTE_BYTES - len(_ELLIPSIS)].decode(errors="ignore")
+    return kept + _ELLIPSIS
 
 
 class EventFields(TypedDict):

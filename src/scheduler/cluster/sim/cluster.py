@@ -29,6 +29,7 @@ from scheduler.cluster.port import WatchEvent
 from scheduler.cluster.port import WatchEventType
 from scheduler.cluster.resource_kinds import BUILTIN_KINDS
 from scheduler.cluster.resource_kinds import ResourceKind
+from scheduler.cluster.sim.event_rules import check_event
 from scheduler.cluster.sim.faults import FaultInjector
 from scheduler.cluster.sim.field_selector import parse_field_selector
 from scheduler.cluster.sim.kinds import KindRegistry
@@ -201,6 +202,7 @@ class SimCluster:
 
     async def create_event(self, event: Mapping[str, Any]) -> None:
         self._faults.check("create", "events")
+        check_event(event)
         body = clone_object(event)
         meta = body.setdefault("metadata", {})
         regarding = body.get("regarding") or {}
