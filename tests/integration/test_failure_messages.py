@@ -7,11 +7,15 @@ from typing import Any
 import pytest
 
 from scheduler.framework import CycleState
+from scheduler.framework import FilterBatch
 from scheduler.framework import Handle
 from scheduler.framework import NodeInfo
+from scheduler.framework import NodeTable
 from scheduler.framework import PluginSpec
 from scheduler.framework import Pod
+from scheduler.framework import Rows
 from scheduler.framework import Status
+from scheduler.framework.status import Code
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
 from scheduler.testing.storage_builders import claim_volume
@@ -212,3 +216,32 @@ async def test_a_note_over_the_api_limit_in_bytes_is_cut_and_the_event_still_wri
         assert full.startswith(note.removesuffix(" ..."))
         # The condition is not limited: it keeps the whole text (and PostFilter's after it).
         assert h.scheduled_message("default", "p").startswith(full)
+
+
+class SkipsInBatch:
+    """A vectorized Filter that answers Skip, which a Filter may not: upstream makes that an
+    Error of the attempt, not a rejection of the node."""
+
+    name = "SkipsInBatch"
+
+    def __init__(self, args: None, handle: Handle) -> None:
+        pass
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        return Status(Code.SKIP, "nothing to check")
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
+    ) -> FilterBatch:
+        return FilterBatch.uniform(Status(Code.SKIP, "nothing to check"), len(rows))
+
+
+async def test_a_batch_filter_answering_skip_fails_the_attempt_with_an_error() -> None:
+    async with _harness_with(SkipsInBatch, "filter") as h:
+        h.create([make_node("n1").dict(), make_pod("p").dict()])
+        await h.schedule_active()
+        await h.quiesce()
+        expected = 'running "SkipsInBatch" filter plugin: nothing to check'
+        assert h.event_notes("default", "p", "FailedScheduling") == [expected]
+        assert h.scheduled_message("default", "p") == expected
+        assert h.scheduler.queue.locate("default/p") == "backoff"

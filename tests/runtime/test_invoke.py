@@ -74,6 +74,35 @@ def test_a_broken_batch_filter_is_an_error(answer: Any, words: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("code", "words"),
+    [
+        (Code.ERROR, "the disk is gone"),
+        (Code.SKIP, "the disk is gone"),
+        (Code.WAIT, "the disk is gone"),
+        (9, "filter_nodes returned 9, which is no status code"),
+    ],
+    ids=["error", "skip", "wait", "no-code"],
+)
+def test_a_batch_filter_failing_a_node_with_no_rejection_is_an_error(code: int, words: str) -> None:
+    """Upstream turns every Filter status but Success and a rejection into an Error."""
+    codes = np.array([int(Code.UNSCHEDULABLE), code, 0], dtype=np.int8)
+    batch = FilterBatch(codes, (("the disk is gone",),))
+    with pytest.raises(invoke.PluginError) as raised:
+        invoke.batch_rejections("Batch", batch, codes != 0)
+    status = raised.value.status
+    assert (status.code, status.plugin) == (Code.ERROR, "Batch")
+    assert status.message() == f'running "Batch" filter plugin: {words}'
+
+
+@pytest.mark.parametrize(
+    "code", [Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING]
+)
+def test_a_batch_filter_may_reject_with_any_rejecting_code(code: Code) -> None:
+    codes = np.array([int(code), 0], dtype=np.int8)
+    invoke.batch_rejections("Batch", FilterBatch(codes, (("full",),)), codes != 0)
+
+
+@pytest.mark.parametrize(
     ("answer", "words"),
     [
         (np.array([1.0, math.nan]), "score_nodes returned the score nan"),

@@ -21,8 +21,6 @@ from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.diagnosis import Diagnosis
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import SUCCESS
-from scheduler.framework.status import Code
-from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
 from scheduler.runtime.profile import Profile
@@ -83,13 +81,8 @@ def _filter_chunk(
             # A batch made knowing every row passes has nothing to record.
             failed = None if batch.passed_all else batch.codes != 0
             if failed is not None and failed.any():
+                invoke.batch_rejections(plugin.name, batch, failed)
                 codes = batch.codes[failed]
-                if (codes == int(Code.ERROR)).any():
-                    index = int(np.flatnonzero(batch.codes == int(Code.ERROR))[0])
-                    reasons = batch.reasons_at(index)
-                    raise FilterError(
-                        invoke.error_status("Filter", plugin.name, Status(Code.ERROR, *reasons))
-                    )
                 reason_ids = None if batch.reason_ids is None else batch.reason_ids[failed]
                 diagnosis.reject_rows(
                     candidates[failed], codes, plugin.name, batch.reasons, reason_ids

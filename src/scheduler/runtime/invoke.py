@@ -348,6 +348,31 @@ def filter_batch(
     return batch
 
 
+_UNSCHEDULABLE = np.int8(Code.UNSCHEDULABLE)
+_UNRESOLVABLE = np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+_PENDING = np.int8(Code.PENDING)
+_CODES = frozenset(int(code) for code in Code)
+
+
+def batch_rejections(plugin: str, batch: FilterBatch, failed: npt.NDArray[np.bool_]) -> None:
+    """Check that every failing row of `batch` (those `failed` marks) is a rejection; raise
+    PluginError for the first that is not. Upstream makes any Filter status other than
+    Success or a rejection an Error, and so do we: an Error as it is, Skip or Wait with the
+    plugin's reasons, a number that is no status code as a fault."""
+    codes = batch.codes
+    rejected = (codes == _UNSCHEDULABLE) | (codes == _UNRESOLVABLE) | (codes == _PENDING)
+    wrong = failed & ~rejected
+    if not wrong.any():
+        return
+    index = int(np.argmax(wrong))
+    code = int(codes[index])
+    if code not in _CODES:
+        raise PluginError(
+            fault("Filter", plugin, f"filter_nodes returned {code}, which is no status code")
+        )
+    raise PluginError(error_status("Filter", plugin, Status(Code(code), *batch.reasons_at(index))))
+
+
 def _integer_score(value: object) -> int | None:
     if isinstance(value, bool):
         return None
