@@ -15,12 +15,15 @@ from tests.integration.harness import Harness
 
 
 class Everywhere:
-    """A Reserve, Permit, PreBind and PostBind plugin that lets every pod through."""
+    """A PreEnqueue, Reserve, Permit, PreBind and PostBind plugin that lets every pod through."""
 
     name = "Everywhere"
 
     def __init__(self, args: None, handle: Handle) -> None:
         pass
+
+    def pre_enqueue(self, pod: Pod) -> Status:
+        return Status()
 
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         return Status()
@@ -46,7 +49,9 @@ CONFIG = {
     "profiles": [
         {
             "schedulerName": "default-scheduler",
-            "plugins": dict.fromkeys(("reserve", "permit", "preBind", "postBind"), ENABLED),
+            "plugins": dict.fromkeys(
+                ("preEnqueue", "reserve", "permit", "preBind", "postBind"), ENABLED
+            ),
         }
     ]
 }
@@ -68,8 +73,10 @@ async def test_a_sampled_cycle_times_every_plugin_at_every_extension_point() -> 
                 "scheduler_plugin_execution_duration_seconds_count", labels
             )
 
-        for point in ("Reserve", "Permit", "PreBindPreFlight", "PreBind", "PostBind"):
+        points = ("PreEnqueue", "Reserve", "Permit", "PreBindPreFlight", "PreBind", "PostBind")
+        for point in points:
             assert timed("Everywhere", point) == 1, point
+        assert timed("SchedulingGates", "PreEnqueue") == 1
         assert timed("DefaultBinder", "Bind") == 1
         assert timed("NodeResourcesBalancedAllocation", "ScoreExtensionNormalize") is None
         assert timed("TaintToleration", "ScoreExtensionNormalize") == 1

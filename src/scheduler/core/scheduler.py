@@ -268,9 +268,12 @@ class Scheduler:
 
     # ---- the loop ----------------------------------------------------------------------
 
-    def _pre_enqueue(self, pod: Pod) -> Status:
+    def _pre_enqueue(self, pod: Pod, gating_plugin: str) -> Status:
         profile = self.profiles.get(pod.scheduler_name)
-        status = profile.run_pre_enqueue(pod) if profile is not None else Status()
+        if profile is None:
+            return Status()
+        timed = self.sampler.sample_pre_enqueue()
+        status = profile.run_pre_enqueue(pod, gating_plugin, timed=timed)
         if status.code is Code.ERROR:
             # Held at the gate by a failing plugin: reported like any other Error.
             self.last_failures[pod.key] = status.message()

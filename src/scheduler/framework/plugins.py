@@ -92,8 +92,9 @@ class PreEnqueuePlugin(Plugin, Protocol):
 
     Return Success to let the pod in, or Unschedulable / UnschedulableAndUnresolvable to hold
     it; a held pod is reconsidered on the events this plugin registers (`EnqueueExtensions`).
-    Error (or a fault) is logged and holds the pod like a rejection. Called from informer
-    events: keep it cheap and never block.
+    Error (or a fault) is logged and holds the pod like a rejection. The plugin that holds a
+    pod is asked first the next time; while it still holds the pod, no other is asked. Called
+    from informer events: keep it cheap and never block.
     """
 
     def pre_enqueue(self, pod: Pod) -> Status: ...

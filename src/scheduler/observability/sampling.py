@@ -1,4 +1,4 @@
-"""Which scheduling cycles record per-plugin durations."""
+"""Which scheduling cycles, and which PreEnqueue runs, record per-plugin durations."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import random
 
 DEFAULT_PLUGIN_METRICS_PERCENT = 10
 """Upstream times the plugins of one cycle in ten."""
+
+_GATE_SEED = 0
 
 
 class PluginMetricsSampler:
@@ -16,10 +18,13 @@ class PluginMetricsSampler:
     just as well at any real load, and the seeded `rng` makes the choice reproducible.
     """
 
-    __slots__ = ("_percent", "_rng")
+    __slots__ = ("_gate_rng", "_percent", "_rng")
 
     def __init__(self, rng: random.Random, percent: int = DEFAULT_PLUGIN_METRICS_PERCENT) -> None:
         self._rng = rng
+        # PreEnqueue runs on queue events, not cycles; drawing for them from `rng`, which also
+        # breaks ties between nodes, would make placements depend on how many events came.
+        self._gate_rng = random.Random(_GATE_SEED)
         self._percent = 0
         self.percent = percent
 
@@ -37,3 +42,8 @@ class PluginMetricsSampler:
     def sample(self) -> bool:
         """True when the cycle about to start should record plugin durations."""
         return self._rng.randrange(100) < self._percent
+
+    def sample_pre_enqueue(self) -> bool:
+        """True when the PreEnqueue run about to start should time each plugin (upstream
+        draws for each run, with the same share as for cycles)."""
+        return self._gate_rng.randrange(100) < self._percent

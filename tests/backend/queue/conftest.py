@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from scheduler.backend.queue import SchedulingQueue
+from scheduler.backend.queue.gating import PreEnqueue
 from scheduler.framework.events import ActionType
 from scheduler.framework.events import ClusterEvent
 from scheduler.framework.events import ClusterEventWithHint
@@ -44,7 +45,7 @@ def priority_less(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
     return a.timestamp < b.timestamp
 
 
-def gates_pre_enqueue(pod: Pod) -> Status:
+def gates_pre_enqueue(pod: Pod, gating_plugin: str) -> Status:
     """A PreEnqueue like SchedulingGates: a pod with gates waits."""
     if pod.scheduling_gates:
         return Status.unresolvable(
@@ -109,7 +110,7 @@ def make_queue(clock: FakeClock, observer: RecordingObserver) -> QueueFactory:
         registrations: Registrations = (GATES_REGISTRATION,),
         *,
         profiles: Mapping[str, Registrations] | None = None,
-        pre_enqueue: Callable[[Pod], Status] = gates_pre_enqueue,
+        pre_enqueue: PreEnqueue = gates_pre_enqueue,
         **kwargs: Any,
     ) -> SchedulingQueue:
         return SchedulingQueue(

@@ -36,9 +36,11 @@ class QuotaGate:
     def __init__(self) -> None:
         self.open = False
         self.calls: list[str] = []
+        self.gating: list[str] = []
 
-    def __call__(self, pod: Pod) -> Status:
+    def __call__(self, pod: Pod, gating_plugin: str) -> Status:
         self.calls.append(pod.name)
+        self.gating.append(gating_plugin)
         if self.open:
             return SUCCESS
         return Status.unresolvable("quota exhausted").with_plugin("Quota")
@@ -115,6 +117,8 @@ def test_only_the_gating_plugins_events_release_a_gated_pod(
     queue.move_all_to_active_or_backoff(QUOTA_CHANGED, None, None)
     assert queue.locate(pod.key) == "backoff"  # released, and its backoff is not over yet
     assert queue.get(pod.key) is info and not info.gated
+    # Each run is told which plugin holds the pod, so that one can be asked first.
+    assert gate.gating == ["", "", "Quota", "Quota"]
 
 
 def test_leftover_flush_and_activate_do_not_release_gated_pods(
@@ -165,7 +169,7 @@ def test_gate_closing_while_in_the_pool_keeps_the_pod_out_of_backoff(
 
 
 def test_rejection_without_a_plugin_name_still_gates(make_queue: QueueFactory) -> None:
-    queue = make_queue(pre_enqueue=lambda pod: Status.unresolvable("no"))
+    queue = make_queue(pre_enqueue=lambda pod, gating: Status.unresolvable("no"))
     pod = make_pod("p").obj()
     queue.add(pod)
     info = queue.get(pod.key)

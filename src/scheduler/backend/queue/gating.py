@@ -16,13 +16,17 @@ UNNAMED_PRE_ENQUEUE = "PreEnqueue"
 """Gating plugin recorded when a PreEnqueue rejection does not name its plugin."""
 
 
-def run_pre_enqueue(pre_enqueue: Callable[[Pod], Status], info: QueuedPodInfo) -> bool:
+PreEnqueue = Callable[[Pod, str], Status]
+"""Runs a pod's PreEnqueue plugins, given the plugin that gates it now ("" for none)."""
+
+
+def run_pre_enqueue(pre_enqueue: PreEnqueue, info: QueuedPodInfo) -> bool:
     """Run PreEnqueue on the pod and record the outcome on `info`; True if it may proceed.
 
     A rejection makes the rejecting plugin the gating plugin and one of the pod's
     unschedulable plugins, so that only events that plugin registered can release the pod.
     """
-    status = pre_enqueue(info.pod)
+    status = pre_enqueue(info.pod, info.gating_plugin)
     if status.is_success:
         info.gating_plugin = ""
         return True

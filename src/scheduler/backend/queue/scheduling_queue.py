@@ -22,6 +22,7 @@ from scheduler.backend.queue.cluster_events import UNSCHEDULABLE_TIMEOUT_EVENT
 from scheduler.backend.queue.cluster_events import event_label
 from scheduler.backend.queue.cluster_events import pod_update_events
 from scheduler.backend.queue.errors import QueueClosed
+from scheduler.backend.queue.gating import PreEnqueue
 from scheduler.backend.queue.hints import HintRegistrations
 from scheduler.backend.queue.hints import HintTable
 from scheduler.backend.queue.hints import QueueingStrategy
@@ -49,7 +50,6 @@ from scheduler.framework.events import UNSCHEDULED_POD_ADD
 from scheduler.framework.events import UNSCHEDULED_POD_UPDATE
 from scheduler.framework.events import ClusterEvent
 from scheduler.framework.queued_pod import QueuedPodInfo
-from scheduler.framework.status import Status
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
 from scheduler.observability import get_logger
@@ -70,7 +70,7 @@ class SchedulingQueue:
         less: LessFunc,
         rank: RankFunc | None = None,
         clock: Clock,
-        pre_enqueue: Callable[[Pod], Status],
+        pre_enqueue: PreEnqueue,
         hints: HintRegistrations,
         initial_backoff: float = 1.0,
         max_backoff: float = 10.0,

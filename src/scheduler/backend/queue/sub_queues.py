@@ -13,6 +13,7 @@ from typing import Protocol
 
 from scheduler.backend.queue.backoff import BackoffPolicy
 from scheduler.backend.queue.backoff import BackoffQueue
+from scheduler.backend.queue.gating import PreEnqueue
 from scheduler.backend.queue.gating import run_pre_enqueue
 from scheduler.backend.queue.heap import KeyedHeap
 from scheduler.backend.queue.hints import QueueingStrategy
@@ -23,8 +24,6 @@ from scheduler.backend.queue.observer import UNSCHEDULABLE
 from scheduler.backend.queue.observer import QueueObserver
 from scheduler.backend.queue.unschedulable_pool import UnschedulablePool
 from scheduler.framework.queued_pod import QueuedPodInfo
-from scheduler.framework.status import Status
-from scheduler.objects.pod import Pod
 
 LessFunc = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
 # A QueueSort plugin's `sort_key`: values whose `<` agrees with its `less`.
@@ -54,7 +53,7 @@ class SubQueues:
         less: LessFunc,
         rank: RankFunc | None = None,
         now: Callable[[], float],
-        pre_enqueue: Callable[[Pod], Status],
+        pre_enqueue: PreEnqueue,
         backoff: BackoffPolicy,
         observer: QueueObserver,
     ) -> None:
