@@ -78,6 +78,11 @@ async def test_a_sampled_cycle_times_every_plugin_at_every_extension_point() -> 
             assert timed("Everywhere", point) == 1, point
         assert timed("SchedulingGates", "PreEnqueue") == 1
         assert timed("DefaultBinder", "Bind") == 1
+        # As upstream, Filter and Score are timed once for each node they looked at, however
+        # the plugin ran (NodeResourcesFit and TaintToleration run vectorized here).
+        for plugin in ("NodeResourcesFit", "TaintToleration"):
+            assert timed(plugin, "PreFilter" if plugin == "NodeResourcesFit" else "PreScore") == 1
+            assert (timed(plugin, "Filter"), timed(plugin, "Score")) == (2, 2), plugin
         assert timed("NodeResourcesBalancedAllocation", "ScoreExtensionNormalize") is None
         assert timed("TaintToleration", "ScoreExtensionNormalize") == 1
 

@@ -70,3 +70,26 @@ def test_histogram_refuses_observing_a_family_with_labels() -> None:
     family = LoopHistogram("h", "A histogram.", ["point"], registry=CollectorRegistry())
     with pytest.raises(ValueError, match="is missing label values"):
         family.observe(1.0)
+
+
+@pytest.mark.parametrize("amount", [0.0005, 0.1, 3.0, 11.0])
+def test_repeated_observations_expose_what_as_many_single_ones_do(amount: float) -> None:
+    def exposed(repeat: bool) -> list[bytes]:
+        registry = CollectorRegistry()
+        family = LoopHistogram("h_seconds", "A histogram.", registry=registry, buckets=BUCKETS)
+        family.observe(0.02)
+        if repeat:
+            family.observe_repeated(amount, 500)
+        else:
+            for _ in range(500):
+                family.observe(amount)
+        return _without_created(generate_latest(registry))
+
+    repeated, single = exposed(True), exposed(False)
+    # The sums differ only by the rounding of 500 additions against one product.
+    assert [line for line in repeated if b"_sum" not in line] == [
+        line for line in single if b"_sum" not in line
+    ]
+    [repeated_sum] = [float(line.split()[-1]) for line in repeated if b"_sum" in line]
+    [single_sum] = [float(line.split()[-1]) for line in single if b"_sum" in line]
+    assert repeated_sum == pytest.approx(single_sum, rel=1e-9)

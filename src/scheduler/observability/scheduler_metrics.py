@@ -159,10 +159,18 @@ class SchedulerMetrics:
         self._extension_point_duration(extension_point, status, profile).observe(seconds)
 
     def plugin_execution_duration(
-        self, plugin: str, extension_point: str, status: str, seconds: float
+        self, plugin: str, extension_point: str, status: str, seconds: float, calls: int = 1
     ) -> None:
-        """One plugin at one extension point; call it only in cycles the sampler picked."""
-        self._plugin_duration(plugin, extension_point, status).observe(seconds)
+        """One plugin at one extension point; call it only in cycles the sampler picked.
+
+        `calls` > 1: `seconds` covered that many per-node calls at once (a vectorized Filter
+        or Score). Upstream observes each node's call, so the family's count and sum are kept
+        as those calls would make them, each taking an equal share."""
+        child = self._plugin_duration(plugin, extension_point, status)
+        if calls == 1:
+            child.observe(seconds)
+        elif calls > 1:
+            child.observe_repeated(seconds / calls, calls)
 
     def plugin_evaluation(
         self, plugin: str, extension_point: str, profile: str, count: int = 1

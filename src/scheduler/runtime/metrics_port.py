@@ -15,7 +15,7 @@ class RuntimeMetrics(Protocol):
     ) -> None: ...
 
     def plugin_execution_duration(
-        self, plugin: str, extension_point: str, status: str, seconds: float
+        self, plugin: str, extension_point: str, status: str, seconds: float, calls: int = 1
     ) -> None: ...
 
     def permit_wait(self, result: str, seconds: float) -> None: ...
@@ -48,7 +48,7 @@ class NoMetrics:
         return None
 
     def plugin_execution_duration(
-        self, plugin: str, extension_point: str, status: str, seconds: float
+        self, plugin: str, extension_point: str, status: str, seconds: float, calls: int = 1
     ) -> None:
         return None
 
