@@ -209,3 +209,35 @@ async def test_a_preemption_whose_calls_fail_sends_the_preemptor_back_to_the_act
                 "scheduler_preemption_goroutines_execution_total", {"result": result}
             )
             assert total == 1, result
+
+
+async def test_a_sampled_cycle_times_the_plugins_preemptions_dry_run_calls() -> None:
+    """Upstream times each Filter and PreFilter extension call of the dry run, as it times the
+    calls of the main search."""
+    preemptor = (
+        make_pod("vip")
+        .req(cpu="2")
+        .priority(100)
+        .pod_affinity("required", "kubernetes.io/hostname", {"app": "other"}, anti=True)
+        .dict()
+    )
+    async with Harness(CONFIG, extra_plugins=extra_plugins()) as h:
+        h.scheduler.sampler.percent = 100
+        h.create([node("n1"), bound("low", "n1", cpu="2", priority=0), preemptor])
+        await h.schedule_active()
+        await settle(h)
+        assert h.pod("default", "vip")["status"].get("nominatedNodeName") == "n1"
+        registry = h.scheduler.metrics.registry
+
+        def calls(plugin: str, point: str) -> float | None:
+            return registry.get_sample_value(
+                "scheduler_plugin_execution_duration_seconds_count",
+                {"plugin": plugin, "extension_point": point, "status": "Success"},
+            )
+
+        # The dry run took "low" off n1 and filtered the node without it (the search's Filter
+        # never reached InterPodAffinity: NodeResourcesFit, before it, rejected n1); then it
+        # tried to spare "low": put it back (NodeResourcesFit rejects again) and took it off.
+        assert calls("InterPodAffinity", "PreFilterExtensionRemovePod") == 2
+        assert calls("InterPodAffinity", "PreFilterExtensionAddPod") == 1
+        assert calls("InterPodAffinity", "Filter") == 1

@@ -158,7 +158,7 @@ class Profile:
         ]
         self.bind = [p for p in chain("Bind") if isinstance(p, BindPlugin)]
         self.post_bind = [p for p in chain("PostBind") if isinstance(p, PostBindPlugin)]
-        self.chain = FilterChain(self.pre_filter, [e.plugin for e in self.filter])
+        self.chain = FilterChain(self.pre_filter, [e.plugin for e in self.filter], self)
         self.vectorized = all(e.batch is not None for e in self.filter) and all(
             e.batch is not None for e in self.score
         )
