@@ -257,6 +257,17 @@ def test_opportunistic_batching_is_honoured_both_ways(setting: bool) -> None:
     assert daemon.scheduler.profiles["default-scheduler"].batch.enabled is setting
 
 
+@pytest.mark.parametrize("setting", [True, False])
+def test_toleration_comparison_operators_are_honoured_both_ways(setting: bool) -> None:
+    gate = "TaintTolerationComparisonOperators"
+    registry = PluginRegistry.discover()
+    config, profiles = load_config_dict(config_with_profile("default-scheduler"), registry)
+    clock = SystemClock()
+    setup = SchedulerSetup(config, profiles, registry, SimCluster(clock=clock), clock)
+    daemon = Daemon(setup, options=options(f"--feature-gates={gate}={str(setting).lower()}"))
+    assert daemon.scheduler.profiles["default-scheduler"].handle.feature_enabled(gate) is setting
+
+
 def test_ga_and_deprecated_gates_set_to_their_default_are_accepted_with_upstreams_warning() -> None:
     parsed = options(
         "--feature-gates=SchedulerQueueingHints=true,KMSv1=false,PodLevelResources=true"

@@ -19,6 +19,7 @@ from scheduler.framework import Status
 from scheduler.runtime.node_filter import FilterChain
 from scheduler.testing import FakeHandle
 from scheduler.testing import build_table
+from scheduler.testing import make_node
 from tests.plugins.topology_spread_kit import brief
 from tests.plugins.topology_spread_kit import incoming
 from tests.plugins.topology_spread_kit import plugin_for
@@ -50,6 +51,23 @@ def test_add_pod_fills_the_emptiest_zone() -> None:
     status = extensions.add_pod(state, pod, running("z", "c1"), table.node_infos[2])
     assert status.is_success
     assert _briefs(plugin, state, pod, table) == ["pass", "pass", "pass"]
+
+
+def test_add_pod_counts_a_pod_on_a_node_tolerated_by_gt_with_the_gate() -> None:
+    """nodeTaintsPolicy Honor: the dry run's pod on c1 (sla=50, tolerated by Gt 40 only with
+    TaintTolerationComparisonOperators) counts, as PreFilter counted zone c."""
+    gt_40 = {"key": "sla", "operator": "Gt", "value": "40", "effect": "NoSchedule"}
+    pod = incoming(spread(nodeTaintsPolicy="Honor"), tolerations=[gt_40])
+    nodes = [*NODES[:2], make_node("c1").zone("c").taint("sla", "50").obj()]
+    table = build_table(nodes, [running("x", "a1"), running("y", "b1")])
+    plugin = plugin_for(table, gates={"TaintTolerationComparisonOperators": True})
+    state = CycleState()
+    assert plugin.pre_filter(state, pod, table)[1].is_success
+    assert _briefs(plugin, state, pod, table) == ["skew", "skew", "pass"]
+    cloned = state.clone()
+    extensions = plugin.pre_filter_extensions()
+    assert extensions.add_pod(cloned, pod, running("z", "c1"), table.node_infos[2]).is_success
+    assert _briefs(plugin, cloned, pod, table) == ["pass", "pass", "pass"]
 
 
 def test_remove_pod_lowers_the_minimum_again() -> None:

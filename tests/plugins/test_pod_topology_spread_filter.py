@@ -194,6 +194,24 @@ def test_filter(case: Case) -> None:
     assert {name: brief(status) for name, status in outcomes.items()} == case.expected
 
 
+@pytest.mark.parametrize(("gate", "others"), [(True, "skew"), (False, "pass")])
+def test_nodes_taints_policy_honors_a_gt_toleration_with_the_gate(gate: bool, others: str) -> None:
+    """With TaintTolerationComparisonOperators the pod tolerates sla=50 (Gt 40), so zone c
+    counts, empty, and holds the minimum at 0; without it zone c is no domain."""
+    pod = incoming(
+        spread(nodeTaintsPolicy="Honor"),
+        tolerations=[{"key": "sla", "operator": "Gt", "value": "40", "effect": "NoSchedule"}],
+    )
+    nodes = [zoned("a1", "a"), zoned("b1", "b"), make_node("c1").zone("c").taint("sla", "50").obj()]
+    gates = {"TaintTolerationComparisonOperators": gate}
+    outcomes = filter_outcomes(nodes, [*_web(1, "a1"), *_web(1, "b1")], pod, gates=gates)
+    assert {name: brief(status) for name, status in outcomes.items()} == {
+        "a1": others,
+        "b1": others,
+        "c1": "pass",
+    }
+
+
 def test_reason_texts_and_codes() -> None:
     outcomes = filter_outcomes(
         _zones(("a1", "a"), ("b1", "b"), ("bare", None)),

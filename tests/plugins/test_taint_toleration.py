@@ -191,7 +191,7 @@ def test_toleration_change_hint_queues_only_the_pod_itself() -> None:
 # ---- batch and per-node forms agree ----------------------------------------------------
 
 TAINT_KEYS = ("a", "b", "c")
-TAINT_VALUES = ("", "x")
+TAINT_VALUES = ("", "x", "3", "12")
 EFFECTS = ("NoSchedule", "NoExecute", "PreferNoSchedule")
 
 
@@ -222,13 +222,13 @@ def tainted_nodes(draw: st.DrawFn) -> list[Node]:
 def tolerating_pods(draw: st.DrawFn) -> Pod:
     builder = make_pod("p")
     for _ in range(draw(st.integers(min_value=0, max_value=3))):
-        operator = draw(st.sampled_from(["Equal", "Exists"]))
+        operator = draw(st.sampled_from(["Equal", "Exists", "Lt", "Gt"]))
         key = (
             draw(st.sampled_from([*TAINT_KEYS, ""]))
             if operator == "Exists"
             else draw(st.sampled_from(TAINT_KEYS))
         )
-        value = draw(st.sampled_from(TAINT_VALUES)) if operator == "Equal" else ""
+        value = "" if operator == "Exists" else draw(st.sampled_from(TAINT_VALUES))
         effect = draw(st.sampled_from(["", *EFFECTS]))
         builder.toleration(key, value, effect, operator)
     return builder.obj()
@@ -238,7 +238,8 @@ def tolerating_pods(draw: st.DrawFn) -> Pod:
 @given(nodes=tainted_nodes(), pod=tolerating_pods(), data=st.data())
 def test_batch_and_per_node_forms_agree(nodes: list[Node], pod: Pod, data: st.DataObject) -> None:
     table = build_table(nodes)
-    plugin = TaintToleration(None, FakeHandle(table))
+    gates = {GATE: data.draw(st.booleans())}
+    plugin = TaintToleration(None, FakeHandle(table, gates=gates))
     state = CycleState()
     per_node = filter_each_node(plugin, state, pod, table)
     assert filter_batch_as_statuses(plugin, state, pod, table) == per_node
@@ -253,3 +254,40 @@ def test_batch_and_per_node_forms_agree(nodes: list[Node], pod: Pod, data: st.Da
     scores = score_each_node(plugin, state, pod, table)
     assert score_batch(plugin, state, pod, table) == scores
     assert score_batch(plugin, state, pod, table, rows) == [scores[int(r)] for r in rows]
+
+
+# ---- Lt and Gt, with TaintTolerationComparisonOperators ------------------------------------
+
+GATE = "TaintTolerationComparisonOperators"
+LEVELS = [
+    make_node("sla-30").taint("sla", "30", "NoSchedule").obj(),
+    make_node("sla-50").taint("sla", "50", "NoSchedule").obj(),
+    make_node("soft-50").taint("sla", "50", "PreferNoSchedule").obj(),
+]
+ABOVE_40 = make_pod("above-40").toleration("sla", "40", operator="Gt").obj()
+
+
+@pytest.mark.parametrize(
+    ("gate", "expected"), [(True, [REJECTED, OK, OK]), (False, [REJECTED, REJECTED, OK])]
+)
+def test_a_gt_toleration_tolerates_greater_values_only_with_the_gate(
+    gate: bool, expected: list[Status]
+) -> None:
+    table = build_table(LEVELS)
+    plugin = TaintToleration(None, FakeHandle(table, gates={GATE: gate}))
+    assert filter_each_node(plugin, CycleState(), ABOVE_40, table) == expected
+    assert filter_batch_as_statuses(plugin, CycleState(), ABOVE_40, table) == expected
+    state = CycleState()
+    plugin.pre_score(state, ABOVE_40, table, table.all_rows())
+    # The PreferNoSchedule taint counts against the node unless the toleration covers it.
+    assert score_batch(plugin, state, ABOVE_40, table)[2] == (0 if gate else 1)
+
+
+@pytest.mark.parametrize("gate", [True, False])
+def test_a_taint_value_rising_past_the_bound_requeues_only_with_the_gate(gate: bool) -> None:
+    plugin = TaintToleration(None, FakeHandle(gates={GATE: gate}))
+    hints = {r.event.resource: r.hint for r in plugin.events_to_register()}
+    node_hint = hints[EventResource.NODE]
+    assert node_hint is not None
+    expected = QueueingHint.QUEUE if gate else QueueingHint.QUEUE_SKIP
+    assert node_hint(ABOVE_40, LEVELS[0], LEVELS[1]) is expected

@@ -111,8 +111,9 @@ def plugin_for(
     table: NodeTable,
     args: PodTopologySpreadArgs | None = None,
     listers: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    gates: Mapping[str, bool] | None = None,
 ) -> PodTopologySpread:
-    return PodTopologySpread(args, FakeHandle(table, listers=listers))
+    return PodTopologySpread(args, FakeHandle(table, listers=listers, gates=gates))
 
 
 def filter_outcomes(
@@ -120,10 +121,11 @@ def filter_outcomes(
     pods: Sequence[Pod],
     pod: Pod,
     args: PodTopologySpreadArgs | None = None,
+    gates: Mapping[str, bool] | None = None,
 ) -> dict[str, Status]:
     """Filter status per node name; asserts that both Filter forms agree."""
     table = build_table(nodes, pods)
-    plugin = plugin_for(table, args)
+    plugin = plugin_for(table, args, gates=gates)
     state = CycleState()
     _, status = plugin.pre_filter(state, pod, table)
     if status.is_skip:

@@ -32,14 +32,21 @@ DO_NOT_SCHEDULE_EFFECTS = frozenset({NO_SCHEDULE, NO_EXECUTE})
 
 
 def untolerated_rows(
-    table: NodeTable, rows: Rows, tolerations: tuple[Toleration, ...], effects: frozenset[str]
+    table: NodeTable,
+    rows: Rows,
+    tolerations: tuple[Toleration, ...],
+    effects: frozenset[str],
+    *,
+    comparisons: bool = False,
 ) -> npt.NDArray[np.bool_]:
-    """For each row, whether its node has a taint with one of `effects` not tolerated."""
+    """For each row, whether its node has a taint with one of `effects` not tolerated
+    (`comparisons`: tolerations may compare with Lt and Gt)."""
 
     def has_untolerated(taints: tuple[Taint, ...]) -> bool:
-        return first_untolerated(taints, tolerations, effects) is not None
+        return first_untolerated(taints, tolerations, effects, comparisons=comparisons) is not None
 
-    per_set = table.per_taint_set(("untolerated", effects, tolerations), has_untolerated)
+    key = ("untolerated", effects, tolerations, comparisons)
+    per_set = table.per_taint_set(key, has_untolerated)
     if not per_set.any():
         # The common case (no taint this pod minds anywhere): no per-row gather at all.
         return np.zeros(len(rows), dtype=np.bool_)
@@ -53,11 +60,13 @@ def prefer_no_schedule_tolerations(tolerations: Sequence[Toleration]) -> tuple[T
 
 
 def count_intolerable_prefer_no_schedule(
-    taints: Sequence[Taint], tolerations: Sequence[Toleration]
+    taints: Sequence[Taint], tolerations: Sequence[Toleration], *, comparisons: bool = False
 ) -> int:
     """How many PreferNoSchedule taints none of `tolerations` tolerates."""
     return sum(
-        1 for t in taints if t.effect == PREFER_NO_SCHEDULE and not tolerated(t, tolerations)
+        1
+        for t in taints
+        if t.effect == PREFER_NO_SCHEDULE and not tolerated(t, tolerations, comparisons=comparisons)
     )
 
 

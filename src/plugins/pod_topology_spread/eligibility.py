@@ -26,11 +26,13 @@ BoolArray = npt.NDArray[np.bool_]
 class RowInclusion:
     """Inclusion masks over every row of the table, for one incoming pod."""
 
-    __slots__ = ("_affinity", "_pod", "_table", "_taints")
+    __slots__ = ("_affinity", "_comparisons", "_pod", "_table", "_taints")
 
-    def __init__(self, pod: Pod, table: NodeTable) -> None:
+    def __init__(self, pod: Pod, table: NodeTable, *, comparisons: bool = False) -> None:
+        """`comparisons`: the pod's tolerations may compare with Lt and Gt."""
         self._pod = pod
         self._table = table
+        self._comparisons = comparisons
         self._affinity: BoolArray | None = None
         self._taints: BoolArray | None = None
 
@@ -56,7 +58,11 @@ class RowInclusion:
         if self._taints is None:
             table = self._table
             untolerated = untolerated_rows(
-                table, table.all_rows(), self._pod.tolerations, DO_NOT_SCHEDULE_EFFECTS
+                table,
+                table.all_rows(),
+                self._pod.tolerations,
+                DO_NOT_SCHEDULE_EFFECTS,
+                comparisons=self._comparisons,
             )
             self._taints = ~untolerated
         return self._taints
@@ -65,10 +71,11 @@ class RowInclusion:
 class NodeInclusion:
     """The same policies for one node at a time (AddPod/RemovePod and the per-node forms)."""
 
-    __slots__ = ("_pod", "_required")
+    __slots__ = ("_comparisons", "_pod", "_required")
 
-    def __init__(self, pod: Pod) -> None:
+    def __init__(self, pod: Pod, *, comparisons: bool = False) -> None:
         self._pod = pod
+        self._comparisons = comparisons
         self._required: RequiredNodeAffinity | None = None
 
     def includes(self, constraint: SpreadConstraint, node: Node) -> bool:
@@ -79,7 +86,10 @@ class NodeInclusion:
                 return False
         if constraint.honor_node_taints:
             untolerated = first_untolerated(
-                node.taints, self._pod.tolerations, DO_NOT_SCHEDULE_EFFECTS
+                node.taints,
+                self._pod.tolerations,
+                DO_NOT_SCHEDULE_EFFECTS,
+                comparisons=self._comparisons,
             )
             if untolerated is not None:
                 return False

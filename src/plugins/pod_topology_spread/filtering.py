@@ -96,9 +96,12 @@ class PreFilterState:
     pod: Pod
     constraints: tuple[SpreadConstraint, ...]
     tallies: list[HardConstraintCounts]
+    # Whether the pod's tolerations may compare with Lt and Gt (nodeTaintsPolicy Honor).
+    comparisons: bool = False
 
     def clone(self) -> PreFilterState:
-        return PreFilterState(self.pod, self.constraints, [t.clone() for t in self.tallies])
+        tallies = [t.clone() for t in self.tallies]
+        return PreFilterState(self.pod, self.constraints, tallies, self.comparisons)
 
     def update_with_pod(self, other: Pod, node: Node | None, delta: int) -> None:
         """Count `other` (delta +1) or stop counting it (-1) as running on `node`.
@@ -112,7 +115,7 @@ class PreFilterState:
         labels = node.labels
         if not has_all_keys(labels, self.constraints):
             return
-        inclusion = NodeInclusion(self.pod)
+        inclusion = NodeInclusion(self.pod, comparisons=self.comparisons)
         for tally in self.tallies:
             constraint = tally.constraint
             if not constraint.selects(other.labels) or not inclusion.includes(constraint, node):
@@ -136,9 +139,11 @@ def compute_pre_filter_state(
     table: NodeTable,
     domain_sums: DomainSums,
     pod_counts: MatchingPodCounts,
+    *,
+    comparisons: bool = False,
 ) -> PreFilterState:
     keys = topology_keys(constraints)
-    inclusion = RowInclusion(pod, table)
+    inclusion = RowInclusion(pod, table, comparisons=comparisons)
     has_keys: BoolArray | None = None
     tallies = []
     for constraint in constraints:
@@ -171,7 +176,7 @@ def compute_pre_filter_state(
                 self_match=int(constraint.selects(pod.labels)),
             )
         )
-    return PreFilterState(pod, constraints, tallies)
+    return PreFilterState(pod, constraints, tallies, comparisons)
 
 
 def filter_node(state: PreFilterState, node: Node) -> Status:

@@ -44,6 +44,7 @@ from scheduler.framework import Scores
 from scheduler.framework import SignFragments
 from scheduler.framework import Status
 from scheduler.objects.labels import SelectorError
+from scheduler.objects.taints import COMPARISON_OPERATORS_GATE
 
 NAME: Final = "PodTopologySpread"
 
@@ -62,6 +63,8 @@ class PodTopologySpread(PodCountExtensions):
     def __init__(self, args: PodTopologySpreadArgs | None, handle: Handle) -> None:
         self._args = args if args is not None else PodTopologySpreadArgs()
         self._handle = handle
+        # Whether tolerations may compare with Lt and Gt, for nodeTaintsPolicy Honor.
+        self._comparisons = handle.feature_enabled(COMPARISON_OPERATORS_GATE)
         defaults: tuple[Mapping[str, Any], ...] = (
             SYSTEM_DEFAULT_CONSTRAINTS
             if self._args.system_defaulted
@@ -115,7 +118,12 @@ class PodTopologySpread(PodCountExtensions):
         if not constraints:
             return None, Status.skip()
         computed = compute_pre_filter_state(
-            pod, constraints, table, self._domain_sums, self._pod_counts
+            pod,
+            constraints,
+            table,
+            self._domain_sums,
+            self._pod_counts,
+            comparisons=self._comparisons,
         )
         state.write(PRE_FILTER_STATE_KEY, computed)
         return None, SUCCESS
@@ -162,7 +170,14 @@ class PodTopologySpread(PodCountExtensions):
         # listed by the user.
         require_all_keys = bool(pod.topology_spread_constraints) or not self._args.system_defaulted
         computed = compute_pre_score_state(
-            pod, constraints, table, rows, require_all_keys, self._pod_counts, self._domain_sums
+            pod,
+            constraints,
+            table,
+            rows,
+            require_all_keys,
+            self._pod_counts,
+            self._domain_sums,
+            comparisons=self._comparisons,
         )
         state.write(PRE_SCORE_STATE_KEY, computed)
         return SUCCESS

@@ -123,6 +123,8 @@ def compute_pre_score_state(
     require_all_keys: bool,
     pod_counts: MatchingPodCounts,
     domain_sums: DomainSums,
+    *,
+    comparisons: bool = False,
 ) -> PreScoreState:
     size = table.size
     keys = topology_keys(constraints)
@@ -138,7 +140,7 @@ def compute_pre_score_state(
             ignored = np.zeros(size, dtype=np.bool_)
             ignored[rows[lacking]] = True
             scored = rows[~lacking]
-    inclusion = RowInclusion(pod, table)
+    inclusion = RowInclusion(pod, table, comparisons=comparisons)
     tallies = []
     for constraint in constraints:
         key = constraint.topology_key

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +32,7 @@ from scheduler.framework import Rows
 from scheduler.framework import Scores
 from scheduler.framework import SignFragments
 from scheduler.framework import Status
+from scheduler.objects.taints import COMPARISON_OPERATORS_GATE
 from scheduler.objects.taints import Taint
 from scheduler.objects.taints import Toleration
 from scheduler.objects.taints import first_untolerated
@@ -53,14 +55,18 @@ class TaintToleration:
     name = "TaintToleration"
 
     def __init__(self, args: PluginArgs | None, handle: Handle) -> None:
-        del args, handle
+        del args
         self._normalizer = DefaultNormalizer(reverse=True)
+        # Whether tolerations may compare a taint's value with Lt and Gt.
+        self._comparisons = handle.feature_enabled(COMPARISON_OPERATORS_GATE)
 
     # ---- Filter ---------------------------------------------------------------------
 
     @filter_on_node
     def filter(self, state: CycleState, pod: Pod, node: Node) -> Status:
-        taint = first_untolerated(node.taints, pod.tolerations, DO_NOT_SCHEDULE_EFFECTS)
+        taint = first_untolerated(
+            node.taints, pod.tolerations, DO_NOT_SCHEDULE_EFFECTS, comparisons=self._comparisons
+        )
         if taint is None:
             return SUCCESS
         return Status.unresolvable(REASON)
@@ -68,7 +74,9 @@ class TaintToleration:
     def filter_nodes(
         self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
     ) -> FilterBatch:
-        rejected = untolerated_rows(table, rows, pod.tolerations, DO_NOT_SCHEDULE_EFFECTS)
+        rejected = untolerated_rows(
+            table, rows, pod.tolerations, DO_NOT_SCHEDULE_EFFECTS, comparisons=self._comparisons
+        )
         return FilterBatch.reject_where(rejected, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, REASON)
 
     # ---- Score ----------------------------------------------------------------------
@@ -89,15 +97,23 @@ class TaintToleration:
     @score_on_node
     def score(self, state: CycleState, pod: Pod, node: Node) -> tuple[int, Status]:
         tolerations = self._tolerations(state, pod)
-        return count_intolerable_prefer_no_schedule(node.taints, tolerations), SUCCESS
+        comparisons = self._comparisons
+        intolerable = count_intolerable_prefer_no_schedule(
+            node.taints, tolerations, comparisons=comparisons
+        )
+        return intolerable, SUCCESS
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
         tolerations = self._tolerations(state, pod)
+        comparisons = self._comparisons
 
         def intolerable(taints: tuple[Taint, ...]) -> int:
-            return count_intolerable_prefer_no_schedule(taints, tolerations)
+            return count_intolerable_prefer_no_schedule(
+                taints, tolerations, comparisons=comparisons
+            )
 
-        per_set = table.per_taint_set(("intolerablePreferNoSchedule", tolerations), intolerable)
+        key = ("intolerablePreferNoSchedule", tolerations, comparisons)
+        per_set = table.per_taint_set(key, intolerable)
         if not per_set.any():
             return np.zeros(len(rows), dtype=np.int64)
         scores: Scores = per_set.astype(np.int64)[table.gather(table.taint_set_id, rows)]
@@ -117,4 +133,7 @@ class TaintToleration:
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # A toleration added to the rejected pod itself may make it fit.
-        return taint_events(is_schedulable_after_node_change, after_own_update)
+        after_node_change = functools.partial(
+            is_schedulable_after_node_change, comparisons=self._comparisons
+        )
+        return taint_events(after_node_change, after_own_update)

@@ -11,7 +11,10 @@ withhold `/flagz` and `/statusz`; OpportunisticBatching lets a pod like the one 
 the next node of that pod's ranking unscored (`runtime/batching.py`), or, off, scores every pod;
 DRADeviceTaintRules, on, has DynamicResources watch `resource.k8s.io/v1beta2` DeviceTaintRules
 and treat each selected device as carrying the rule's taint (`plugins/dynamic_resources/
-taint_rules.py`).
+taint_rules.py`); TaintTolerationComparisonOperators, on, lets a toleration with operator Lt or
+Gt tolerate a taint whose value, read as an integer, is less or greater than its own, in
+TaintToleration and in PodTopologySpread's nodeTaintsPolicy (`objects/taints.py`); off, such a
+toleration tolerates nothing, as upstream.
 
 The gates in `EITHER_WAY` choose nothing about scheduling, only how the client talks to the API
 server, and this scheduler does it one way whatever they say, so both settings are accepted:
@@ -42,7 +45,13 @@ EITHER_WAY = frozenset({"WatchListClient"})
 
 # Gates this scheduler honours both ways.
 HONOURED = frozenset(
-    {"ComponentFlagz", "ComponentStatusz", "DRADeviceTaintRules", "OpportunisticBatching"}
+    {
+        "ComponentFlagz",
+        "ComponentStatusz",
+        "DRADeviceTaintRules",
+        "OpportunisticBatching",
+        "TaintTolerationComparisonOperators",
+    }
 )
 
 

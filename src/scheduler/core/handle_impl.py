@@ -15,6 +15,7 @@ from typing import Unpack
 from scheduler.backend.cache import SchedulerCache
 from scheduler.backend.queue import SchedulingQueue
 from scheduler.cluster.port import ClusterClient
+from scheduler.config.feature_gates import FeatureGates
 from scheduler.core.event_recorder import EventRecorder
 from scheduler.framework.extenders import NO_EXTENDERS
 from scheduler.framework.extenders import Extenders
@@ -77,11 +78,18 @@ class SchedulerHandle(HandleBase):
         plugin_metrics: PluginMetrics,
         api: ClusterAPI | None = None,
         extenders: Extenders = NO_EXTENDERS,
+        features: FeatureGates | None = None,
         **facts: Unpack[ProfileFacts],
     ) -> None:
         # What plugins write through: the client itself, or the leader-fenced view of it.
         writes = api if api is not None else client
-        super().__init__(api=writes, plugin_metrics=plugin_metrics, extenders=extenders, **facts)
+        super().__init__(
+            api=writes,
+            plugin_metrics=plugin_metrics,
+            extenders=extenders,
+            features=features,
+            **facts,
+        )
         self._cache = cache
         self._client = client
         self._listers = listers

@@ -135,6 +135,7 @@ class Scheduler:
                 plugin_metrics=self.metrics,
                 api=writes,
                 extenders=self.extenders,
+                features=features,
             )
             handles.append(handle)
             self.profiles[effective.scheduler_name] = Framework(

@@ -194,6 +194,11 @@ class Handle(Protocol):
     @property
     def parallelism(self) -> int: ...
 
+    def feature_enabled(self, gate: str) -> bool:
+        """Whether kube-scheduler feature gate `gate` is on in this scheduler: v1.36's default
+        unless `--feature-gates` says otherwise (upstream hands plugins the same answers)."""
+        ...
+
     @property
     def node_table(self) -> NodeTable:
         """The live node table; valid for the current cycle only."""

@@ -15,6 +15,7 @@ from typing import Final
 from typing import TypedDict
 from typing import Unpack
 
+from scheduler.config.feature_gates import FeatureGates
 from scheduler.framework.clock import Clock
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.extenders import NO_EXTENDERS
@@ -46,8 +47,10 @@ class HandleBase:
         api: ClusterAPI,
         plugin_metrics: PluginMetrics,
         extenders: Extenders = NO_EXTENDERS,
+        features: FeatureGates | None = None,
         **facts: Unpack[ProfileFacts],
     ) -> None:
+        self._features = features or FeatureGates()
         # Fixed for the handle's life; Final so that nothing assigns them by mistake.
         self.profile_name: Final = facts["profile_name"]
         self.clock: Final = facts["clock"]
@@ -56,6 +59,9 @@ class HandleBase:
         self.api: Final = api
         self.plugin_metrics: Final = plugin_metrics
         self.extenders: Final[Extenders] = extenders
+
+    def feature_enabled(self, gate: str) -> bool:
+        return self._features.enabled(gate)
 
     def _filter_chain(self) -> FilterChain:
         """The profile's PreFilter and Filter plugins."""

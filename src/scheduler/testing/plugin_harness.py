@@ -14,6 +14,7 @@ from typing import Unpack
 
 import numpy as np
 
+from scheduler.config.feature_gates import FeatureGates
 from scheduler.framework.batch import FilterBatch
 from scheduler.framework.change_log import ChangeLog
 from scheduler.framework.clock import Clock
@@ -158,11 +159,13 @@ class FakeHandle(HandleBase):
         chain: FilterChain | None = None,
         metrics: SchedulerMetrics | None = None,
         extenders: Extenders = NO_EXTENDERS,
+        gates: Mapping[str, bool] | None = None,
     ) -> None:
         """`chain` holds the PreFilter/Filter plugins that preemption-style plugins run through
-        the handle, and `extenders` the HTTP extenders they ask; events they record land in
-        `self.events`, pods they activate in `self.activated`, and metrics they record in
-        `self.metrics` (its own registry unless one is given)."""
+        the handle, and `extenders` the HTTP extenders they ask; `gates` sets feature gates
+        away from v1.36's defaults. Events plugins record land in `self.events`, pods they
+        activate in `self.activated`, and metrics they record in `self.metrics` (its own
+        registry unless one is given)."""
         self.metrics = metrics if metrics is not None else SchedulerMetrics()
         super().__init__(
             profile_name="default-scheduler",
@@ -172,6 +175,7 @@ class FakeHandle(HandleBase):
             api=api or RecordingAPI(),
             plugin_metrics=self.metrics,
             extenders=extenders,
+            features=FeatureGates(dict(gates or {})),
         )
         self.table = table or NodeTable()
         self._listers = {k: DictLister(v) for k, v in (listers or {}).items()}
