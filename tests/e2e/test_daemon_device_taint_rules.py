@@ -10,7 +10,6 @@ Each scheduler has a node and a GPU of its own, so the two never allocate the sa
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,10 +24,11 @@ from scheduler.testing.dra_builders import make_slice
 from tests.e2e.api_client import ApiClient
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.controlplane import ControlPlane
-from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.side_by_side import BIND_TIMEOUT_S
+from tests.e2e.side_by_side import EVENT_TIMEOUT_S
+from tests.e2e.side_by_side import admin_and_namespace
+from tests.e2e.side_by_side import both_schedulers
 from tests.e2e.upstream_scheduler import SCHEDULER_NAME as UPSTREAM
-from tests.e2e.upstream_scheduler import start_kube_scheduler
-from tests.e2e.upstream_scheduler import wait_upstream_ready
 from tests.e2e.workload import Workload
 from tests.e2e.workload import pod_scheduled_condition
 from tests.e2e.workload import unique
@@ -40,9 +40,6 @@ PLANE_FLAGS = ("--runtime-config=resource.k8s.io/v1beta2=true", GATE)
 RESOURCE_API = "/apis/resource.k8s.io/v1"
 RULES = "/apis/resource.k8s.io/v1beta2/devicetaintrules"
 FAULTY = {"key": "example.com/faulty", "value": "ecc", "effect": "NoSchedule"}
-# Upper bounds for waiting on the servers, not synchronisation delays.
-BIND_TIMEOUT_S = 60.0
-EVENT_TIMEOUT_S = 30.0
 
 
 @pytest.fixture(scope="module")
@@ -79,10 +76,7 @@ def _gpu_pod(workload: Workload, name: str, scheduler: str) -> None:
 def test_a_rule_holds_both_schedulers_pods_alike_until_it_is_deleted(
     e2e_binaries: ControlPlaneBinaries, rules_plane: ControlPlane, tmp_path: Path
 ) -> None:
-    admin = rules_plane.admin_client()
-    namespace = f"e2e-{uuid.uuid4().hex[:10]}"
-    body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
-    assert admin.post("/api/v1/namespaces", body).status == 201
+    admin, namespace = admin_and_namespace(rules_plane)
     driver = f"{unique('gpu')}.example.com"
     _created(
         admin,
@@ -101,18 +95,7 @@ def test_a_rule_holds_both_schedulers_pods_alike_until_it_is_deleted(
     rule = make_device_taint_rule("gpus-out", FAULTY, driver=driver)
     _created(admin, RULES, rule)
 
-    launcher = DaemonLauncher(rules_plane.kubeconfig_path, tmp_path / "daemons")
-    ours = unique("sched")
-    upstream, port = start_kube_scheduler(
-        e2e_binaries,
-        rules_plane,
-        rules_plane.kubeconfig_path,
-        tmp_path / "kube-scheduler.log",
-        extra_args=[GATE],
-    )
-    try:
-        launcher.start(ours, extra_args=[GATE]).wait_ready()
-        wait_upstream_ready(upstream, port, rules_plane.admin_cert_paths)
+    with both_schedulers(e2e_binaries, rules_plane, tmp_path, [GATE]) as ours:
         _gpu_pod(workloads["ours"], "ours", ours)
         _gpu_pod(workloads["theirs"], "theirs", UPSTREAM)
         workloads["ours"].wait_events(
@@ -131,6 +114,3 @@ def test_a_rule_holds_both_schedulers_pods_alike_until_it_is_deleted(
             "ours": workloads["ours"].nodes[0],
             "theirs": workloads["theirs"].nodes[0],
         }
-    finally:
-        upstream.stop()
-        launcher.stop_all()

@@ -9,7 +9,6 @@ plane.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,10 +17,11 @@ import pytest
 from scheduler.testing import make_node
 from tests.e2e.binaries import ControlPlaneBinaries
 from tests.e2e.controlplane import ControlPlane
-from tests.e2e.daemon import DaemonLauncher
+from tests.e2e.side_by_side import BIND_TIMEOUT_S
+from tests.e2e.side_by_side import EVENT_TIMEOUT_S
+from tests.e2e.side_by_side import admin_and_namespace
+from tests.e2e.side_by_side import both_schedulers
 from tests.e2e.upstream_scheduler import SCHEDULER_NAME as UPSTREAM
-from tests.e2e.upstream_scheduler import start_kube_scheduler
-from tests.e2e.upstream_scheduler import wait_upstream_ready
 from tests.e2e.workload import NODE_LABEL
 from tests.e2e.workload import Workload
 from tests.e2e.workload import pod_scheduled_condition
@@ -30,9 +30,6 @@ from tests.e2e.workload import unique
 pytestmark = pytest.mark.e2e
 
 GATE = "--feature-gates=TaintTolerationComparisonOperators=true"
-# Upper bounds for waiting on the servers, not synchronisation delays.
-BIND_TIMEOUT_S = 60.0
-EVENT_TIMEOUT_S = 30.0
 
 
 @pytest.fixture(scope="module")
@@ -65,26 +62,11 @@ def _tolerating_pod(
 def test_both_schedulers_read_lt_and_gt_alike(
     e2e_binaries: ControlPlaneBinaries, comparisons_plane: ControlPlane, tmp_path: Path
 ) -> None:
-    admin = comparisons_plane.admin_client()
-    namespace = f"e2e-{uuid.uuid4().hex[:10]}"
-    body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
-    assert admin.post("/api/v1/namespaces", body).status == 201
-    workload = Workload(admin, namespace)
+    workload = Workload(*admin_and_namespace(comparisons_plane))
     _tainted_node(workload, "30")
     above = _tainted_node(workload, "50")
 
-    launcher = DaemonLauncher(comparisons_plane.kubeconfig_path, tmp_path / "daemons")
-    ours = unique("sched")
-    upstream, port = start_kube_scheduler(
-        e2e_binaries,
-        comparisons_plane,
-        comparisons_plane.kubeconfig_path,
-        tmp_path / "kube-scheduler.log",
-        extra_args=[GATE],
-    )
-    try:
-        launcher.start(ours, extra_args=[GATE]).wait_ready()
-        wait_upstream_ready(upstream, port, comparisons_plane.admin_cert_paths)
+    with both_schedulers(e2e_binaries, comparisons_plane, tmp_path, [GATE]) as ours:
         for owner, scheduler in (("ours", ours), ("theirs", UPSTREAM)):
             _tolerating_pod(workload, f"{owner}-gt", scheduler, "Gt", "40")
             _tolerating_pod(workload, f"{owner}-lt", scheduler, "Lt", "20")
@@ -100,6 +82,3 @@ def test_both_schedulers_read_lt_and_gt_alike(
         messages = [c["message"] for c in conditions if c is not None]
         assert "2 node(s) had untolerated taint(s)" in messages[1]
         assert messages[0] == messages[1]
-    finally:
-        upstream.stop()
-        launcher.stop_all()
