@@ -75,6 +75,7 @@ REQUIRED = [
             ("storage.k8s.io", "csinodes"),
             ("storage.k8s.io", "csidrivers"),
             ("storage.k8s.io", "csistoragecapacities"),
+            ("storage.k8s.io", "volumeattachments"),
             ("policy", "poddisruptionbudgets"),
             ("scheduling.x-k8s.io", "podgroups"),
             ("scheduling.x-k8s.io", "elasticquotas"),

@@ -1,4 +1,5 @@
-"""NodeVolumeLimits: CSI attach limits from CSINode (and attachable-volumes-* allocatable)."""
+"""NodeVolumeLimits: CSI attach limits from CSINode, counting the volumes of the node's pods
+and those VolumeAttachments still hold."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from hypothesis import strategies as st
 from plugins.node_volume_limits import REASON_MAX_VOLUME_COUNT
 from plugins.node_volume_limits import SPEC
 from plugins.node_volume_limits import NodeVolumeLimits
-from plugins.node_volume_limits import attach_limit_key
 from scheduler.framework import ActionType
 from scheduler.framework import BatchFilterPlugin
 from scheduler.framework import Code
@@ -34,10 +34,12 @@ from scheduler.testing.plugin_harness import filter_batch_as_statuses
 from scheduler.testing.plugin_harness import filter_each_node
 from scheduler.testing.storage_builders import claim_volume
 from scheduler.testing.storage_builders import ephemeral_volume
+from scheduler.testing.storage_builders import make_csi_driver
 from scheduler.testing.storage_builders import make_csi_node
 from scheduler.testing.storage_builders import make_pv
 from scheduler.testing.storage_builders import make_pvc
 from scheduler.testing.storage_builders import make_storage_class
+from scheduler.testing.storage_builders import make_volume_attachment
 
 EBS = "ebs.csi.aws.com"
 GCE = "pd.csi.storage.gke.io"
@@ -59,15 +61,15 @@ PVS = [
 CLASSES = [make_storage_class("ebs-class", EBS).dict()]
 
 
+LISTERS: dict[str, Any] = {
+    "persistentvolumeclaims": PVCS,
+    "persistentvolumes": PVS,
+    "storageclasses": CLASSES,
+}
+
+
 def handle(csi_nodes: Sequence[Mapping[str, Any]] = (), **extra: Any) -> FakeHandle:
-    listers: dict[str, Any] = {
-        "persistentvolumeclaims": PVCS,
-        "persistentvolumes": PVS,
-        "storageclasses": CLASSES,
-        "csinodes": csi_nodes,
-    }
-    listers.update(extra)
-    return FakeHandle(listers=listers)
+    return FakeHandle(listers={**LISTERS, "csinodes": csi_nodes, **extra})
 
 
 def pod_using(name: str, *claims: str, node: str = "") -> Pod:
@@ -98,6 +100,8 @@ def test_spec() -> None:
         "persistentvolumes",
         "storageclasses",
         "csinodes",
+        "csidrivers",
+        "volumeattachments",
     }
     for protocol in (PreFilterPlugin, FilterPlugin, BatchFilterPlugin):
         assert isinstance(plugin, protocol)
@@ -141,12 +145,65 @@ def test_limits_are_per_node() -> None:
     assert run(plugin, pod_using("p", "ebs-1"), nodes, existing) == [TOO_MANY, OK, OK]
 
 
-def test_node_allocatable_limits_apply_without_a_csinode() -> None:
-    node = make_node("n1").allocatable(**{attach_limit_key(EBS): 1}).obj()
+def test_node_allocatable_no_longer_limits_anything() -> None:
+    """Since v1.36 upstream reads limits from the CSINode only."""
+    node = make_node("n1").allocatable(**{f"attachable-volumes-csi-{EBS}": 1}).obj()
     plugin = NodeVolumeLimits(None, handle())
     assert run(plugin, pod_using("p", "ebs-1"), [node], [pod_using("e", "ebs-0", node="n1")]) == [
-        TOO_MANY
+        OK
     ]
+
+
+@pytest.mark.parametrize(
+    ("attachments", "wanted", "expected"),
+    [
+        pytest.param([("pv-ebs-1", EBS, "n1")], "ebs-2", TOO_MANY, id="held-by-attachment"),
+        pytest.param([("pv-ebs-0", EBS, "n1")], "ebs-2", OK, id="same-volume-as-a-pod"),
+        pytest.param([("pv-ebs-1", EBS, "n2")], "ebs-2", OK, id="other-node"),
+        pytest.param([("pv-gce-0", GCE, "n1")], "ebs-2", OK, id="other-driver"),
+        pytest.param([("pv-gone", EBS, "n1")], "ebs-2", OK, id="pv-gone"),
+        pytest.param([("", EBS, "n1")], "ebs-2", OK, id="no-pv-named"),
+        pytest.param([("pv-ebs-1", "", "n1")], "ebs-2", OK, id="no-attacher"),
+        # As upstream: only a pod's use makes the new pod's volume count once; a volume still
+        # attached only by its attachment is counted for the attachment and for the pod.
+        pytest.param([("pv-ebs-1", EBS, "n1")], "ebs-1", TOO_MANY, id="pods-own-volume"),
+    ],
+)
+def test_volume_attachments_hold_slots(
+    attachments: list[tuple[str, str, str]], wanted: str, expected: Status
+) -> None:
+    """n1 allows two EBS volumes and runs a pod using ebs-0."""
+    held = [
+        make_volume_attachment(f"va-{i}", attacher, node, pv)
+        for i, (pv, attacher, node) in enumerate(attachments)
+    ]
+    csi = [make_csi_node("n1", **{EBS: 2, GCE: 1})]
+    plugin = NodeVolumeLimits(None, handle(csi, volumeattachments=held))
+    existing = [pod_using("e", "ebs-0", node="n1")]
+    assert run(plugin, pod_using("p", wanted), [make_node("n1").obj()], existing) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("gate", "drivers", "installed", "expected"),
+    [
+        pytest.param(True, [make_csi_driver(EBS, required_on_node=True)], False, "missing"),
+        pytest.param(True, [make_csi_driver(EBS, required_on_node=True)], True, "ok"),
+        pytest.param(True, [make_csi_driver(EBS)], False, "ok", id="driver-does-not-ask"),
+        pytest.param(True, [], False, "ok", id="no-csidriver"),
+        pytest.param(False, [make_csi_driver(EBS, required_on_node=True)], False, "ok"),
+    ],
+)
+def test_volume_limit_scaling_keeps_pods_off_nodes_without_a_required_driver(
+    gate: bool, drivers: list[dict[str, Any]], installed: bool, expected: str
+) -> None:
+    csi = [make_csi_node("n1", **({EBS: None} if installed else {GCE: 1}))]
+    listers = {**LISTERS, "csinodes": csi, "csidrivers": drivers}
+    fake = FakeHandle(listers=listers, gates={"VolumeLimitScaling": gate})
+    [status] = run(
+        NodeVolumeLimits(None, fake), pod_using("p", "ebs-0"), [make_node("n1").obj()], []
+    )
+    missing = Status.unschedulable(f"{EBS} CSI driver is not installed on the node")
+    assert status == (missing if expected == "missing" else OK)
 
 
 def test_a_missing_claim_is_unresolvable_everywhere() -> None:
@@ -180,15 +237,6 @@ def test_ephemeral_volume_claims_must_belong_to_the_pod() -> None:
     )
 
 
-def test_attach_limit_keys() -> None:
-    assert attach_limit_key(EBS) == "attachable-volumes-csi-ebs.csi.aws.com"
-    long_name = "a-very-long-csi-driver-name.storage.example.com"
-    key = attach_limit_key(long_name)
-    assert len(key) < 63
-    assert key.startswith("attachable-volumes-csi-a-very-long-csi-driver")
-    assert key != attach_limit_key(long_name + "x")
-
-
 def _hint(resource: EventResource, action: ActionType) -> Any:
     for entry in NodeVolumeLimits(None, handle()).events_to_register():
         if entry.event.resource is resource and entry.event.action == action:
@@ -206,6 +254,7 @@ def test_events_to_register() -> None:
         (EventResource.CSI_NODE, ActionType.UPDATE),
         (EventResource.ASSIGNED_POD, ActionType.DELETE),
         (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
+        (EventResource.VOLUME_ATTACHMENT, ActionType.DELETE),
     }
     assert _hint(EventResource.CSI_NODE, ActionType.ADD) is None
 
@@ -216,6 +265,8 @@ def test_hints() -> None:
     assert deleted(pending, pod_using("d", "gce-0", node="n1"), None) is QueueingHint.QUEUE
     assert deleted(pending, make_pod("d").node("n1").obj(), None) is QueueingHint.QUEUE_SKIP
     assert deleted(pending, pod_using("d", "gce-0"), None) is QueueingHint.QUEUE_SKIP
+    nominated = make_pod("d").nominated("n1").spec(volumes=[claim_volume("gce-0")]).obj()
+    assert deleted(pending, nominated, None) is QueueingHint.QUEUE
 
     added = _hint(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD)
     assert added(pending, None, make_pvc("ebs-0").dict()) is QueueingHint.QUEUE
@@ -225,9 +276,17 @@ def test_hints() -> None:
     updated = _hint(EventResource.CSI_NODE, ActionType.UPDATE)
     old = make_csi_node("n1", **{EBS: 2})
     assert updated(pending, old, make_csi_node("n1", **{EBS: 3})) is QueueingHint.QUEUE
-    assert updated(pending, old, make_csi_node("n1", **{EBS: None})) is QueueingHint.QUEUE
     assert updated(pending, old, make_csi_node("n1", **{EBS: 2})) is QueueingHint.QUEUE_SKIP
     assert updated(pending, old, make_csi_node("n1", **{EBS: 1})) is QueueingHint.QUEUE_SKIP
+    # As upstream judges it: only a count that grew, a new driver's from 0, requeues.
+    assert updated(pending, old, make_csi_node("n1", **{EBS: 2, GCE: 1})) is QueueingHint.QUEUE
+    assert updated(pending, old, make_csi_node("n1", **{EBS: None})) is QueueingHint.QUEUE_SKIP
+
+    detached = _hint(EventResource.VOLUME_ATTACHMENT, ActionType.DELETE)
+    attachment = make_volume_attachment("va", EBS, "n1", "pv-ebs-0")
+    assert detached(pending, attachment, None) is QueueingHint.QUEUE
+    ephemeral_only = make_pod("e").spec(volumes=[ephemeral_volume("scratch")]).obj()
+    assert detached(ephemeral_only, attachment, None) is QueueingHint.QUEUE_SKIP
 
 
 CLAIM_NAMES = ["ebs-0", "ebs-1", "ebs-2", "ebs-3", "gce-0", "unbound", "no-class"]

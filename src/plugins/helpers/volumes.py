@@ -29,6 +29,7 @@ STORAGE_CLASSES = "storageclasses"
 CSI_NODES = "csinodes"
 CSI_DRIVERS = "csidrivers"
 CSI_STORAGE_CAPACITIES = "csistoragecapacities"
+VOLUME_ATTACHMENTS = "volumeattachments"
 
 WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
 READ_WRITE_ONCE_POD = "ReadWriteOncePod"

@@ -1,4 +1,4 @@
-"""Which CSI volumes a pod attaches: unique volume name -> the attach-limit key of its driver.
+"""Which CSI volumes a pod attaches: unique volume name -> its driver.
 
 A PVC counts through its bound PV's `spec.csi` (driver and volume handle). A claim not bound
 yet counts through its StorageClass's provisioner, under a name made unique per claim with a
@@ -17,7 +17,7 @@ from plugins.helpers.volumes import ephemeral_owner_error
 from plugins.helpers.volumes import name_of
 from plugins.helpers.volumes import namespace_of
 from plugins.helpers.volumes import pod_claims
-from plugins.node_volume_limits.limits import attach_limit_key
+from plugins.node_volume_limits.attachments import AttachedVolumes
 from scheduler.framework import Handle
 from scheduler.framework import Pod
 from scheduler.framework import Status
@@ -25,9 +25,6 @@ from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.objects.raw import RawObject
 from scheduler.objects.raw import spec_of
 from scheduler.objects.raw import storage_class_of
-
-# Volume unique name ("<driver>/<handle>") -> attach-limit key of the driver.
-AttachedVolumes = dict[str, str]
 
 _PREFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _PREFIX_LENGTH = 32
@@ -73,7 +70,7 @@ class VolumeResolver:
                     return Status.from_error(owner_error)
             driver, handle = self._driver_and_handle(pvc)
             if driver and handle:
-                result[f"{driver}/{handle}"] = attach_limit_key(driver)
+                result[f"{driver}/{handle}"] = driver
         return result
 
     def _driver_and_handle(self, pvc: RawObject) -> tuple[str, str]:

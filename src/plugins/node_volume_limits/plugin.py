@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from plugins.helpers import NODE_NOT_FOUND_MESSAGE
 from plugins.helpers.signatures import volumes_fragments
+from plugins.helpers.volumes import CSI_DRIVERS
 from plugins.helpers.volumes import CSI_NODES
 from plugins.helpers.volumes import pod_claims
-from plugins.node_volume_limits.attachable import AttachedVolumes
 from plugins.node_volume_limits.attachable import VolumeResolver
+from plugins.node_volume_limits.attachments import AttachedVolumes
+from plugins.node_volume_limits.attachments import NodeAttachments
 from plugins.node_volume_limits.hints import after_assigned_pod_deleted
+from plugins.node_volume_limits.hints import after_attachment_deleted
 from plugins.node_volume_limits.hints import after_claim_added
 from plugins.node_volume_limits.hints import after_csi_node_updated
-from plugins.node_volume_limits.limits import node_volume_limits
+from plugins.node_volume_limits.limits import csi_node_counts
+from plugins.node_volume_limits.limits import installed_drivers
 from scheduler.framework import SUCCESS
 from scheduler.framework import ActionType
 from scheduler.framework import ClusterEvent
@@ -29,6 +35,7 @@ from scheduler.framework import PreFilterResult
 from scheduler.framework import Rows
 from scheduler.framework import SignFragments
 from scheduler.framework import Status
+from scheduler.objects.raw import spec_of
 
 REASON_MAX_VOLUME_COUNT = "node(s) exceed max volume count"
 PRE_FILTER_STATE_KEY = "PreFilterNodeVolumeLimits"
@@ -48,6 +55,9 @@ class NodeVolumeLimits:
         del args
         self._handle = handle
         self._resolver = VolumeResolver(handle)
+        self._attachments = NodeAttachments(handle)
+        # VolumeLimitScaling: a driver may ask that no pod go to a node it is not installed on.
+        self._scaling = handle.feature_enabled("VolumeLimitScaling")
 
     def pre_filter(
         self, state: CycleState, pod: Pod, table: NodeTable
@@ -90,7 +100,12 @@ class NodeVolumeLimits:
         node = node_info.node
         if node is None:
             return Status.from_error(NODE_NOT_FOUND_MESSAGE)
-        limits = node_volume_limits(node, self._handle.lister(CSI_NODES).get("", node.name))
+        csi_node = self._handle.lister(CSI_NODES).get("", node.name)
+        if self._scaling:
+            missing = self._missing_driver(new_volumes, csi_node)
+            if missing:
+                return Status.unschedulable(f"{missing} CSI driver is not installed on the node")
+        limits = csi_node_counts(csi_node)
         if not limits:
             return SUCCESS
         attached: AttachedVolumes = {}
@@ -99,18 +114,36 @@ class NodeVolumeLimits:
             if failed is not None:
                 return failed
         attached_count: dict[str, int] = {}
-        for key in attached.values():
-            attached_count[key] = attached_count.get(key, 0) + 1
-        new_count: dict[str, int] = {}
-        for unique_name, key in new_volumes.items():
-            # A volume already attached for another pod on the node takes no further slot.
+        for driver in attached.values():
+            attached_count[driver] = attached_count.get(driver, 0) + 1
+        # Volumes still attached without a pod of the node using them take slots too.
+        for unique_name, driver in self._attachments.on_node(node.name).items():
             if unique_name not in attached:
-                new_count[key] = new_count.get(key, 0) + 1
-        for key, count in new_count.items():
-            limit = limits.get(key)
-            if limit is not None and attached_count.get(key, 0) + count > limit:
+                attached_count[driver] = attached_count.get(driver, 0) + 1
+        new_count: dict[str, int] = {}
+        for unique_name, driver in new_volumes.items():
+            # A volume another pod of the node already uses takes no further slot.
+            if unique_name not in attached:
+                new_count[driver] = new_count.get(driver, 0) + 1
+        for driver, count in new_count.items():
+            limit = limits.get(driver)
+            if limit is not None and attached_count.get(driver, 0) + count > limit:
                 return Status.unschedulable(REASON_MAX_VOLUME_COUNT)
         return SUCCESS
+
+    def _missing_driver(
+        self, new_volumes: AttachedVolumes, csi_node: Mapping[str, Any] | None
+    ) -> str:
+        """The first driver of the pod's volumes that asks not to be scheduled to without it
+        (its CSIDriver's `preventPodSchedulingIfMissing`) and that the node lacks, or ""."""
+        installed = installed_drivers(csi_node)
+        drivers = self._handle.lister(CSI_DRIVERS)
+        for driver in sorted(set(new_volumes.values())):
+            found = drivers.get("", driver)
+            spec = spec_of(found) if found is not None else {}
+            if spec.get("preventPodSchedulingIfMissing") is True and driver not in installed:
+                return driver
+        return ""
 
     def sign_pod(self, pod: Pod) -> SignFragments | None:
         # Filter counts the volumes the pod would attach, found through its PVCs.
@@ -130,5 +163,9 @@ class NodeVolumeLimits:
             ClusterEventWithHint(
                 ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
                 after_claim_added,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.VOLUME_ATTACHMENT, ActionType.DELETE),
+                after_attachment_deleted,
             ),
         ]

@@ -14,7 +14,9 @@ and treat each selected device as carrying the rule's taint (`plugins/dynamic_re
 taint_rules.py`); TaintTolerationComparisonOperators, on, lets a toleration with operator Lt or
 Gt tolerate a taint whose value, read as an integer, is less or greater than its own, in
 TaintToleration and in PodTopologySpread's nodeTaintsPolicy (`objects/taints.py`); off, such a
-toleration tolerates nothing, as upstream.
+toleration tolerates nothing, as upstream; VolumeLimitScaling, on, keeps a pod off a node whose
+CSINode lacks a driver of its volumes when that driver's CSIDriver sets
+`preventPodSchedulingIfMissing` (`plugins/node_volume_limits`).
 
 The gates in `EITHER_WAY` choose nothing about scheduling, only how the client talks to the API
 server, and this scheduler does it one way whatever they say, so both settings are accepted:
@@ -51,6 +53,7 @@ HONOURED = frozenset(
         "DRADeviceTaintRules",
         "OpportunisticBatching",
         "TaintTolerationComparisonOperators",
+        "VolumeLimitScaling",
     }
 )
 

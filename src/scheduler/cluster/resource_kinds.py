@@ -84,6 +84,7 @@ BUILTIN_KINDS: tuple[ResourceKind, ...] = (
     kind("csinodes", "storage.k8s.io/v1", "CSINode", namespaced=False),
     kind("csidrivers", "storage.k8s.io/v1", "CSIDriver", namespaced=False),
     kind("csistoragecapacities", "storage.k8s.io/v1", "CSIStorageCapacity", namespaced=True),
+    kind("volumeattachments", "storage.k8s.io/v1", "VolumeAttachment", namespaced=False),
     kind("leases", "coordination.k8s.io/v1", "Lease", namespaced=True),
     kind("events", "events.k8s.io/v1", "Event", namespaced=True),
     kind("podgroups", "scheduling.x-k8s.io/v1alpha1", "PodGroup", namespaced=True),

@@ -182,12 +182,33 @@ def make_csi_node(node: str, **drivers: int | None) -> dict[str, Any]:
     }
 
 
-def make_csi_driver(name: str, *, storage_capacity: bool = False) -> dict[str, Any]:
+def make_csi_driver(
+    name: str, *, storage_capacity: bool = False, required_on_node: bool = False
+) -> dict[str, Any]:
+    """A CSIDriver; `required_on_node` sets `preventPodSchedulingIfMissing` (read with the
+    VolumeLimitScaling gate)."""
+    spec: dict[str, Any] = {"storageCapacity": storage_capacity}
+    if required_on_node:
+        spec["preventPodSchedulingIfMissing"] = True
     return {
         "apiVersion": "storage.k8s.io/v1",
         "kind": "CSIDriver",
         "metadata": {"name": name},
-        "spec": {"storageCapacity": storage_capacity},
+        "spec": spec,
+    }
+
+
+def make_volume_attachment(name: str, attacher: str, node: str, pv: str) -> dict[str, Any]:
+    """A VolumeAttachment of PersistentVolume `pv` to `node` by driver `attacher`."""
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "VolumeAttachment",
+        "metadata": {"name": name},
+        "spec": {
+            "attacher": attacher,
+            "nodeName": node,
+            "source": {"persistentVolumeName": pv},
+        },
     }
 
 
