@@ -291,6 +291,16 @@ MATCH_CASES = [
         False,
         id="node-affinity",
     ),
+    pytest.param(
+        make_pv("v").storage_class("local").capacity("9Gi").available().attributes_class("gold"),
+        False,
+        id="attributes-class-the-claim-does-not-ask-for",
+    ),
+    pytest.param(
+        make_pv("v").storage_class("local").capacity("9Gi").claim("data").attributes_class("gold"),
+        False,
+        id="pre-bound-but-another-attributes-class",
+    ),
 ]
 
 
@@ -298,6 +308,17 @@ MATCH_CASES = [
 def test_static_matching_rules(pv: Any, matches: bool) -> None:
     pvcs = [make_pvc("data").storage_class("local").request("5Gi").dict()]
     instance = plugin(pvcs, [pv.dict()])
+    statuses, _ = filter_all(instance, pod_using("data"), zoned_nodes("a"))
+    assert statuses == [OK if matches else BIND_CONFLICT]
+
+
+@pytest.mark.parametrize(("volume_class", "matches"), [("gold", True), ("silver", False)])
+def test_a_claim_asking_for_an_attributes_class_gets_a_volume_of_that_class(
+    volume_class: str, matches: bool
+) -> None:
+    pvc = make_pvc("data").storage_class("local").request("5Gi").attributes_class("gold")
+    pv = make_pv("v").storage_class("local").capacity("5Gi").available()
+    instance = plugin([pvc.dict()], [pv.attributes_class(volume_class).dict()])
     statuses, _ = filter_all(instance, pod_using("data"), zoned_nodes("a"))
     assert statuses == [OK if matches else BIND_CONFLICT]
 

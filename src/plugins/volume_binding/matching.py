@@ -64,6 +64,10 @@ def find_matching_volume(
         capacity = volume_capacity(pv)
         if capacity < requested or volume_mode(pv) != volume_mode(pvc):
             continue
+        if _attributes_class(pv) != _attributes_class(pvc):
+            # VolumeAttributesClass (GA, locked on): a volume carries the class it was made
+            # with, and only a claim asking for that class (or, both unset, none) may have it.
+            continue
         if (pv.get("metadata") or {}).get("deletionTimestamp"):
             continue
         usable = pv_node_affinity_matches(pv, node_labels)
@@ -82,3 +86,7 @@ def find_matching_volume(
         if smallest is None or volume_capacity(smallest) > capacity:
             smallest = pv
     return smallest
+
+
+def _attributes_class(obj: RawObject) -> str:
+    return str(spec_of(obj).get("volumeAttributesClassName") or "")

@@ -29,6 +29,11 @@ class _VolumeObjectBuilder(ObjectBuilder):
         self._spec["storageClassName"] = name
         return self
 
+    def attributes_class(self, name: str) -> Self:
+        """`spec.volumeAttributesClassName`."""
+        self._spec["volumeAttributesClassName"] = name
+        return self
+
     def access_modes(self, *modes: str) -> Self:
         self._spec["accessModes"] = list(modes)
         return self
