@@ -14,6 +14,7 @@ import pytest
 
 from plugins.volume_binding import VolumeBinding
 from plugins.volume_binding import VolumeBindingArgs
+from plugins.volume_binding.assume_cache import AssumeError
 from scheduler.cluster.sim import SimCluster
 from scheduler.cluster.sim.pv_controller import PVBinderController
 from scheduler.framework import Code
@@ -31,7 +32,8 @@ from scheduler.testing.storage_builders import make_pv
 from scheduler.testing.storage_builders import make_pvc
 from scheduler.testing.storage_builders import make_storage_class
 
-STORAGE_RESOURCES = (
+READ_RESOURCES = (
+    "pods",
     "persistentvolumeclaims",
     "persistentvolumes",
     "storageclasses",
@@ -85,13 +87,14 @@ class World:
         self.sim.load([*(n.dict() for n in nodes), *objects])
         self.table: NodeTable = build_table(n.obj() for n in nodes)
         self.handle = FakeHandle(self.table, clock=self.clock, api=self.sim)
-        for resource in STORAGE_RESOURCES:
+        for resource in READ_RESOURCES:
             self.handle._listers[resource] = SimLister(self.sim, resource)  # type: ignore[assignment]
         self.plugin = VolumeBinding(VolumeBindingArgs(bind_timeout_seconds=timeout), self.handle)
         self.controller = PVBinderController(self.sim)
 
     def schedule(self, pod: Pod, node: str) -> CycleState:
-        """PreFilter, Filter on every node and Reserve on `node`."""
+        """The pod created, then PreFilter, Filter on every node and Reserve on `node`."""
+        self.sim.load([pod.raw])
         state = CycleState()
         _, status = self.plugin.pre_filter(state, pod, self.table)
         assert status.is_success, status
@@ -225,6 +228,23 @@ async def test_pre_bind_times_out() -> None:
     assert world.stage_errors("bind") == 1
 
 
+async def test_pre_bind_gives_up_once_the_pod_is_deleted() -> None:
+    world = static_world()
+    pod = pod_using("a", "first")
+    state = world.schedule(pod, "n-b")
+    task = asyncio.create_task(world.plugin.pre_bind(state, pod, "n-b"))
+    await settle()
+    world.clock.advance(1)
+    await settle()
+    assert not task.done()
+    await world.sim.delete("pods", "default", "a")
+    world.clock.advance(1)
+    await settle()
+    assert task.result() == Status.from_error(
+        'binding volumes: pod does not exist any more: pod "a" not found'
+    )
+
+
 @pytest.mark.parametrize(
     ("annotations", "expected"),
     [
@@ -316,7 +336,7 @@ async def test_pre_bind_on_a_node_that_was_not_filtered() -> None:
     pod = pod_using("a", "first")
     state = world.schedule(pod, "n-b")
     status = await world.plugin.pre_bind(state, pod, "n-elsewhere")
-    assert status == Status.from_error('no pod volumes found for node "n-elsewhere"')
+    assert status == Status.from_error('no pod volume found for node "n-elsewhere"')
 
 
 async def test_a_volume_gone_between_filter_and_reserve_fails_the_assumption() -> None:
@@ -328,6 +348,21 @@ async def test_a_volume_gone_between_filter_and_reserve_fails_the_assumption() -
         world.plugin.filter(state, pod, info)
     await world.sim.delete("persistentvolumes", "", "pv-b")
     status = world.plugin.reserve(state, pod, "n-b")
-    assert status == Status.from_error('persistentvolume "pv-b" not found')
+    assert status == Status.from_error('persistentvolumes "pv-b" not found')
     assert world.stage_errors("assume") == 1
     assert world.stage_errors("bind") == 0
+
+
+def test_an_assumption_made_from_another_version_is_refused_in_upstreams_words() -> None:
+    world = static_world()
+    cache = world.plugin.binder.pv_cache
+    stale = {**world.pv("pv-b")}
+    stale["metadata"] = {**stale["metadata"], "resourceVersion": "1"}
+    stored = world.pv("pv-b")["metadata"]["resourceVersion"]
+    with pytest.raises(AssumeError) as refused:
+        cache.assume(stale)
+    assert str(refused.value) == f'"pv-b" is out of sync (stored: {stored}, assume: 1)'
+    claims = world.plugin.binder.pvc_cache
+    with pytest.raises(AssumeError) as missing:
+        claims.assume(make_pvc("gone").dict())
+    assert str(missing.value) == 'persistentvolumeclaims "default/gone" not found'

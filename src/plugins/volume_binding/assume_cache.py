@@ -21,7 +21,8 @@ ObjectKey = tuple[str, str]
 
 
 class AssumeError(Exception):
-    """The object to assume is missing or older than what is already known."""
+    """The object to assume is missing, or was changed from another version than the API
+    server's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +39,10 @@ def key_of(obj: RawObject) -> ObjectKey:
 class AssumeCache:
     """One resource's objects as the scheduler currently believes them to be."""
 
-    def __init__(self, lister: Callable[[], Lister], kind: str) -> None:
+    def __init__(self, lister: Callable[[], Lister], resource: str) -> None:
         # The lister is looked up on use: informers are started after plugins are built.
         self._lister = lister
-        self._kind = kind
+        self._resource = resource
         self._assumed: dict[ObjectKey, _Assumed] = {}
 
     def get_api(self, key: ObjectKey) -> RawObject | None:
@@ -71,15 +72,17 @@ class AssumeCache:
         return found
 
     def assume(self, obj: RawObject) -> None:
+        """Assume `obj`, a changed copy of the object the API server last reported: made from
+        an older version, it is refused (upstream's words: "out of sync")."""
         key = key_of(obj)
         api = self.get_api(key)
-        current = self._resolve(key, api)
-        if api is None or current is None:
-            raise AssumeError(f'{self._kind} "{key[1]}" not found')
-        if resource_version(obj) < resource_version(current):
+        name = f"{key[0]}/{key[1]}" if key[0] else key[1]
+        if api is None:
+            raise AssumeError(f'{self._resource} "{name}" not found')
+        if resource_version(obj) != resource_version(api):
             raise AssumeError(
-                f'{self._kind} "{key[1]}" has version {resource_version(obj)}, '
-                f"older than stored {resource_version(current)}"
+                f'"{name}" is out of sync (stored: {resource_version(api)}, '
+                f"assume: {resource_version(obj)})"
             )
         self._assumed[key] = _Assumed(obj, resource_version(api))
 

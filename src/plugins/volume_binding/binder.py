@@ -89,8 +89,8 @@ def bind_volume_to_claim(pv: RawObject, pvc: RawObject) -> tuple[RawObject, bool
 class VolumeBinder:
     def __init__(self, handle: Handle) -> None:
         self._handle = handle
-        self.pv_cache = AssumeCache(lambda: handle.lister(PVS), "persistentvolume")
-        self.pvc_cache = AssumeCache(lambda: handle.lister(PVCS), "persistentvolumeclaim")
+        self.pv_cache = AssumeCache(lambda: handle.lister(PVS), PVS)
+        self.pvc_cache = AssumeCache(lambda: handle.lister(PVCS), PVCS)
 
     # ---- PreFilter ------------------------------------------------------------------
 

@@ -164,10 +164,10 @@ class VolumeBinding:
             return SUCCESS
         volumes = data.volumes_by_node.get(node_name)
         if volumes is None:
-            return Status.from_error(f'no pod volumes found for node "{node_name}"')
+            return Status.from_error(f'no pod volume found for node "{node_name}"')
         try:
             written = await write_bindings(self._handle, self.binder, volumes, node_name)
-            await wait_for_bindings(self._handle, volumes, written, node_name, self._timeout)
+            await wait_for_bindings(self._handle, pod, volumes, written, node_name, self._timeout)
         except (APIError, BindingError) as exc:
             self._handle.plugin_metrics.volume_scheduling_stage_error(BIND)
             return Status.from_error(str(exc))

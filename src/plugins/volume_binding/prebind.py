@@ -22,6 +22,7 @@ from plugins.helpers.volumes import resource_version
 from plugins.volume_binding.binder import PodVolumes
 from plugins.volume_binding.binder import VolumeBinder
 from scheduler.framework import Handle
+from scheduler.framework import Pod
 from scheduler.framework.errors import APIError
 from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.objects.raw import RawObject
@@ -29,6 +30,9 @@ from scheduler.objects.raw import annotations_of
 from scheduler.objects.raw import spec_of
 from scheduler.objects.volume_annotations import ANN_BOUND_BY_CONTROLLER
 from scheduler.objects.volume_annotations import ANN_SELECTED_NODE
+
+# The scheduler's own informer: always there, whatever plugins watch.
+PODS = "pods"
 
 POLL_INTERVAL_SECONDS = 1.0
 
@@ -121,12 +125,13 @@ def bindings_complete(
         pv_name = name_of(binding.pv)
         pv = pvs.get("", pv_name)
         if pv is None:
-            raise BindingError(f'failed to check binding: persistentvolume "{pv_name}" not found')
+            raise BindingError(f'failed to check binding: {PVS} "{pv_name}" not found')
+        pvc_namespace = namespace_of(binding.pvc) or DEFAULT_NAMESPACE
         pvc_name = name_of(binding.pvc)
-        pvc = pvcs.get(namespace_of(binding.pvc) or DEFAULT_NAMESPACE, pvc_name)
+        pvc = pvcs.get(pvc_namespace, pvc_name)
         if pvc is None:
             raise BindingError(
-                f'failed to check binding: persistentvolumeclaim "{pvc_name}" not found'
+                f'failed to check binding: {PVCS} "{pvc_namespace}/{pvc_name}" not found'
             )
         if _not_seen_yet(written, PVS, pv):
             return False
@@ -137,11 +142,12 @@ def bindings_complete(
         if not is_fully_bound(pvc):
             return False
     for claim in volumes.provisions:
+        pvc_namespace = namespace_of(claim) or DEFAULT_NAMESPACE
         pvc_name = name_of(claim)
-        pvc = pvcs.get(namespace_of(claim) or DEFAULT_NAMESPACE, pvc_name)
+        pvc = pvcs.get(pvc_namespace, pvc_name)
         if pvc is None:
             raise BindingError(
-                f'failed to check provisioning pvc: persistentvolumeclaim "{pvc_name}" not found'
+                f'failed to check provisioning pvc: {PVCS} "{pvc_namespace}/{pvc_name}" not found'
             )
         if _not_seen_yet(written, PVCS, pvc):
             return False
@@ -171,9 +177,15 @@ def _check_affinity(pv: RawObject, node_name: str, node_labels: Mapping[str, str
 
 
 async def wait_for_bindings(
-    handle: Handle, volumes: PodVolumes, written: Written, node_name: str, bind_timeout: float
+    handle: Handle,
+    pod: Pod,
+    volumes: PodVolumes,
+    written: Written,
+    node_name: str,
+    bind_timeout: float,
 ) -> None:
-    """Poll until the bindings complete; BindingError on a failure or when time runs out."""
+    """Poll until the bindings complete; BindingError on a failure, when time runs out, or when
+    the pod is deleted (there is nothing left to bind the volumes for)."""
     clock = handle.clock
     deadline = clock.now() + bind_timeout
     while True:
@@ -185,6 +197,10 @@ async def wait_for_bindings(
         if info is None or info.node is None:
             raise BindingError(
                 f'binding volumes: failed to get node "{node_name}": node "{node_name}" not found'
+            )
+        if handle.lister(PODS).get(pod.namespace, pod.name) is None:
+            raise BindingError(
+                f'binding volumes: pod does not exist any more: pod "{pod.name}" not found'
             )
         try:
             if bindings_complete(handle, volumes, written, node_name, info.node.labels):
