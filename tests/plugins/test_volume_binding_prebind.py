@@ -103,6 +103,13 @@ class World:
         assert self.plugin.reserve(state, pod, node).is_success
         return state
 
+    async def pre_bind_started(self, pod: Pod, node: str) -> asyncio.Task[Status]:
+        """`schedule` the pod to `node` and start its PreBind, which writes and then waits."""
+        state = self.schedule(pod, node)
+        task = asyncio.create_task(self.plugin.pre_bind(state, pod, node))
+        await settle()
+        return task
+
     def filter(self, pod: Pod) -> list[Status]:
         state = CycleState()
         _, status = self.plugin.pre_filter(state, pod, self.table)
@@ -171,9 +178,7 @@ def test_reserve_keeps_the_volume_from_the_next_pod_until_unreserve() -> None:
 async def test_pre_bind_writes_the_claim_ref_and_waits_for_the_controller() -> None:
     world = static_world()
     pod = pod_using("a", "first")
-    state = world.schedule(pod, "n-b")
-    task = asyncio.create_task(world.plugin.pre_bind(state, pod, "n-b"))
-    await settle()
+    task = await world.pre_bind_started(pod, "n-b")
     claim_ref = world.pv("pv-b")["spec"]["claimRef"]
     assert (claim_ref["name"], claim_ref["uid"]) == ("first", world.pvc("first")["metadata"]["uid"])
     assert world.pv("pv-b")["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"]
@@ -194,9 +199,7 @@ async def test_pre_bind_writes_the_claim_ref_and_waits_for_the_controller() -> N
 async def test_pre_bind_triggers_provisioning_on_the_chosen_node() -> None:
     world = World([DYNAMIC.dict(), make_pvc("data").storage_class("dynamic").request("2Gi").dict()])
     pod = pod_using("a", "data")
-    state = world.schedule(pod, "n-a")
-    task = asyncio.create_task(world.plugin.pre_bind(state, pod, "n-a"))
-    await settle()
+    task = await world.pre_bind_started(pod, "n-a")
     annotations = world.pvc("data")["metadata"]["annotations"]
     assert annotations["volume.kubernetes.io/selected-node"] == "n-a"
     await world.controller.sync()
@@ -211,9 +214,7 @@ async def test_pre_bind_triggers_provisioning_on_the_chosen_node() -> None:
 async def test_pre_bind_times_out() -> None:
     world = static_world(timeout=5)
     pod = pod_using("a", "first")
-    state = world.schedule(pod, "n-b")
-    task = asyncio.create_task(world.plugin.pre_bind(state, pod, "n-b"))
-    await settle()
+    task = await world.pre_bind_started(pod, "n-b")
     for _ in range(4):
         world.clock.advance(1)
         await settle()
@@ -231,9 +232,7 @@ async def test_pre_bind_times_out() -> None:
 async def test_pre_bind_gives_up_once_the_pod_is_deleted() -> None:
     world = static_world()
     pod = pod_using("a", "first")
-    state = world.schedule(pod, "n-b")
-    task = asyncio.create_task(world.plugin.pre_bind(state, pod, "n-b"))
-    await settle()
+    task = await world.pre_bind_started(pod, "n-b")
     world.clock.advance(1)
     await settle()
     assert not task.done()
@@ -265,9 +264,7 @@ async def test_pre_bind_fails_when_provisioning_is_given_up(
 ) -> None:
     world = World([DYNAMIC.dict(), make_pvc("data").storage_class("dynamic").dict()])
     pod = pod_using("a", "data")
-    state = world.schedule(pod, "n-a")
-    task = asyncio.create_task(world.plugin.pre_bind(state, pod, "n-a"))
-    await settle()
+    task = await world.pre_bind_started(pod, "n-a")
     await world.sim.patch_object(
         "persistentvolumeclaims", "default", "data", {"metadata": {"annotations": annotations}}
     )
@@ -279,9 +276,7 @@ async def test_pre_bind_fails_when_provisioning_is_given_up(
 async def test_a_claim_ref_reset_fails_the_binding() -> None:
     world = static_world()
     pod = pod_using("a", "first")
-    state = world.schedule(pod, "n-b")
-    task = asyncio.create_task(world.plugin.pre_bind(state, pod, "n-b"))
-    await settle()
+    task = await world.pre_bind_started(pod, "n-b")
     await world.sim.patch_object("persistentvolumes", "", "pv-b", {"spec": {"claimRef": None}})
     world.clock.advance(1)
     await settle()
