@@ -1,7 +1,9 @@
 """CSI attach limits on a real apiserver, beside kube-scheduler v1.36.3: a VolumeAttachment
 still holding a node's only slot keeps both schedulers' pods off it, with the same message,
-until it is deleted; and with VolumeLimitScaling a driver that asks for it keeps both
-schedulers' pods off a node whose CSINode lacks the driver, until the driver registers there.
+until it is deleted, whether the pod's volume is a CSI one or an inline in-tree EBS disk (CSI
+migration counts it as the EBS CSI driver's); and with VolumeLimitScaling a driver that asks
+for it keeps both schedulers' pods off a node whose CSINode lacks the driver, until the driver
+registers there.
 
 The apiserver keeps a CSIDriver's `preventPodSchedulingIfMissing` only with VolumeLimitScaling
 on, so this test runs its own control plane with the gate, as both schedulers do. Each
@@ -10,6 +12,7 @@ scheduler has nodes of its own, so the two never contend for a slot.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +40,7 @@ from tests.e2e.workload import unique
 pytestmark = pytest.mark.e2e
 
 GATE = "--feature-gates=VolumeLimitScaling=true"
+EBS = "ebs.csi.aws.com"
 STORAGE = "/apis/storage.k8s.io/v1"
 
 
@@ -77,6 +81,13 @@ def _pod_with_claim(workload: Workload, name: str, scheduler: str, claim: str) -
     workload.create_pod(manifest)
 
 
+def _pod_with_inline_ebs(workload: Workload, name: str, scheduler: str) -> None:
+    manifest = workload.pod_manifest(name, scheduler)
+    disk = {"volumeID": f"aws://us-east-1a/vol-{uuid.uuid4().hex[:17]}"}
+    manifest["spec"]["volumes"] = [{"name": "disk", "awsElasticBlockStore": disk}]
+    workload.create_pod(manifest)
+
+
 def _same_pending_message(workload: Workload, names: list[str]) -> str:
     workload.wait_events("FailedScheduling", names, timeout_s=EVENT_TIMEOUT_S)
     pods = workload.pods()
@@ -96,15 +107,17 @@ def test_attachments_and_missing_drivers_hold_both_schedulers_pods_alike(
 
     workloads = {owner: Workload(admin, namespace) for owner in ("ours", "theirs")}
     for owner, workload in workloads.items():
-        # One node: one slot of `attached`, held by a volume no pod uses; `required` absent.
+        # One node: one slot of `attached` and one of EBS, each held by a volume no pod uses;
+        # `required` absent.
         [node] = workload.create_nodes(1)
-        _created(admin, f"{STORAGE}/csinodes", make_csi_node(node, **{attached: 1}))
-        held = make_pv(f"{namespace}-{owner}-held").csi(attached).dict()
-        _created(admin, "/api/v1/persistentvolumes", held)
-        attachment = make_volume_attachment(
-            f"{namespace}-{owner}", attached, node, held["metadata"]["name"]
-        )
-        _created(admin, f"{STORAGE}/volumeattachments", attachment)
+        _created(admin, f"{STORAGE}/csinodes", make_csi_node(node, **{attached: 1, EBS: 1}))
+        for driver in (attached, EBS):
+            held = make_pv(f"{namespace}-{owner}-{driver}").csi(driver).dict()
+            _created(admin, "/api/v1/persistentvolumes", held)
+            attachment = make_volume_attachment(
+                held["metadata"]["name"], driver, node, held["metadata"]["name"]
+            )
+            _created(admin, f"{STORAGE}/volumeattachments", attachment)
         _bound_claim(workload, f"{owner}-attached", attached)
         _bound_claim(workload, f"{owner}-required", required)
 
@@ -112,26 +125,32 @@ def test_attachments_and_missing_drivers_hold_both_schedulers_pods_alike(
         for owner, scheduler in (("ours", ours), ("theirs", UPSTREAM)):
             _pod_with_claim(workloads[owner], f"{owner}-a", scheduler, f"{owner}-attached")
             _pod_with_claim(workloads[owner], f"{owner}-r", scheduler, f"{owner}-required")
+            _pod_with_inline_ebs(workloads[owner], f"{owner}-i", scheduler)
         # Any workload of the namespace sees every pod of it.
         pods = workloads["ours"]
         held_message = _same_pending_message(pods, ["ours-a", "theirs-a"])
         assert "1 node(s) exceed max volume count" in held_message
         missing_message = _same_pending_message(pods, ["ours-r", "theirs-r"])
         assert f"1 {required} CSI driver is not installed on the node" in missing_message
+        # An inline in-tree EBS disk counts as the CSI volume migration makes of it.
+        inline_message = _same_pending_message(pods, ["ours-i", "theirs-i"])
+        assert "1 node(s) exceed max volume count" in inline_message
 
         # The volume is detached, and the driver registers on the nodes.
         for owner, workload in workloads.items():
-            deleted = admin.delete(f"{STORAGE}/volumeattachments/{namespace}-{owner}")
-            assert deleted.status == 200, deleted
+            for driver in (attached, EBS):
+                name = f"{namespace}-{owner}-{driver}"
+                deleted = admin.delete(f"{STORAGE}/volumeattachments/{name}")
+                assert deleted.status == 200, deleted
             node = workload.nodes[0]
             assert admin.delete(f"{STORAGE}/csinodes/{node}").status == 200
-            drivers = {attached: 1, required: 4}
+            drivers = {attached: 1, EBS: 1, required: 4}
             _created(admin, f"{STORAGE}/csinodes", make_csi_node(node, **drivers))
-        names = ["ours-a", "theirs-a", "ours-r", "theirs-r"]
-        placed = pods.wait_bound(names, timeout_s=BIND_TIMEOUT_S)
+        placed = pods.wait_bound(
+            [f"{owner}-{kind}" for owner in workloads for kind in "ari"], timeout_s=BIND_TIMEOUT_S
+        )
         assert placed == {
-            "ours-a": workloads["ours"].nodes[0],
-            "ours-r": workloads["ours"].nodes[0],
-            "theirs-a": workloads["theirs"].nodes[0],
-            "theirs-r": workloads["theirs"].nodes[0],
+            f"{owner}-{kind}": workload.nodes[0]
+            for owner, workload in workloads.items()
+            for kind in "ari"
         }

@@ -315,3 +315,100 @@ def test_batch_and_per_node_forms_agree(
     assert filter_batch_as_statuses(plugin, state, pod, table, rows) == [
         per_node[int(r)] for r in rows
     ]
+
+
+# ---- in-tree volumes, counted as the CSI volumes migration makes of them -------------------
+
+IN_TREE_PVC = make_pvc("legacy").bound_to("pv-legacy").dict()
+IN_TREE_PV = {
+    **make_pv("pv-legacy").claim("legacy").dict(),
+    "spec": {"awsElasticBlockStore": {"volumeID": "aws://us-east-1a/vol-0"}},
+}
+AWS_CLASS = make_storage_class("aws-class", "kubernetes.io/aws-ebs").dict()
+UNBOUND_AWS = make_pvc("unbound-aws").storage_class("aws-class").dict()
+
+
+def _inline_ebs(pod: str, volume_id: str, node: str = "") -> Pod:
+    builder = make_pod(pod).spec(
+        volumes=[{"name": "disk", "awsElasticBlockStore": {"volumeID": volume_id}}]
+    )
+    if node:
+        builder.node(node)
+    return builder.obj()
+
+
+def _legacy_handle(**csi_nodes: int) -> FakeHandle:
+    return FakeHandle(
+        listers={
+            **LISTERS,
+            "persistentvolumeclaims": [*PVCS, IN_TREE_PVC, UNBOUND_AWS],
+            "persistentvolumes": [*PVS, IN_TREE_PV],
+            "storageclasses": [*CLASSES, AWS_CLASS],
+            "csinodes": [make_csi_node(n, **{EBS: c}) for n, c in csi_nodes.items()],
+        }
+    )
+
+
+# An existing pod on n1 using the CSI volume vol-1 of EBS, or the same disk inline.
+ON_N1_CSI = pod_using("e", "ebs-1", node="n1")
+ON_N1_INLINE = _inline_ebs("e", "vol-1", node="n1")
+
+
+@pytest.mark.parametrize(
+    ("existing", "incoming", "expected"),
+    [
+        pytest.param(ON_N1_CSI, _inline_ebs("p", "aws://us-east-1a/vol-9"), TOO_MANY, id="inline"),
+        pytest.param(ON_N1_INLINE, pod_using("p", "ebs-2"), TOO_MANY, id="existing-inline"),
+        pytest.param(ON_N1_CSI, pod_using("p", "legacy"), TOO_MANY, id="in-tree-pv"),
+        pytest.param(ON_N1_CSI, pod_using("p", "unbound-aws"), TOO_MANY, id="in-tree-class"),
+        pytest.param(ON_N1_INLINE, pod_using("p", "ebs-1"), OK, id="same-disk-counts-once"),
+    ],
+)
+def test_in_tree_volumes_count_as_their_csi_volumes(
+    existing: Pod, incoming: Pod, expected: Status
+) -> None:
+    plugin = NodeVolumeLimits(None, _legacy_handle(n1=1))
+    assert run(plugin, incoming, [make_node("n1").obj()], [existing]) == [expected]
+
+
+def test_in_tree_volumes_count_only_on_a_node_with_a_csinode() -> None:
+    plugin = NodeVolumeLimits(None, _legacy_handle(n1=1))
+    nodes = [make_node("n1").obj(), make_node("bare").obj()]
+    existing = [pod_using("e1", "ebs-1", node="n1"), pod_using("e2", "ebs-1", node="bare")]
+    incoming = _inline_ebs("p", "vol-9")
+    assert run(plugin, incoming, nodes, existing) == [TOO_MANY, OK]
+
+
+def test_an_inline_volume_that_cannot_be_translated_is_an_error_where_it_would_count() -> None:
+    plugin = NodeVolumeLimits(None, _legacy_handle(n1=5))
+    nodes = [make_node("n1").obj(), make_node("bare").obj()]
+    statuses = run(plugin, _inline_ebs("p", "aws://z/bad"), nodes, [])
+    assert statuses == [
+        Status.from_error(
+            "converting volume(disk) from inline to csi: failed to translate Kubernetes ID to "
+            "EBS Volume ID Invalid format for AWS volume (aws://z/bad)"
+        ),
+        OK,
+    ]
+
+
+def test_a_pod_with_only_an_inline_in_tree_volume_is_not_skipped() -> None:
+    plugin = NodeVolumeLimits(None, handle())
+    table = build_table([])
+    assert plugin.pre_filter(CycleState(), _inline_ebs("p", "vol-1"), table)[1].is_success
+    nfs = make_pod("nfs").spec(volumes=[{"name": "n", "nfs": {"server": "s", "path": "/"}}])
+    assert plugin.pre_filter(CycleState(), nfs.obj(), table)[1].is_skip
+
+
+def test_in_tree_hints() -> None:
+    deleted = _hint(EventResource.ASSIGNED_POD, ActionType.DELETE)
+    pending = pod_using("p", "ebs-0")
+    assert deleted(pending, _inline_ebs("d", "vol-1", node="n1"), None) is QueueingHint.QUEUE
+    detached = _hint(EventResource.VOLUME_ATTACHMENT, ActionType.DELETE)
+    inline = _inline_ebs("p", "vol-1")
+    ebs = make_volume_attachment("va", EBS, "n1", "pv")
+    gce = make_volume_attachment("va", GCE, "n1", "pv")
+    assert detached(inline, ebs, None) is QueueingHint.QUEUE
+    assert detached(inline, gce, None) is QueueingHint.QUEUE_SKIP
+    # One it cannot translate is retried rather than left waiting.
+    assert detached(_inline_ebs("p", "aws://z/bad"), gce, None) is QueueingHint.QUEUE

@@ -2,13 +2,15 @@
 
 A PVC counts through its bound PV's `spec.csi` (driver and volume handle). A claim not bound
 yet counts through its StorageClass's provisioner, under a name made unique per claim with a
-random prefix, so it is never mistaken for an existing volume. In-tree volume types are not
-translated to CSI drivers.
+random prefix, so it is never mistaken for an existing volume. In-tree volumes (a PV or an
+inline volume of the pod) count as the CSI volume CSI migration makes of them, on a node with
+a CSINode and for the plugins migrated there (`in_tree.py`), as upstream counts them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from plugins.helpers.volumes import PVCS
 from plugins.helpers.volumes import PVS
@@ -16,7 +18,8 @@ from plugins.helpers.volumes import STORAGE_CLASSES
 from plugins.helpers.volumes import ephemeral_owner_error
 from plugins.helpers.volumes import name_of
 from plugins.helpers.volumes import namespace_of
-from plugins.helpers.volumes import pod_claims
+from plugins.helpers.volumes import pod_volumes
+from plugins.node_volume_limits import in_tree
 from plugins.node_volume_limits.attachments import AttachedVolumes
 from scheduler.framework import Handle
 from scheduler.framework import Pod
@@ -26,67 +29,100 @@ from scheduler.objects.raw import RawObject
 from scheduler.objects.raw import spec_of
 from scheduler.objects.raw import storage_class_of
 
+CSINode = Mapping[str, Any] | None
+
 _PREFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _PREFIX_LENGTH = 32
 
 
+def counts_volumes(pod: Pod) -> bool:
+    """Whether the pod has a volume this plugin may count: a claim, a generic ephemeral
+    volume, or an inline volume CSI migration translates (otherwise PreFilter skips)."""
+    return any(
+        "persistentVolumeClaim" in volume
+        or "ephemeral" in volume
+        or in_tree.inline_plugin(volume) is not None
+        for volume in pod_volumes(pod)
+    )
+
+
 class VolumeResolver:
-    """Resolves pods' claims to CSI volumes through the PVC, PV and StorageClass listers."""
+    """Resolves pods' volumes to CSI volumes through the PVC, PV and StorageClass listers."""
 
     def __init__(self, handle: Handle) -> None:
         self._handle = handle
         self._prefix = "".join(handle.rng.choice(_PREFIX_ALPHABET) for _ in range(_PREFIX_LENGTH))
 
-    def new_pod_volumes(self, pod: Pod) -> AttachedVolumes | Status:
-        """The volumes of the pod being scheduled; its claims must exist."""
-        return self._resolve(pod, new_pod=True)
+    def new_pod_volumes(self, pod: Pod, csi_node: CSINode) -> AttachedVolumes | Status:
+        """The volumes of the pod being scheduled, seen from a node with `csi_node`; its
+        claims must exist."""
+        return self._resolve(pod, csi_node, new_pod=True)
 
-    def existing_pod_volumes(self, pod: Pod, into: AttachedVolumes) -> Status | None:
+    def existing_pod_volumes(
+        self, pod: Pod, csi_node: CSINode, into: AttachedVolumes
+    ) -> Status | None:
         """Add the volumes of a pod already on the node; claims that are gone are not counted."""
-        found = self._resolve(pod, new_pod=False)
+        found = self._resolve(pod, csi_node, new_pod=False)
         if isinstance(found, Status):
             return found
         into.update(found)
         return None
 
-    def _resolve(self, pod: Pod, *, new_pod: bool) -> AttachedVolumes | Status:
+    def _resolve(self, pod: Pod, csi_node: CSINode, *, new_pod: bool) -> AttachedVolumes | Status:
         result: AttachedVolumes = {}
         pvcs = self._handle.lister(PVCS)
-        for use in pod_claims(pod):
-            if not use.claim_name:
+        for volume in pod_volumes(pod):
+            ephemeral = "ephemeral" in volume
+            if "persistentVolumeClaim" in volume:
+                claim_name = str(volume["persistentVolumeClaim"].get("claimName") or "")
+            elif ephemeral:
+                # The ephemeral volume controller names the claim <pod name>-<volume name>.
+                claim_name = f"{pod.name}-{volume.get('name', '')}"
+            else:
+                failure = _add_inline(volume, pod, csi_node, result)
+                if failure is not None:
+                    return failure
+                continue
+            if not claim_name:
                 return Status.from_error("PersistentVolumeClaim had no name")
-            pvc = pvcs.get(pod.namespace, use.claim_name)
+            pvc = pvcs.get(pod.namespace, claim_name)
             if pvc is None:
                 if new_pod:
                     # The pod cannot run without its claim: it waits for the claim to appear.
                     return Status.unresolvable(
-                        f"looking up PVC {pod.namespace}/{use.claim_name}: "
-                        f'persistentvolumeclaim "{use.claim_name}" not found'
+                        f"looking up PVC {pod.namespace}/{claim_name}: "
+                        f'persistentvolumeclaim "{claim_name}" not found'
                     )
                 continue
-            if use.ephemeral:
+            if ephemeral:
                 owner_error = ephemeral_owner_error(pod, pvc)
                 if owner_error is not None:
                     return Status.from_error(owner_error)
-            driver, handle = self._driver_and_handle(pvc)
+            driver, handle = self._driver_and_handle(pvc, csi_node)
             if driver and handle:
                 result[f"{driver}/{handle}"] = driver
         return result
 
-    def _driver_and_handle(self, pvc: RawObject) -> tuple[str, str]:
+    def _driver_and_handle(self, pvc: RawObject, csi_node: CSINode) -> tuple[str, str]:
         volume_name = str(spec_of(pvc).get("volumeName") or "")
         if not volume_name:
-            return self._from_storage_class(pvc)
+            return self._from_storage_class(pvc, csi_node)
         pv = self._handle.lister(PVS).get("", volume_name)
         if pv is None:
             # Deleted, or the claim is pre-bound to a volume not created yet.
-            return self._from_storage_class(pvc)
+            return self._from_storage_class(pvc, csi_node)
         csi: Mapping[str, object] | None = spec_of(pv).get("csi")
-        if csi is None:
+        if csi is not None:
+            return str(csi.get("driver") or ""), str(csi.get("volumeHandle") or "")
+        plugin = in_tree.pv_plugin(pv)
+        if plugin is None or not in_tree.migration_on(csi_node, plugin):
             return "", ""
-        return str(csi.get("driver") or ""), str(csi.get("volumeHandle") or "")
+        try:
+            return in_tree.translate_pv(pv)
+        except in_tree.TranslationError:
+            return "", ""  # upstream counts nothing it cannot translate
 
-    def _from_storage_class(self, pvc: RawObject) -> tuple[str, str]:
+    def _from_storage_class(self, pvc: RawObject, csi_node: CSINode) -> tuple[str, str]:
         class_name = storage_class_of(pvc)
         if not class_name:
             # An unbound claim without a class binds immediately: it is not counted here.
@@ -95,4 +131,31 @@ class VolumeResolver:
         if storage_class is None:
             return "", ""
         handle = f"{self._prefix}-{namespace_of(pvc) or DEFAULT_NAMESPACE}/{name_of(pvc)}"
-        return str(storage_class.get("provisioner") or ""), handle
+        provisioner = str(storage_class.get("provisioner") or "")
+        if in_tree.is_migratable_provisioner(provisioner):
+            if not in_tree.migration_on(csi_node, provisioner):
+                return "", ""
+            try:
+                return in_tree.csi_driver_of(provisioner), handle
+            except in_tree.TranslationError:
+                return "", ""
+        return provisioner, handle
+
+
+def _add_inline(
+    volume: RawObject, pod: Pod, csi_node: CSINode, into: AttachedVolumes
+) -> Status | None:
+    """Count an inline in-tree volume as the CSI volume it migrates to; an Error if it cannot
+    be translated (upstream fails the node then)."""
+    plugin = in_tree.inline_plugin(volume)
+    if plugin is None or not in_tree.migration_on(csi_node, plugin):
+        return None
+    name = volume.get("name", "")
+    try:
+        translated = in_tree.translate_inline(volume, pod.namespace)
+    except in_tree.TranslationError as exc:
+        return Status.from_error(f"converting volume({name}) from inline to csi: {exc}")
+    if translated is not None:
+        driver, handle = translated
+        into[f"{driver}/{handle}"] = driver
+    return None

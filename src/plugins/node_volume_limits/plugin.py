@@ -10,8 +10,8 @@ from plugins.helpers import NODE_NOT_FOUND_MESSAGE
 from plugins.helpers.signatures import volumes_fragments
 from plugins.helpers.volumes import CSI_DRIVERS
 from plugins.helpers.volumes import CSI_NODES
-from plugins.helpers.volumes import pod_claims
 from plugins.node_volume_limits.attachable import VolumeResolver
+from plugins.node_volume_limits.attachable import counts_volumes
 from plugins.node_volume_limits.attachments import AttachedVolumes
 from plugins.node_volume_limits.attachments import NodeAttachments
 from plugins.node_volume_limits.hints import after_assigned_pod_deleted
@@ -41,11 +41,21 @@ REASON_MAX_VOLUME_COUNT = "node(s) exceed max volume count"
 PRE_FILTER_STATE_KEY = "PreFilterNodeVolumeLimits"
 
 
+# CSI migration counts an in-tree volume only on a node with a CSINode, whatever it says (as
+# upstream's isCSIMigrationOn): the pod's own volumes depend on the node through that alone.
+_ANY_CSI_NODE: Mapping[str, Any] = {}
+
+
 @dataclass(frozen=True, slots=True)
 class PreFilterState:
-    """The pod's own CSI volumes (they do not depend on the node), or why they are unknown."""
+    """The pod's own CSI volumes as a node with a CSINode sees them and as one without does,
+    each or why it is unknown."""
 
-    new_volumes: AttachedVolumes | Status
+    with_csi_node: AttachedVolumes | Status
+    without_csi_node: AttachedVolumes | Status
+
+    def on(self, csi_node: Mapping[str, Any] | None) -> AttachedVolumes | Status:
+        return self.with_csi_node if csi_node is not None else self.without_csi_node
 
 
 class NodeVolumeLimits:
@@ -62,19 +72,23 @@ class NodeVolumeLimits:
     def pre_filter(
         self, state: CycleState, pod: Pod, table: NodeTable
     ) -> tuple[PreFilterResult | None, Status]:
-        if not pod_claims(pod):
+        if not counts_volumes(pod):
             return None, Status.skip()
-        state.write(PRE_FILTER_STATE_KEY, PreFilterState(self._resolver.new_pod_volumes(pod)))
+        state.write(PRE_FILTER_STATE_KEY, self._pod_volumes(pod))
         return None, SUCCESS
 
     def pre_filter_extensions(self) -> None:
         return None
 
-    def _new_volumes(self, state: CycleState, pod: Pod) -> AttachedVolumes | Status:
+    def _pod_volumes(self, pod: Pod) -> PreFilterState:
+        resolve = self._resolver.new_pod_volumes
+        return PreFilterState(resolve(pod, _ANY_CSI_NODE), resolve(pod, None))
+
+    def _new_volumes(self, state: CycleState, pod: Pod) -> PreFilterState:
         found = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
         if found is not None:
-            return found.new_volumes
-        return self._resolver.new_pod_volumes(pod) if pod_claims(pod) else {}
+            return found
+        return self._pod_volumes(pod) if counts_volumes(pod) else PreFilterState({}, {})
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         return self._check(self._new_volumes(state, pod), node_info)
@@ -82,25 +96,25 @@ class NodeVolumeLimits:
     def filter_nodes(
         self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows
     ) -> FilterBatch:
-        new_volumes = self._new_volumes(state, pod)
-        if isinstance(new_volumes, Status):
-            return FilterBatch.uniform(new_volumes, len(rows))
-        if not new_volumes:
-            return FilterBatch.all_pass(len(rows))
+        volumes = self._new_volumes(state, pod)
+        if volumes.with_csi_node == volumes.without_csi_node:
+            if isinstance(volumes.with_csi_node, Status):
+                return FilterBatch.uniform(volumes.with_csi_node, len(rows))
+            if not volumes.with_csi_node:
+                return FilterBatch.all_pass(len(rows))
         infos = table.node_infos
-        return FilterBatch.from_statuses(
-            [self._check(new_volumes, infos[r]) for r in rows.tolist()]
-        )
+        return FilterBatch.from_statuses([self._check(volumes, infos[r]) for r in rows.tolist()])
 
-    def _check(self, new_volumes: AttachedVolumes | Status, node_info: NodeInfo) -> Status:
-        if isinstance(new_volumes, Status):
-            return new_volumes
-        if not new_volumes:
-            return SUCCESS
+    def _check(self, volumes: PreFilterState, node_info: NodeInfo) -> Status:
         node = node_info.node
         if node is None:
             return Status.from_error(NODE_NOT_FOUND_MESSAGE)
         csi_node = self._handle.lister(CSI_NODES).get("", node.name)
+        new_volumes = volumes.on(csi_node)
+        if isinstance(new_volumes, Status):
+            return new_volumes
+        if not new_volumes:
+            return SUCCESS
         if self._scaling:
             missing = self._missing_driver(new_volumes, csi_node)
             if missing:
@@ -110,7 +124,7 @@ class NodeVolumeLimits:
             return SUCCESS
         attached: AttachedVolumes = {}
         for existing in node_info.pods.values():
-            failed = self._resolver.existing_pod_volumes(existing, attached)
+            failed = self._resolver.existing_pod_volumes(existing, csi_node, attached)
             if failed is not None:
                 return failed
         attached_count: dict[str, int] = {}
