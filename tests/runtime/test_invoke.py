@@ -88,7 +88,7 @@ def test_a_batch_filter_failing_a_node_with_no_rejection_is_an_error(code: int, 
     codes = np.array([int(Code.UNSCHEDULABLE), code, 0], dtype=np.int8)
     batch = FilterBatch(codes, (("the disk is gone",),))
     with pytest.raises(invoke.PluginError) as raised:
-        invoke.batch_rejections("Batch", batch, codes != 0)
+        invoke.rejection_codes("Batch", batch, codes != 0)
     status = raised.value.status
     assert (status.code, status.plugin) == (Code.ERROR, "Batch")
     assert status.message() == f'running "Batch" filter plugin: {words}'
@@ -99,7 +99,8 @@ def test_a_batch_filter_failing_a_node_with_no_rejection_is_an_error(code: int, 
 )
 def test_a_batch_filter_may_reject_with_any_rejecting_code(code: Code) -> None:
     codes = np.array([int(code), 0], dtype=np.int8)
-    invoke.batch_rejections("Batch", FilterBatch(codes, (("full",),)), codes != 0)
+    checked = invoke.rejection_codes("Batch", FilterBatch(codes, (("full",),)), codes != 0)
+    assert checked.tolist() == [int(code)]
 
 
 @pytest.mark.parametrize(

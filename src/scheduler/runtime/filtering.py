@@ -81,8 +81,7 @@ def _filter_chunk(
             # A batch made knowing every row passes has nothing to record.
             failed = None if batch.passed_all else batch.codes != 0
             if failed is not None and failed.any():
-                invoke.batch_rejections(plugin.name, batch, failed)
-                codes = batch.codes[failed]
+                codes = invoke.rejection_codes(plugin.name, batch, failed)
                 reason_ids = None if batch.reason_ids is None else batch.reason_ids[failed]
                 diagnosis.reject_rows(
                     candidates[failed], codes, plugin.name, batch.reasons, reason_ids

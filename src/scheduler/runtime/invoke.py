@@ -354,18 +354,21 @@ _PENDING = np.int8(Code.PENDING)
 _CODES = frozenset(int(code) for code in Code)
 
 
-def batch_rejections(plugin: str, batch: FilterBatch, failed: npt.NDArray[np.bool_]) -> None:
-    """Check that every failing row of `batch` (those `failed` marks) is a rejection; raise
+def rejection_codes(
+    plugin: str, batch: FilterBatch, failed: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.int8]:
+    """The codes of the rows `failed` marks in `batch`, each checked to be a rejection; raises
     PluginError for the first that is not. Upstream makes any Filter status other than
     Success or a rejection an Error, and so do we: an Error as it is, Skip or Wait with the
     plugin's reasons, a number that is no status code as a fault."""
-    codes = batch.codes
+    codes = batch.codes[failed]
+    if codes.min() >= _UNSCHEDULABLE and codes.max() <= _UNRESOLVABLE:
+        return codes  # the usual answer, checked with two reductions
     rejected = (codes == _UNSCHEDULABLE) | (codes == _UNRESOLVABLE) | (codes == _PENDING)
-    wrong = failed & ~rejected
-    if not wrong.any():
-        return
-    index = int(np.argmax(wrong))
-    code = int(codes[index])
+    if rejected.all():
+        return codes
+    index = int(np.flatnonzero(failed)[np.argmin(rejected)])
+    code = int(batch.codes[index])
     if code not in _CODES:
         raise PluginError(
             fault("Filter", plugin, f"filter_nodes returned {code}, which is no status code")

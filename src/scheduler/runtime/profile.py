@@ -198,7 +198,7 @@ class Profile:
         started = time.perf_counter()
         try:
             for plugin in self._pre_enqueue_order(gating_plugin):
-                plugin_started = time.perf_counter()
+                plugin_started = time.perf_counter() if timed else 0.0
                 status = invoke.call_status("PreEnqueue", plugin.name, plugin.pre_enqueue, pod)
                 if timed:
                     elapsed = time.perf_counter() - plugin_started
