@@ -74,6 +74,17 @@ async def test_system_namespaces_exist_with_their_name_label(sim: SimCluster) ->
     assert labels["kubernetes.io/metadata.name"] == "kube-system"
 
 
+async def test_a_storage_class_gets_the_api_servers_defaults(sim: SimCluster) -> None:
+    created = await sim.create("storageclasses", {"metadata": {"name": "c"}, "provisioner": "p"})
+    assert (created["volumeBindingMode"], created["reclaimPolicy"]) == ("Immediate", "Delete")
+    kept = {
+        "metadata": {"name": "w"},
+        "provisioner": "p",
+        "volumeBindingMode": "WaitForFirstConsumer",
+    }
+    assert (await sim.create("storageclasses", kept))["volumeBindingMode"] == "WaitForFirstConsumer"
+
+
 async def test_pods_in_unknown_namespaces_are_allowed(sim: SimCluster) -> None:
     await sim.create("pods", make_pod("p", namespace="team-a").dict())
     assert (await sim.get("pods", "team-a", "p"))["metadata"]["namespace"] == "team-a"

@@ -126,3 +126,8 @@ def _apply_defaults(kind: ResourceKind, obj: dict[str, Any]) -> None:
         meta = obj["metadata"]
         meta["labels"] = {**(meta.get("labels") or {}), NAMESPACE_NAME_LABEL: meta["name"]}
         obj.setdefault("status", {}).setdefault("phase", "Active")
+    elif kind.resource == "storageclasses":
+        # The volume plugins read the binding mode; upstream's fail a class without one, which
+        # only an API server that skipped its defaults could store.
+        obj.setdefault("volumeBindingMode", "Immediate")
+        obj.setdefault("reclaimPolicy", "Delete")
