@@ -70,10 +70,20 @@ EXISTING = [
     on("tcp80", "web", (80, "TCP", "")),
     on("udp53", "dns", (53, "UDP", "")),
     on("ip-bound", "bound", (8080, "TCP", "10.0.0.1")),
+    # A plain init container's port 9 is free again once it has finished; a sidecar's port 10
+    # is held as long as the pod runs.
     make_pod("init-port")
     .node("init")
     .spec(
-        initContainers=[{"name": "i", "image": "i", "ports": [{"containerPort": 9, "hostPort": 9}]}]
+        initContainers=[
+            {"name": "i", "image": "i", "ports": [{"containerPort": 9, "hostPort": 9}]},
+            {
+                "name": "s",
+                "image": "s",
+                "restartPolicy": "Always",
+                "ports": [{"containerPort": 10, "hostPort": 10}],
+            },
+        ]
     )
     .obj(),
 ]
@@ -89,7 +99,8 @@ NODE_NAMES = ["free", "tcp80", "udp53", "ip-bound", "init"]
         ([(8080, "TCP", "10.0.0.2")], [OK, OK, OK, OK, OK]),
         ([(8080, "TCP", "10.0.0.1")], [OK, OK, OK, BUSY, OK]),
         ([(8080, "TCP", "0.0.0.0")], [OK, OK, OK, BUSY, OK]),
-        ([(9, "TCP", "")], [OK, OK, OK, OK, BUSY]),
+        ([(9, "TCP", "")], [OK, OK, OK, OK, OK]),
+        ([(10, "TCP", "")], [OK, OK, OK, OK, BUSY]),
         ([(81, "TCP", ""), (53, "UDP", "")], [OK, OK, BUSY, OK, OK]),
     ],
     ids=[
@@ -99,7 +110,8 @@ NODE_NAMES = ["free", "tcp80", "udp53", "ip-bound", "init"]
         "different-specific-ips",
         "same-specific-ip",
         "wildcard-vs-specific-ip",
-        "init-container-port",
+        "finished-init-container-port",
+        "sidecar-port",
         "any-wanted-port-clashes",
     ],
 )
@@ -171,3 +183,10 @@ def test_batch_and_per_node_forms_agree(
     assert filter_batch_as_statuses(PLUGIN, state, pod, table, rows) == [
         per_node[int(r)] for r in rows
     ]
+
+
+def test_only_a_sidecar_init_container_wants_its_host_port() -> None:
+    plain = {"name": "i", "image": "i", "ports": [{"containerPort": 9, "hostPort": 9}]}
+    sidecar = {**plain, "name": "s", "restartPolicy": "Always"}
+    assert make_pod("p").spec(initContainers=[plain]).obj().host_ports == ()
+    assert [p.port for p in make_pod("p").spec(initContainers=[sidecar]).obj().host_ports] == [9]

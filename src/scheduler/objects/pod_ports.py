@@ -27,9 +27,12 @@ class HostPort:
 
 
 def host_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
-    """Every container's ports that name a hostPort, init containers first."""
+    """The ports that name a hostPort of the containers that run as long as the pod: sidecars
+    (init containers with restartPolicy Always) first, then the containers. A plain init
+    container has finished before the containers start, so its ports are free again."""
     ports: list[HostPort] = []
-    containers = [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]
+    sidecars = [c for c in spec.get("initContainers") or () if c.get("restartPolicy") == "Always"]
+    containers = [*sidecars, *(spec.get("containers") or ())]
     for container in containers:
         for port in container.get("ports") or ():
             host_port = bounded_int(port.get("hostPort") or 0, 32, "hostPort")
