@@ -84,3 +84,25 @@ async def test_a_gated_pod_is_counted_as_arriving_in_the_unschedulable_queue() -
         # The pending-pods gauge still tells gated pods apart.
         assert registry.get_sample_value("scheduler_pending_pods", {"queue": "gated"}) == 1
         assert registry.get_sample_value("scheduler_pending_pods", {"queue": "unschedulable"}) == 0
+
+
+async def test_a_pod_another_pods_anti_affinity_repels_is_retried_when_relabelled() -> None:
+    repelling = (
+        make_pod("guard")
+        .node("n1")
+        .phase("Running")
+        .pod_affinity("required", "kubernetes.io/hostname", {"app": "web"}, anti=True)
+        .dict()
+    )
+    async with Harness() as h:
+        h.create([_node("n1"), repelling, make_pod("p").label("app", "web").dict()])
+        await _retry_until_it_waits_in_the_pool(h, "default/p")
+        info = h.scheduler.queue.get("default/p")
+        assert info is not None and info.unschedulable_plugins == {"InterPodAffinity"}
+
+        relabelled = copy.deepcopy(h.pod("default", "p"))
+        relabelled["metadata"]["labels"] = {"app": "api"}
+        await h.sim.update("pods", relabelled)
+        await h.quiesce()
+        # Its own new labels may get past the guard's anti-affinity: upstream requeues it.
+        assert h.scheduler.queue.locate("default/p") in ("backoff", "active")

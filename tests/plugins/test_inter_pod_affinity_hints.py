@@ -82,11 +82,11 @@ def plugin(namespaces: list[dict[str, Any]] | None = None) -> InterPodAffinity:
     )
 
 
-def test_registers_assigned_pod_and_node_label_events() -> None:
+def test_registers_pod_and_node_label_events() -> None:
     registered = [r.event for r in plugin().events_to_register()]
     assert registered == [
         ClusterEvent(
-            EventResource.ASSIGNED_POD,
+            EventResource.POD,
             ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE,
         ),
         ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),
@@ -98,6 +98,10 @@ def test_registers_assigned_pod_and_node_label_events() -> None:
     )
     assert not registered[0].matches(
         ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE_POD_TOLERATIONS)
+    )
+    # The pending pod's own relabelling, and nominated pods' events, reach the hint too.
+    assert registered[0].matches(
+        ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_LABEL)
     )
     assert registered[1].matches(NODE_ADD)
     assert not registered[1].matches(ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_TAINT))
@@ -180,6 +184,20 @@ def assigned(name: str = "x", **labels: str) -> Pod:
             HATES_WEB, assigned(app="web"), None, QUEUE, id="delete-matching-anti-affinity"
         ),
         pytest.param(HATES_WEB, assigned(app="db"), None, SKIP, id="delete-unrelated"),
+        pytest.param(
+            make_pod("p").uid("me").label("app", "web").obj(),
+            make_pod("p").uid("me").label("app", "web").obj(),
+            make_pod("p").uid("me").label("app", "api").obj(),
+            QUEUE,
+            id="the-pending-pods-own-labels-change",
+        ),
+        pytest.param(
+            HATES_WEB,
+            make_pod("x").label("app", "web").nominated("n1").obj(),
+            None,
+            QUEUE,
+            id="delete-of-a-pod-nominated-to-a-node",
+        ),
         pytest.param(
             PLAIN_WEB,
             make_pod("x")

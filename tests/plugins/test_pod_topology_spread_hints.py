@@ -87,6 +87,12 @@ POD_CASES = [
     ),
     PodCase("unassigned matching pod added", None, make_pod("x").labels(app="web").obj(), SKIP),
     PodCase("matching pod deleted", running("x", "n1"), None, QUEUE),
+    PodCase(
+        "matching pod nominated to a node deleted",
+        make_pod("x").labels(app="web").nominated("n1").obj(),
+        None,
+        QUEUE,
+    ),
     PodCase("unrelated pod deleted", running("x", "n1", {"app": "db"}), None, SKIP),
     PodCase(
         "relabelled out of the selector",

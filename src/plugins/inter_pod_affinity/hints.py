@@ -1,8 +1,9 @@
 """Cluster events that may make a pod rejected by InterPodAffinity schedulable, and the hints
 that tell the queue whether a given event does.
 
-The hints follow upstream's, including requeueing when an assigned pod whose required
-anti-affinity repelled the pending pod is deleted. Two additions only ever queue more, closing
+The hints follow upstream's: a pod on a node, or nominated to one (Filter counts those too),
+takes part; the pending pod's own relabelling requeues it; and so does the deletion of an
+assigned pod whose required anti-affinity repelled the pending pod. Two additions only ever queue more, closing
 gaps where a pod would otherwise wait for the periodic flush: a deleted pod that matched the
 affinity of a pod selecting itself (the pending pod may now be the first of its group), and,
 for a pod without required affinity terms, any added or relabelled node (existing pods'
@@ -43,11 +44,12 @@ class AffinityHints:
 
     def events(self) -> list[ClusterEventWithHint]:
         return [
-            # An assigned pod appearing, changing labels or leaving can satisfy the pending
-            # pod's affinity or lift an anti-affinity conflict.
+            # A pod on a node (or nominated to one) appearing, changing labels or leaving can
+            # satisfy the pending pod's affinity or lift an anti-affinity conflict; so can the
+            # pending pod's own labels changing.
             ClusterEventWithHint(
                 ClusterEvent(
-                    EventResource.ASSIGNED_POD,
+                    EventResource.POD,
                     ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE,
                 ),
                 self.after_pod_change,
@@ -67,10 +69,14 @@ class AffinityHints:
 
     def after_pod_change(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
         original, modified = as_view(old, Pod), as_view(new, Pod)
-        if (modified is not None and not modified.node_name) or (
-            original is not None and not original.node_name
+        if original is not None and modified is not None and modified.uid == pod.uid:
+            # The pending pod's own labels changed: another pod's anti-affinity may no longer
+            # repel it.
+            return QUEUE
+        if (modified is not None and not _placed(modified)) or (
+            original is not None and not _placed(original)
         ):
-            return QUEUE_SKIP  # only pods on nodes take part in inter-pod affinity
+            return QUEUE_SKIP  # only pods on nodes, or nominated to them, take part
         affinity = required_affinity_terms(pod)
         anti = required_anti_affinity_terms(pod)
         if original is not None and modified is not None:
@@ -116,3 +122,7 @@ class AffinityHints:
         if not affinity and original.labels != modified.labels:
             return QUEUE  # existing pods' anti-affinity may no longer cover the node
         return QUEUE_SKIP
+
+
+def _placed(pod: Pod) -> bool:
+    return bool(pod.node_name or pod.nominated_node_name)

@@ -34,10 +34,12 @@ HardConstraints = Callable[[Pod], tuple[SpreadConstraint, ...]]
 
 
 def _involved(changed: Pod, pending: Pod) -> bool:
-    """The pending pod itself, or a pod on a node in the pending pod's namespace."""
-    return changed.uid == pending.uid or (
-        bool(changed.node_name) and changed.namespace == pending.namespace
-    )
+    """The pending pod itself, or a pod on a node, or nominated to one (Filter counts those
+    too), in the pending pod's namespace."""
+    if changed.uid == pending.uid:
+        return True
+    placed = changed.node_name or changed.nominated_node_name
+    return bool(placed) and changed.namespace == pending.namespace
 
 
 def _selected_by_any(constraints: tuple[SpreadConstraint, ...], labels: Mapping[str, str]) -> bool:
