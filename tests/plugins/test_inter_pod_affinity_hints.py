@@ -86,9 +86,11 @@ def test_registers_pod_and_node_label_events() -> None:
     registered = [r.event for r in plugin().events_to_register()]
     assert registered == [
         ClusterEvent(
-            EventResource.POD,
+            EventResource.ASSIGNED_POD,
             ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE,
         ),
+        # Of an unscheduled pod, only label changes: the pending pod's own, a nominated pod's.
+        ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_LABEL),
         ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),
     ]
     assert registered[0].matches(ASSIGNED_POD_ADD)
@@ -99,12 +101,12 @@ def test_registers_pod_and_node_label_events() -> None:
     assert not registered[0].matches(
         ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE_POD_TOLERATIONS)
     )
-    # The pending pod's own relabelling, and nominated pods' events, reach the hint too.
-    assert registered[0].matches(
+    assert registered[1].matches(
         ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE_POD_LABEL)
     )
-    assert registered[1].matches(NODE_ADD)
-    assert not registered[1].matches(ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_TAINT))
+    assert not registered[1].matches(ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD))
+    assert registered[2].matches(NODE_ADD)
+    assert not registered[2].matches(ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_TAINT))
     assert ASSIGNED_POD_UPDATE.action & ActionType.UPDATE_POD_LABEL
 
 
@@ -117,7 +119,7 @@ def pod_hint(
 
 
 def node_hint(pending: Pod, old: Node | None, new: Node | None) -> QueueingHint:
-    hint = plugin().events_to_register()[1].hint
+    hint = plugin().events_to_register()[2].hint
     assert hint is not None
     return hint(pending, old, new)
 

@@ -36,7 +36,9 @@ def _plugin() -> PodTopologySpread:
 
 def _hints(plugin: PodTopologySpread) -> tuple[QueueingHintFn, QueueingHintFn]:
     """The pod and node hint functions, as the queue receives them."""
-    pod_hint, node_hint = (registration.hint for registration in plugin.events_to_register())
+    hints = {r.event.resource: r.hint for r in plugin.events_to_register()}
+    pod_hint, node_hint = hints[EventResource.ASSIGNED_POD], hints[EventResource.NODE]
+    assert hints[EventResource.UNSCHEDULED_POD] is pod_hint
     assert pod_hint is not None
     assert node_hint is not None
     return pod_hint, node_hint
@@ -45,10 +47,12 @@ def _hints(plugin: PodTopologySpread) -> tuple[QueueingHintFn, QueueingHintFn]:
 def test_registered_events() -> None:
     events = {str(e.event.resource): e.event.action for e in _plugin().events_to_register()}
     assert events == {
-        "Pod": ActionType.ADD
+        "AssignedPod": ActionType.ADD
         | ActionType.UPDATE_POD_LABEL
         | ActionType.UPDATE_POD_TOLERATIONS
         | ActionType.DELETE,
+        # Of an unscheduled pod, only updates: the pending pod's own, and a nominated pod's.
+        "UnschedulablePod": ActionType.UPDATE_POD_LABEL | ActionType.UPDATE_POD_TOLERATIONS,
         "Node": ActionType.ADD
         | ActionType.DELETE
         | ActionType.UPDATE_NODE_LABEL

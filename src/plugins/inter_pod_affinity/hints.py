@@ -3,13 +3,13 @@ that tell the queue whether a given event does.
 
 The hints follow upstream's: a pod on a node, or nominated to one (Filter counts those too),
 takes part; the pending pod's own relabelling requeues it; and so does the deletion of an
-assigned pod whose required anti-affinity repelled the pending pod. Two additions only ever queue more, closing
-gaps where a pod would otherwise wait for the periodic flush: a deleted pod that matched the
-affinity of a pod selecting itself (the pending pod may now be the first of its group), and,
-for a pod without required affinity terms, any added or relabelled node (existing pods'
-anti-affinity may not cover it). Namespace selectors of the pending pod's terms are matched
-against the labels of the changed pod's namespace, as Filter matches them, where upstream's
-hint uses an empty label set.
+assigned pod whose required anti-affinity repelled the pending pod. Two additions only ever
+queue more, closing gaps where a pod would otherwise wait for the periodic flush: a deleted
+pod that matched the affinity of a pod selecting itself (the pending pod may now be the first
+of its group), and, for a pod without required affinity terms, any added or relabelled node
+(existing pods' anti-affinity may not cover it). Namespace selectors of the pending pod's
+terms are matched against the labels of the changed pod's namespace, as Filter matches them,
+where upstream's hint uses an empty label set.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from plugins.helpers import as_view
+from plugins.helpers.pod_events import placed_pod_events
 from plugins.inter_pod_affinity.terms import NAMESPACES
 from plugins.inter_pod_affinity.terms import matches_all_terms
 from plugins.inter_pod_affinity.terms import namespace_labels
@@ -47,11 +48,8 @@ class AffinityHints:
             # A pod on a node (or nominated to one) appearing, changing labels or leaving can
             # satisfy the pending pod's affinity or lift an anti-affinity conflict; so can the
             # pending pod's own labels changing.
-            ClusterEventWithHint(
-                ClusterEvent(
-                    EventResource.POD,
-                    ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE,
-                ),
+            *placed_pod_events(
+                ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE,
                 self.after_pod_change,
             ),
             # A node gaining, losing or changing a topology label changes the domains.

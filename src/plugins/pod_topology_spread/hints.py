@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from plugins.helpers import deleted_pod
 from plugins.helpers import node_change
 from plugins.helpers import pod_change
+from plugins.helpers.pod_events import placed_pod_events
 from plugins.pod_topology_spread.constraints import SpreadConstraint
 from plugins.pod_topology_spread.constraints import has_all_keys
 from scheduler.framework import ActionType
@@ -59,14 +60,11 @@ class SpreadHints:
 
     def events(self) -> list[ClusterEventWithHint]:
         return [
-            ClusterEventWithHint(
-                ClusterEvent(
-                    EventResource.POD,
-                    ActionType.ADD
-                    | ActionType.UPDATE_POD_LABEL
-                    | ActionType.UPDATE_POD_TOLERATIONS
-                    | ActionType.DELETE,
-                ),
+            *placed_pod_events(
+                ActionType.ADD
+                | ActionType.UPDATE_POD_LABEL
+                | ActionType.UPDATE_POD_TOLERATIONS
+                | ActionType.DELETE,
                 self.after_pod_change,
             ),
             ClusterEventWithHint(
