@@ -83,12 +83,40 @@ def test_pod_update_event_resource_and_label_for_a_bound_pod() -> None:
     )
 
 
-def test_generated_resource_claim_change() -> None:
+EXTENDED = {
+    "resourceClaimName": "p-extended-resources-x",
+    "requestMappings": [
+        {"containerName": "c", "resourceName": "example.com/gpu", "requestName": "r"}
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "changed"),
+    [
+        ({}, {"resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "p-gpu-x"}]}, True),
+        # The claim made for the pod's extended resources is a generated claim too.
+        ({}, {"extendedResourceClaimStatus": EXTENDED}, True),
+        (
+            {"extendedResourceClaimStatus": EXTENDED},
+            {"extendedResourceClaimStatus": EXTENDED},
+            False,
+        ),
+        # None and an empty list are alike, as upstream compares them by length.
+        ({}, {"resourceClaimStatuses": []}, False),
+    ],
+    ids=["claim-status-added", "extended-claim-added", "extended-unchanged", "none-vs-empty"],
+)
+def test_generated_resource_claim_change(
+    before: dict[str, Any], after: dict[str, Any], changed: bool
+) -> None:
     old = base_pod().dict()
     new = base_pod().dict()
-    new["status"]["resourceClaimStatuses"] = [{"name": "gpu", "resourceClaimName": "p-gpu-x"}]
+    old["status"].update(before)
+    new["status"].update(after)
     (event,) = pod_update_events(Pod.from_dict(old), Pod.from_dict(new))
-    assert event.action is A.UPDATE_POD_GENERATED_RESOURCE_CLAIM
+    expected = A.UPDATE_POD_GENERATED_RESOURCE_CLAIM if changed else A.UPDATE_OTHER
+    assert event.action is expected
 
 
 def with_conditions(builder: NodeBuilder, **statuses: Any) -> Node:

@@ -60,9 +60,22 @@ def labelled(resource: EventResource, action: ActionType) -> ClusterEvent:
     return ClusterEvent(resource, action, event_label(event))
 
 
-def _resource_claim_statuses(pod: Pod) -> Any:
+def _generated_claims(pod: Pod) -> tuple[Any, ...]:
+    """What upstream compares to tell that the claims made for a pod changed: each entry of
+    `resourceClaimStatuses` by name and claim (none and an empty list alike), and the claim
+    made for its extended resources (`extendedResourceClaimStatus`) with its mappings."""
     status: Mapping[str, Any] = pod.raw.get("status") or {}
-    return status.get("resourceClaimStatuses")
+    entries = tuple(
+        (entry.get("name"), entry.get("resourceClaimName"))
+        for entry in status.get("resourceClaimStatuses") or ()
+    )
+    extended = status.get("extendedResourceClaimStatus")
+    if extended is None:
+        return (entries, None)
+    mappings = tuple(
+        tuple(sorted(m.items())) for m in extended.get("requestMappings") or () if m is not None
+    )
+    return (entries, (extended.get("resourceClaimName") or "", mappings))
 
 
 def _scaled_down(old: Pod, new: Pod) -> bool:
@@ -91,7 +104,7 @@ def pod_update_events(old: Pod, new: Pod) -> list[ClusterEvent]:
         actions.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
     if old.tolerations != new.tolerations:
         actions.append(ActionType.UPDATE_POD_TOLERATIONS)
-    if _resource_claim_statuses(old) != _resource_claim_statuses(new):
+    if _generated_claims(old) != _generated_claims(new):
         actions.append(ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)
     if not actions:
         actions.append(ActionType.UPDATE_OTHER)
