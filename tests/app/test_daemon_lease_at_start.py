@@ -9,6 +9,7 @@ from typing import Any
 from scheduler.cluster.port import ObjectList
 from scheduler.cluster.sim import SimCluster
 from scheduler.framework.clock import SystemClock
+from scheduler.framework.errors import APIError
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
 from tests.app.daemon_on_sim import scheduling_daemon
@@ -86,3 +87,38 @@ async def test_a_standby_lists_the_pods_again_when_it_takes_over() -> None:
     finally:
         await standby.shutdown()
     assert cluster.calls == ["take lease", "list pods", "list pods", "take lease", "list pods"]
+
+
+class ForbiddingCluster(RecordingCluster):
+    """Refuses to list one resource (as the API server does for a role that lacks it) until
+    told to stop."""
+
+    def __init__(self, forbidden: str) -> None:
+        super().__init__()
+        self.forbidden: str | None = forbidden
+        self.refusals = 0
+
+    async def list(
+        self, resource: str, *, namespace: str | None = None, field_selector: str | None = None
+    ) -> ObjectList:
+        if resource == self.forbidden:
+            self.refusals += 1
+            raise APIError(403, f'{resource}.storage.k8s.io is forbidden: cannot list "{resource}"')
+        return await super().list(resource, namespace=namespace, field_selector=field_selector)
+
+
+async def test_a_replica_that_cannot_list_does_not_compete_for_the_lease() -> None:
+    cluster = ForbiddingCluster("volumeattachments")
+    leader = scheduling_daemon("production", cluster, leader_elect=True)
+    await leader.start()  # takes the Lease at once
+    standby = scheduling_daemon("production", cluster, leader_elect=True)
+    await standby.start()
+    try:
+        await until(lambda: cluster.refusals >= 2)
+        assert leader.campaigning and not standby.campaigning
+        cluster.forbidden = None
+        await until(lambda: standby.campaigning)
+        assert standby._informers_synced()
+    finally:
+        await standby.shutdown()
+        await leader.shutdown()

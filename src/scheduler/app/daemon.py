@@ -92,6 +92,8 @@ class Daemon:
         self._synced_task: asyncio.Task[None] | None = None
         # Until the informers exist, taking the Lease only records when (`start` goes on).
         self._informers_started = False
+        # Set once the elector competes for the Lease; at once if the first attempt took it.
+        self._campaigning = False
         self.elector: LeaderElector | None = None
         election = config.leader_election
         if election.leader_elect:
@@ -203,9 +205,15 @@ class Daemon:
         self._stopping.set()
 
     async def start(self) -> None:
-        """Informers, the secure port, and (with leader election) the elector."""
+        """Informers, the secure port, and (with leader election) the elector.
+
+        A replica that did not take the Lease at once campaigns only once its informers have
+        listed, as kube-scheduler does: one that cannot list (a resource its role does not
+        grant yet, say) must not take the Lease from a standby that could schedule."""
+        acquired = False
         if self.elector is not None:
-            await self.elector.acquire_at_once()
+            acquired = await self.elector.acquire_at_once()
+            self._campaigning = acquired
         await self.scheduler.start()
         self._informers_started = True
         mark(_log, "Informers started")
@@ -215,7 +223,21 @@ class Daemon:
         if self.is_leader:
             self._start_scheduling()
         if self.elector is not None:
-            self._elector_task = asyncio.create_task(self.elector.run(), name="leader-election")
+            campaign = self.elector.run() if acquired else self._campaign_when_synced()
+            self._elector_task = asyncio.create_task(campaign, name="leader-election")
+
+    @property
+    def campaigning(self) -> bool:
+        """Whether this replica holds or competes for the Lease (always, without election)."""
+        return self.elector is None or self._campaigning
+
+    async def _campaign_when_synced(self) -> None:
+        elector = self.elector
+        if elector is None:
+            return
+        await self.scheduler.wait_synced()
+        self._campaigning = True
+        await elector.run()
 
     async def _when_synced(self) -> None:
         """Once every informer has listed: collect garbage again, freezing what start-up
