@@ -30,6 +30,9 @@ from scheduler.objects.raw import spec_of
 from scheduler.objects.raw import storage_class_of
 
 CSINode = Mapping[str, Any] | None
+# CSI migration counts an in-tree volume only on a node with a CSINode, whatever it says (as
+# upstream's isCSIMigrationOn): the pod's own volumes depend on the node through that alone.
+_ANY_CSI_NODE: Mapping[str, Any] = {}
 
 _PREFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _PREFIX_LENGTH = 32
@@ -52,11 +55,19 @@ class VolumeResolver:
     def __init__(self, handle: Handle) -> None:
         self._handle = handle
         self._prefix = "".join(handle.rng.choice(_PREFIX_ALPHABET) for _ in range(_PREFIX_LENGTH))
+        # Whether the last resolution counted an in-tree volume as migrated.
+        self._migrated = False
 
-    def new_pod_volumes(self, pod: Pod, csi_node: CSINode) -> AttachedVolumes | Status:
-        """The volumes of the pod being scheduled, seen from a node with `csi_node`; its
-        claims must exist."""
-        return self._resolve(pod, csi_node, new_pod=True)
+    def new_pod_volumes(
+        self, pod: Pod
+    ) -> tuple[AttachedVolumes | Status, AttachedVolumes | Status]:
+        """The volumes of the pod being scheduled, as a node with a CSINode sees them and as
+        one without does (they differ only by in-tree volumes); its claims must exist."""
+        self._migrated = False
+        with_csi_node = self._resolve(pod, _ANY_CSI_NODE, new_pod=True)
+        if not self._migrated:
+            return with_csi_node, with_csi_node
+        return with_csi_node, self._resolve(pod, None, new_pod=True)
 
     def existing_pod_volumes(
         self, pod: Pod, csi_node: CSINode, into: AttachedVolumes
@@ -79,7 +90,7 @@ class VolumeResolver:
                 # The ephemeral volume controller names the claim <pod name>-<volume name>.
                 claim_name = f"{pod.name}-{volume.get('name', '')}"
             else:
-                failure = _add_inline(volume, pod, csi_node, result)
+                failure = self._add_inline(volume, pod, csi_node, result)
                 if failure is not None:
                     return failure
                 continue
@@ -115,7 +126,7 @@ class VolumeResolver:
         if csi is not None:
             return str(csi.get("driver") or ""), str(csi.get("volumeHandle") or "")
         plugin = in_tree.pv_plugin(pv)
-        if plugin is None or not in_tree.migration_on(csi_node, plugin):
+        if plugin is None or not self._migrates(csi_node, plugin):
             return "", ""
         try:
             return in_tree.translate_pv(pv)
@@ -133,7 +144,7 @@ class VolumeResolver:
         handle = f"{self._prefix}-{namespace_of(pvc) or DEFAULT_NAMESPACE}/{name_of(pvc)}"
         provisioner = str(storage_class.get("provisioner") or "")
         if in_tree.is_migratable_provisioner(provisioner):
-            if not in_tree.migration_on(csi_node, provisioner):
+            if not self._migrates(csi_node, provisioner):
                 return "", ""
             try:
                 return in_tree.csi_driver_of(provisioner), handle
@@ -141,21 +152,25 @@ class VolumeResolver:
                 return "", ""
         return provisioner, handle
 
-
-def _add_inline(
-    volume: RawObject, pod: Pod, csi_node: CSINode, into: AttachedVolumes
-) -> Status | None:
-    """Count an inline in-tree volume as the CSI volume it migrates to; an Error if it cannot
-    be translated (upstream fails the node then)."""
-    plugin = in_tree.inline_plugin(volume)
-    if plugin is None or not in_tree.migration_on(csi_node, plugin):
+    def _add_inline(
+        self, volume: RawObject, pod: Pod, csi_node: CSINode, into: AttachedVolumes
+    ) -> Status | None:
+        """Count an inline in-tree volume as the CSI volume it migrates to; an Error if it
+        cannot be translated (upstream fails the node then)."""
+        plugin = in_tree.inline_plugin(volume)
+        if plugin is None or not self._migrates(csi_node, plugin):
+            return None
+        name = volume.get("name", "")
+        try:
+            translated = in_tree.translate_inline(volume, pod.namespace)
+        except in_tree.TranslationError as exc:
+            return Status.from_error(f"converting volume({name}) from inline to csi: {exc}")
+        if translated is not None:
+            driver, handle = translated
+            into[f"{driver}/{handle}"] = driver
         return None
-    name = volume.get("name", "")
-    try:
-        translated = in_tree.translate_inline(volume, pod.namespace)
-    except in_tree.TranslationError as exc:
-        return Status.from_error(f"converting volume({name}) from inline to csi: {exc}")
-    if translated is not None:
-        driver, handle = translated
-        into[f"{driver}/{handle}"] = driver
-    return None
+
+    def _migrates(self, csi_node: CSINode, plugin: str) -> bool:
+        migrated = in_tree.migration_on(csi_node, plugin)
+        self._migrated = self._migrated or migrated
+        return migrated

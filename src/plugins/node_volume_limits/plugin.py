@@ -41,11 +41,6 @@ REASON_MAX_VOLUME_COUNT = "node(s) exceed max volume count"
 PRE_FILTER_STATE_KEY = "PreFilterNodeVolumeLimits"
 
 
-# CSI migration counts an in-tree volume only on a node with a CSINode, whatever it says (as
-# upstream's isCSIMigrationOn): the pod's own volumes depend on the node through that alone.
-_ANY_CSI_NODE: Mapping[str, Any] = {}
-
-
 @dataclass(frozen=True, slots=True)
 class PreFilterState:
     """The pod's own CSI volumes as a node with a CSINode sees them and as one without does,
@@ -81,8 +76,7 @@ class NodeVolumeLimits:
         return None
 
     def _pod_volumes(self, pod: Pod) -> PreFilterState:
-        resolve = self._resolver.new_pod_volumes
-        return PreFilterState(resolve(pod, _ANY_CSI_NODE), resolve(pod, None))
+        return PreFilterState(*self._resolver.new_pod_volumes(pod))
 
     def _new_volumes(self, state: CycleState, pod: Pod) -> PreFilterState:
         found = state.get(PRE_FILTER_STATE_KEY, PreFilterState)
