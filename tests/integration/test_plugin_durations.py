@@ -9,6 +9,7 @@ from scheduler.framework import NodeInfo
 from scheduler.framework import PluginSpec
 from scheduler.framework import Pod
 from scheduler.framework import Status
+from scheduler.framework.status import Code
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
 from tests.integration.harness import Harness
@@ -112,3 +113,76 @@ async def test_a_failed_score_is_timed_as_an_error_at_the_extension_point() -> N
             "scheduler_framework_extension_point_duration_seconds_count", labels
         )
         assert observed == 1
+
+
+class RejectsFirstNode:
+    """A per-node Filter plugin that refuses node n1 and nothing else."""
+
+    name = "RejectsFirstNode"
+
+    def __init__(self, args: None, handle: Handle) -> None:
+        pass
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        if node_info.name == "n1":
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "not n1")
+        return Status()
+
+
+async def test_each_filtered_node_is_timed_with_its_own_code_and_counted_once() -> None:
+    """Upstream labels each node's Filter call with the code it returned, whether we ran the
+    plugin vectorized (TaintToleration, NodeResourcesFit) or node by node."""
+    spec = PluginSpec(name="RejectsFirstNode", plugin_class=RejectsFirstNode)
+    plugins = {"filter": {"enabled": [{"name": "RejectsFirstNode"}]}}
+    config = {"profiles": [{"schedulerName": "default-scheduler", "plugins": plugins}]}
+    async with Harness(config, extra_plugins=[spec]) as h:
+        h.scheduler.sampler.percent = 100
+        h.create(
+            [
+                make_node("n1").dict(),
+                make_node("n2").dict(),
+                make_node("busy").capacity(cpu="1500m", memory="8Gi", pods="10").dict(),
+                make_pod("running").node("busy").req(cpu="1").phase("Running").dict(),
+                make_node("tainted").taint("dedicated", "infra").dict(),
+                make_pod("p").req(cpu="1").dict(),
+            ]
+        )
+        await h.schedule_active()
+        await h.quiesce()
+        assert h.node_of("default", "p") == "n2"
+        registry = h.scheduler.metrics.registry
+
+        def timed(plugin: str, status: str) -> float | None:
+            labels = {"plugin": plugin, "extension_point": "Filter", "status": status}
+            return registry.get_sample_value(
+                "scheduler_plugin_execution_duration_seconds_count", labels
+            )
+
+        def evaluations(plugin: str) -> float | None:
+            labels = {"plugin": plugin, "extension_point": "Filter", "profile": "default-scheduler"}
+            return registry.get_sample_value("scheduler_plugin_evaluation_total", labels)
+
+        unresolvable = "UnschedulableAndUnresolvable"
+        assert (timed("TaintToleration", "Success"), timed("TaintToleration", unresolvable)) == (
+            3,
+            1,
+        )
+        assert (
+            timed("NodeResourcesFit", "Success"),
+            timed("NodeResourcesFit", "Unschedulable"),
+        ) == (
+            2,
+            1,
+        )
+        assert (timed("RejectsFirstNode", "Success"), timed("RejectsFirstNode", unresolvable)) == (
+            1,
+            1,
+        )
+        assert timed("NodeResourcesFit", unresolvable) is None
+        assert [
+            evaluations(p) for p in ("TaintToleration", "NodeResourcesFit", "RejectsFirstNode")
+        ] == [
+            4,
+            3,
+            2,
+        ]

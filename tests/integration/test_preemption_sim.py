@@ -241,3 +241,14 @@ async def test_a_sampled_cycle_times_the_plugins_preemptions_dry_run_calls() -> 
         assert calls("InterPodAffinity", "PreFilterExtensionRemovePod") == 2
         assert calls("InterPodAffinity", "PreFilterExtensionAddPod") == 1
         assert calls("InterPodAffinity", "Filter") == 1
+
+        def evaluations(plugin: str) -> float | None:
+            return registry.get_sample_value(
+                "scheduler_plugin_evaluation_total",
+                {"plugin": plugin, "extension_point": "Filter", "profile": "default-scheduler"},
+            )
+
+        # Every Filter call counts, the dry run's as the search's: NodeResourcesFit ran on n1
+        # in the search, without "low" and with it back; InterPodAffinity only without "low".
+        assert evaluations("NodeResourcesFit") == 3
+        assert evaluations("InterPodAffinity") == 1

@@ -12,6 +12,8 @@ feasible nodes are found; with every node scored the single chunk is the whole t
 from __future__ import annotations
 
 import time
+from collections import Counter
+from collections.abc import Iterable
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,6 +23,7 @@ from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.diagnosis import Diagnosis
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import SUCCESS
+from scheduler.framework.status import Code
 from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
 from scheduler.runtime.profile import Profile
@@ -76,6 +79,7 @@ def _filter_chunk(
             continue
         started = time.perf_counter()
         evaluated = len(candidates)
+        rejected: dict[str, int] | None = None
         if entry.batch is not None:
             batch = invoke.filter_batch(entry.batch, state, pod, table, candidates)
             # A batch made knowing every row passes has nothing to record.
@@ -87,17 +91,28 @@ def _filter_chunk(
                     candidates[failed], codes, plugin.name, batch.reasons, reason_ids
                 )
                 candidates = candidates[~failed]
+                if state.record_plugin_metrics:
+                    rejected = _tally(codes.tolist())
         else:
             row_list: list[int] = candidates.tolist()
-            failed = invoke.filter_rows(plugin, state, pod, table.node_infos, row_list)
-            if failed:
+            failed_rows = invoke.filter_rows(plugin, state, pod, table.node_infos, row_list)
+            if failed_rows:
                 keep = np.ones(len(candidates), dtype=np.bool_)
-                for i, status in failed:
+                for i, status in failed_rows:
                     diagnosis.reject_row(row_list[i], status)
                     keep[i] = False
                 candidates = candidates[keep]
-        profile.observe_plugin(state, plugin.name, "Filter", SUCCESS, started, evaluated=evaluated)
+                if state.record_plugin_metrics:
+                    rejected = _tally([status.code for _, status in failed_rows])
+        profile.observe_plugin(
+            state, plugin.name, "Filter", SUCCESS, started, evaluated=evaluated, rejected=rejected
+        )
     return candidates
+
+
+def _tally(codes: Iterable[int]) -> dict[str, int]:
+    """How many rejections carry each status code, by the code's metric label."""
+    return {Code(code).label: n for code, n in Counter(codes).items()}
 
 
 class FilterRun:

@@ -18,13 +18,18 @@ from scheduler.objects.pod import Pod
 from scheduler.runtime import invoke
 
 
-class TimesPlugins(Protocol):
+class ObservesPlugins(Protocol):
+    def count_evaluation(self, plugin: str, point: str) -> None: ...
+
     def observe_duration(
         self, state: CycleState, plugin: str, point: str, status: Status, started: float
     ) -> None: ...
 
 
-class _Untimed:
+class _Unobserved:
+    def count_evaluation(self, plugin: str, point: str) -> None:
+        return None
+
     def observe_duration(
         self, state: CycleState, plugin: str, point: str, status: Status, started: float
     ) -> None:
@@ -35,12 +40,14 @@ class _Untimed:
 class FilterChain:
     """The PreFilter plugins (for their extensions) and Filter plugins of one profile.
 
-    In the cycles the sampler picked, each call is timed through `timer`, as upstream times
-    the Filter calls and PreFilter extensions of preemption's dry runs."""
+    Every Filter call is counted through `observer`, and in the cycles the sampler picked each
+    call is timed, as upstream counts and times the Filter calls (and times the PreFilter
+    extensions) of preemption's dry runs, of nodes with nominated pods and of batching's check
+    of the last chosen node."""
 
     pre_filter: Sequence[PreFilterPlugin]
     filter: Sequence[FilterPlugin]
-    timer: TimesPlugins = field(default_factory=_Untimed)
+    observer: ObservesPlugins = field(default_factory=_Unobserved)
 
     def run_on_node(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         """All Filter plugins on one node; the first rejection wins (RunFilterPlugins)."""
@@ -48,10 +55,11 @@ class FilterChain:
         for plugin in self.filter:
             if plugin.name in state.skip_filter_plugins:
                 continue
+            self.observer.count_evaluation(plugin.name, "Filter")
             started = time.perf_counter() if timed else 0.0
             status = invoke.call_status("Filter", plugin.name, plugin.filter, state, pod, node_info)
             if timed:
-                self.timer.observe_duration(state, plugin.name, "Filter", status, started)
+                self.observer.observe_duration(state, plugin.name, "Filter", status, started)
             if not status.is_success:
                 return invoke.plugin_failure("Filter", plugin.name, status)
         return Status()
@@ -81,7 +89,7 @@ class FilterChain:
             method = extensions.add_pod if adding else extensions.remove_pod
             started = time.perf_counter()
             status = invoke.call_status(verb, plugin.name, method, state, pod, other, node_info)
-            self.timer.observe_duration(
+            self.observer.observe_duration(
                 state, plugin.name, f"PreFilterExtension{verb}", status, started
             )
             if not status.is_success:

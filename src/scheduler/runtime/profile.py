@@ -247,21 +247,36 @@ class Profile:
         started: float,
         *,
         evaluated: int = 1,
+        rejected: Mapping[str, int] | None = None,
     ) -> None:
         """One plugin's run at `point`; `evaluated` counts the nodes a Filter or Score run
-        covered, as upstream counts one evaluation per node."""
+        covered, as upstream counts one evaluation per node. Of those, `rejected` gives how
+        many nodes a Filter run rejected with each code, and `status` is the others'."""
+        self._evaluation_counter(plugin, point)(evaluated)
+        if not state.record_plugin_metrics:
+            return
+        # Upstream times each node's Filter and Score call, labelled with its own code; a
+        # vectorized run covered `evaluated` of them at once, each taking an equal share.
+        share = (time.perf_counter() - started) / evaluated if evaluated else 0.0
+        passed = evaluated
+        for label, nodes in (rejected or {}).items():
+            passed -= nodes
+            self.metrics.plugin_execution_duration(plugin, point, label, share * nodes, nodes)
+        if passed:
+            self.metrics.plugin_execution_duration(
+                plugin, point, status.code.label, share * passed, passed
+            )
+
+    def count_evaluation(self, plugin: str, point: str) -> None:
+        """One call of a plugin outside the executor (a dry run, a node with nominated pods)."""
+        self._evaluation_counter(plugin, point)(1)
+
+    def _evaluation_counter(self, plugin: str, point: str) -> EvaluationCounter:
         count = self._evaluations.get((plugin, point))
         if count is None:
             count = self.metrics.plugin_evaluation_counter(plugin, point, self.name)
             self._evaluations[(plugin, point)] = count
-        count(evaluated)
-        if state.record_plugin_metrics:
-            # Upstream times each node's Filter and Score call; a vectorized run covered
-            # `evaluated` of them at once.
-            elapsed = time.perf_counter() - started
-            self.metrics.plugin_execution_duration(
-                plugin, point, status.code.label, elapsed, evaluated
-            )
+        return count
 
     def observe_duration(
         self, state: CycleState, plugin: str, point: str, status: Status, started: float
