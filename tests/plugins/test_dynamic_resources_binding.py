@@ -186,6 +186,24 @@ async def test_pre_bind_gives_up_after_the_binding_timeout() -> None:
     )
 
 
+async def test_a_claim_deleted_during_the_wait_fails_pre_bind_as_an_error() -> None:
+    world = World([GPU_CLASS, FABRIC, pending()])
+    status, task = await bind(world, 0)
+    assert status is None
+    world.handle._listers["resourceclaims"] = DictLister([])
+    advance(world, 5)
+    status = await task
+    assert (status.code, status.message()) == (
+        Code.ERROR,
+        'could not find ResourceClaim "default/c"',
+    )
+    labels = {"profile": world.handle.profile_name, "driver": DRIVER, "status": "error"}
+    registry = world.handle.metrics.registry
+    assert (
+        registry.get_sample_value("scheduler_dra_bindingconditions_allocations_total", labels) == 1
+    )
+
+
 def allocated_fabric_claim(timestamp: str) -> dict[str, Any]:
     claim = make_claim("c").request("req-1", CLASS)
     claim.allocated("worker", ("req-1", DRIVER, "fabric", "fabric-0"))

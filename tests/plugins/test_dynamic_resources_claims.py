@@ -54,15 +54,15 @@ GENERATED = make_claim("my-pod-my-resource").request("r", CLASS)
         pytest.param(
             template_pod({"my-resource": "my-pod-my-resource"}),
             [],
-            unresolvable('resourceclaim.resource.k8s.io "my-pod-my-resource" not found'),
+            unresolvable('could not find ResourceClaim "default/my-pod-my-resource"'),
             id="claim-gone",
         ),
         pytest.param(
             template_pod({"my-resource": "my-pod-my-resource"}),
             [GENERATED.dict() | {}],
             unresolvable(
-                "ResourceClaim default/my-pod-my-resource was not created for pod "
-                "default/my-pod (pod is not owner)"
+                "ResourceClaim default/my-pod-my-resource was not created for Pod "
+                "default/my-pod (Pod is not owner)"
             ),
             id="wrong-claim",
         ),

@@ -360,4 +360,8 @@ def test_filter_timeout() -> None:
     claim = make_claim("c").request("req-1", CLASS, 21).match_attribute(f"{DRIVER}/root")
     world = World([GPU_CLASS, slice_, claim.dict()], filter_timeout=5, clock=TickingClock())
     _, statuses = world.filter(pod_using("c"))
-    assert outcome(statuses["worker"]) == unresolvable("timed out trying to allocate devices")
+    # An Error, which fails the attempt: a timeout may pass, so the pod goes to backoff.
+    assert outcome(statuses["worker"]) == (
+        Code.ERROR,
+        "node worker: timed out trying to allocate devices",
+    )

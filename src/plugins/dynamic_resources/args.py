@@ -17,7 +17,8 @@ DEFAULT_BINDING_TIMEOUT_SECONDS: Final = 600.0
 
 class DynamicResourcesArgs(PluginArgs):
     """`filterTimeout`: how long Filter may search for devices on one node before it gives
-    that node up ("timed out trying to allocate devices"); 0 means no limit.
+    the attempt up with an Error ("node <node>: timed out trying to allocate devices"), for a
+    retry after backoff; 0 means no limit.
 
     `bindingTimeout`: how long PreBind waits for the binding conditions of devices that
     declare them, counted from the allocation; past it the claim is freed for another try.

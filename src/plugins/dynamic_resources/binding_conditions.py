@@ -19,6 +19,7 @@ from datetime import datetime
 from datetime import timedelta
 from typing import Any
 
+from plugins.dynamic_resources import messages
 from scheduler.framework.clock import Clock
 from scheduler.objects.raw import RawObject
 
@@ -95,21 +96,23 @@ def claim_timed_out(claim: RawObject, now: datetime, timeout: float) -> bool:
 
 
 async def wait_until_bound(
-    current_claims: Callable[[], Sequence[RawObject | None]], clock: Clock, limit: float
+    current_claims: Callable[[], Sequence[tuple[str, str, RawObject | None]]],
+    clock: Clock,
+    limit: float,
 ) -> tuple[str, str | None]:
     """Read the claims now and every POLL_SECONDS until all are ready, one failed or timed out,
-    or `limit` seconds have passed. Returns the outcome as kube-scheduler labels it in its metrics
-    ("success", "failure", "timeout", "error") and the error text, if any."""
+    or `limit` seconds have passed; `current_claims` gives each claim's namespace, name and
+    object (None once it is gone). Returns the outcome as kube-scheduler labels it in its
+    metrics ("success", "failure", "timeout", "error") and the error text, if any."""
     deadline = clock.now() + limit
     while True:
         try:
             ready = True
-            for claim in current_claims():
+            for namespace, name, claim in current_claims():
                 if claim is None:
-                    return "error", "resource claim not found"
+                    return "error", messages.claim_not_found(namespace, name)
                 if not claim_ready(claim):
                     if claim_timed_out(claim, clock.wall(), limit):
-                        name = (claim.get("metadata") or {}).get("name")
                         return "timeout", f"{TIMEOUT_PREFIX}: claim={name}"
                     ready = False
         except BindingFailedError as failed:

@@ -115,7 +115,7 @@ def resolve_pod_claims(pod: Pod, claims: Lister) -> list[PodClaim]:
             continue
         claim = claims.get(pod.namespace, name)
         if claim is None:
-            raise ClaimProblemError(messages.claim_not_found(name))
+            raise ClaimProblemError(messages.claim_not_found(pod.namespace, name))
         meta = claim.get("metadata") or {}
         if meta.get("deletionTimestamp"):
             raise ClaimProblemError(messages.claim_being_deleted(name))

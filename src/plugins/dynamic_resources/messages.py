@@ -10,7 +10,6 @@ POOL_BEING_UPDATED = "currently being updated"
 POOL_INVALID = "currently invalid"
 # No allocation on the node, which sees a pool whose slices contradict each other.
 INVALID_POOLS = "invalid resource pools were encountered"
-FILTER_TIMED_OUT = "timed out trying to allocate devices"
 ALLOCATION_NOT_FOUND = "claim allocation not found for node"
 # PostFilter outcomes.
 NO_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
@@ -36,9 +35,9 @@ def unsupported_pod_claim(namespace: str, pod: str, entry: str) -> str:
     )
 
 
-def claim_not_found(name: str) -> str:
-    """The API's NotFound text for a claim, which upstream passes on as it is."""
-    return f'resourceclaim.resource.k8s.io "{name}" not found'
+def claim_not_found(namespace: str, name: str) -> str:
+    """Upstream looks claims up in its assume cache, whose miss reads like this."""
+    return f'could not find ResourceClaim "{namespace}/{name}"'
 
 
 def claim_being_deleted(name: str) -> str:
@@ -47,8 +46,8 @@ def claim_being_deleted(name: str) -> str:
 
 def not_owner(claim_namespace: str, claim: str, namespace: str, pod: str) -> str:
     return (
-        f"ResourceClaim {claim_namespace}/{claim} was not created for pod "
-        f"{namespace}/{pod} (pod is not owner)"
+        f"ResourceClaim {claim_namespace}/{claim} was not created for Pod "
+        f"{namespace}/{pod} (Pod is not owner)"
     )
 
 
@@ -82,3 +81,7 @@ def no_request_mappings(namespace: str, pod: str) -> str:
         f"nil or empty request mappings, no update of pod {namespace}/{pod} "
         "ExtendedResourceClaimStatus"
     )
+
+
+def filter_timed_out(node: str) -> str:
+    return f"node {node}: timed out trying to allocate devices"

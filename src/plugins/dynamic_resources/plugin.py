@@ -354,7 +354,10 @@ class DynamicResources:
                     if chosen is None:
                         return Status.unresolvable(_no_allocation(inventory, node))
             except FilterTimeoutError:
-                return Status.unresolvable(messages.FILTER_TIMED_OUT)
+                # An Error, not a rejection: a timeout may pass, so the pod is retried after
+                # backoff rather than parked until some event; and the node is named, as the
+                # slices that made the search long are likely its own.
+                return Status.from_error(messages.filter_timed_out(node.name))
             except AllocationError as exc:
                 return Status.from_error(str(exc))
         unavailable = [
@@ -620,7 +623,9 @@ class DynamicResources:
         clock = self._handle.clock
         started = clock.now()
         outcome, error = await wait_until_bound(
-            lambda: [self._claims().get(c.namespace, c.name) for c in claims],
+            lambda: [
+                (c.namespace, c.name, self._claims().get(c.namespace, c.name)) for c in claims
+            ],
             clock,
             self._binding_timeout,
         )
