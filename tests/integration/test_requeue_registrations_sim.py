@@ -8,6 +8,8 @@ from typing import Any
 
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
+from scheduler.testing.storage_builders import make_pvc
+from scheduler.testing.storage_builders import make_storage_class
 from tests.extender_server import ExtenderBehaviour
 from tests.extender_server import extender_config
 from tests.extender_server import running_extender
@@ -106,3 +108,37 @@ async def test_a_pod_another_pods_anti_affinity_repels_is_retried_when_relabelle
         await h.quiesce()
         # Its own new labels may get past the guard's anti-affinity: upstream requeues it.
         assert h.scheduler.queue.locate("default/p") in ("backoff", "active")
+
+
+async def test_events_of_grouped_kinds_are_counted_under_upstreams_labels() -> None:
+    """kube-scheduler spells the kinds of the storage and resource API groups with their group
+    in event labels ("storage.k8s.io/StorageClassAdd"); dashboards select on them."""
+    pod = make_pod("p").dict()
+    pod["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]
+    claim = make_pvc("data").storage_class("fast").request("1Gi").dict()
+    async with Harness() as h:
+        h.create([_node("n1"), claim, pod])
+        await _retry_until_it_waits_in_the_pool(h, "default/p")
+        info = h.scheduler.queue.get("default/p")
+        assert info is not None and info.unschedulable_plugins == {"VolumeBinding"}
+
+        h.create([make_storage_class("fast").wait_for_first_consumer().dict()])
+        await h.quiesce()
+        assert h.scheduler.queue.locate("default/p") in ("backoff", "active")
+        registry = h.scheduler.metrics.registry
+        moved = sum(
+            registry.get_sample_value(
+                "scheduler_queue_incoming_pods_total",
+                {"queue": queue, "event": "storage.k8s.io/StorageClassAdd"},
+            )
+            or 0
+            for queue in ("active", "backoff")
+        )
+        assert moved == 1
+        assert (
+            registry.get_sample_value(
+                "scheduler_queue_incoming_pods_total",
+                {"queue": "backoff", "event": "StorageClassAdd"},
+            )
+            is None
+        )

@@ -8,8 +8,10 @@ from collections.abc import Callable
 from scheduler.backend.cache import SchedulerCache
 from scheduler.backend.queue import SchedulingQueue
 from scheduler.backend.queue import event_label
+from scheduler.backend.queue import labelled
 from scheduler.backend.queue import node_update_events
 from scheduler.backend.queue import pod_update_events
+from scheduler.backend.queue import resource_label
 from scheduler.framework.events import ASSIGNED_POD_DELETE
 from scheduler.framework.events import NODE_ADD
 from scheduler.framework.events import NODE_DELETE
@@ -48,11 +50,18 @@ _RESOURCE_KINDS = {
     "deviceclasses": EventResource.DEVICE_CLASS,
     "ippools": EventResource.IP_POOL,
 }
+# Custom resources' events are labelled as scheduler-plugins registers them ("<resource>.
+# <version>.<group>"), and the built-in PodGroup as kube-scheduler does; every other kind as
+# `resource_label` spells it.
+_CUSTOM_LABELS = {
+    "podgroups": "podgroups.v1alpha1.scheduling.x-k8s.io",
+    "podgroups.scheduling.sigs.k8s.io": "podgroups.v1alpha1.scheduling.sigs.k8s.io",
+    "podgroups.scheduling.k8s.io": "scheduling.k8s.io/PodGroup",
+    "elasticquotas": "elasticquotas.v1alpha1.scheduling.x-k8s.io",
+}
 # Resources whose changes change the taints of the devices ResourceSlices publish.
 _SLICE_TAINTING = frozenset({"devicetaintrules"})
-_SLICE_TAINTS_CHANGED = ClusterEvent(
-    EventResource.RESOURCE_SLICE, ActionType.UPDATE, "ResourceSliceUpdate"
-)
+_SLICE_TAINTS_CHANGED = labelled(EventResource.RESOURCE_SLICE, ActionType.UPDATE)
 
 
 def _parse_pod(raw: RawObject) -> Pod | None:
@@ -266,7 +275,7 @@ class PodEventHandlers:
         if kind is None:
             return
         verb = {ActionType.ADD: "Add", ActionType.DELETE: "Delete"}.get(action, "Update")
-        label = f"{kind.value}{verb}"
+        label = f"{_CUSTOM_LABELS.get(resource) or resource_label(kind)}{verb}"
         self._queue.move_all_to_active_or_backoff(ClusterEvent(kind, action, label), old, new)
 
     def object_added(self, resource: str) -> Callable[[RawObject], None]:

@@ -215,6 +215,11 @@ def test_a_node_update_is_one_event_per_changed_aspect(
             "NodeUpdateNodeDeclaredFeature",
         ),
         (ClusterEvent(EventResource.PERSISTENT_VOLUME, A.ALL), "PersistentVolumeAll"),
+        (ClusterEvent(EventResource.STORAGE_CLASS, A.ADD), "storage.k8s.io/StorageClassAdd"),
+        (
+            ClusterEvent(EventResource.RESOURCE_SLICE, A.UPDATE),
+            "resource.k8s.io/ResourceSliceUpdate",
+        ),
         (ClusterEvent(EventResource.WILDCARD, A.ALL, "ForceActivate"), "ForceActivate"),
     ],
 )

@@ -4,8 +4,10 @@ from scheduler.backend.queue.backoff import BackoffPolicy
 from scheduler.backend.queue.cluster_events import FORCE_ACTIVATE_EVENT
 from scheduler.backend.queue.cluster_events import UNSCHEDULABLE_TIMEOUT_EVENT
 from scheduler.backend.queue.cluster_events import event_label
+from scheduler.backend.queue.cluster_events import labelled
 from scheduler.backend.queue.cluster_events import node_update_events
 from scheduler.backend.queue.cluster_events import pod_update_events
+from scheduler.backend.queue.cluster_events import resource_label
 from scheduler.backend.queue.errors import QueueClosed
 from scheduler.backend.queue.flush_loop import run_queue_flushes
 from scheduler.backend.queue.hints import HintRegistrations
@@ -25,7 +27,9 @@ __all__ = [
     "QueueingStrategy",
     "SchedulingQueue",
     "event_label",
+    "labelled",
     "node_update_events",
     "pod_update_events",
+    "resource_label",
     "run_queue_flushes",
 ]

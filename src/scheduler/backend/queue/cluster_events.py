@@ -40,6 +40,25 @@ _ACTION_NAMES: dict[ActionType, str] = {
 }
 
 
+# Upstream names the kinds of API groups other than the core one with their group, and labels
+# their events so ("storage.k8s.io/StorageClassAdd"); dashboards select on these labels.
+_GROUPED_RESOURCES: dict[EventResource, str] = {
+    EventResource.STORAGE_CLASS: "storage.k8s.io/StorageClass",
+    EventResource.CSI_NODE: "storage.k8s.io/CSINode",
+    EventResource.CSI_DRIVER: "storage.k8s.io/CSIDriver",
+    EventResource.CSI_STORAGE_CAPACITY: "storage.k8s.io/CSIStorageCapacity",
+    EventResource.VOLUME_ATTACHMENT: "storage.k8s.io/VolumeAttachment",
+    EventResource.RESOURCE_CLAIM: "resource.k8s.io/ResourceClaim",
+    EventResource.RESOURCE_SLICE: "resource.k8s.io/ResourceSlice",
+    EventResource.DEVICE_CLASS: "resource.k8s.io/DeviceClass",
+}
+
+
+def resource_label(resource: EventResource) -> str:
+    """How upstream spells the kind at the head of an event's label."""
+    return _GROUPED_RESOURCES.get(resource, resource.value)
+
+
 def action_name(action: ActionType) -> str:
     """`UpdateNodeLabel`; a combination of bits joins the single names with `|`."""
     name = _ACTION_NAMES.get(action)
@@ -52,7 +71,7 @@ def action_name(action: ActionType) -> str:
 
 def event_label(event: ClusterEvent) -> str:
     """The label used in logs and metrics: the custom label, else resource + action."""
-    return event.label or f"{event.resource.value}{action_name(event.action)}"
+    return event.label or f"{resource_label(event.resource)}{action_name(event.action)}"
 
 
 def labelled(resource: EventResource, action: ActionType) -> ClusterEvent:
