@@ -167,6 +167,15 @@ def test_nothing_runs_when_every_victim_is_already_terminating() -> None:
     assert world.nominated_node(pod) == "n1"
     assert world.handle.background == []
     assert world.plugin.pre_enqueue(pod).is_success
+    # A preemption that makes no call is not counted among those that had victims.
+    assert sample(world, "scheduler_preemption_victims_count") == 0
+
+
+async def test_victims_already_terminating_are_counted_when_others_are_preempted() -> None:
+    gone = terminating(running("gone", "n1", cpu="1"), by_preemption=False)
+    world = one_node_world(gone, running("b", "n1", cpu="1"))
+    assert world.nominated_node(preemptor()) == "n1"
+    assert sample(world, "scheduler_preemption_victims_sum") == 2
 
 
 async def test_lower_priority_pods_nominated_to_the_node_lose_their_nomination() -> None:

@@ -77,10 +77,11 @@ class PreemptionExecutor:
         Victims already terminating need no call; if all are, nothing is started.
         """
         handle = self._handle
-        handle.plugin_metrics.preemption_victims(len(candidate.victims.pods))
         victims = [v for v in candidate.victims.pods if not v.deleting]
         if not victims:
             return
+        # Counted only for a preemption that makes calls, but with every victim it chose.
+        handle.plugin_metrics.preemption_victims(len(candidate.victims.pods))
         preemption = _Preemption(candidate.node_name)
         self._running[preemptor.uid] = preemption
 
