@@ -188,6 +188,7 @@ PERMIT_WAIT_DURATION = _histogram(
     "Seconds a pod waited for Permit plugins to allow it.",
     _ATTEMPT_SECONDS,
     "result",
+    stability=Stability.BETA,
 )
 CACHE_SIZE = _gauge(
     "scheduler_cache_size",
