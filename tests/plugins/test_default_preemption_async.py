@@ -180,18 +180,22 @@ async def test_victims_already_terminating_are_counted_when_others_are_preempted
 
 async def test_lower_priority_pods_nominated_to_the_node_lose_their_nomination() -> None:
     low = make_pod("low").req(cpu="1").priority(50).nominated("n1").obj()
+    # Nominated in memory only: its status says nothing the API would need cleared.
+    unwritten = make_pod("unwritten").req(cpu="1").priority(50).obj()
     high = make_pod("high").req(cpu="1").priority(500).nominated("n2").obj()
     n1 = make_node("n1").capacity(cpu="2", memory="8Gi", pods="10").obj()
     n2 = make_node("n2").capacity(cpu="1", memory="8Gi", pods="10").obj()
     world = World(
         [n1, n2],
         [running("a", "n1", cpu="2")],
-        nominated={"n1": [low], "n2": [high]},
+        nominated={"n1": [low, unwritten], "n2": [high]},
     )
     assert world.nominated_node(preemptor()) == "n1"
     await world.handle.run_background()
     assert ("default/low", {"nominatedNodeName": None}) in world.api.status_patches
-    assert all(key != "default/high" for key, _ in world.api.status_patches)
+    patched = {key for key, _ in world.api.status_patches}
+    assert "default/high" not in patched
+    assert "default/unwritten" not in patched
 
 
 async def test_an_api_failure_leaves_the_remaining_victims_and_releases_the_preemptor() -> None:

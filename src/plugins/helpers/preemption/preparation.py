@@ -104,9 +104,10 @@ class PreemptionExecutor:
         node = preemption.node_name
         cleared = True
         # Lower-priority pods nominated here may no longer fit; freeing their nomination lets
-        # them look elsewhere without waiting for this preemption to finish.
+        # them look elsewhere without waiting for this preemption to finish. A pod nominated
+        # only in memory has nothing in the API to clear.
         for nominated in self._handle.nominated_pods_for_node(node):
-            if nominated.priority < preemptor.priority:
+            if nominated.priority < preemptor.priority and nominated.nominated_node_name:
                 cleared = await self._clear_nomination(nominated) and cleared
         try:
             for victim in victims[:-1]:
