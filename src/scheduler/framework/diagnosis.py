@@ -157,7 +157,13 @@ class Diagnosis:
 
 def single_node_fit_error(status: Status) -> str:
     """Message for rejections after a node was chosen (Reserve, Permit, PreBind, Bind)."""
-    return _with_histogram("0/1 nodes are available:", Counter(status.all_reasons()))
+    return fit_error_text(1, Counter(status.all_reasons()))
+
+
+def fit_error_text(num_all_nodes: int, counts: Mapping[str, int]) -> str:
+    """Upstream's FitError text over reasons counted by node: `0/N nodes are available:` and
+    the histogram."""
+    return _with_histogram(f"0/{num_all_nodes} nodes are available:", counts)
 
 
 def _with_histogram(prefix: str, counts: Mapping[str, int]) -> str:

@@ -22,6 +22,7 @@ from plugins.helpers.preemption.disruption_budgets import PDB_RESOURCE
 from plugins.helpers.preemption.disruption_budgets import list_budgets
 from plugins.helpers.preemption.importance import by_importance
 from plugins.helpers.preemption.messages import NO_CANDIDATE
+from plugins.helpers.preemption.messages import aggregate
 from plugins.helpers.preemption.messages import no_candidates_message
 from plugins.helpers.preemption.messages import with_prefix
 from plugins.helpers.preemption.preparation import PreemptionExecutor
@@ -123,7 +124,7 @@ class Evaluator:
             run = dry_run(self._handle, select, state, pod, potential, budgets, offset, wanted, now)
         if not run.candidates:
             if run.errors:
-                return PreemptionPlan(None, Status.from_error(", ".join(run.errors)))
+                return PreemptionPlan(None, Status.from_error(aggregate(run.errors)))
             # Clear any earlier nomination: preemption cannot help anywhere now.
             message = no_candidates_message(table.size, run.statuses)
             cleared = PostFilterResult(nominated_node_name="")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Sequence
 
 from scheduler.framework import Status
+from scheduler.framework.diagnosis import fit_error_text
 
 MESSAGE_PREFIX = "preemption: "
 NOT_ELIGIBLE_POLICY_NEVER = "not eligible due to preemptionPolicy=Never."
@@ -24,11 +26,7 @@ def with_prefix(status: Status) -> Status:
 
 def no_candidates_message(num_all_nodes: int, statuses: Mapping[str, Status]) -> str:
     """The FitError text over the dry run's outcome: each tried node contributes its reasons,
-    and every node not tried counts as "Preemption is not helpful for scheduling".
-
-    Entries are "<count> <reason>" sorted as strings (so "10 ..." sorts before "2 ..."), as
-    upstream's histogram does.
-    """
+    and every node not tried counts as "Preemption is not helpful for scheduling"."""
     counts: dict[str, int] = {}
     for status in statuses.values():
         for reason in status.all_reasons():
@@ -36,5 +34,12 @@ def no_candidates_message(num_all_nodes: int, statuses: Mapping[str, Status]) ->
     absent = num_all_nodes - len(statuses)
     if absent > 0:
         counts[NOT_HELPFUL] = counts.get(NOT_HELPFUL, 0) + absent
-    entries = sorted(f"{count} {reason}" for reason, count in counts.items())
-    return f"0/{num_all_nodes} nodes are available: {', '.join(entries)}."
+    return fit_error_text(num_all_nodes, counts)
+
+
+def aggregate(errors: Sequence[str]) -> str:
+    """Several errors as one, as Go's errors aggregate words them: each distinct text once, in
+    order, and in brackets when there is more than one."""
+    distinct = list(dict.fromkeys(errors))
+    joined = ", ".join(distinct)
+    return joined if len(distinct) == 1 else f"[{joined}]"
