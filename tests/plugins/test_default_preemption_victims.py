@@ -79,6 +79,34 @@ def test_equal_pods_not_started_are_reprieved_last_added_first_as_upstream_sorts
     assert names(victims.pods) == ["a"]
 
 
+def test_victims_of_one_group_stay_in_reprieve_order() -> None:
+    # Neither pod can be put back; unstarted and of equal priority, upstream reprieves them in
+    # reverse node order and, with no budget involved, reports them in that order.
+    world = World(
+        [node(cpu="2")],
+        [running("a", "n1", cpu="1", priority=5), running("b", "n1", cpu="1", priority=5)],
+    )
+    assert names(victims_on(world, preemptor(cpu="2")).pods) == ["b", "a"]
+
+
+def test_victims_of_both_groups_are_sorted_again_as_the_reprieve_order_is() -> None:
+    world = World(
+        [node(cpu="3")],
+        [
+            running("a", "n1", cpu="1", priority=5),
+            running("guarded", "n1", cpu="1", priority=1, labels={"app": "db"}),
+            running("b", "n1", cpu="1", priority=5),
+        ],
+        pdbs=[pdb("db", allowed=0, app="db")],
+    )
+    # Reprieved: guarded (its budget first), then b before a; none can stay. Sorted again with
+    # the same comparison, which calls every unstarted pod more important than the one before
+    # it, the equal pair turns back to node order.
+    victims = victims_on(world, preemptor(cpu="3"))
+    assert names(victims.pods) == ["a", "b", "guarded"]
+    assert victims.num_pdb_violations == 1
+
+
 def test_reprieve_order_follows_priority_then_start_then_reversed_node_order() -> None:
     pods = [
         running("unstarted-1", "n1", cpu="1"),

@@ -12,7 +12,6 @@ from datetime import datetime
 
 from plugins.helpers.preemption.disruption_budgets import DisruptionBudget
 from plugins.helpers.preemption.disruption_budgets import split_by_violation
-from plugins.helpers.preemption.importance import by_importance
 from plugins.helpers.preemption.importance import reprieve_order
 from scheduler.framework import Code
 from scheduler.framework import CycleState
@@ -111,7 +110,11 @@ def reprieve(
             victims.append(candidate)
             if counts_as_violation and not fits:
                 num_violations += 1
-    return Victims(tuple(by_importance(victims, now)), num_violations)
+    if violating and non_violating:
+        # Taken from both groups, the victims are put in importance order again, sorted as
+        # the reprieve order was; from one group they are in that order already.
+        victims = reprieve_order(victims, now)
+    return Victims(tuple(victims), num_violations)
 
 
 def extension_error(status: Status) -> Status:
