@@ -27,6 +27,5 @@ def test_nodes_that_gave_no_reason_leave_the_text_at_the_colon() -> None:
 def test_nodes_the_dry_run_did_not_try_count_as_not_helpful() -> None:
     statuses = {"n1": Status.unschedulable("Insufficient cpu")}
     assert no_candidates_message(3, statuses) == (
-        "0/3 nodes are available: 1 Insufficient cpu, "
-        "2 Preemption is not helpful for scheduling."
+        "0/3 nodes are available: 1 Insufficient cpu, 2 Preemption is not helpful for scheduling."
     )
