@@ -17,6 +17,7 @@ from scheduler.core.handle_impl import SchedulerHandle
 from scheduler.framework.handle import Lister
 from scheduler.framework.handle import ObjectReference
 from scheduler.observability import SchedulerMetrics
+from scheduler.runtime.pods_in_pre_bind import PodsInPreBind
 from scheduler.runtime.waiting_pods import WaitingPods
 from scheduler.testing import FakeClock
 from scheduler.testing import make_pod
@@ -34,6 +35,7 @@ def _handle(clock: FakeClock, listers: Mapping[str, Lister] | None = None) -> Sc
         client=SimCluster(clock),
         listers=listers or {},
         waiting_pods=WaitingPods(),
+        pods_in_pre_bind=PodsInPreBind(),
         tasks=tasks,
         plugin_metrics=SchedulerMetrics(),
     )

@@ -53,6 +53,9 @@ class Harness:
             rng=random.Random(seed),
             features=features,
         )
+        # Set by a test whose PreBind plugin holds pods until the test lets them go: binding
+        # cycles at PreBind then count as settled, as those held at Permit always do.
+        self.pre_bind_holds_pods = False
 
     async def __aenter__(self) -> Harness:
         # What every replica runs; the scheduling loop is left out: tests pop and schedule
@@ -83,7 +86,7 @@ class Harness:
         """Yield to the loop until informers, binding cycles and API writes have nothing left.
 
         Binding cycles held at Permit count as settled (only the clock or an event can move
-        them on), until their wait ends.
+        them on), until their wait ends; so do those at PreBind when `pre_bind_holds_pods`.
         """
         for _ in range(10_000):
             await asyncio.sleep(0)
@@ -93,6 +96,8 @@ class Harness:
             )
             scheduler = self.scheduler
             held = sum(1 for waiting_pod in scheduler.waiting_pods if not waiting_pod.ended)
+            if self.pre_bind_holds_pods:
+                held += len(scheduler.pods_in_pre_bind)
             waiting = len(scheduler.binding_tasks) == held
             if caught_up and waiting and scheduler.api_writes_pending == 0:
                 return

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from plugins.default_preemption import SPEC
+from scheduler.framework import CycleState
+from scheduler.framework import Handle
+from scheduler.framework import Pod
+from scheduler.framework import Status
 from scheduler.framework.errors import APIError
 from scheduler.framework.spec import PluginSpec
 from scheduler.runtime.discovery import PluginRegistry
@@ -252,3 +257,68 @@ async def test_a_sampled_cycle_times_the_plugins_preemptions_dry_run_calls() -> 
         # in the search, without "low" and with it back; InterPodAffinity only without "low".
         assert evaluations("NodeResourcesFit") == 3
         assert evaluations("InterPodAffinity") == 1
+
+
+class HeldAtPreBind:
+    """A PreBind plugin that holds every pod until the test lets it go (attaching a volume,
+    say); it records the pods whose PreBind was interrupted."""
+
+    name = "HeldAtPreBind"
+
+    def __init__(self, args: None, handle: Handle) -> None:
+        self.release = asyncio.Event()
+        self.interrupted: list[str] = []
+        HeldAtPreBind.instance = self
+
+    async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        try:
+            await self.release.wait()
+        except asyncio.CancelledError:
+            self.interrupted.append(pod.name)
+            raise
+        return Status()
+
+    instance: HeldAtPreBind
+
+
+async def test_a_victim_at_pre_bind_is_sent_back_to_the_queue_not_deleted() -> None:
+    """Upstream cancels a victim's PreBind instead of deleting it: the victim was never bound,
+    so it only loses its place and is retried."""
+    held = PluginSpec(name="HeldAtPreBind", plugin_class=HeldAtPreBind)
+    plugins = {
+        **CONFIG["profiles"][0]["plugins"],
+        "preBind": {"enabled": [{"name": "HeldAtPreBind"}]},
+    }
+    config = {"profiles": [{"schedulerName": "default-scheduler", "plugins": plugins}]}
+    async with Harness(config, extra_plugins=[*extra_plugins(), held]) as h:
+        h.pre_bind_holds_pods = True
+        h.create([node("n1"), make_pod("low").req(cpu="2").priority(0).dict()])
+        await h.schedule_active()
+        await h.quiesce()
+        assert h.scheduler.pods_in_pre_bind.get(h.pod("default", "low")["metadata"]["uid"])
+
+        h.create([make_pod("vip").req(cpu="2").priority(100).dict()])
+        await h.schedule_active()
+        await settle(h)
+
+        assert HeldAtPreBind.instance.interrupted == ["low"]
+        assert pod_names(h) == {"low", "vip"}  # nothing deleted
+        assert h.node_of("default", "low") is None
+        uid = h.pod("default", "vip")["metadata"]["uid"]
+        assert h.event_notes("default", "low", "Preempted") == [
+            f"Preempted by pod {uid} on node n1 (in kube-scheduler memory)."
+        ]
+        assert h.event_notes("default", "low", "FailedScheduling") == [
+            "preempted by DefaultPreemption"
+        ]
+        assert len(h.scheduler.pods_in_pre_bind) == 0
+        # The node it held is free: the preemptor takes it once its backoff is over.
+        h.clock.advance(10)
+        h.scheduler.queue.flush_backoff_completed()
+        await h.schedule_active()
+        await h.quiesce()
+        assert h.scheduler.pods_in_pre_bind.get(uid)
+        HeldAtPreBind.instance.release.set()
+        h.pre_bind_holds_pods = False  # nothing holds the cycle now: settling waits for it
+        await h.quiesce()
+        assert h.node_of("default", "vip") == "n1"

@@ -3,15 +3,19 @@ back meanwhile, events, waiting pods and failures."""
 
 from __future__ import annotations
 
+import asyncio
+
 from scheduler.framework import ActionType
 from scheduler.framework import Code
 from scheduler.framework import CycleState
 from scheduler.framework import EventResource
 from scheduler.framework import Pod
 from scheduler.framework import QueueingHint
+from scheduler.framework import Status
 from scheduler.framework.errors import APIError
 from scheduler.framework.errors import ConflictError
 from scheduler.framework.errors import NotFoundError
+from scheduler.runtime.pods_in_pre_bind import PodInPreBind
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
 from tests.plugins.default_preemption_world import FakeWaitingPod
@@ -151,6 +155,37 @@ async def test_a_victim_whose_permit_wait_already_ended_is_deleted() -> None:
     assert world.api.calls == ["patch default/a", "delete default/a"]
     assert [e["regarding"] for e in world.handle.events] == [a.key]
     assert world.handle.events[0]["note"].endswith("on node n1")
+
+
+async def test_a_victim_at_pre_bind_has_its_pre_bind_cancelled_not_deleted() -> None:
+    a = running("a", "n1", cpu="2")
+    world = one_node_world(a)
+    pre_bind: asyncio.Future[Status] = asyncio.get_running_loop().create_future()
+    entry = PodInPreBind(pre_bind)
+    world.handle.pods_in_pre_bind[a.uid] = entry
+    pod = preemptor()
+    assert world.nominated_node(pod) == "n1"
+    await world.handle.run_background()
+    # Its binding cycle fails with upstream's cause; the pod is only requeued.
+    assert pre_bind.cancelled()
+    assert entry.cancel_message == "preempted by DefaultPreemption"
+    assert world.api.calls == []
+    assert [e["note"] for e in world.handle.events] == [
+        f"Preempted by pod {pod.uid} on node n1 (in kube-scheduler memory)."
+    ]
+
+
+async def test_a_victim_past_its_pre_bind_is_deleted() -> None:
+    a = running("a", "n1", cpu="2")
+    world = one_node_world(a)
+    pre_bind: asyncio.Future[Status] = asyncio.get_running_loop().create_future()
+    entry = PodInPreBind(pre_bind)
+    assert entry.mark_pre_bound()  # on its way to Bind
+    world.handle.pods_in_pre_bind[a.uid] = entry
+    assert world.nominated_node(preemptor()) == "n1"
+    await world.handle.run_background()
+    assert not pre_bind.cancelled()
+    assert world.api.calls == ["patch default/a", "delete default/a"]
 
 
 async def test_terminating_victims_need_no_calls() -> None:

@@ -33,6 +33,7 @@ from scheduler.observability import V_DEBUG
 from scheduler.observability import get_logger
 from scheduler.observability import log_v
 from scheduler.observability.label_values import SCHEDULED
+from scheduler.runtime.pods_in_pre_bind import PodsInPreBind
 
 _log = get_logger("scheduler")
 
@@ -59,17 +60,20 @@ class BindingCycles(CyclePart):
         bind_by_extender: Callable[[Pod, str], Awaitable[Status | None]],
         watch: Callable[[asyncio.Task[None]], None],
         client: ClusterClient,
+        pods_in_pre_bind: PodsInPreBind,
         limit: int = MAX_BINDING_CYCLES,
     ) -> None:
         """`watch` owns each task: an exception escaping one is the scheduler's fatal error;
         `bind_by_extender` lets an interested HTTP extender bind instead of the Bind plugins
         (its verdict, or None when none took the pod); `wait_for_room` holds the scheduling
-        loop while `limit` cycles are at their Bind."""
+        loop while `limit` cycles are at their Bind; `pods_in_pre_bind` lists the pods at a
+        PreBind that has work to do, for preemption to cancel."""
         super().__init__(services)
         self._failures = failures
         self._bind_by_extender = bind_by_extender
         self._watch = watch
         self._client = client
+        self._pods_in_pre_bind = pods_in_pre_bind
         self.limit = limit
         self.tasks: set[asyncio.Task[None]] = set()
         self.binding = 0
@@ -144,7 +148,7 @@ class BindingCycles(CyclePart):
             self._failures.release_place(assumed, others_only=True)
             return
         self._queue.done(info.pod)
-        status = await self._pre_bind_and_bind(attempt, assumed, node)
+        status = await self._pre_bind_and_bind(attempt, assumed, node, pre_flight.is_success)
         if not status.is_success:
             self._failures.undo(attempt, assumed, node)
             # Released before the pod is requeued, so the move concerns only the other pods
@@ -207,9 +211,14 @@ class BindingCycles(CyclePart):
                 err=str(exc),
             )
 
-    async def _pre_bind_and_bind(self, attempt: Attempt, assumed: Pod, node: str) -> Status:
+    async def _pre_bind_and_bind(
+        self, attempt: Attempt, assumed: Pod, node: str, pre_bind_has_work: bool
+    ) -> Status:
         framework, state = attempt.framework, attempt.state
-        status = await framework.run_pre_bind(state, assumed, node)
+        if pre_bind_has_work:
+            status = await self._cancellable_pre_bind(attempt, assumed, node)
+        else:
+            status = await framework.run_pre_bind(state, assumed, node)
         if not status.is_success:
             return status
         with self._taking_room():
@@ -222,4 +231,25 @@ class BindingCycles(CyclePart):
                 status = await framework.run_bind(state, assumed, node)
         if status.is_skip:
             status = Status.from_error(f"no bind plugin bound pod {assumed.key}")
+        return status
+
+    async def _cancellable_pre_bind(self, attempt: Attempt, assumed: Pod, node: str) -> Status:
+        """PreBind, listed while it runs so that a preemption can cancel it (upstream's pods in
+        PreBind). A cancelled PreBind, or one that ran on to success after all, fails with the
+        Error the preemption gave; shutting down still cancels the whole cycle."""
+        run = attempt.framework.run_pre_bind(attempt.state, assumed, node)
+        task: asyncio.Future[Status] = asyncio.ensure_future(run)
+        entry = self._pods_in_pre_bind.add(assumed.uid, task)
+        try:
+            status = await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if entry.cancel_message is None or (current is not None and current.cancelling()):
+                raise
+            return Status.from_error(entry.cancel_message)
+        finally:
+            self._pods_in_pre_bind.remove(assumed.uid, entry)
+        if status.is_success and not entry.mark_pre_bound():
+            assert entry.cancel_message is not None
+            return Status.from_error(entry.cancel_message)
         return status

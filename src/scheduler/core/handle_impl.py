@@ -25,6 +25,7 @@ from scheduler.framework.handle import IndexFunc
 from scheduler.framework.handle import Lister
 from scheduler.framework.handle import ObjectReference
 from scheduler.framework.handle import PluginMetrics
+from scheduler.framework.handle import PodInPreBind
 from scheduler.framework.handle import WaitingPod
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
@@ -33,6 +34,7 @@ from scheduler.observability import get_logger
 from scheduler.runtime.handle_base import HandleBase
 from scheduler.runtime.handle_base import ProfileFacts
 from scheduler.runtime.node_filter import FilterChain
+from scheduler.runtime.pods_in_pre_bind import PodsInPreBind
 from scheduler.runtime.waiting_pods import WaitingPods
 
 _log = get_logger(__name__)
@@ -74,6 +76,7 @@ class SchedulerHandle(HandleBase):
         client: ClusterClient,
         listers: Mapping[str, Lister],
         waiting_pods: WaitingPods,
+        pods_in_pre_bind: PodsInPreBind,
         tasks: set[asyncio.Task[None]],
         plugin_metrics: PluginMetrics,
         api: ClusterAPI | None = None,
@@ -94,6 +97,7 @@ class SchedulerHandle(HandleBase):
         self._client = client
         self._listers = listers
         self._waiting_pods = waiting_pods
+        self._pods_in_pre_bind = pods_in_pre_bind
         self._tasks = tasks
         self.queue: SchedulingQueue | None = None
         # Set once the profile and the recorder exist (they are built after the handle).
@@ -120,6 +124,9 @@ class SchedulerHandle(HandleBase):
 
     def iterate_over_waiting_pods(self) -> Iterator[WaitingPod]:
         return iter(self._waiting_pods)
+
+    def get_pod_in_pre_bind(self, uid: str) -> PodInPreBind | None:
+        return self._pods_in_pre_bind.get(uid)
 
     def reject_waiting_pod(self, uid: str) -> bool:
         waiting = self._waiting_pods.get(uid)

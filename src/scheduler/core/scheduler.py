@@ -53,6 +53,7 @@ from scheduler.runtime.filtering import FilterRun
 from scheduler.runtime.framework import Framework
 from scheduler.runtime.invoke import guarded_less
 from scheduler.runtime.invoke import guarded_sort_key
+from scheduler.runtime.pods_in_pre_bind import PodsInPreBind
 from scheduler.runtime.waiting_pods import WaitingPods
 
 _log = get_logger("scheduler")
@@ -101,6 +102,7 @@ class Scheduler:
         self.metrics = metrics or SchedulerMetrics()
         self.cache = SchedulerCache()
         self.waiting_pods = WaitingPods()
+        self.pods_in_pre_bind = PodsInPreBind()
         self.dispatcher = ApiDispatcher()
         self.events = EventSink(events_client or client, clock, metrics=self.metrics)
         writes = FencedClusterAPI(client, tenure, clock) if tenure is not None else None
@@ -131,6 +133,7 @@ class Scheduler:
                 client=client,
                 listers=listers,
                 waiting_pods=self.waiting_pods,
+                pods_in_pre_bind=self.pods_in_pre_bind,
                 tasks=self.background,
                 plugin_metrics=self.metrics,
                 api=writes,
@@ -202,6 +205,7 @@ class Scheduler:
             bind_by_extender=self.extenders.bind,
             watch=self.watch,
             client=client,
+            pods_in_pre_bind=self.pods_in_pre_bind,
         )
         # Binding cycles in flight.
         self.binding_tasks = self.bindings.tasks

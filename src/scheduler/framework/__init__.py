@@ -27,6 +27,7 @@ from scheduler.framework.handle import Handle
 from scheduler.framework.handle import IndexFunc
 from scheduler.framework.handle import Lister
 from scheduler.framework.handle import ObjectReference
+from scheduler.framework.handle import PodInPreBind
 from scheduler.framework.handle import WaitingPod
 from scheduler.framework.log import get_logger
 from scheduler.framework.node_info import NodeInfo
@@ -114,6 +115,7 @@ __all__ = [
     "PluginArgs",
     "PluginSpec",
     "Pod",
+    "PodInPreBind",
     "PodsOnNode",
     "PostBindPlugin",
     "PostFilterPlugin",

@@ -139,6 +139,16 @@ class WaitingPod(Protocol):
         ...
 
 
+class PodInPreBind(Protocol):
+    """A pod whose binding cycle is at PreBind."""
+
+    def cancel(self, message: str) -> bool:
+        """Stop its PreBind: the binding cycle fails with the Error `message`, the node is
+        given back and the pod is retried after backoff, with no API call. False if PreBind is
+        already over (the pod is about to be bound): the caller must then delete the pod."""
+        ...
+
+
 class PluginMetrics(Protocol):
     """kube-scheduler's metric families that belong to what its plugins do (preemption,
     volume binding): a plugin doing the same records them here."""
@@ -220,6 +230,11 @@ class Handle(Protocol):
     def iterate_over_waiting_pods(self) -> Iterator[WaitingPod]: ...
 
     def reject_waiting_pod(self, uid: str) -> bool: ...
+
+    def get_pod_in_pre_bind(self, uid: str) -> PodInPreBind | None:
+        """The pod of this UID if its binding cycle is at PreBind with some PreBind plugin at
+        work for it (PreBindPreFlight said so), else None."""
+        ...
 
     def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
         """Run `work` as a named task owned by the scheduler (e.g. to refresh remote data)."""

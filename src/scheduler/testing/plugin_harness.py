@@ -27,6 +27,7 @@ from scheduler.framework.handle import EventDetails
 from scheduler.framework.handle import IndexFunc
 from scheduler.framework.handle import Lister
 from scheduler.framework.handle import ObjectReference
+from scheduler.framework.handle import PodInPreBind
 from scheduler.framework.handle import WaitingPod
 from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
@@ -183,6 +184,8 @@ class FakeHandle(HandleBase):
         self.chain = chain or FilterChain((), ())
         # Background work plugins started, by name, for a test to run when it chooses.
         self.background_work: dict[str, Callable[[], Awaitable[None]]] = {}
+        # Pods a test puts at PreBind, by UID, for plugins that look them up (preemption).
+        self.pods_in_pre_bind: dict[str, PodInPreBind] = {}
         self.events: list[dict[str, Any]] = []
         self.activated: list[str] = []
 
@@ -208,6 +211,9 @@ class FakeHandle(HandleBase):
 
     def reject_waiting_pod(self, uid: str) -> bool:
         return False
+
+    def get_pod_in_pre_bind(self, uid: str) -> PodInPreBind | None:
+        return self.pods_in_pre_bind.get(uid)
 
     def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
         """Record the work instead of running it: a test awaits `background_work[name]()` (or one

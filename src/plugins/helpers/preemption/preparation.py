@@ -131,12 +131,13 @@ class PreemptionExecutor:
         return True
 
     async def _preempt(self, preemptor: Pod, node: str, victim: Pod) -> None:
-        """Preempt a victim waiting at Permit, or mark and delete it; then record the event.
+        """Preempt a victim waiting at Permit or at PreBind, or mark and delete it; then
+        record the event.
 
         A victim that is already gone needs nothing more (and gets no event).
         """
         note = f"Preempted by pod {preemptor.uid} on node {node}"
-        if self._preempt_waiting(victim):
+        if self._preempt_waiting(victim) or self._preempt_in_pre_bind(victim):
             # Upstream's words for a victim that only the scheduler's memory held.
             note += " (in kube-scheduler memory)."
         else:
@@ -167,6 +168,13 @@ class PreemptionExecutor:
         ended (the victim may be binding) does not count: the victim must be deleted."""
         waiting = self._handle.get_waiting_pod(victim.uid)
         return waiting is not None and waiting.preempt(self._plugin_name, WAITING_POD_PREEMPTION)
+
+    def _preempt_in_pre_bind(self, victim: Pod) -> bool:
+        """Whether the victim's binding cycle was at PreBind and is now cancelled there, which
+        needs no API call either: the cycle fails and the pod goes back to the queue. A PreBind
+        already over does not count (the pod is about to be bound)."""
+        at_pre_bind = self._handle.get_pod_in_pre_bind(victim.uid)
+        return at_pre_bind is not None and at_pre_bind.cancel(f"preempted by {self._plugin_name}")
 
     def _disruption_condition(self, victim: Pod) -> dict[str, Any] | None:
         """The DisruptionTarget condition to write, or None if the victim already has it."""
