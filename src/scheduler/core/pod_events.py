@@ -125,10 +125,12 @@ class PodEventHandlers:
             return
         self._pods[pod.key] = pod
         if pod.node_name:
+            # A finished pod is one upstream's informer never lists (it leaves out pods that
+            # have succeeded or failed): nothing to do, nothing to time.
             if not pod.is_terminal:
                 self._cache.add_pod(pod)
                 self._queue.assigned_pod_added(pod)
-            self._timed("AssignedPodAdd", started)
+                self._timed("AssignedPodAdd", started)
         elif self._is_ours(pod):
             self._queue.add(pod)
             self._offer_to_others(UNSCHEDULED_POD_ADD, None, pod)
@@ -150,20 +152,29 @@ class PodEventHandlers:
             self.pod_added(new_raw)
             return
         if new.node_name:
+            # Timed under the labels of upstream's handlers: a binding is an assigned pod's
+            # arrival and an unscheduled pod's departure; a pod that finishes leaves upstream's
+            # informer, a deletion; an update is timed as a whole and for each kind of change.
             if not old.node_name:
                 # Bound: by us (confirming an assumed pod) or by someone else.
-                if self._is_ours(old):
-                    self._queue.delete(old)
                 if not new.is_terminal:
                     self._cache.add_pod(new)
                     self._queue.assigned_pod_added(new)
+                    self._timed("AssignedPodAdd", started)
+                if self._is_ours(old):
+                    deleting = time.perf_counter()
+                    self._queue.delete(old)
+                    self._timed("UnschedulablePodDelete", deleting)
             elif new.is_terminal:
                 self._cache.remove_pod(old)
                 self._queue.assigned_pod_deleted(old)
+                self._timed("AssignedPodDelete", started)
             else:
                 self._cache.update_pod(old, new)
-                self._queue.assigned_pod_updated(old, new)
-            self._timed("AssignedPodUpdate", started)
+                updating = time.perf_counter() - started
+                for label, moving in self._queue.assigned_pod_updated(old, new):
+                    self._metrics.event_handling_duration(label, updating + moving)
+                self._timed("AssignedPodUpdate", started)
             return
         if not self._is_ours(new):
             return
@@ -172,12 +183,18 @@ class PodEventHandlers:
                 self._assumed_pod_deleted(new)
         else:
             self._queue.update(old, new)
-            for event in pod_update_events(old, new):
+            events = pod_update_events(old, new)
+            for event in events:
                 self._offer_to_others(event, old, new)
             if old.nominated_node_name and old.nominated_node_name != new.nominated_node_name:
                 # Lower or equal priority pods counted it on its old node as if it were there.
                 self._nomination_gone(old)
+            # The whole update, and again under each kind of change it made, as upstream.
             self._timed("UnschedulablePodUpdate", started)
+            for event in events:
+                label = event_label(event)
+                if label != "UnschedulablePodUpdate":
+                    self._timed(label, started)
 
     def _offer_to_others(self, event: ClusterEvent, old: Pod | None, new: Pod) -> None:
         """An unscheduled pod's arrival or change can help other pending pods too (a gang
@@ -269,14 +286,18 @@ class PodEventHandlers:
             # What changed is which devices carry the rule's taint, in the slices it selects:
             # reported as upstream's slice tracker does, as an update of ResourceSlices. No
             # slice object goes with it (a hint reading the rule as a slice would misjudge).
+            started = time.perf_counter()
             self._queue.move_all_to_active_or_backoff(_SLICE_TAINTS_CHANGED, None, None)
+            self._timed(event_label(_SLICE_TAINTS_CHANGED), started)
             return
         kind = _RESOURCE_KINDS.get(resource)
         if kind is None:
             return
+        started = time.perf_counter()
         verb = {ActionType.ADD: "Add", ActionType.DELETE: "Delete"}.get(action, "Update")
         label = f"{_CUSTOM_LABELS.get(resource) or resource_label(kind)}{verb}"
         self._queue.move_all_to_active_or_backoff(ClusterEvent(kind, action, label), old, new)
+        self._timed(label, started)
 
     def object_added(self, resource: str) -> Callable[[RawObject], None]:
         def handle(raw: RawObject) -> None:

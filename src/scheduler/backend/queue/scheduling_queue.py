@@ -12,6 +12,7 @@ Everything runs on one event loop, so no locking: each method completes before a
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -253,9 +254,15 @@ class SchedulingQueue:
         # QueueingHints; the older pre-filter by affinity terms ignored out-of-tree plugins.
         self.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
 
-    def assigned_pod_updated(self, old: Pod, new: Pod) -> None:
+    def assigned_pod_updated(self, old: Pod, new: Pod) -> list[tuple[str, float]]:
+        """Requeue for each scheduling-relevant change of a bound pod; returns each change's
+        event label with the seconds its requeueing took (upstream times each apart)."""
+        moved: list[tuple[str, float]] = []
         for event in pod_update_events(old, new):
+            started = time.perf_counter()
             self.move_all_to_active_or_backoff(event, old, new)
+            moved.append((event_label(event), time.perf_counter() - started))
+        return moved
 
     def assigned_pod_deleted(self, pod: Pod) -> None:
         self.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
