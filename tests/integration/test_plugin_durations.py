@@ -186,3 +186,23 @@ async def test_each_filtered_node_is_timed_with_its_own_code_and_counted_once() 
             3,
             2,
         ]
+
+
+async def test_a_nominated_node_tried_alone_is_one_filter_pass() -> None:
+    """Upstream searches a pod's nominated node alone first, timed as a Filter pass; when it
+    fits, there is no other."""
+    async with Harness() as h:
+        h.create(
+            [
+                make_node("n1").dict(),
+                make_node("n2").dict(),
+                make_pod("p").nominated("n2").dict(),
+            ]
+        )
+        await h.schedule_active()
+        assert h.node_of("default", "p") == "n2"
+        labels = {"extension_point": "Filter", "status": "Success", "profile": "default-scheduler"}
+        passes = h.scheduler.metrics.registry.get_sample_value(
+            "scheduler_framework_extension_point_duration_seconds_count", labels
+        )
+        assert passes == 1
