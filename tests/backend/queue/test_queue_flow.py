@@ -193,7 +193,24 @@ def test_unschedulable_plugin_counts_by_plugin_and_profile(
         ("NodeAffinity", "other"): 1,
         ("SchedulingGates", "default-scheduler"): 1,
     }
-    # Popping a pod for a new attempt takes it out of the count.
+    # Popping a pod for a new attempt takes it out of the count; the series stays, at 0, as
+    # an upstream gauge child does once created.
     queue.activate([pods[0]])
     assert queue.pop() is popped["a"]
-    assert ("TaintToleration", "default-scheduler") not in queue.unschedulable_plugin_counts()
+    counts = queue.unschedulable_plugin_counts()
+    assert counts[("TaintToleration", "default-scheduler")] == 0
+    assert counts[("NodeAffinity", "default-scheduler")] == 1
+
+
+def test_a_rejection_counted_and_gone_before_a_scrape_still_leaves_its_series(
+    make_queue: QueueFactory, fail: Fail
+) -> None:
+    queue = make_queue()
+    pod = make_pod("a").obj()
+    queue.add(pod)
+    info = queue.pop()
+    assert info is not None
+    fail(queue, info, "NodePorts")
+    queue.activate([pod])
+    assert queue.pop() is info
+    assert queue.unschedulable_plugin_counts() == {("NodePorts", "default-scheduler"): 0}

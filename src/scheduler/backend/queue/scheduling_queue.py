@@ -93,6 +93,8 @@ class SchedulingQueue:
         )
         self._in_flight = InFlightLog()
         self._in_flight_labels: set[str] = set()
+        # (plugin, profile) pairs that have rejected some pod: their series stay, at 0.
+        self._unschedulable_labels: set[tuple[str, str]] = set()
         self._nominator = Nominator()
         self._waiters = PopWaiters()
         self._cycle = 0
@@ -212,6 +214,9 @@ class SchedulingQueue:
             if info.unschedulable_plugins or info.pending_plugins:
                 info.unschedulable_count += 1
                 info.consecutive_errors = 0
+                profile = info.pod.scheduler_name
+                for plugin in info.unschedulable_plugins | info.pending_plugins:
+                    self._unschedulable_labels.add((plugin, profile))
             else:
                 info.consecutive_errors += 1
             info.timestamp = self._clock.now()
@@ -326,12 +331,14 @@ class SchedulingQueue:
         return {label: counts.get(label, 0) for label in self._in_flight_labels}
 
     def unschedulable_plugin_counts(self) -> dict[tuple[str, str], int]:
-        """(plugin, profile) -> queued pods whose last attempt that plugin rejected."""
+        """(plugin, profile) -> queued pods whose last attempt that plugin rejected. A pair
+        once seen stays, at 0, as upstream's gauge child does once a pod was counted there."""
         counts: Counter[tuple[str, str]] = Counter()
         for info in self.pending_pods():
             for plugin in info.unschedulable_plugins | info.pending_plugins:
                 counts[(plugin, info.pod.scheduler_name)] += 1
-        return dict(counts)
+        self._unschedulable_labels.update(counts)
+        return {labels: counts.get(labels, 0) for labels in self._unschedulable_labels}
 
     def pending_pods(self) -> list[QueuedPodInfo]:
         return self._queues.all()
