@@ -279,6 +279,33 @@ async def test_a_victim_already_marked_is_not_patched_again() -> None:
     assert world.api.calls == ["delete default/a"]
 
 
+async def test_a_marked_victim_is_compared_as_upstream_compares_conditions() -> None:
+    """The observed generation does not count; a probe time, which ours lacks, does."""
+    raw = running("a", "n1", cpu="2").raw
+    condition = {
+        "type": "DisruptionTarget",
+        "status": "True",
+        "reason": "PreemptionByScheduler",
+        "message": "default-scheduler: preempting to accommodate a higher priority pod",
+    }
+    cases = {
+        "observedGeneration": ({**condition, "observedGeneration": 7}, ["delete default/a"]),
+        "lastProbeTime": (
+            {**condition, "lastProbeTime": "2026-01-01T00:00:00Z"},
+            ["patch default/a", "delete default/a"],
+        ),
+    }
+    for case, (existing, calls) in cases.items():
+        status = {**raw["status"], "conditions": [existing]}
+        marked = Pod.from_dict(
+            {**raw, "metadata": {**raw["metadata"], "generation": 3}, "status": status}
+        )
+        world = one_node_world(marked)
+        assert world.nominated_node(preemptor()) == "n1"
+        await world.handle.run_background()
+        assert world.api.calls == calls, case
+
+
 def test_registers_assigned_pod_deletion_and_leaves_requeueing_to_the_other_plugins() -> None:
     world = one_node_world()
     (registration,) = world.plugin.events_to_register()

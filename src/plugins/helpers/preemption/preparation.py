@@ -190,7 +190,10 @@ class PreemptionExecutor:
             condition["observedGeneration"] = victim.generation
         existing = _condition(victim, DISRUPTION_TARGET)
         if existing is not None and existing.get("status") == "True":
-            if all(existing.get(k) == v for k, v in condition.items()):
+            # Compared as upstream's UpdatePodCondition does: status, reason, message and probe
+            # time (ours has none), but not the observed generation.
+            same = all(existing.get(k) == condition[k] for k in ("status", "reason", "message"))
+            if same and not existing.get("lastProbeTime"):
                 return None
             # An unchanged status keeps its transition time.
             condition["lastTransitionTime"] = existing.get("lastTransitionTime")
