@@ -244,6 +244,42 @@ async def test_an_api_failure_leaves_the_remaining_victims_and_releases_the_pree
     assert world.plugin.pre_enqueue(pod).is_success
 
 
+def three_victims_world() -> World:
+    node = make_node("n1").capacity(cpu="3", memory="8Gi", pods="10").obj()
+    victims = [running(name, "n1", cpu="1", priority=p) for name, p in (("a", 3), ("b", 2))]
+    return World([node], [*victims, running("c", "n1", cpu="1", priority=1)])
+
+
+async def test_all_victims_but_the_last_are_preempted_at_once() -> None:
+    world = three_victims_world()
+    calls = {"active": 0, "peak": 0}
+    delete = world.api.delete_pod
+
+    async def overlapping_delete(namespace: str, name: str, uid: str = "") -> None:
+        calls["active"] += 1
+        calls["peak"] = max(calls["peak"], calls["active"])
+        await asyncio.sleep(0)  # a turn of the loop, as a real call would yield
+        await delete(namespace, name, uid)
+        calls["active"] -= 1
+
+    world.api.delete_pod = overlapping_delete  # type: ignore[method-assign]
+    assert world.nominated_node(preemptor(cpu="3")) == "n1"
+    await world.handle.run_background()
+    assert calls["peak"] == 2
+    # The least important victim goes last, alone.
+    assert world.api.calls[-2:] == ["patch default/c", "delete default/c"]
+
+
+async def test_a_failure_among_the_first_victims_spares_the_last() -> None:
+    world = three_victims_world()
+    world.api.fail["default/a"] = APIError(500, "boom")
+    pod = preemptor(cpu="3")
+    assert world.nominated_node(pod) == "n1"
+    await world.handle.run_background()
+    assert "patch default/c" not in world.api.calls
+    assert world.plugin.pre_enqueue(pod).is_success
+
+
 async def test_a_victim_already_gone_is_skipped_without_an_event() -> None:
     world = one_node_world(running("a", "n1", cpu="1"), running("b", "n1", cpu="1", priority=5))
     world.api.fail["default/b"] = NotFoundError('pods "b" not found')

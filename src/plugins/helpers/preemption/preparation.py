@@ -13,6 +13,7 @@ ended are kube-scheduler's preemption metrics.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -110,8 +111,9 @@ class PreemptionExecutor:
             if nominated.priority < preemptor.priority and nominated.nominated_node_name:
                 cleared = await self._clear_nomination(nominated) and cleared
         try:
-            for victim in victims[:-1]:
-                await self._preempt(preemptor, node, victim)
+            # All but the last at once (as many at a time as the scheduler's parallelism);
+            # the last alone, so PreEnqueue can tell its deletion under way from one done.
+            await self._preempt_all(preemptor, node, victims[:-1])
             preemption.last_victim = victims[-1]
             await self._preempt(preemptor, node, victims[-1])
         except APIError as error:
@@ -119,6 +121,24 @@ class PreemptionExecutor:
             logger.error("Preemption failed", pod=preemptor.key, node=node, err=str(error))
             return False
         return cleared
+
+    async def _preempt_all(self, preemptor: Pod, node: str, victims: Sequence[Pod]) -> None:
+        """Preempt `victims` concurrently; the first API failure cancels the calls not yet
+        made and is raised."""
+        if not victims:
+            return
+        slots = asyncio.Semaphore(max(self._handle.parallelism, 1))
+
+        async def one(victim: Pod) -> None:
+            async with slots:
+                await self._preempt(preemptor, node, victim)
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                for victim in victims:
+                    group.create_task(one(victim))
+        except* APIError as failed:
+            raise failed.exceptions[0] from None
 
     async def _clear_nomination(self, pod: Pod) -> bool:
         try:
