@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from enum import Enum
 from enum import StrEnum
 from fractions import Fraction
 from functools import partial
@@ -19,6 +20,7 @@ from typing import Any
 
 from plugins.dynamic_resources import capacity
 from plugins.dynamic_resources.capacity import Amounts
+from plugins.dynamic_resources.claims import PodClaim
 from plugins.dynamic_resources.constraints import ConstraintState
 from plugins.dynamic_resources.counters import CounterLedger
 from plugins.dynamic_resources.counters import DeviceID
@@ -27,6 +29,7 @@ from plugins.dynamic_resources.device_taints import taint_blocks
 from plugins.dynamic_resources.inventory import Device
 from plugins.dynamic_resources.names import FIRST_AVAILABLE_MAX_SIZE
 from plugins.dynamic_resources.requests import ALL
+from plugins.dynamic_resources.requests import ALLOCATION_RESULTS_MAX_SIZE
 from plugins.dynamic_resources.requests import Alternative
 from plugins.dynamic_resources.requests import ClaimPlan
 from plugins.dynamic_resources.requests import requests_of
@@ -47,6 +50,16 @@ class Refusal(StrEnum):
     COUNTERS = "its partition's counters are used up"
     TAINTED = "has a taint the request does not tolerate"
     CAPACITY = "has too little capacity left for the request"
+
+
+class _Outcome(Enum):
+    """How a branch of the search ended."""
+
+    FOUND = 1
+    FAILED = 2
+    # Failed because the claim would get more results than an allocation may record, which
+    # depends only on the alternatives chosen, not on the devices.
+    TOO_MANY = 3
 
 
 class FilterTimeoutError(Exception):
@@ -85,6 +98,8 @@ class _Search:
     sharing: Counter[DeviceID] = field(default_factory=Counter)
     constraints: list[list[ConstraintState]] = field(default_factory=list)
     chosen: list[list[Chosen]] = field(default_factory=list)
+    # Per allocationMode All alternative (by identity): the devices it must get.
+    every: dict[int, list[Device]] = field(default_factory=dict)
     steps: int = 0
 
     def tick(self) -> None:
@@ -141,6 +156,23 @@ class _Search:
             self.held(device.id) or {},
             taking,
         )
+
+    def all_devices(self, alternative: Alternative) -> list[Device]:
+        """allocationMode All: every matching device whose capacity could serve the request,
+        free or not (upstream's list, made before the search; it depends on nothing the search
+        changes)."""
+        found = self.every.get(id(alternative))
+        if found is None:
+            found = [
+                d
+                for d in self.candidates(alternative)
+                if self.capacity_fits(alternative, d, alone=True)
+            ]
+            self.every[id(alternative)] = found
+        return found
+
+    def results(self, claim: int) -> int:
+        return sum(len(pick.devices) for pick in self.chosen[claim])
 
     def meets_constraints(self, claim: int, alternative: Alternative, device: Device) -> bool:
         return all(c.accepts(alternative, device) for c in self.constraints[claim])
@@ -201,56 +233,88 @@ def allocate(
     """The devices chosen for each claim's requests, or None if the node cannot serve all the
     claims. FilterTimeoutError past the deadline; AllocationError if a claim cannot be allocated
     here as written: one of its requests asks for all devices while the node sees a pool that
-    is incomplete or invalid (`unusable_pool`), or a constraint rules out one of all devices."""
-    if unusable_pool is not None:
-        _refuse_all_devices(plans, *unusable_pool)
+    is incomplete or invalid (`unusable_pool`), it needs more devices than an allocation can
+    record, or a constraint rules out one of all devices."""
     search = _Search(plans, candidates, is_taken, expired, counters, held)
+    _check_sizes(search, unusable_pool)
     search.constraints = [[ConstraintState(c) for c in p.constraints] for p in plans]
     search.chosen = [[] for _ in plans]
     flat = requests_of(plans)
 
-    def solve(position: int) -> bool:
+    def solve(position: int) -> _Outcome:
         if position == len(flat):
-            return True
+            return _Outcome.FOUND
         claim, request = flat[position]
-        for alternative in request.alternatives:
-            found = candidates(alternative)
+        outcome = _try_alternatives(position, claim, request.alternatives)
+        if outcome is _Outcome.TOO_MANY and (position == 0 or flat[position - 1][0] != claim):
+            # The limit is per claim, so running into it says nothing about earlier claims'
+            # devices. (With `_check_sizes` passed it cannot happen here: the claim's smallest
+            # alternatives fit. Kept, as upstream keeps it, so it never leaks across claims.)
+            return _Outcome.FAILED
+        return outcome
+
+    def _try_alternatives(
+        position: int, claim: int, alternatives: Sequence[Alternative]
+    ) -> _Outcome:
+        """The first alternative (of a firstAvailable list) that works. TOO_MANY if every
+        one of them ran into the limit of results: then so does any other choice of devices
+        for the claim's earlier requests, as long as their alternatives stay the same."""
+        all_too_many = True
+        for alternative in alternatives:
+            every = search.all_devices(alternative) if alternative.mode == ALL else None
+            if every is not None and not every:
+                all_too_many = False  # an All request needs at least one device
+                continue
+            need = alternative.count if every is None else len(every)
+            if search.results(claim) + need > ALLOCATION_RESULTS_MAX_SIZE:
+                # Checked before the alternative's selectors run, as upstream does.
+                continue
             search.chosen[claim].append(Chosen(alternative))
-            if alternative.mode == ALL:
-                taken = _take_all(search, claim, alternative, found)
+            if every is None:
+                outcome = _pick(claim, alternative, candidates(alternative), 0, need, position)
+            else:
+                outcome = _Outcome.FAILED
+                taken = _take_all(search, claim, alternative, every)
                 if taken is not None:
-                    if solve(position + 1):
-                        return True
-                    for each in reversed(taken):
-                        search.give_back(claim, each)
-            elif _pick(search, claim, alternative, found, 0, alternative.count, position):
-                return True
+                    outcome = solve(position + 1)
+                    if outcome is not _Outcome.FOUND:
+                        for each in reversed(taken):
+                            search.give_back(claim, each)
+            if outcome is _Outcome.FOUND:
+                return outcome
             search.chosen[claim].pop()
-        return False
+            if outcome is not _Outcome.TOO_MANY:
+                all_too_many = False
+        return _Outcome.TOO_MANY if all_too_many else _Outcome.FAILED
 
     def _pick(
-        s: _Search,
         claim: int,
         alternative: Alternative,
         found: Sequence[Device],
         start: int,
         need: int,
         position: int,
-    ) -> bool:
+    ) -> _Outcome:
         if need == 0:
             return solve(position + 1)
         for index in range(start, len(found) - need + 1):
-            s.tick()
+            search.tick()
             device = found[index]
-            if not s.usable(claim, alternative, device):
+            if not search.usable(claim, alternative, device):
                 continue
-            taken = s.take(claim, alternative, device)
-            if _pick(s, claim, alternative, found, index + 1, need - 1, position):
-                return True
-            s.give_back(claim, taken)
-        return False
+            taken = search.take(claim, alternative, device)
+            outcome = _pick(claim, alternative, found, index + 1, need - 1, position)
+            if outcome is _Outcome.FOUND:
+                return outcome
+            search.give_back(claim, taken)
+            if outcome is _Outcome.TOO_MANY:
+                # Other devices for this request leave the claim's count as it is: no use
+                # trying them (upstream's pruning, which keeps the search from trying every
+                # combination of a large request's devices in vain).
+                return outcome
+        return _Outcome.FAILED
 
-    if not solve(0):
+    if solve(0) is not _Outcome.FOUND:
         return None
     return search.chosen
 
@@ -272,24 +336,39 @@ class Probe:
         return partial(self._search.refusal, 0, alternative)
 
 
-def _refuse_all_devices(plans: Sequence[ClaimPlan], pool: PoolID, reason: str) -> None:
-    for plan in plans:
+def _check_sizes(search: _Search, unusable_pool: tuple[PoolID, str] | None) -> None:
+    """Before any search, claim by claim as upstream validates them: a request for all devices
+    cannot be served while the node sees an unusable pool, and a claim whose requests need more
+    devices at the least (each firstAvailable list counted by its smallest alternative) than an
+    allocation can record is an error, not a misfit of this node."""
+    for plan in search.plans:
+        least = 0
         for request in plan.requests:
+            needs: list[int] = []
             for alternative in request.alternatives:
-                if alternative.mode == ALL:
+                if alternative.mode != ALL:
+                    needs.append(alternative.count)
+                    continue
+                if unusable_pool is not None:
+                    (driver, pool), reason = unusable_pool
                     raise AllocationError(
                         f"claim {plan.key}, request {alternative.result_name}: asks for all "
-                        f"devices, but resource pool {pool[0]}/{pool[1]} is {reason}"
+                        f"devices, but resource pool {driver}/{pool} is {reason}"
                     )
+                needs.append(len(search.all_devices(alternative)))
+            least += min(needs, default=0)
+        if least > ALLOCATION_RESULTS_MAX_SIZE:
+            raise AllocationError(
+                f"claim {plan.key}: number of requested devices {least} exceeds the claim "
+                f"limit of {ALLOCATION_RESULTS_MAX_SIZE}"
+            )
 
 
 def _take_all(
-    search: _Search, claim: int, alternative: Alternative, found: Sequence[Device]
+    search: _Search, claim: int, alternative: Alternative, every: Sequence[Device]
 ) -> list[_Taken] | None:
-    """allocationMode All: every matching device whose capacity could serve the request, and
-    each of them must be free. Returns what was taken (for giving back), or None with nothing
-    taken."""
-    every = [d for d in found if search.capacity_fits(alternative, d, alone=True)]
+    """allocationMode All: each of `every` (`_Search.all_devices`) must be free. Returns what
+    was taken (for giving back), or None with nothing taken."""
     if not every:
         return None
     taken: list[_Taken] = []
@@ -319,7 +398,6 @@ def allocation_result(
     """The claim's `status.allocation` for the devices chosen on `node_name`; each share of a
     shared device gets an id of its own and records the capacity it consumes."""
     results: list[dict[str, Any]] = []
-    config: list[dict[str, Any]] = []
     for pick in chosen:
         alternative = pick.alternative
         for device, share in zip(pick.devices, pick.shares, strict=True):
@@ -343,12 +421,7 @@ def allocation_result(
                         name: capacity.format_quantity(amount) for name, amount in share.items()
                     }
             results.append(result)
-        for entry in alternative.class_config:
-            config.append(
-                {"source": "FromClass", "requests": [alternative.result_name], **dict(entry)}
-            )
-    for entry in plan.config:
-        config.append({"source": "FromClaim", **dict(entry)})
+    config = [*_class_config(chosen), *_claim_config(plan, chosen)]
     devices: dict[str, Any] = {"results": results}
     if config:
         devices["config"] = config
@@ -357,6 +430,45 @@ def allocation_result(
     if selector is not None:
         allocation["nodeSelector"] = selector
     return allocation
+
+
+def _class_config(chosen: Sequence[Chosen]) -> list[dict[str, Any]]:
+    """Each device class's configuration once, in the order the classes first serve a
+    request, naming every request (or subrequest) served from that class (as upstream)."""
+    by_class: dict[str, list[dict[str, Any]]] = {}
+    for pick in chosen:
+        alternative = pick.alternative
+        entries = by_class.get(alternative.class_name)
+        if entries is None:
+            by_class[alternative.class_name] = [
+                {"source": "FromClass", **dict(entry), "requests": [alternative.result_name]}
+                for entry in alternative.class_config
+            ]
+        else:
+            for entry in entries:
+                entry["requests"].append(alternative.result_name)
+    return [entry for entries in by_class.values() for entry in entries]
+
+
+def _claim_config(plan: ClaimPlan, chosen: Sequence[Chosen]) -> list[dict[str, Any]]:
+    """The claim's configuration as upstream copies it: an entry naming no request once; an
+    entry naming requests once per request it names, by the request's own name or by the
+    subrequest chosen for it (a subrequest not chosen does not count), so an entry naming two
+    requests appears twice."""
+    config: list[dict[str, Any]] = []
+    for entry in plan.config:
+        named = list(entry.get("requests") or ())
+        body = {k: v for k, v in entry.items() if k != "requests"}
+        if not named:
+            config.append({"source": "FromClaim", **body})
+            continue
+        for pick in chosen:
+            alternative = pick.alternative
+            if alternative.parent in named or (
+                alternative.rank >= 0 and alternative.result_name in named
+            ):
+                config.append({"source": "FromClaim", "requests": list(named), **body})
+    return config
 
 
 def _where_usable(devices: Sequence[Device], node_name: str) -> dict[str, Any] | None:
@@ -401,3 +513,27 @@ def first_available_score(plans: Sequence[ClaimPlan], chosen: Sequence[Sequence[
         for pick in per_claim
         if pick.alternative.rank >= 0
     )
+
+
+def allocated_first_available_score(claims: Sequence[PodClaim]) -> int:
+    """`first_available_score` for claims allocated already (upstream's Score counts every
+    claim of the pod): a firstAvailable request adds (8 - index) for each of its subrequests
+    the allocation's results name; a result naming a subrequest the spec no longer lists
+    adds nothing."""
+    score = 0
+    for claim in claims:
+        allocation = claim.allocation
+        if allocation is None:
+            continue
+        named = {
+            str(r.get("request"))
+            for r in (allocation.get("devices") or {}).get("results") or ()
+            if str(r.get("request")).count("/") == 1
+        }
+        for request in claim.requests:
+            if request.get("exactly") is not None:
+                continue
+            for index, sub in enumerate(request.get("firstAvailable") or ()):
+                if f"{request.get('name')}/{sub.get('name')}" in named:
+                    score += FIRST_AVAILABLE_MAX_SIZE - index
+    return score

@@ -16,6 +16,7 @@ from plugins.dynamic_resources.allocator import Chosen
 from plugins.dynamic_resources.allocator import FilterTimeoutError
 from plugins.dynamic_resources.allocator import Probe
 from plugins.dynamic_resources.allocator import allocate
+from plugins.dynamic_resources.allocator import allocated_first_available_score
 from plugins.dynamic_resources.allocator import allocation_result
 from plugins.dynamic_resources.allocator import first_available_score
 from plugins.dynamic_resources.args import DynamicResourcesArgs
@@ -466,25 +467,34 @@ class DynamicResources:
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
         data = state.get(STATE_KEY, StateData)
-        if data is None or not data.plans:
+        if data is None or not data.plans or node_info.node is None:
             return 0, SUCCESS
-        chosen = data.chosen.get(node_info.name)
-        if chosen is None or node_info.node is None:
-            return 0, SUCCESS
-        return first_available_score(self._plans_or_default(data, node_info.node), chosen), SUCCESS
+        allocated = allocated_first_available_score(data.claims)
+        return self._node_score(data, node_info.node, allocated), SUCCESS
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Scores:
         data = state.get(STATE_KEY, StateData)
         scores = np.zeros(len(rows), dtype=np.int64)
-        if data is None or not data.chosen:
+        if data is None or not data.plans:
             return scores
+        # Node-independent: what the pod's allocated claims add on every node.
+        allocated = allocated_first_available_score(data.claims)
         infos = table.node_infos
         for i, row in enumerate(rows.tolist()):
-            info = infos[row]
-            chosen = data.chosen.get(info.name)
-            if chosen is not None and info.node is not None:
-                scores[i] = first_available_score(self._plans_or_default(data, info.node), chosen)
+            node = infos[row].node
+            if node is not None:
+                scores[i] = self._node_score(data, node, allocated)
         return scores
+
+    def _node_score(self, data: StateData, node: Node, allocated: int) -> int:
+        """Upstream scores every claim of the pod on a node that passed Filter: the allocated
+        ones by their results, the pending ones by the devices Filter chose there. Where Filter
+        chose none (counted free devices, or nothing to allocate on the node), no pending
+        claim has a firstAvailable request."""
+        chosen = data.chosen.get(node.name)
+        if chosen is None:
+            return allocated
+        return allocated + first_available_score(self._plans_or_default(data, node), chosen)
 
     def _plans_or_default(self, data: StateData, node: Node) -> list[ClaimPlan]:
         """`_plans_on` where Filter built them already (they cannot fail then)."""

@@ -24,6 +24,8 @@ from scheduler.objects.raw import RawObject
 
 ALL = "All"
 EXACT_COUNT = "ExactCount"
+# The most devices one claim's allocation may record (resourceapi.AllocationResultsMaxSize).
+ALLOCATION_RESULTS_MAX_SIZE = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,13 +87,17 @@ class ClaimPlan:
     def simple(self) -> bool:
         """Plain `exactly` requests for a number of devices, no constraints, no admin access:
         any matching devices that each could be given will do, so counting them decides a
-        node (where devices do not draw on shared counters)."""
-        return not self.constraints and all(
+        node (where devices do not draw on shared counters). Not so past the limit of results,
+        which the allocator reports as an error."""
+        plain = not self.constraints and all(
             len(r.alternatives) == 1
             and r.alternatives[0].rank < 0
             and r.alternatives[0].mode == EXACT_COUNT
             and not r.alternatives[0].admin_access
             for r in self.requests
+        )
+        return plain and (
+            sum(r.alternatives[0].count for r in self.requests) <= ALLOCATION_RESULTS_MAX_SIZE
         )
 
 
