@@ -7,10 +7,12 @@ device name repeats, and every counter its devices consume is declared (`counter
 other pools are not candidates, and a request for all devices fails on a node that sees such a
 pool, as upstream's allocator does.
 
-Pools with devices that have binding conditions come after all others, as upstream orders
-them, so a device that needs preparing is chosen only when no other will do. Device taints are
-honoured when candidates are chosen (`device_taints`), those DeviceTaintRules give included
-(`taint_rules`).
+A node's candidates come in upstream's first-fit order (`devices_for`): pool by pool in the
+order of their ids, a pool's slices by name, each slice's devices as the slice lists them, a
+device of a per-device slice only where it is available. The slices a node sees decide whether
+its pool has devices with binding conditions; such pools come after all others, so a device
+that needs preparing is chosen only when no other will do. Device taints are honoured when
+candidates are chosen (`device_taints`), those DeviceTaintRules give included (`taint_rules`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
-from dataclasses import replace
 from typing import Any
 
 from plugins.dynamic_resources.capacity import Capacities
@@ -63,8 +64,6 @@ class Device:
     shareable: bool = False
     # Whether the device is bound to the node it is allocated on (and the allocation too).
     binds_to_node: bool = False
-    # Whether its pool has devices with binding conditions: such pools are tried last.
-    late_pool: bool = False
 
     @property
     def id(self) -> DeviceID:
@@ -119,22 +118,51 @@ def _duplicate_device(slices: Sequence[RawObject]) -> str:
 
 # Where a slice, or a device of a per-device slice, is available.
 _Placement = tuple[str, RawObject | None, bool]  # (node name, selector, all nodes)
+# The same resolved: a node's name, a parsed selector, True for every node, False for none.
+_Target = str | NodeSelector | bool
+
+
+def _placement(where: RawObject) -> _Placement:
+    """Where a slice (or, in a per-device slice, a device) says it is available."""
+    return (
+        str(where.get("nodeName") or ""),
+        where.get("nodeSelector"),
+        bool(where.get("allNodes")),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Slice:
+    """A slice of a usable pool: its devices as it lists them, its place in upstream's order
+    (pools by id, then a pool's slices by name), and whether any of its devices has binding
+    conditions (which puts its pool last for every node that sees the slice)."""
+
+    rank: int
+    pool_id: PoolID
+    devices: tuple[Device, ...]
+    binding_conditions: bool
 
 
 class Inventory:
     """A view of every ResourceSlice, rebuilt whenever the slices change."""
 
     def __init__(self, slices: Sequence[RawObject]) -> None:
-        self.by_node: dict[str, list[Device]] = {}
-        # Devices of slices for many nodes: (selector or None for all nodes, devices).
-        self.shared: list[tuple[NodeSelector | None, list[Device]]] = []
+        # Usable slices by where they are available: slices for one node, by its name; slices
+        # for many nodes, as (selector or None for all nodes, slices), consecutive slices with
+        # one selector in one entry so a node is tested once.
+        self._local: dict[str, list[_Slice]] = {}
+        self._shared: list[tuple[NodeSelector | None, list[_Slice]]] = []
+        # Per-device slices, device by device (by index in the slice): devices for one node,
+        # by its name; devices for many, as (selector or None, slice, indices).
+        self._device_local: dict[str, list[tuple[_Slice, int]]] = {}
+        self._device_shared: list[tuple[NodeSelector | None, _Slice, list[int]]] = []
+        self._next_rank = 0
         # Pools not given from, and why; the nodes that see each (as devices are seen).
         self.unusable: dict[PoolID, str] = {}
         self._unusable_by_node: dict[str, set[PoolID]] = {}
         self._unusable_shared: list[tuple[NodeSelector | None, PoolID]] = []
         # Partitionable pools: their counter sets and the devices drawing on them.
         self.counters: dict[PoolID, PoolCounters] = {}
-        self.has_late_pools = False
         self.problems: list[str] = []
         # Parsed once per distinct selector: a pool's devices often share one.
         self._selectors: dict[str, NodeSelector | None] = {}
@@ -150,6 +178,7 @@ class Inventory:
             if generation == pool.generation:
                 pool.slices.append(slice_)
                 pool.expected = int(pool_spec.get("resourceSliceCount") or 1)
+        # Pools in the order of their ids and slices by name, so ranks follow upstream's order.
         for pool_id, pool in sorted(pools.items()):
             self._add_pool(pool_id, pool)
 
@@ -163,11 +192,12 @@ class Inventory:
                 problem = POOL_INVALID if _duplicate_device(slices) else ""
             except CounterSpecError:
                 problem = POOL_INVALID
-        devices: list[tuple[Device, _Placement]] = []
+        per_slice: list[tuple[RawObject, list[tuple[Device, _Placement]]]] = []
         for slice_ in slices:
             found, malformed = self._devices_of(pool_id, slice_)
-            devices.extend(found)
+            per_slice.append((slice_, found))
             problem = problem or (POOL_INVALID if malformed else "")
+        devices = [entry for _, found in per_slice for entry in found]
         if not problem:
             try:
                 for device, _ in devices:
@@ -178,12 +208,12 @@ class Inventory:
             self.unusable[pool_id] = problem
             self._place_unusable(pool_id, slices, devices)
             return
-        late = any(d.raw.get("bindingConditions") is not None for d, _ in devices)
-        for device, placement in devices:
+        for device, _ in devices:
             if device.consumes:
                 counters.consumers.append((device.id, device.consumes))
-            self._place(replace(device, late_pool=True) if late else device, placement)
-        self.has_late_pools = self.has_late_pools or late
+        for slice_, found in per_slice:
+            if found:
+                self._place_slice(pool_id, slice_, found)
         if counters.sets:
             self.counters[pool_id] = counters
 
@@ -198,12 +228,7 @@ class Inventory:
         found: list[tuple[Device, _Placement]] = []
         driver, pool = pool_id
         for raw in spec.get("devices") or ():
-            where = raw if per_device else spec
-            placement = (
-                str(where.get("nodeName") or ""),
-                where.get("nodeSelector"),
-                bool(where.get("allNodes")),
-            )
+            placement = _placement(raw if per_device else spec)
             consumes: tuple[Consumption, ...] = ()
             try:
                 consumes = read_consumption(raw)
@@ -236,24 +261,49 @@ class Inventory:
                 self._selectors[key] = None
         return self._selectors[key]
 
-    def _place(self, device: Device, placement: _Placement) -> None:
+    def _target(self, placement: _Placement, where: str) -> _Target:
+        # Checked in upstream's order (NodeMatches): a node's name, all nodes, a selector.
         node_name, selector_raw, all_nodes = placement
         if node_name:
-            self.by_node.setdefault(node_name, []).append(device)
-        elif selector_raw is not None:
-            selector = self._selector(selector_raw, f"device {device.driver}/{device.pool}")
-            if selector is not None:
-                self._shared_entry(selector).append(device)
-        elif all_nodes:
-            self._shared_entry(None).append(device)
+            return node_name
+        if all_nodes:
+            return True
+        if selector_raw is not None:
+            selector = self._selector(selector_raw, where)
+            return selector if selector is not None else False
+        return False  # nothing this version knows: available nowhere
 
-    def _shared_entry(self, selector: NodeSelector | None) -> list[Device]:
-        # Consecutive devices with one selector share an entry, so a node is tested once.
-        if self.shared and self.shared[-1][0] is selector:
-            return self.shared[-1][1]
-        devices: list[Device] = []
-        self.shared.append((selector, devices))
-        return devices
+    def _place_slice(
+        self, pool_id: PoolID, slice_: RawObject, found: list[tuple[Device, _Placement]]
+    ) -> None:
+        # Truthiness, not presence: the API server never stores an empty list here.
+        late = any(d.raw.get("bindingConditions") for d, _ in found)
+        entry = _Slice(self._next_rank, pool_id, tuple(d for d, _ in found), late)
+        self._next_rank += 1
+        where = f"device {pool_id[0]}/{pool_id[1]}"
+        spec = slice_.get("spec") or {}
+        if not spec.get("perDeviceNodeSelection"):
+            target = self._target(_placement(spec), where)
+            if isinstance(target, str):
+                self._local.setdefault(target, []).append(entry)
+            elif target is not False:
+                selector = target if isinstance(target, NodeSelector) else None
+                if self._shared and self._shared[-1][0] is selector:
+                    self._shared[-1][1].append(entry)
+                else:
+                    self._shared.append((selector, [entry]))
+            return
+        for index, (_, placement) in enumerate(found):
+            target = self._target(placement, where)
+            if isinstance(target, str):
+                self._device_local.setdefault(target, []).append((entry, index))
+            elif target is not False:
+                selector = target if isinstance(target, NodeSelector) else None
+                last = self._device_shared[-1] if self._device_shared else None
+                if last is not None and last[0] is selector and last[1] is entry:
+                    last[2].append(index)
+                else:
+                    self._device_shared.append((selector, entry, [index]))
 
     def _place_unusable(
         self, pool_id: PoolID, slices: Sequence[RawObject], devices: list[tuple[Device, _Placement]]
@@ -267,32 +317,48 @@ class Inventory:
         for slice_ in slices:
             spec = slice_.get("spec") or {}
             if not spec.get("perDeviceNodeSelection"):
-                placement = (
-                    str(spec.get("nodeName") or ""),
-                    spec.get("nodeSelector"),
-                    bool(spec.get("allNodes")),
-                )
+                placement = _placement(spec)
                 placements[json.dumps(placement, sort_keys=True)] = placement
-        for node_name, selector_raw, all_nodes in placements.values():
-            if node_name:
-                self._unusable_by_node.setdefault(node_name, set()).add(pool_id)
-            elif selector_raw is not None:
-                selector = self._selector(selector_raw, f"pool {pool_id[0]}/{pool_id[1]}")
-                if selector is not None:
-                    self._unusable_shared.append((selector, pool_id))
-            elif all_nodes:
-                self._unusable_shared.append((None, pool_id))
+        for placement in placements.values():
+            target = self._target(placement, f"pool {pool_id[0]}/{pool_id[1]}")
+            if isinstance(target, str):
+                self._unusable_by_node.setdefault(target, set()).add(pool_id)
+            elif target is not False:
+                selector = target if isinstance(target, NodeSelector) else None
+                self._unusable_shared.append((selector, pool_id))
 
     def devices_for(self, node: Node) -> list[Device]:
-        """The node's devices, pool by pool in the order of their ids (upstream's first-fit
-        order, which lets a driver rank its pools by name), pools with binding conditions
-        last."""
-        found = list(self.by_node.get(node.name, ()))
-        for selector, devices in self.shared:
+        """The node's devices in upstream's first-fit order, which lets a driver rank its pools
+        and slices by name: the slices the node sees by rank, those of pools where one of them
+        has a device with binding conditions last; a per-device slice gives the devices
+        available on the node, in the order it lists them."""
+        seen: dict[int, _Slice] = {}
+        # The devices a per-device slice gives the node, by the slice's rank.
+        picked: dict[int, list[int]] = {}
+        for entry in self._local.get(node.name, ()):
+            seen[entry.rank] = entry
+        for selector, entries in self._shared:
             if selector is None or selector.matches(node.labels, node.name):
-                found.extend(devices)
-        if self.shared or self.has_late_pools:
-            found.sort(key=lambda d: (d.late_pool, d.driver, d.pool))
+                for entry in entries:
+                    seen[entry.rank] = entry
+        for entry, index in self._device_local.get(node.name, ()):
+            seen[entry.rank] = entry
+            picked.setdefault(entry.rank, []).append(index)
+        for selector, entry, indices in self._device_shared:
+            if selector is None or selector.matches(node.labels, node.name):
+                seen[entry.rank] = entry
+                picked.setdefault(entry.rank, []).extend(indices)
+        # Upstream decides per pool from the slices the node sees (the devices of a per-device
+        # slice that are for other nodes included), so one pool may be last on one node only.
+        late = {e.pool_id for e in seen.values() if e.binding_conditions}
+        found: list[Device] = []
+        for rank in sorted(seen, key=lambda r: (seen[r].pool_id in late, r)):
+            entry = seen[rank]
+            chosen = picked.get(rank)
+            if chosen is None:
+                found.extend(entry.devices)
+            else:
+                found.extend(entry.devices[i] for i in sorted(chosen))
         return found
 
     def unusable_pools_for(self, node: Node) -> list[tuple[PoolID, str]]:

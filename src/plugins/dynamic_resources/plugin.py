@@ -429,28 +429,55 @@ class DynamicResources:
         )
 
     # ---- PostFilter --------------------------------------------------------------------
+    #
+    # Upstream frees the claim with a write PostFilter waits for, and answers that write's
+    # error as an Error. The scheduler awaits PostFilter only in an attempt that awaits HTTP
+    # extenders (`post_filter_awaiting`); every other attempt is synchronous, so the cache
+    # stands still, and cannot wait for the API: there the same write runs as background
+    # work, answered as upstream answers it when it succeeds (a refusal is logged, and the
+    # claim's next change requeues the pod, as it would upstream). `explain` relies on that:
+    # it cancels the background work instead of letting it write.
 
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
+        target = self._post_filter_target(state, pod)
+        if isinstance(target, Status):
+            return None, target
+        self._handle.start_background(
+            f"deallocate:{target.namespace}/{target.name}",
+            partial(deallocate_claim, self._handle, target.claim),
+        )
+        return None, Status.unschedulable(messages.DEALLOCATED)
+
+    async def post_filter_awaiting(
+        self, state: CycleState, pod: Pod, statuses: NodeStatusReader
+    ) -> tuple[PostFilterResult | None, Status]:
+        target = self._post_filter_target(state, pod)
+        if isinstance(target, Status):
+            return None, target
+        try:
+            await deallocate_claim(self._handle, target.claim)
+        except APIError as exc:
+            # Upstream's statusError: the server's own words, as an Error.
+            return None, Status.from_error(exc.text)
+        return None, Status.unschedulable(messages.DEALLOCATED)
+
+    def _post_filter_target(self, state: CycleState, pod: Pod) -> PodClaim | Status:
+        """The claim PostFilter deallocates, or its answer when it deallocates none."""
         data = state.get(STATE_KEY, StateData)
         if data is None:
             # An earlier PreFilter plugin rejected the pod as unresolvable before this one ran.
             # Upstream answers with its cycle-state read error, which ends the PostFilter
             # chain before preemption and is appended to the FitError text as it is.
-            return None, Status.from_error(messages.STATE_NOT_FOUND)
+            return Status.from_error(messages.STATE_NOT_FOUND)
         if not data.has_work:
-            return None, Status.unschedulable(messages.NO_CLAIMS_TO_DEALLOCATE)
+            return Status.unschedulable(messages.NO_CLAIMS_TO_DEALLOCATE)
         for index in sorted(data.unavailable, key=lambda _: self._handle.rng.random()):
             claim = data.claims[index]
             holders = claim.reserved_for
             if not holders or (len(holders) == 1 and holders[0].get("uid") == pod.uid):
-                target = claim.claim
-                self._handle.start_background(
-                    f"deallocate:{claim.namespace}/{claim.name}",
-                    partial(deallocate_claim, self._handle, target),
-                )
-                return None, Status.unschedulable(messages.DEALLOCATED)
+                return claim
         extended = data.extended
         if extended is not None and extended.stale:
             # Made by an earlier attempt that did not bind the pod: deleted, it is made anew.
@@ -460,8 +487,8 @@ class DynamicResources:
                 f"delete:{namespace}/{name}",
                 partial(delete_claim, self._handle, namespace, name),
             )
-            return None, Status.unschedulable(messages.EXTENDED_CLAIM_DELETED)
-        return None, Status.unschedulable(messages.STILL_NOT_SCHEDULABLE)
+            return Status.unschedulable(messages.EXTENDED_CLAIM_DELETED)
+        return Status.unschedulable(messages.STILL_NOT_SCHEDULABLE)
 
     # ---- Score -------------------------------------------------------------------------
 

@@ -159,7 +159,13 @@ async def unreserve_claim(handle: Handle, namespace: str, name: str, pod: Pod) -
 
 
 async def deallocate_claim(handle: Handle, claim: RawObject) -> None:
-    """PostFilter: free an allocated claim that no other pod holds, so it can go elsewhere."""
+    """PostFilter: free an allocated claim that no other pod holds, so it can go elsewhere.
+
+    The whole status goes in one write, as upstream's UpdateStatus of the claim with
+    `reservedFor`, `allocation` and `devices` cleared: the API server refuses a status whose
+    `devices` name devices that are no longer allocated, so leaving the drivers' entries would
+    leave the claim allocated for good. The claim's resourceVersion guards the write, and a
+    refusal (APIError) is not retried: upstream reports it as PostFilter's Error."""
     meta = _meta(claim)
     await handle.api.patch_object(
         RESOURCE_CLAIMS,
@@ -167,7 +173,7 @@ async def deallocate_claim(handle: Handle, claim: RawObject) -> None:
         str(meta.get("name")),
         {
             "metadata": {"resourceVersion": meta.get("resourceVersion")},
-            "status": {"allocation": None, "reservedFor": None},
+            "status": {"allocation": None, "reservedFor": None, "devices": None},
         },
         subresource="status",
     )
