@@ -18,11 +18,14 @@ DEADLINE_S = 10.0
 OPTIONS = RunOptions(bind_address="127.0.0.1", secure_port=0, shutdown_timeout=1.0)
 
 
-def config_with_profile(scheduler_name: str, *, leader_elect: bool = False) -> dict[str, object]:
+def config_with_profile(
+    scheduler_name: str, *, leader_elect: bool = False, delay_caches: bool = False
+) -> dict[str, object]:
     return {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
         "leaderElection": {"leaderElect": leader_elect},
+        "delayCacheUntilActive": delay_caches,
         "profiles": [{"schedulerName": scheduler_name}],
     }
 
@@ -37,12 +40,18 @@ async def until(condition: Callable[[], bool]) -> None:
 
 
 def scheduling_daemon(
-    scheduler_name: str, cluster: SimCluster, *, leader_elect: bool = False
+    scheduler_name: str,
+    cluster: SimCluster,
+    *,
+    leader_elect: bool = False,
+    delay_caches: bool = False,
 ) -> Daemon:
     """A scheduling daemon with one default profile on `cluster`, without leader election
-    unless asked."""
+    unless asked (`delay_caches`: `delayCacheUntilActive`)."""
     registry = PluginRegistry.discover()
-    document = config_with_profile(scheduler_name, leader_elect=leader_elect)
+    document = config_with_profile(
+        scheduler_name, leader_elect=leader_elect, delay_caches=delay_caches
+    )
     config, profiles = load_config_dict(document, registry)
     return Daemon(
         SchedulerSetup(config, profiles, registry, cluster, SystemClock()), options=OPTIONS

@@ -89,6 +89,35 @@ async def test_a_standby_lists_the_pods_again_when_it_takes_over() -> None:
     assert cluster.calls == ["take lease", "list pods", "list pods", "take lease", "list pods"]
 
 
+class SharedCluster(RecordingCluster):
+    """One cluster behind two daemons: the first to shut down must not close it for the other."""
+
+    async def close(self) -> None:
+        return None
+
+
+async def test_with_delayed_caches_a_standby_lists_nothing_until_it_takes_over() -> None:
+    cluster = SharedCluster()
+    cluster.load([make_node("n1").dict(), make_pod("p", "ns").scheduler("production").dict()])
+    leader = scheduling_daemon("production", cluster, leader_elect=True, delay_caches=True)
+    await leader.start()
+    await until(lambda: bound(cluster, "p"))
+    standby = scheduling_daemon("production", cluster, leader_elect=True, delay_caches=True)
+    await standby.start()
+    try:
+        # It competes for the Lease all along, without a cache.
+        assert standby.campaigning
+        assert not standby._informers_synced()
+        assert cluster.calls == ["take lease", "list pods"]
+        await leader.shutdown()  # releases the Lease
+        await until(lambda: standby.is_leader)
+        await cluster.create("pods", make_pod("q", "ns").scheduler("production").dict())
+        await until(lambda: bound(cluster, "q"))
+    finally:
+        await standby.shutdown()
+    assert cluster.calls == ["take lease", "list pods", "take lease", "list pods"]
+
+
 class ForbiddingCluster(RecordingCluster):
     """Refuses to list one resource (as the API server does for a role that lacks it) until
     told to stop."""

@@ -92,6 +92,10 @@ class Daemon:
         self._synced_task: asyncio.Task[None] | None = None
         # Until the informers exist, taking the Lease only records when (`start` goes on).
         self._informers_started = False
+        # kube-scheduler's delayCacheUntilActive: a standby starts its informers only once it
+        # holds the Lease (`_start_informers`, run by `_informers_task`).
+        self._delay_caches = config.leader_election.leader_elect and config.delay_cache_until_active
+        self._informers_task: asyncio.Task[None] | None = None
         # Set once the elector competes for the Lease; at once if the first attempt took it.
         self._campaigning = False
         self.elector: LeaderElector | None = None
@@ -180,6 +184,10 @@ class Daemon:
         self._leading_since = self.clock.now()
         if self._informers_started:
             self._start_scheduling()
+        elif self._delay_caches and self._informers_task is None:
+            self._informers_task = asyncio.create_task(
+                self._start_informers(), name="informers-when-leading"
+            )
 
     def _on_stopped_leading(self) -> None:
         if self._shutting_down:
@@ -209,15 +217,22 @@ class Daemon:
 
         A replica that did not take the Lease at once campaigns only once its informers have
         listed, as kube-scheduler does: one that cannot list (a resource its role does not
-        grant yet, say) must not take the Lease from a standby that could schedule."""
+        grant yet, say) must not take the Lease from a standby that could schedule. With
+        `delayCacheUntilActive` a standby holds no caches at all: it campaigns at once, and its
+        informers start when it takes the Lease (kube-scheduler's trade of a slower takeover
+        for the memory and watches of idle replicas)."""
+        if self._delay_caches:
+            self.port = await self.server.start(self.options.bind_address, self.options.secure_port)
+            _log.info("serving health and metrics", port=self.port)
+            assert self.elector is not None
+            self._campaigning = True
+            self._elector_task = asyncio.create_task(self.elector.run(), name="leader-election")
+            return
         acquired = False
         if self.elector is not None:
             acquired = await self.elector.acquire_at_once()
             self._campaigning = acquired
-        await self.scheduler.start()
-        self._informers_started = True
-        mark(_log, "Informers started")
-        self._synced_task = asyncio.create_task(self._when_synced(), name="start-up-synced")
+        await self._start_informers()
         self.port = await self.server.start(self.options.bind_address, self.options.secure_port)
         _log.info("serving health and metrics", port=self.port)
         if self.is_leader:
@@ -225,6 +240,16 @@ class Daemon:
         if self.elector is not None:
             campaign = self.elector.run() if acquired else self._campaign_when_synced()
             self._elector_task = asyncio.create_task(campaign, name="leader-election")
+
+    async def _start_informers(self) -> None:
+        """The scheduler's informers (its caches); with `delayCacheUntilActive`, once leading,
+        then scheduling as soon as they are up."""
+        await self.scheduler.start()
+        self._informers_started = True
+        mark(_log, "Informers started")
+        self._synced_task = asyncio.create_task(self._when_synced(), name="start-up-synced")
+        if self._delay_caches and self.is_leader:
+            self._start_scheduling()
 
     @property
     def campaigning(self) -> bool:
@@ -278,9 +303,10 @@ class Daemon:
         if self._elector_task is not None:
             self._elector_task.cancel()
             await asyncio.gather(self._elector_task, return_exceptions=True)
-        if self._synced_task is not None:
-            self._synced_task.cancel()
-            await asyncio.gather(self._synced_task, return_exceptions=True)
+        for helper in (self._informers_task, self._synced_task):
+            if helper is not None:
+                helper.cancel()
+                await asyncio.gather(helper, return_exceptions=True)
         await self.scheduler.stop()
         await self.server.stop()
         if self._access is not None:
