@@ -26,8 +26,15 @@ class Candidate:
     """One replica: its elector and the leadership callbacks it saw, in order."""
 
     def __init__(
-        self, sim: SimCluster, clock: FakeClock, identity: str, metrics: SchedulerMetrics
+        self,
+        sim: SimCluster,
+        clock: FakeClock,
+        identity: str,
+        metrics: SchedulerMetrics,
+        jitter: float = 0.0,
     ) -> None:
+        """`jitter`: the draw that stretches each wait between attempts (none by default, so
+        a candidate's attempts come exactly a retry period apart)."""
         self.calls: list[str] = []
         self.metrics = metrics
         self.elector = LeaderElector(
@@ -39,6 +46,7 @@ class Candidate:
             on_started_leading=lambda: self.calls.append("started"),
             on_stopped_leading=lambda: self.calls.append("stopped"),
             metrics=metrics,
+            jitter=lambda: jitter,
         )
 
     @property
@@ -516,3 +524,44 @@ async def test_a_renewal_seen_by_a_slow_read_counts_from_the_answer(clock: FakeC
     clock.advance(answered + 15.0 - clock.now())
     assert await b.elector.try_acquire_or_renew()
     assert lease_spec(sim)["holderIdentity"] == "b"
+
+
+async def test_a_candidates_attempts_are_jittered_as_client_go_jitters_them(
+    sim: SimCluster, clock: SleepWatchingClock
+) -> None:
+    a = Candidate(sim, clock, "a", SchedulerMetrics())
+    b = Candidate(sim, clock, "b", SchedulerMetrics(), jitter=0.5)
+    assert await a.elector.try_acquire_or_renew()
+    running = asyncio.create_task(b.elector.run())
+    await until_sleeping(clock, 1)  # b tried and failed; it waits 2 s * (1 + 1.2 * 0.5)
+    await a.elector.release()
+    clock.advance(3.19)
+    for _ in range(20):  # turns of the loop: time enough for a wait that had ended
+        await asyncio.sleep(0)
+    assert clock.sleeps == 1 and not b.elector.is_leader
+    clock.advance(0.01)
+    await until_sleeping(clock, 2)
+    assert b.elector.is_leader
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+
+
+async def test_the_status_metric_is_named_after_the_elector_whatever_the_lease_is_called(
+    sim: SimCluster, clock: FakeClock
+) -> None:
+    metrics = SchedulerMetrics()
+    elector = LeaderElector(
+        sim,
+        namespace=NAMESPACE,
+        name="my-scheduler",
+        identity="a",
+        clock=clock,
+        on_started_leading=lambda: None,
+        on_stopped_leading=lambda: None,
+        metrics=metrics,
+    )
+    assert await elector.try_acquire_or_renew()
+    sample = metrics.registry.get_sample_value
+    assert sample("leader_election_master_status", {"name": "kube-scheduler"}) == 1
+    assert sample("leader_election_master_status", {"name": "my-scheduler"}) is None

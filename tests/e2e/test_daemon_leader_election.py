@@ -106,9 +106,9 @@ def test_only_the_leader_binds_and_the_standby_takes_over_after_sigkill(
     assert set(_scheduled_by_instance(events).values()) == {_reporting_instance(ours)}
     assert set(before) <= _bound_by(leader)
     assert leader_metrics.total("scheduler_schedule_attempts_total", result="scheduled") == 40
-    assert leader_metrics.total("leader_election_master_status", name=election.name) == 1
+    assert leader_metrics.total("leader_election_master_status", name="kube-scheduler") == 1
     assert standby_metrics.total("scheduler_schedule_attempts_total") == 0
-    assert standby_metrics.total("leader_election_master_status", name=election.name) == 0
+    assert standby_metrics.total("leader_election_master_status", name="kube-scheduler") == 0
     # The Lease went straight from the killed leader to the standby, nobody in between.
     assert takeover.holder == standby_id
     assert takeover.seen_at - killed_at <= lease_s + retry_s + TAKEOVER_SLACK_S

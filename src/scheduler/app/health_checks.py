@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from scheduler.app.healthz import PING
 from scheduler.app.healthz import HealthCheck
+from scheduler.core.leader_election import ELECTOR_NAME
 from scheduler.core.leader_election import LeaderElector
 from scheduler.framework.clock import Clock
 
@@ -27,7 +28,8 @@ def shutdown_check(shutting_down: Callable[[], bool]) -> HealthCheck:
 
 def leader_election_check(elector: LeaderElector, clock: Clock) -> HealthCheck:
     """The watchdog: fails if we lead but have not renewed the lease for far too long."""
-    message = f"failed election to renew leadership on lease {elector.lease_name}"
+    # Named after the elector, not the Lease (kube-scheduler's is "kube-scheduler" always).
+    message = f"failed election to renew leadership on lease {ELECTOR_NAME}"
     return lambda: True if elector.healthy(clock.now()) else message
 
 

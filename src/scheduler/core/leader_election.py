@@ -25,6 +25,7 @@ replica can take over at once.
 from __future__ import annotations
 
 import asyncio
+import random
 import socket
 import uuid
 from collections.abc import Awaitable
@@ -55,8 +56,13 @@ _T = TypeVar("_T")
 # deadline ends leadership long before; this catches an event loop that has stopped running.
 WATCHDOG_GRACE = 20.0
 
-# client-go requires renewDeadline > 1.2 * retryPeriod (its retry jitter factor).
+# client-go requires renewDeadline > 1.2 * retryPeriod (its retry jitter factor), and a
+# candidate waits up to that much more than a retry period between attempts.
 _JITTER_FACTOR = 1.2
+
+# The elector's name, in leader_election_master_status and the health check's message:
+# kube-scheduler names its elector so whatever the Lease is called (--leader-elect-resource-name).
+ELECTOR_NAME = "kube-scheduler"
 
 # What a released lease says about its duration (client-go writes 1 s).
 _RELEASED_LEASE_DURATION = 1
@@ -92,7 +98,10 @@ class LeaderElector:
         on_started_leading: Callable[[], None],
         on_stopped_leading: Callable[[], None],
         metrics: SchedulerMetrics | None = None,
+        jitter: Callable[[], float] = random.random,
     ) -> None:
+        """`jitter` draws from [0, 1): a candidate waits a retry period plus up to 1.2 of it
+        between attempts (client-go's jittered retries), so standbys do not ask in step."""
         _validate(identity, lease_duration, renew_deadline, retry_period)
         self._client = client
         self._namespace = namespace
@@ -105,6 +114,7 @@ class LeaderElector:
         self._on_started = on_started_leading
         self._on_stopped = on_stopped_leading
         self._metrics = metrics
+        self._jitter = jitter
         # The last lease object read or written: its resourceVersion guards the next write.
         self._lease: dict[str, Any] | None = None
         self._observed: LeaseRecord | None = None
@@ -116,7 +126,7 @@ class LeaderElector:
         self._last_renew = 0.0
         self._deadline: Timer | None = None
         if metrics is not None:
-            metrics.leader_status(name, False)
+            metrics.leader_status(ELECTOR_NAME, False)
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -127,10 +137,6 @@ class LeaderElector:
     @property
     def identity(self) -> str:
         return self._identity
-
-    @property
-    def lease_name(self) -> str:
-        return self._name
 
     def tenure_remaining(self, now: float) -> float:
         """Seconds during which this process may still act as the leader (0 if not leading):
@@ -164,9 +170,9 @@ class LeaderElector:
             log.info("attempting to acquire leader lease", lease=self._key)
         try:
             if self._attempted and not self._leading:
-                await self._clock.sleep(self._retry_period)
+                await self._clock.sleep(self._retry_wait())
             while not (self._leading or await self.try_acquire_or_renew()):
-                await self._clock.sleep(self._retry_period)
+                await self._clock.sleep(self._retry_wait())
             while self._leading:
                 await self._clock.sleep(self._retry_period)
                 # Give up on an attempt when the renew deadline passes (the deadline timer ends
@@ -181,7 +187,8 @@ class LeaderElector:
         """One attempt to take or renew the lease; True if we hold it afterwards."""
         now = self._clock.now()
         stamp = micro_time(self._clock.wall())
-        desired = LeaseRecord(self._identity, round(self._lease_duration), stamp, stamp, 0)
+        # Whole seconds, cut as client-go cuts them.
+        desired = LeaseRecord(self._identity, int(self._lease_duration), stamp, stamp, 0)
         observed = self._observed
         if self._lease is not None and observed is not None and self._holds(observed, now):
             # Fast path: a leader assumes nobody else wrote since its own last write.
@@ -295,8 +302,12 @@ class LeaderElector:
             self._leading = True
             log.info("successfully acquired lease", lease=self._key, identity=self._identity)
             if self._metrics is not None:
-                self._metrics.leader_status(self._name, True)
+                self._metrics.leader_status(ELECTOR_NAME, True)
             self._on_started()
+
+    def _retry_wait(self) -> float:
+        """A candidate's wait before its next attempt (client-go's JitterUntil)."""
+        return self._retry_period * (1 + _JITTER_FACTOR * self._jitter())
 
     def _leadership_deadline(self) -> float:
         """When leadership ends without another successful renewal: a retry period after the
@@ -317,7 +328,7 @@ class LeaderElector:
     def _stop_leading(self) -> None:
         self._leading = False
         if self._metrics is not None:
-            self._metrics.leader_status(self._name, False)
+            self._metrics.leader_status(ELECTOR_NAME, False)
         self._on_stopped()
 
     def _cancel_deadline(self) -> None:
