@@ -38,6 +38,7 @@ async def serve(
             qps=connection.qps,
             burst=connection.burst,
             user_agent=default_user_agent(),
+            lease_request_timeout=config.leader_election.renew_deadline / 2,
         )
     except BaseException:
         await access.close()

@@ -13,6 +13,8 @@ import yaml
 from scheduler.cluster.kube import connect
 from scheduler.cluster.kube import default_user_agent
 from scheduler.cluster.kube import load_configuration
+from scheduler.cluster.kube.config import connect_daemon
+from scheduler.framework.errors import APIError
 from scheduler.framework.errors import ConfigError
 from scheduler.testing import FakeClock
 
@@ -164,3 +166,27 @@ async def test_connect_talks_to_the_kubeconfig_server(
     headers = api.only().headers
     assert headers["authorization"] == "Bearer token-local"
     assert headers["User-Agent"] == "ua/1"
+
+
+async def test_the_daemons_lease_requests_give_up_after_their_own_timeout(
+    api: FakeApiServer, tmp_path: Path
+) -> None:
+    """A Lease read the API server never finishes fails after the leader-election timeout
+    (client-go's half of the renew deadline), not after the scheduling client's minute."""
+    path = kubeconfig(tmp_path / "config", {"local": api.url}, "local")
+    lease = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler"
+    api.stream(lease, b"{", hold=True)
+    clients = await connect_daemon(
+        kubeconfig=path,
+        master=None,
+        qps=50,
+        burst=100,
+        user_agent="ua/1",
+        lease_request_timeout=0.2,
+    )
+    try:
+        with pytest.raises(APIError):
+            await clients.leader_election.get("leases", "kube-system", "kube-scheduler")
+    finally:
+        api.release_streams()
+        await clients.close()

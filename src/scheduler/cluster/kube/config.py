@@ -154,11 +154,19 @@ async def connect_daemon(
     context: str | None = None,
     clock: Clock | None = None,
     event_workers: int = 64,
+    lease_request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
 ) -> DaemonClients:
-    """The three clients the daemon runs on, for the cluster the flags point at."""
+    """The three clients the daemon runs on, for the cluster the flags point at. The leader
+    election client gives up on a request after `lease_request_timeout` (client-go's is half
+    the renew deadline), so one hung request cannot use up a leader's time to renew."""
     configuration = await load_configuration(kubeconfig=kubeconfig, master=master, context=context)
 
-    def client(agent: str, pool: int | None = None, share: int = 1) -> KubeClusterClient:
+    def client(
+        agent: str,
+        pool: int | None = None,
+        share: int = 1,
+        timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    ) -> KubeClusterClient:
         return new_client(
             configuration,
             qps=qps * share,
@@ -166,6 +174,7 @@ async def connect_daemon(
             user_agent=agent,
             clock=clock,
             pool_size=pool,
+            request_timeout=timeout,
         )
 
     return DaemonClients(
@@ -175,7 +184,9 @@ async def connect_daemon(
         # limit (a burst), and a process that stops then loses the backlog. Twice the budget
         # keeps them level.
         events=client(f"{user_agent}/events", event_workers, EVENTS_BUDGET_SHARE),
-        leader_election=client(f"{user_agent}/leader-election", LEADER_ELECTION_POOL),
+        leader_election=client(
+            f"{user_agent}/leader-election", LEADER_ELECTION_POOL, timeout=lease_request_timeout
+        ),
     )
 
 
