@@ -61,6 +61,34 @@ def test_containers_without_requests_count_upstreams_defaults_when_non_zero() ->
     assert memory == 2 * DEFAULT_MEMORY_REQUEST
 
 
+def test_an_init_step_counts_its_defaults_beside_the_sidecars_started_before_it() -> None:
+    sidecar = {
+        "name": "proxy",
+        "restartPolicy": "Always",
+        "resources": {"requests": {"cpu": "500m", "memory": "100Mi"}},
+    }
+    init = {"name": "setup", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}
+    main = {"name": "app", "resources": {"requests": {"cpu": "100m", "memory": "50Mi"}}}
+    spec = {"containers": [main], "initContainers": [sidecar, init]}
+    # The init step runs beside the proxy: 1.5 CPU and 1124Mi, more than the steady state.
+    assert pod_non_zero_requests(spec) == (1500, 1124 * 1024**2)
+
+
+def test_with_pod_level_requests_a_default_stands_in_only_for_what_nothing_requests() -> None:
+    spec = {
+        "resources": {"requests": {"memory": "1Gi"}},
+        "containers": [_container("500m"), {"name": "idle"}],
+    }
+    # cpu is requested by one container, so the idle one adds nothing; memory is pod-level.
+    assert pod_non_zero_requests(spec) == (500, 1024**3)
+    spec_without_cpu = {
+        "resources": {"requests": {"memory": "1Gi"}},
+        "containers": [{"name": "a"}, {"name": "b"}],
+    }
+    # No cpu anywhere: each container counts the default.
+    assert pod_non_zero_requests(spec_without_cpu) == (2 * DEFAULT_MILLI_CPU_REQUEST, 1024**3)
+
+
 def _limited(name: str, *, sidecar: bool = False, **limits: str) -> dict[str, Any]:
     container: dict[str, Any] = {"name": name, "resources": {"limits": dict(limits)}}
     if sidecar:

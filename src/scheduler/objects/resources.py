@@ -6,9 +6,9 @@ arithmetic is on ints.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -306,12 +306,15 @@ def _check_total(resource: str, units: int) -> None:
         raise InvalidObjectError(f"spec: {exc}") from exc
 
 
-def _non_zero(requests: Iterable[Mapping[str, int]]) -> tuple[int, int]:
-    cpu = memory = 0
-    for each in requests:
-        cpu += each.get(CPU, DEFAULT_MILLI_CPU_REQUEST)
-        memory += each.get(MEMORY, DEFAULT_MEMORY_REQUEST)
-    return cpu, memory
+# What scoring counts for a container that requests no cpu or memory (upstream's non-zero).
+_NON_ZERO_DEFAULTS = ((CPU, DEFAULT_MILLI_CPU_REQUEST), (MEMORY, DEFAULT_MEMORY_REQUEST))
+
+
+def _with_defaults(requests: dict[str, int], defaults: Mapping[str, int]) -> dict[str, int]:
+    """A container's requests with `defaults` for the resources it leaves out (one it sets to
+    0 stays 0)."""
+    missing = {name: value for name, value in defaults.items() if name not in requests}
+    return {**requests, **missing} if missing else requests
 
 
 def pod_non_zero_requests(spec: Mapping[str, Any], *, pod_level: bool = True) -> tuple[int, int]:
@@ -321,17 +324,23 @@ def pod_non_zero_requests(spec: Mapping[str, Any], *, pod_level: bool = True) ->
 
 
 def _non_zero_requests(read: _SpecRequests, pod_level: bool) -> tuple[int, int]:
-    sidecars = [requests for requests, sidecar in read.init_containers if sidecar]
-    cpu, memory = _non_zero([*read.containers, *sidecars])
-    for requests, sidecar in read.init_containers:
-        if sidecar:
-            continue
-        init_cpu, init_memory = _non_zero([requests])
-        cpu, memory = max(cpu, init_cpu), max(memory, init_memory)
-    if pod_level:
-        cpu = read.pod_level.get(CPU, cpu)
-        memory = read.pod_level.get(MEMORY, memory)
-    cpu, memory = cpu + read.overhead.get(CPU, 0), memory + read.overhead.get(MEMORY, 0)
+    """The pod's requests summed as `_effective_requests` sums them, each container counted
+    with the defaults for what it leaves out. With pod-level requests set, a default stands in
+    only for a resource nothing in the pod requests, as upstream's scheduler defaults them."""
+    pod_level_set = pod_level and any(is_pod_level_resource(name) for name in read.pod_level)
+    defaults = dict(_NON_ZERO_DEFAULTS)
+    if pod_level_set:
+        present = {*_container_total(read, pod_level), *read.overhead}
+        defaults = {name: value for name, value in defaults.items() if name not in present}
+    if defaults:
+        read = replace(
+            read,
+            containers=[_with_defaults(c, defaults) for c in read.containers],
+            init_containers=[(_with_defaults(r, defaults), s) for r, s in read.init_containers],
+        )
+    total = _container_total(read, pod_level)
+    cpu = total.get(CPU, 0) + read.overhead.get(CPU, 0)
+    memory = total.get(MEMORY, 0) + read.overhead.get(MEMORY, 0)
     _check_total(CPU, cpu)
     _check_total(MEMORY, memory)
     return cpu, memory
