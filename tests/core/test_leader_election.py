@@ -565,3 +565,20 @@ async def test_the_status_metric_is_named_after_the_elector_whatever_the_lease_i
     sample = metrics.registry.get_sample_value
     assert sample("leader_election_master_status", {"name": "kube-scheduler"}) == 1
     assert sample("leader_election_master_status", {"name": "my-scheduler"}) is None
+
+
+async def test_a_renewal_whose_optimistic_write_is_refused_counts_a_slow_path(
+    sim: SimCluster, clock: FakeClock, replica: Callable[[str], Candidate]
+) -> None:
+    a = replica("a")
+    assert await a.elector.try_acquire_or_renew()
+    # Someone else touches the Lease (a label, say): the leader's next write is a conflict.
+    [lease] = [dict(o) for o in sim.objects("leases")]
+    lease["metadata"] = {**lease["metadata"], "labels": {"touched": "yes"}}
+    await sim.update("leases", lease)
+    slowpath = "leader_election_slowpath_total"
+    assert a.metrics.registry.get_sample_value(slowpath, {"name": NAME}) is None
+    clock.advance(2)
+    assert await a.elector.try_acquire_or_renew()
+    assert a.metrics.registry.get_sample_value(slowpath, {"name": NAME}) == 1
+    assert a.elector.is_leader

@@ -112,6 +112,7 @@ REFERENCE = [
         (0.00001, 2, 12),
     ),
     _row("leader_election_master_status", "gauge", "name"),
+    _row("leader_election_slowpath_total", "counter", "name"),
     # Reported by the Coscheduling and CapacityScheduling plugins (not upstream families).
     _row("scheduler_podgroups_waiting_at_permit", "gauge", "profile"),
     _row("scheduler_podgroup_schedule_attempts_total", "counter", "profile result"),
@@ -161,6 +162,7 @@ def _exercise_every_family(metrics: SchedulerMetrics) -> None:
     metrics.node_hint_duration(True, "default-scheduler", 0.00003)
     metrics.store_schedule_results_duration("default-scheduler", 0.00002)
     metrics.leader_status("kube-scheduler", True)
+    metrics.leader_slowpath("kube-scheduler")
     metrics.event_dropped("queue_full")
     metrics.set_cache_size_source(lambda: {"nodes": 3, "pods": 10, "assumed_pods": 1})
     metrics.set_pending_pods_source(lambda: {"active": 1, "backoff": 2})

@@ -56,6 +56,8 @@ UPSTREAM_WITHOUT_SERIES_THERE = {
     "scheduler_dra_bindingconditions_allocations_total",
     "scheduler_dra_bindingconditions_wait_duration_seconds",
     "scheduler_resourceclaim_creates_total",
+    # component-base's leader-election counter: no series until a renewal takes the slow path.
+    "leader_election_slowpath_total",
 }
 # Families of ours that upstream does not have at all, with the reason.
 OURS_ONLY = {

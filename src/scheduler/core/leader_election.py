@@ -220,6 +220,8 @@ class LeaderElector:
                 acquire_time=record.acquire_time,
                 lease_transitions=record.lease_transitions,
             )
+            if self._metrics is not None:
+                self._metrics.leader_slowpath(ELECTOR_NAME)
         else:
             desired = replace(desired, lease_transitions=record.lease_transitions + 1)
         return await self._write(with_record(current, desired), now)

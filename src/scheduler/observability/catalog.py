@@ -320,6 +320,11 @@ LEADER_ELECTION_MASTER_STATUS = _gauge(
     "1 while this process holds the named lease, 0 otherwise.",
     "name",
 )
+LEADER_ELECTION_SLOWPATH = _counter(
+    "leader_election_slowpath_total",
+    "Renewals of the named lease that had to read it first, their optimistic write refused.",
+    "name",
+)
 # Ours: upstream's event broadcaster drops silently; an operator should see it happen.
 EVENTS_DROPPED = _counter(
     "scheduler_events_dropped_total",
@@ -512,6 +517,7 @@ ALL: tuple[MetricSpec, ...] = (
     GET_NODE_HINT_DURATION,
     STORE_SCHEDULE_RESULTS_DURATION,
     LEADER_ELECTION_MASTER_STATUS,
+    LEADER_ELECTION_SLOWPATH,
     EVENTS_DROPPED,
     UNSERVED_PODS,
     *PLUGIN_REPORTED,

@@ -130,6 +130,7 @@ class SchedulerMetrics:
             _histogram(catalog.STORE_SCHEDULE_RESULTS_DURATION, r)
         )
         self._leader = _Children(_gauge(catalog.LEADER_ELECTION_MASTER_STATUS, r))
+        self._leader_slowpath = _Children(_counter(catalog.LEADER_ELECTION_SLOWPATH, r))
         self._events_dropped = _Children(_counter(catalog.EVENTS_DROPPED, r))
         self._feature_enabled = _gauge(component_catalog.FEATURE_ENABLED, r)
 
@@ -259,6 +260,10 @@ class SchedulerMetrics:
     def leader_status(self, name: str, is_leader: bool) -> None:
         """Whether this process holds the lease `name` (the lease's name, e.g. kube-scheduler)."""
         self._leader(name).set(1 if is_leader else 0)
+
+    def leader_slowpath(self, name: str) -> None:
+        """A leader's renewal of `name` read the lease first (its optimistic write failed)."""
+        self._leader_slowpath(name).inc()
 
     def event_dropped(self, reason: str) -> None:
         self._events_dropped(reason).inc()
