@@ -13,10 +13,10 @@ ended are kube-scheduler's preemption metrics.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from plugins.helpers.preemption.candidates import Candidate
@@ -25,6 +25,7 @@ from plugins.helpers.preemption.eligibility import PREEMPTION_BY_SCHEDULER
 from scheduler.framework import Handle
 from scheduler.framework import Pod
 from scheduler.framework import get_logger
+from scheduler.framework.concurrently import run_concurrently
 from scheduler.framework.errors import APIError
 from scheduler.framework.errors import ConflictError
 from scheduler.framework.errors import NotFoundError
@@ -125,20 +126,10 @@ class PreemptionExecutor:
     async def _preempt_all(self, preemptor: Pod, node: str, victims: Sequence[Pod]) -> None:
         """Preempt `victims` concurrently; the first API failure cancels the calls not yet
         made and is raised."""
-        if not victims:
-            return
-        slots = asyncio.Semaphore(max(self._handle.parallelism, 1))
-
-        async def one(victim: Pod) -> None:
-            async with slots:
-                await self._preempt(preemptor, node, victim)
-
-        try:
-            async with asyncio.TaskGroup() as group:
-                for victim in victims:
-                    group.create_task(one(victim))
-        except* APIError as failed:
-            raise failed.exceptions[0] from None
+        await run_concurrently(
+            (partial(self._preempt, preemptor, node, victim) for victim in victims),
+            self._handle.parallelism,
+        )
 
     async def _clear_nomination(self, pod: Pod) -> bool:
         try:
