@@ -11,6 +11,7 @@ from typing import Unpack
 from scheduler.core.event_sink import EventSink
 from scheduler.framework.clock import Clock
 from scheduler.framework.handle import ObjectReference
+from scheduler.objects.event_names import event_name
 from scheduler.objects.pod import Pod
 
 # The API server refuses an Event whose note is longer than 1024 bytes of UTF-8, so upstream
@@ -59,7 +60,7 @@ class EventRecorder:
         in this process, so two events in one clock tick (or under a test clock) differ."""
         stamp = int(wall.timestamp()) * 1_000_000_000 + wall.microsecond * 1000
         self._last_stamp = max(stamp, self._last_stamp + 1)
-        return f"{name}.{self._last_stamp:x}"
+        return event_name(name, self._last_stamp)
 
     def pod_event(self, pod: Pod, **fields: Unpack[EventFields]) -> None:
         self._sink.submit(self._body(_pod_reference(pod), **fields))

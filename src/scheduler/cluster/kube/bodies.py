@@ -11,6 +11,7 @@ from typing import Any
 
 from scheduler.cluster.kube.resources import DEFAULT_NAMESPACE
 from scheduler.cluster.kube.resources import ApiResource
+from scheduler.objects.event_names import event_name
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -79,7 +80,7 @@ def event_body(event: Mapping[str, Any], now: datetime) -> dict[str, Any]:
     regarding = body.get("regarding") or {}
     meta["namespace"] = meta.get("namespace") or regarding.get("namespace") or DEFAULT_NAMESPACE
     if not meta.get("name") and not meta.get("generateName"):
-        meta["name"] = f"{regarding.get('name') or 'event'}.{_unix_nanos(now):x}"
+        meta["name"] = event_name(str(regarding.get("name") or "event"), _unix_nanos(now))
     body["metadata"] = meta
     return body
 
