@@ -89,6 +89,40 @@ async def test_a_standby_lists_the_pods_again_when_it_takes_over() -> None:
     assert cluster.calls == ["take lease", "list pods", "list pods", "take lease", "list pods"]
 
 
+def leadership_notes(cluster: SimCluster) -> list[str]:
+    return [
+        e["note"]
+        for e in cluster.objects("events")
+        if e["reason"] == "LeaderElection"
+        and e["regarding"]["kind"] == "Lease"
+        and e["regarding"]["name"] == "kube-scheduler"
+        and e["metadata"]["namespace"] == LEASE_NAMESPACE
+    ]
+
+
+async def test_each_change_of_leader_is_an_event_on_the_lease() -> None:
+    cluster = SharedCluster()
+    cluster.load([make_node("n1").dict()])
+    leader = scheduling_daemon("production", cluster, leader_elect=True)
+    await leader.start()
+    standby = scheduling_daemon("production", cluster, leader_elect=True)
+    await standby.start()
+    try:
+        await until(lambda: len(leadership_notes(cluster)) == 1)
+        await leader.shutdown()  # releases the Lease
+        await until(lambda: len(leadership_notes(cluster)) == 3)
+    finally:
+        await standby.shutdown()
+    assert leadership_notes(cluster) == [
+        f"{leader.identity} became leader",
+        f"{leader.identity} stopped leading",
+        f"{standby.identity} became leader",
+        f"{standby.identity} stopped leading",  # at its own shutdown
+    ]
+    [event] = [e for e in cluster.objects("events") if e["note"].endswith("became leader")][:1]
+    assert event["reportingController"] == "production"
+
+
 class SharedCluster(RecordingCluster):
     """One cluster behind two daemons: the first to shut down must not close it for the other."""
 

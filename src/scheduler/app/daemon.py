@@ -41,6 +41,7 @@ from scheduler.app.unserved_pods import served_scheduler_names
 from scheduler.app.unserved_pods import unserved_pods_source
 from scheduler.app.zpages import ZPages
 from scheduler.cluster.port import ClusterClient
+from scheduler.config.defaults import DEFAULT_SCHEDULER_NAME
 from scheduler.config.feature_gates import FeatureGates
 from scheduler.core.leader_election import LeaderElector
 from scheduler.core.leader_election import new_identity
@@ -48,6 +49,7 @@ from scheduler.core.result_annotation import ResultAnnotations
 from scheduler.core.scheduler import Scheduler
 from scheduler.core.scheduler import SchedulerSetup
 from scheduler.framework.clock import Clock
+from scheduler.framework.handle import ObjectReference
 from scheduler.observability import SchedulerMetrics
 from scheduler.observability import get_logger
 from scheduler.observability.component_metrics import own_version
@@ -179,8 +181,27 @@ class Daemon:
 
     # ---- leadership ----------------------------------------------------------------------
 
+    def _record_leadership(self, action: str, change: str) -> None:
+        """kube-scheduler's LeaderElection Event on the Lease ("<identity> became leader"),
+        reported as the first profile's scheduler, so `kubectl get events -n <namespace>`
+        shows who led when. Upstream writes it through the core/v1 API, which needs no action;
+        events.k8s.io/v1 does, and one per change keeps the two notes apart (Events alike but
+        for their note would be counted as one series)."""
+        if self.elector is None:
+            return
+        namespace, name, uid = self.elector.lease_reference
+        self.scheduler.recorder.object_event(
+            ObjectReference("coordination.k8s.io/v1", "Lease", namespace, name, uid),
+            event_type="Normal",
+            reason="LeaderElection",
+            action=action,
+            note=f"{self.identity} {change}",
+            controller=next(iter(self.scheduler.profiles), DEFAULT_SCHEDULER_NAME),
+        )
+
     def _on_started_leading(self) -> None:
         _log.info("became the leader; starting to schedule", identity=self.identity)
+        self._record_leadership("BecameLeader", "became leader")
         self._leading_since = self.clock.now()
         if self._informers_started:
             self._start_scheduling()
@@ -190,6 +211,7 @@ class Daemon:
             )
 
     def _on_stopped_leading(self) -> None:
+        self._record_leadership("StoppedLeading", "stopped leading")
         if self._shutting_down:
             return
         _log.error("leader election lost; stopping scheduling", identity=self.identity)
@@ -307,7 +329,8 @@ class Daemon:
             if helper is not None:
                 helper.cancel()
                 await asyncio.gather(helper, return_exceptions=True)
-        await self.scheduler.stop()
+        # The Events queued since the drain (the Lease's "stopped leading") get a moment too.
+        await self.scheduler.stop(event_deadline=LOST_LEADERSHIP_EVENT_FLUSH_S)
         await self.server.stop()
         if self._access is not None:
             await self._access.close()

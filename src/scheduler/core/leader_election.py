@@ -138,6 +138,12 @@ class LeaderElector:
     def identity(self) -> str:
         return self._identity
 
+    @property
+    def lease_reference(self) -> tuple[str, str, str]:
+        """The Lease's namespace, name and UID (empty until it was read or written)."""
+        uid = str(((self._lease or {}).get("metadata") or {}).get("uid") or "")
+        return self._namespace, self._name, uid
+
     def tenure_remaining(self, now: float) -> float:
         """Seconds during which this process may still act as the leader (0 if not leading):
         until the renew deadline counted from the start of the last successful renewal."""
