@@ -70,6 +70,9 @@ def test_pod_group_fields_and_errors() -> None:
     )
     with pytest.raises(InvalidObjectError, match=r"PodGroup ns/g: spec.minMember: must be"):
         parse_pod_group(ref, {"spec": {"minMember": 0}})
+    # A timeout of 0 leaves the wait to the plugin's argument, as scheduler-plugins reads it.
+    unset = parse_pod_group(ref, {"spec": {"minMember": 2, "scheduleTimeoutSeconds": 0}})
+    assert unset.schedule_timeout_seconds is None
     native = GroupRef(NATIVE_RESOURCE, "ns", "g")
     assert not parse_pod_group(native, {"spec": {"schedulingPolicy": {"basic": {}}}}).gang
     assert (

@@ -42,7 +42,8 @@ def parse_pod_group(ref: GroupRef, raw: Mapping[str, Any]) -> PodGroup:
     min_resources = parse_resource_list(spec.get("minResources"), f"{where}: spec.minResources")
     timeout_raw = spec.get("scheduleTimeoutSeconds")
     timeout = None
-    if timeout_raw is not None:
+    if timeout_raw is not None and timeout_raw != 0:
+        # 0 means the plugin's permitWaitingTimeSeconds, as scheduler-plugins reads it.
         timeout = float(_positive(timeout_raw, f"{where}: spec.scheduleTimeoutSeconds"))
     return PodGroup(ref, uid, min_member, min_resources, timeout, created)
 
