@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 from tests.integration.gangs import COSCHEDULING_CONFIG
@@ -14,14 +15,23 @@ from tests.integration.gangs import run_for
 from tests.integration.harness import Harness
 
 
+def _sample(text: str, family: str, result: str) -> str:
+    """The value of the family's series for `result` in the default profile."""
+    pattern = rf'^{family}{{profile="default-scheduler",result="{result}"}} (\S+)$'
+    found = re.search(pattern, text, re.MULTILINE)
+    assert found is not None, f"no {family} series for {result}"
+    return found.group(1)
+
+
 async def test_gang_that_cannot_fit_places_none_and_reports_the_gap() -> None:
     async with Harness(COSCHEDULING_CONFIG) as h:
         # Three nodes of 2 CPUs: room for 6 one-CPU pods; the gang needs all 8.
         h.create([*nodes(3), pod_group("train", 8), *gang_pods("train", 8)])
         await run_for(h, 120)
         text = h.scheduler.metrics.render().decode()
-        assert 'result="rejected"} 0.0' not in text
-        assert 'result="scheduled"} 0.0' in text
+        family = "scheduler_podgroup_schedule_attempts_total"
+        assert float(_sample(text, family, "unschedulable")) > 0
+        assert float(_sample(text, family, "scheduled")) == 0
         # Bindings are permanent: none at the end means none ever. Members may be waiting at
         # Permit in the attempt under way, holding places only in the scheduler's cache.
         assert bound_count(h, "train") == 0

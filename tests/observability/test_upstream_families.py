@@ -58,6 +58,9 @@ UPSTREAM_WITHOUT_SERIES_THERE = {
     "scheduler_resourceclaim_creates_total",
     # component-base's leader-election counter: no series until a renewal takes the slow path.
     "leader_election_slowpath_total",
+    # Registered only with the GenericWorkload gate on, for upstream's own pod groups; ours
+    # counts Coscheduling's gangs with two of its results (`result`, `profile`, alpha).
+    "scheduler_podgroup_schedule_attempts_total",
 }
 # Families of ours that upstream does not have at all, with the reason.
 OURS_ONLY = {
@@ -66,7 +69,6 @@ OURS_ONLY = {
     # scheduler-plugins' Coscheduling and CapacityScheduling run out of tree upstream and
     # export nothing of this kind; gang and quota users ask what is waiting and what is used.
     "scheduler_podgroups_waiting_at_permit": "gang scheduling is in tree here",
-    "scheduler_podgroup_schedule_attempts_total": "gang scheduling is in tree here",
     "scheduler_elasticquota_used": "elastic quotas are in tree here",
     "scheduler_elasticquota_min": "elastic quotas are in tree here",
     "scheduler_elasticquota_max": "elastic quotas are in tree here",

@@ -33,8 +33,9 @@ from scheduler.framework import Status
 from scheduler.objects.resources import PODS
 
 _REJECTED_IN_PRE_FILTER = "Coscheduling/rejected-in-pre-filter"
+# Results of a gang's attempt, as kube-scheduler's own (alpha) pod-group family names them.
 SCHEDULED = "scheduled"
-REJECTED = "rejected"
+UNSCHEDULABLE = "unschedulable"
 
 
 class Coscheduling:
@@ -53,7 +54,7 @@ class Coscheduling:
         self._wall_to_clock = clock.now() - clock.wall().timestamp()
         # Groups with members waiting at Permit, and how their attempts ended.
         self._attempting: set[GroupRef] = set()
-        self._attempts = {SCHEDULED: 0, REJECTED: 0}
+        self._attempts = {SCHEDULED: 0, UNSCHEDULABLE: 0}
 
     # ---- lookups ---------------------------------------------------------------------------
 
@@ -224,7 +225,7 @@ class Coscheduling:
 
     def _reject_group(self, ref: GroupRef, message: str) -> None:
         """Reject every member waiting at Permit, freeing the places they hold."""
-        self._end_attempt(ref, REJECTED)
+        self._end_attempt(ref, UNSCHEDULABLE)
         for assignment in self.tracker.assigned(ref).values():
             waiting = self.handle.get_waiting_pod(assignment.uid)
             if waiting is not None:

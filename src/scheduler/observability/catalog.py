@@ -390,11 +390,14 @@ PODGROUPS_WAITING_AT_PERMIT = _gauge(
     "profile",
     scraped=True,
 )
+# kube-scheduler registers a family of this name and these labels for its own pod groups
+# (GenericWorkload, alpha); a gang's attempt here ends with the same two of its results, so a
+# dashboard built for either reads the other.
 PODGROUP_SCHEDULE_ATTEMPTS = MetricSpec(
     "scheduler_podgroup_schedule_attempts_total",
     Kind.COUNTER,
     "Gang scheduling attempts of PodGroups by result: 'scheduled' when the quorum was reached, "
-    "'rejected' when the waiting members were turned away.",
+    "'unschedulable' when the waiting members were turned away.",
     ("profile", "result"),
     scraped=True,
 )
