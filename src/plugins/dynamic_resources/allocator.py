@@ -19,6 +19,7 @@ from functools import partial
 from typing import Any
 
 from plugins.dynamic_resources import capacity
+from plugins.dynamic_resources.candidates import Found
 from plugins.dynamic_resources.capacity import Amounts
 from plugins.dynamic_resources.claims import PodClaim
 from plugins.dynamic_resources.constraints import ConstraintState
@@ -35,7 +36,7 @@ from plugins.dynamic_resources.requests import ClaimPlan
 from plugins.dynamic_resources.requests import requests_of
 from plugins.dynamic_resources.selectors import AllocationError
 
-Candidates = Callable[[Alternative], Sequence[Device]]
+Candidates = Callable[[Alternative], Found]
 IsTaken = Callable[[DeviceID], bool]
 # The capacity other claims' shares of a device hold, or None if none recorded any.
 HeldCapacity = Callable[[DeviceID], Mapping[str, Fraction] | None]
@@ -115,14 +116,18 @@ class _Search:
     def available(self, claim: int, alternative: Alternative, device: Device) -> bool:
         return self.refusal(claim, alternative, device) is None
 
-    def refusal(self, claim: int, alternative: Alternative, device: Device) -> Refusal | None:
-        """Why the device cannot be given to the alternative now, or None if it can."""
+    def in_use(self, claim: int, alternative: Alternative, device: Device) -> bool:
+        """Held by another claim, or picked in this search: the one test upstream makes before
+        it evaluates a device's selectors."""
         users = self.picked.get(device.id)
         if alternative.admin_access:
             # Admin access shares a device with other claims, but not within its own claim.
-            if users and claim in users:
-                return Refusal.IN_USE
-        elif users or self.is_taken(device.id):
+            return users is not None and claim in users
+        return bool(users) or self.is_taken(device.id)
+
+    def refusal(self, claim: int, alternative: Alternative, device: Device) -> Refusal | None:
+        """Why the device cannot be given to the alternative now, or None if it can."""
+        if self.in_use(claim, alternative, device):
             return Refusal.IN_USE
         # Counters are checked even with admin access, as upstream does; a shared device
         # draws on them once, for its first share.
@@ -160,16 +165,17 @@ class _Search:
     def all_devices(self, alternative: Alternative) -> list[Device]:
         """allocationMode All: every matching device whose capacity could serve the request,
         free or not (upstream's list, made before the search; it depends on nothing the search
-        changes)."""
-        found = self.every.get(id(alternative))
-        if found is None:
-            found = [
-                d
-                for d in self.candidates(alternative)
-                if self.capacity_fits(alternative, d, alone=True)
-            ]
-            self.every[id(alternative)] = found
-        return found
+        changes). Making it evaluates every device's selectors, so a failing one is an
+        AllocationError here."""
+        every = self.every.get(id(alternative))
+        if every is None:
+            found = self.candidates(alternative)
+            failure = found.first_failure()
+            if failure is not None:
+                raise failure
+            every = [d for d in found.devices if self.capacity_fits(alternative, d, alone=True)]
+            self.every[id(alternative)] = every
+        return every
 
     def results(self, claim: int) -> int:
         return sum(len(pick.devices) for pick in self.chosen[claim])
@@ -234,7 +240,8 @@ def allocate(
     claims. FilterTimeoutError past the deadline; AllocationError if a claim cannot be allocated
     here as written: one of its requests asks for all devices while the node sees a pool that
     is incomplete or invalid (`unusable_pool`), it needs more devices than an allocation can
-    record, or a constraint rules out one of all devices."""
+    record, a constraint rules out one of all devices, or a selector fails on a device the
+    search reaches (`candidates.Found`)."""
     search = _Search(plans, candidates, is_taken, expired, counters, held)
     _check_sizes(search, unusable_pool)
     search.constraints = [[ConstraintState(c) for c in p.constraints] for p in plans]
@@ -290,16 +297,27 @@ def allocate(
     def _pick(
         claim: int,
         alternative: Alternative,
-        found: Sequence[Device],
+        found: Found,
         start: int,
         need: int,
         position: int,
     ) -> _Outcome:
         if need == 0:
             return solve(position + 1)
-        for index in range(start, len(found) - need + 1):
+        devices, failures = found.devices, found.failures
+        # The last `need - 1` devices cannot complete the request, but upstream's search still
+        # reaches them, so they are skipped only when none has a failing selector.
+        stop = len(devices) if failures else len(devices) - need + 1
+        for index in range(start, stop):
             search.tick()
-            device = found[index]
+            device = devices[index]
+            failure = failures.get(device.id) if failures else None
+            if failure is not None:
+                # Upstream evaluates the selectors of every device it reaches that no claim
+                # holds: there the error ends the search.
+                if search.in_use(claim, alternative, device):
+                    continue
+                raise failure
             if not search.usable(claim, alternative, device):
                 continue
             taken = search.take(claim, alternative, device)
@@ -323,7 +341,7 @@ class Probe:
     """Devices tested one at a time against what is allocated now, outside any search."""
 
     def __init__(self, is_taken: IsTaken, counters: CounterLedger, held: HeldCapacity) -> None:
-        self._search = _Search((), lambda _: (), is_taken, lambda: False, counters, held)
+        self._search = _Search((), lambda _: Found((), {}), is_taken, lambda: False, counters, held)
 
     def free_test(self, alternative: Alternative) -> Callable[[Device], bool]:
         """Whether a device could be given to `alternative` on its own: not taken, its counters
@@ -334,6 +352,11 @@ class Probe:
     def refusal_test(self, alternative: Alternative) -> Callable[[Device], Refusal | None]:
         """`free_test`, saying why a device cannot be given (for `explain`)."""
         return partial(self._search.refusal, 0, alternative)
+
+    def in_use_test(self, alternative: Alternative) -> Callable[[Device], bool]:
+        """Whether a claim holds the device, which keeps a search from evaluating its
+        selectors."""
+        return partial(self._search.in_use, 0, alternative)
 
 
 def _check_sizes(search: _Search, unusable_pool: tuple[PoolID, str] | None) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from collections.abc import Sequence
 
+from plugins.dynamic_resources.allocator import Candidates
 from plugins.dynamic_resources.allocator import Refusal
 from plugins.dynamic_resources.device_taints import blocking_taint
 from plugins.dynamic_resources.device_taints import describe_taint
@@ -16,14 +17,12 @@ from plugins.dynamic_resources.inventory import Inventory
 from plugins.dynamic_resources.requests import ALL
 from plugins.dynamic_resources.requests import Alternative
 from plugins.dynamic_resources.requests import ClaimPlan
-from plugins.dynamic_resources.selectors import AllocationError
 from plugins.dynamic_resources.state import StateData
 from scheduler.framework import Node
 
 # Devices named per request before the rest are only counted.
 NAMED_DEVICES = 8
 
-Candidates = Callable[[Alternative], Sequence[Device]]
 RefusalOf = Callable[[Alternative], Callable[[Device], Refusal | None]]
 
 
@@ -71,10 +70,16 @@ def _request_line(
 ) -> str:
     wanted = "all devices" if alternative.mode == ALL else f"{alternative.count} device(s)"
     head = f"claim {plan.key}, request {alternative.result_name} ({wanted})"
-    try:
-        found = candidates(alternative)
-    except AllocationError as exc:
-        return f"{head}: {exc}"
+    searched = candidates(alternative)
+    failure = searched.first_failure()
+    if failure is not None:
+        # Which device the search reaches first decides whether the pod meets the error, so
+        # the error is named with how many devices it spares.
+        head += (
+            f": {failure} (on {len(searched.failures)} of {len(searched.devices)} devices "
+            "that may match; the search stops at the first of them no claim holds)"
+        )
+    found = searched.matching
     if not found:
         return f"{head}: no device here matches class {alternative.class_name} and its selectors"
     refusal = refusal_of(alternative)

@@ -12,7 +12,6 @@ from plugins.dynamic_resources.candidates import CandidateCache
 from plugins.dynamic_resources.inventory import Inventory
 from plugins.dynamic_resources.requests import EXACT_COUNT
 from plugins.dynamic_resources.requests import Alternative
-from plugins.dynamic_resources.selectors import AllocationError
 from plugins.dynamic_resources.selectors import SelectorSet
 from plugins.dynamic_resources.selectors import cel_expressions
 from plugins.helpers.extended_resources import DeviceClassResolver
@@ -52,10 +51,10 @@ def device_count(
         device_class = resolver.class_for(resource)
         if device_class is None:
             return None
-        try:
-            found = candidates.for_node(inventory, class_alternative(device_class), node)
-        except AllocationError:
+        searched = candidates.searched(inventory, class_alternative(device_class), node)
+        if searched.failures:
             return None  # a class selector failing on a device: upstream counts nothing then
+        found = searched.devices
         return len(found), sum(1 for device in found if allocated.is_allocated(device.id))
 
     return count

@@ -310,16 +310,16 @@ class DynamicResources:
     ) -> FilterBatch:
         """The common case in bulk: one plain request, decided by counting free devices."""
         alternative = data.plans[0].requests[0].alternatives[0]
-        try:
-            counts = self._free_columns.counts(
-                table,
-                (alternative.cache_key, self._candidates.version),
-                partial(self._candidates.untainted_for_node, inventory, alternative),
-                self._allocated,
-                self._probe(inventory).free_test(alternative),
-            )
-        except AllocationError:
-            # A selector failed on some node: the per-node form reports which error where.
+        counts = self._free_columns.counts(
+            table,
+            (alternative.cache_key, self._candidates.version),
+            partial(self._candidates.untainted_for_node, inventory, alternative),
+            self._allocated,
+            self._probe(inventory).free_test(alternative),
+        )
+        if self._candidates.failing_nodes(alternative):
+            # A selector failed on a device somewhere: whether the count meets it before it
+            # has enough free devices is the per-node form's to say, node by node.
             infos = table.node_infos
             return FilterBatch.from_statuses(
                 [self._filter_node(data, inventory, infos[r].node) for r in rows.tolist()]
@@ -384,7 +384,7 @@ class DynamicResources:
             self._plans_or_default(data, node),
             inventory,
             node,
-            partial(self._candidates.for_node, inventory, node=node),
+            partial(self._candidates.searched, inventory, node=node),
             self._probe(inventory).refusal_test,
         )
 
@@ -395,10 +395,23 @@ class DynamicResources:
         return Probe(allocated.is_taken, ledger, allocated.held_capacity)
 
     def _enough_free(self, plan: ClaimPlan, inventory: Inventory, node: Node) -> bool:
+        """Whether the node has the request's count of free devices, taken in the order the
+        search would take them; AllocationError if it meets a failing selector first."""
         alternative = plan.requests[0].alternatives[0]
-        found = self._candidates.untainted_for_node(inventory, alternative, node)
-        is_free = self._probe(inventory).free_test(alternative)
-        return sum(1 for d in found if is_free(d)) >= alternative.count
+        searched = self._candidates.searched(inventory, alternative, node)
+        probe = self._probe(inventory)
+        is_free, in_use = probe.free_test(alternative), probe.in_use_test(alternative)
+        free = 0
+        for device in searched.devices:
+            failure = searched.failures.get(device.id)
+            if failure is not None:
+                if not in_use(device):
+                    raise failure
+            elif is_free(device):
+                free += 1
+                if free >= alternative.count:
+                    return True
+        return False
 
     def _deadline(self) -> float | None:
         if self._filter_timeout <= 0:
@@ -420,7 +433,7 @@ class DynamicResources:
         unusable = inventory.unusable_pools_for(node)
         return allocate(
             plans,
-            partial(self._candidates.for_node, inventory, node=node),
+            partial(self._candidates.searched, inventory, node=node),
             self._allocated.is_taken,
             CounterLedger(inventory.counters, self._allocated.is_allocated),
             self._allocated.held_capacity,

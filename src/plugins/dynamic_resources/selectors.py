@@ -58,12 +58,14 @@ class DeviceMatcher:
         self._answers.clear()
         self._variables.clear()
 
-    def matches(self, device: Device, sets: Sequence[SelectorSet]) -> bool:
+    def evaluate(self, device: Device, sets: Sequence[SelectorSet]) -> bool | AllocationError:
+        """Whether the device matches every set, in order, or the error of the first selector
+        that fails on it (returned, not raised: the search meets it only if it gets there)."""
         for selector_set in sets:
             for index, expression in enumerate(selector_set.expressions):
                 answer = self._answer(expression, device)
                 if isinstance(answer, SelectorError):
-                    raise AllocationError(f"{selector_set.owner}: selector #{index}: {answer}")
+                    return AllocationError(f"{selector_set.owner}: selector #{index}: {answer}")
                 if not answer:
                     return False
         return True
