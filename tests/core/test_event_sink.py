@@ -124,6 +124,14 @@ def test_the_key_ignores_the_note_as_client_go_does() -> None:
     assert isomorphic_key(event("a")) != isomorphic_key(event("a", reason="Scheduled"))
 
 
+def test_the_key_tells_versions_of_the_object_apart_as_client_go_does() -> None:
+    first, later = event("a"), event("a")
+    first["regarding"]["resourceVersion"] = "7"
+    later["regarding"]["resourceVersion"] = "9"
+    assert isomorphic_key(first) != isomorphic_key(later)
+    assert isomorphic_key(first) == isomorphic_key({**event("a"), "regarding": first["regarding"]})
+
+
 async def test_a_repeat_while_queued_is_written_once_as_a_series(
     writer: Writer, clock: FakeClock
 ) -> None:

@@ -95,6 +95,7 @@ def _tell_why(
         str(meta.get("namespace") or DEFAULT_NAMESPACE),
         str(meta.get("name") or ""),
         uid,
+        str(meta.get("resourceVersion") or ""),
     )
     handle.record_object_event(
         regarding, event_type="Warning", reason=WAITING_REASON, action="Scheduling", note=note

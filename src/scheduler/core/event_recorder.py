@@ -106,14 +106,17 @@ class EventRecorder:
 
 
 def _pod_reference(pod: Pod) -> ObjectReference:
-    return ObjectReference("v1", "Pod", pod.namespace, pod.name, pod.uid)
+    return ObjectReference("v1", "Pod", pod.namespace, pod.name, pod.uid, pod.resource_version)
 
 
 def _reference_body(ref: ObjectReference) -> dict[str, str]:
-    return {
+    body = {
         "apiVersion": ref.api_version,
         "kind": ref.kind,
         "namespace": ref.namespace,
         "name": ref.name,
         "uid": ref.uid,
     }
+    if ref.resource_version:
+        body["resourceVersion"] = ref.resource_version
+    return body

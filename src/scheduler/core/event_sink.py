@@ -64,6 +64,16 @@ SERIES_REFRESH = 30 * 60.0
 SERIES_FINISH = 6 * 60.0
 
 EventKey = tuple[str, ...]
+# An ObjectReference's fields, all of which tell two Events' objects apart.
+_REFERENCE_FIELDS = (
+    "apiVersion",
+    "kind",
+    "namespace",
+    "name",
+    "uid",
+    "resourceVersion",
+    "fieldPath",
+)
 # Appended to an ended series' key for its last count, which no later occurrence shares.
 FINAL_WRITE = "final"
 
@@ -77,7 +87,9 @@ class EventWriter(Protocol):
 
 
 def isomorphic_key(event: Mapping[str, Any]) -> EventKey:
-    """What makes two Events the same occurrence repeated (client-go's eventKey)."""
+    """What makes two Events the same occurrence repeated (client-go's eventKey): the whole
+    references included, so Events about a pod before and after its status changed (a
+    FailedScheduling, then the condition it patched) are two series, as upstream counts them."""
     regarding = event.get("regarding") or {}
     related = event.get("related") or {}
     return (
@@ -86,8 +98,8 @@ def isomorphic_key(event: Mapping[str, Any]) -> EventKey:
         str(event.get("reason") or ""),
         str(event.get("reportingController") or ""),
         str(event.get("reportingInstance") or ""),
-        *(str(regarding.get(k) or "") for k in ("namespace", "name", "uid", "kind")),
-        *(str(related.get(k) or "") for k in ("namespace", "name", "uid", "kind")),
+        *(str(regarding.get(k) or "") for k in _REFERENCE_FIELDS),
+        *(str(related.get(k) or "") for k in _REFERENCE_FIELDS),
     )
 
 

@@ -33,6 +33,9 @@ class ObjectReference:
     namespace: str
     name: str
     uid: str
+    # The version the Event is about: client-go counts Events about two versions of an object
+    # as two series.
+    resource_version: str = ""
 
 
 class ClusterAPI(Protocol):
