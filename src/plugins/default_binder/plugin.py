@@ -8,6 +8,7 @@ from scheduler.framework import CycleState
 from scheduler.framework import Pod
 from scheduler.framework import Status
 from scheduler.framework.errors import APIError
+from scheduler.framework.errors import error_text
 
 
 class DefaultBinder(HandleOnlyPlugin):
@@ -17,6 +18,7 @@ class DefaultBinder(HandleOnlyPlugin):
         try:
             await self._handle.api.bind(pod, node_name)
         except APIError as error:
-            # The API's answer (e.g. 409 already bound, 404 pod gone) fails the binding cycle.
-            return Status.from_error(error)
+            # The API's answer (e.g. 409 already bound, 404 pod gone) fails the binding cycle,
+            # in the server's words, as upstream's FailedScheduling Event gives them.
+            return Status.from_error(error_text(error))
         return SUCCESS

@@ -87,6 +87,7 @@ from scheduler.framework import Scores
 from scheduler.framework import SignFragments
 from scheduler.framework import Status
 from scheduler.framework.errors import APIError
+from scheduler.framework.errors import error_text
 from scheduler.objects.labels import SelectorError
 from scheduler.objects.node_selector import parse_node_selector
 
@@ -626,14 +627,14 @@ class DynamicResources:
             try:
                 await reserve_claim(self._handle, claim.claim, pod, data.allocations.get(claim.uid))
             except (APIError, ClaimWriteError) as exc:
-                return Status.from_error(str(exc))
+                return Status.from_error(error_text(exc))
             data.written.add(claim.uid)
         claims = list(data.claims)
         if data.extended_reserved is not None:
             try:
                 claims.append(await self._create_extended_claim(data, data.extended_reserved, pod))
             except (APIError, ClaimWriteError, ExtendedClaimError) as exc:
-                return Status.from_error(str(exc))
+                return Status.from_error(error_text(exc))
         if not any(
             waits_for_binding(claim.allocation or data.allocations.get(claim.uid))
             for claim in claims

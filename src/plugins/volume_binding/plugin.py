@@ -40,6 +40,7 @@ from scheduler.framework import Rows
 from scheduler.framework import SignFragments
 from scheduler.framework import Status
 from scheduler.framework.errors import APIError
+from scheduler.framework.errors import error_text
 
 REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 
@@ -170,7 +171,7 @@ class VolumeBinding:
             await wait_for_bindings(self._handle, pod, volumes, written, node_name, self._timeout)
         except (APIError, BindingError) as exc:
             self._handle.plugin_metrics.volume_scheduling_stage_error(BIND)
-            return Status.from_error(str(exc))
+            return Status.from_error(error_text(exc))
         return SUCCESS
 
     # ---- Signature --------------------------------------------------------------------

@@ -34,6 +34,13 @@ class APIError(SchedulerError):
         return self.status in (0, 429) or self.status >= 500
 
 
+def error_text(error: BaseException) -> str:
+    """A failure as a Status, an Event or a pod condition says it: an API error in the server's
+    own words, as client-go's errors read (the HTTP status stays in logs and metrics), any
+    other exception as itself."""
+    return error.text if isinstance(error, APIError) else str(error)
+
+
 class NotFoundError(APIError):
     def __init__(self, message: str) -> None:
         super().__init__(404, message)
