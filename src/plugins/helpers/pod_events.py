@@ -12,11 +12,12 @@ from scheduler.framework import QueueingHintFn
 def placed_pod_events(actions: ActionType, hint: QueueingHintFn) -> list[ClusterEventWithHint]:
     """`actions` of assigned pods, and the updates among them of unscheduled pods, with `hint`.
 
-    Upstream registers these for any pod, but hands a waiting pod only two kinds of events
-    about unscheduled pods: its own updates, and updates of a pod nominated to a node (which
-    Filter counts as placed there). It never offers an unscheduled pod's arrival or departure
-    (a nominated pod's departure comes as an assigned pod's). Registering the arrival too would
-    cost one hint call per waiting pod for every pod created, and change nothing.
+    Upstream registers these for any pod, but hands a waiting pod no event about another
+    unscheduled pod (a nominated pod's departure comes as an assigned pod's). The scheduler
+    here offers other pending pods' changes too (for gangs), so these hints also see a pod
+    nominated to a node change its labels, which Filter counts as placed there: one more
+    retry than upstream gives, never one fewer. Registering arrivals too would cost one hint
+    call per waiting pod for every pod created, and change nothing.
     """
     events = [ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, actions), hint)]
     updates = actions & ActionType.UPDATE

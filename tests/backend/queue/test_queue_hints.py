@@ -12,6 +12,7 @@ import pytest
 from scheduler.backend.queue import UNSCHEDULABLE_TIMEOUT_EVENT
 from scheduler.backend.queue import SchedulingQueue
 from scheduler.framework.events import NODE_ADD
+from scheduler.framework.events import UNSCHEDULED_POD_ADD
 from scheduler.framework.events import ActionType
 from scheduler.framework.events import ClusterEvent
 from scheduler.framework.events import ClusterEventWithHint
@@ -241,3 +242,28 @@ def test_every_hint_called_is_timed_with_its_answer(
     # A registration without a hint answers Queue, and is timed all the same, as upstream's
     # default hint is; the first Queue ends the asking, since nothing could skip the backoff.
     assert observer.hints == [("Skips", "NodeAdd", "QueueSkip"), ("Breaks", "NodeAdd", "Error")]
+
+
+def test_another_pending_pods_arrival_moves_a_pod_only_through_a_hint(
+    make_queue: QueueFactory, fail: Fail
+) -> None:
+    # kube-scheduler never offers one pending pod's arrival to the others; it is offered here
+    # for gangs, whose hints can tell a sibling. A registration without a hint (the extenders'
+    # rejector registers every pod change so) must not retry its pods on every pod created,
+    # while the pod's own changes still move it.
+    any_pod = ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ALL))
+    sibling = ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD), answer(QUEUE))
+    queue = make_queue([("Extender", any_pod), ("Gang", sibling)])
+    by_extender, in_gang = make_pod("by-extender").obj(), make_pod("in-gang").obj()
+    queue.add(by_extender)
+    queue.add(in_gang)
+    for info in iter(queue.pop, None):
+        fail(queue, info, "Extender" if info.pod.name == "by-extender" else "Gang")
+    newcomer = make_pod("newcomer").obj()
+    queue.move_all_to_active_or_backoff(UNSCHEDULED_POD_ADD, None, newcomer)
+    assert (queue.locate(by_extender.key), queue.locate(in_gang.key)) == (
+        "unschedulable",
+        "backoff",
+    )
+    queue.update(by_extender, make_pod("by-extender").label("app", "web").obj())
+    assert queue.locate(by_extender.key) == "backoff"

@@ -21,6 +21,7 @@ from scheduler.backend.queue.in_flight import RecordedEvent
 from scheduler.backend.queue.observer import QueueObserver
 from scheduler.framework.events import ClusterEvent
 from scheduler.framework.events import ClusterEventWithHint
+from scheduler.framework.events import EventResource
 from scheduler.framework.events import QueueingHint
 from scheduler.framework.queued_pod import QueuedPodInfo
 from scheduler.objects.pod import Pod
@@ -114,9 +115,13 @@ class HintTable:
     ) -> QueueingStrategy:
         """How `event` should move the pod out of the unschedulable pool, if at all."""
         rejectors = info.unschedulable_plugins | info.pending_plugins
+        # kube-scheduler never offers one pending pod's arrival or change to the others; we
+        # do, for gangs, but only a hint can tell whether it concerns this pod: without one
+        # (the extenders' rejector, a pod that failed with an error) it does not move it.
+        about_another = _about_another_pending_pod(info, event, old, new)
         if not rejectors:
             # Failed with an error, not by a plugin: retry after backoff on any event.
-            return QueueingStrategy.AFTER_BACKOFF
+            return QueueingStrategy.SKIP if about_another else QueueingStrategy.AFTER_BACKOFF
         if event.is_wildcard:
             # A wildcard aimed at one pod (ForceActivate of an in-flight pod) spares the rest.
             if new is not None and (not isinstance(new, Pod) or new.uid != info.pod.uid):
@@ -133,6 +138,8 @@ class HintTable:
         result = QueueingStrategy.SKIP
         for reg in regs:
             if reg.plugin not in rejectors or not reg.event.matches(event):
+                continue
+            if about_another and reg.hint.hint is None:
                 continue
             if self._call_hint(reg, info.pod, event, old, new) is QueueingHint.QUEUE_SKIP:
                 continue
@@ -184,3 +191,12 @@ class HintTable:
                 if not info.pending_plugins:
                     return result
         return result
+
+
+def _about_another_pending_pod(
+    info: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any
+) -> bool:
+    if event.resource is not EventResource.UNSCHEDULED_POD:
+        return False
+    changed = new if isinstance(new, Pod) else old
+    return isinstance(changed, Pod) and changed.uid != info.pod.uid
