@@ -308,9 +308,16 @@ async def test_a_victim_at_pre_bind_is_sent_back_to_the_queue_not_deleted() -> N
         assert h.event_notes("default", "low", "Preempted") == [
             f"Preempted by pod {uid} on node n1 (in kube-scheduler memory)."
         ]
+        # The plugin cancelled is named, as upstream names a PreBind whose context was
+        # cancelled, and its PreBind counts as an Error.
         assert h.event_notes("default", "low", "FailedScheduling") == [
-            "preempted by DefaultPreemption"
+            'running PreBind plugin "HeldAtPreBind": preempted by DefaultPreemption'
         ]
+        text = h.scheduler.metrics.render().decode()
+        assert (
+            'scheduler_framework_extension_point_duration_seconds_count{extension_point="PreBind",'
+            'profile="default-scheduler",status="Error"} 1.0'
+        ) in text
         assert len(h.scheduler.pods_in_pre_bind) == 0
         # The node it held is free: the preemptor takes it once its backoff is over.
         h.clock.advance(10)

@@ -235,9 +235,12 @@ class BindingCycles(CyclePart):
 
     async def _cancellable_pre_bind(self, attempt: Attempt, assumed: Pod, node: str) -> Status:
         """PreBind, listed while it runs so that a preemption can cancel it (upstream's pods in
-        PreBind). A cancelled PreBind, or one that ran on to success after all, fails with the
-        Error the preemption gave; shutting down still cancels the whole cycle."""
-        run = attempt.framework.run_pre_bind(attempt.state, assumed, node)
+        PreBind). The plugin cancelled fails with `running PreBind plugin "<name>": <the
+        preemption's message>`, and one that ran on to success after all with the message
+        alone, as upstream's; shutting down still cancels the whole cycle."""
+        run = attempt.framework.run_pre_bind(
+            attempt.state, assumed, node, lambda: entry.cancel_message
+        )
         task: asyncio.Future[Status] = asyncio.ensure_future(run)
         entry = self._pods_in_pre_bind.add(assumed.uid, task)
         try:

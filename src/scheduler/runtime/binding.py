@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Callable
 
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.status import SUCCESS
@@ -52,15 +54,37 @@ def run_pre_bind_pre_flights(
     return ended(profile, PRE_BIND_PRE_FLIGHT, started, result)
 
 
-async def run_pre_bind(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> Status:
+# Why this pod's PreBind was cancelled (a preemption's message), or None if it was not.
+CancelCause = Callable[[], str | None]
+
+
+async def run_pre_bind(
+    profile: Profile,
+    state: CycleState,
+    pod: Pod,
+    node_name: str,
+    cancel_cause: CancelCause | None = None,
+) -> Status:
+    """Each PreBind plugin in turn. A plugin cancelled for a reason `cancel_cause` gives (a
+    preemption) fails as an Error with that reason, as upstream reports a PreBind whose
+    context was cancelled; any other cancellation (shutting down) ends the whole cycle."""
     started = time.perf_counter()
     for plugin in profile.pre_bind:
         if plugin.name in state.skip_pre_bind_plugins:
             continue
         plugin_started = time.perf_counter()
-        status = await invoke.await_status(
-            "PreBind", plugin.name, plugin.pre_bind, state, pod, node_name
-        )
+        try:
+            status = await invoke.await_status(
+                "PreBind", plugin.name, plugin.pre_bind, state, pod, node_name
+            )
+        except asyncio.CancelledError:
+            cause = cancel_cause() if cancel_cause is not None else None
+            task = asyncio.current_task()
+            if cause is None or task is None:
+                raise
+            # Handled: the cycle goes on to report it, so the task is no longer cancelling.
+            task.uncancel()
+            status = Status.from_error(cause)
         profile.observe_duration(state, plugin.name, "PreBind", status, plugin_started)
         if not (status.is_success or status.is_skip):
             return stopped_at(profile, "PreBind", plugin.name, status, started)

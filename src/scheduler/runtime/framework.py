@@ -185,8 +185,14 @@ class Framework(Profile):
     async def wait_on_permit(self, pod: Pod) -> Status:
         return await reservation.wait_on_permit(self, pod)
 
-    async def run_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
-        return await binding.run_pre_bind(self, state, pod, node_name)
+    async def run_pre_bind(
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_name: str,
+        cancel_cause: binding.CancelCause | None = None,
+    ) -> Status:
+        return await binding.run_pre_bind(self, state, pod, node_name, cancel_cause)
 
     async def run_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         return await binding.run_bind(self, state, pod, node_name)
