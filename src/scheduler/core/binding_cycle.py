@@ -137,23 +137,24 @@ class BindingCycles(CyclePart):
             # Before Permit's wait, as upstream: a pod held at Permit is held no longer.
             framework.waiting_pods.remove(assumed.uid)
             failure = Failure.while_binding(pre_flight)
-            self._failures.after_reserve(attempt, assumed, node, failure)
-            self._failures.release_place(assumed, others_only=True)
+            if self._failures.after_reserve(attempt, assumed, node, failure):
+                self._failures.release_place(assumed, others_only=True)
             return
         if pre_flight.is_success or framework.will_wait_on_permit(assumed):
             await self._nominate(attempt, assumed, node)
         status = await framework.wait_on_permit(assumed)
         if not status.is_success:
-            self._failures.after_reserve(attempt, assumed, node, Failure.at_chosen_node(status))
-            self._failures.release_place(assumed, others_only=True)
+            failure = Failure.at_chosen_node(status)
+            if self._failures.after_reserve(attempt, assumed, node, failure):
+                self._failures.release_place(assumed, others_only=True)
             return
         self._queue.done(info.pod)
         status = await self._pre_bind_and_bind(attempt, assumed, node, pre_flight.is_success)
         if not status.is_success:
-            self._failures.undo(attempt, assumed, node)
             # Released before the pod is requeued, so the move concerns only the other pods
             # (the pod is out of the queue until `handle` puts it back).
-            self._failures.release_place(assumed)
+            if self._failures.undo(attempt, assumed, node):
+                self._failures.release_place(assumed)
             self._failures.handle(attempt, Failure.while_binding(status))
             return
         attempt.bound = True

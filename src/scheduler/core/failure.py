@@ -62,10 +62,12 @@ class FailureHandler(CyclePart):
         # binding cycle clears them once the pod is bound.
         self.result_annotations: ResultAnnotations | None = None
 
-    def after_reserve(self, attempt: Attempt, assumed: Pod, node: str, failure: Failure) -> None:
-        """A failure once Reserve ran: undo, then record and requeue."""
-        self.undo(attempt, assumed, node)
+    def after_reserve(self, attempt: Attempt, assumed: Pod, node: str, failure: Failure) -> bool:
+        """A failure once Reserve ran: undo, then record and requeue. Whether the pod's place
+        was given back (see `undo`)."""
+        forgot = self.undo(attempt, assumed, node)
         self.handle(attempt, failure)
+        return forgot
 
     def release_place(self, assumed: Pod, *, others_only: bool = False) -> None:
         """The place a failed pod held counts as an assigned pod going away (upstream does the
@@ -74,13 +76,16 @@ class FailureHandler(CyclePart):
         keep = (lambda info: info.pod.uid != assumed.uid) if others_only else None
         self._queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, assumed, None, keep)
 
-    def undo(self, attempt: Attempt, assumed: Pod, node: str) -> None:
+    def undo(self, attempt: Attempt, assumed: Pod, node: str) -> bool:
         """Unreserve every Reserve plugin (in reverse) and forget the assumed pod, unless the
         informer has meanwhile seen the pod bound (by this or another replica): then the cache
-        already holds it as it really is."""
+        already holds it as it really is. Whether the pod was forgotten, i.e. its place given
+        back (only then do other pods have room to be offered, as upstream's)."""
         attempt.framework.run_unreserve(attempt.state, assumed, node)
-        if self._cache.is_assumed(assumed.key):
-            self._cache.forget_pod(assumed)
+        if not self._cache.is_assumed(assumed.key):
+            return False
+        self._cache.forget_pod(assumed)
+        return True
 
     def handle(self, attempt: Attempt, failure: Failure) -> None:
         """Record the failure (Event, condition, metrics) and put the pod back in the queue."""
