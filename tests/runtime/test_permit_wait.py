@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import cast
 
+import pytest
+
 from scheduler.framework import Pod
 from scheduler.framework import Status
 from scheduler.framework.status import Code
@@ -101,6 +103,18 @@ async def test_a_timeout_is_a_rejection_recorded_as_unschedulable() -> None:
         plugin="Gate",
     )
     assert permits.waited("Unschedulable") == (1, PERMIT_TIMEOUT)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "said"),
+    [(0.0001, "100µs"), (0.0015, "1.5ms"), (123.456789, "2m3.456789s"), (600.0, "10m0s")],
+)
+async def test_a_timeout_is_said_as_go_prints_the_duration(seconds: float, said: str) -> None:
+    clock = FakeClock()
+    waiting = WaitingPod(make_pod("p").obj(), "n1", {"Gate": seconds}, clock)
+    clock.advance(seconds)
+    status = await waiting.wait()
+    assert status.message() == f"rejected due to timeout after waiting {said} at plugin Gate"
 
 
 async def test_a_preempted_wait_fails_with_an_error_in_upstreams_words() -> None:

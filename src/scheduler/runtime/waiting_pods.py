@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 from scheduler.framework.clock import Clock
 from scheduler.framework.clock import Timer
+from scheduler.framework.durations import format_duration
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
@@ -35,7 +36,7 @@ class WaitingPod:
         def expire() -> None:
             self.reject(
                 plugin,
-                f"rejected due to timeout after waiting {_go_duration(wait)} at plugin {plugin}",
+                f"rejected due to timeout after waiting {format_duration(wait)} at plugin {plugin}",
             )
 
         return expire
@@ -83,20 +84,6 @@ class WaitingPod:
 
     async def wait(self) -> Status:
         return await self._result
-
-
-def _go_duration(seconds: float) -> str:
-    """Render seconds the way Go prints a time.Duration (e.g. 1m30s, 500ms, 10s)."""
-    if seconds < 1:
-        return f"{round(seconds * 1000)}ms"
-    whole_minutes, rest = divmod(seconds, 60)
-    hours, minutes = divmod(int(whole_minutes), 60)
-    text = f"{rest:g}s"
-    if hours:
-        return f"{hours}h{minutes}m{text}"
-    if minutes:
-        return f"{minutes}m{text}"
-    return text
 
 
 class WaitingPods:
