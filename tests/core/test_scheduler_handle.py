@@ -16,8 +16,10 @@ from scheduler.core.event_recorder import EventRecorder
 from scheduler.core.handle_impl import SchedulerHandle
 from scheduler.framework.handle import Lister
 from scheduler.framework.handle import ObjectReference
+from scheduler.framework.status import Code
 from scheduler.observability import SchedulerMetrics
 from scheduler.runtime.pods_in_pre_bind import PodsInPreBind
+from scheduler.runtime.waiting_pods import WaitingPod
 from scheduler.runtime.waiting_pods import WaitingPods
 from scheduler.testing import FakeClock
 from scheduler.testing import make_pod
@@ -95,3 +97,22 @@ def test_a_lister_is_the_same_object_every_time_even_with_nothing_in_it() -> Non
     unwatched = handle.lister("devicetaintrules")
     assert unwatched is handle.lister("devicetaintrules")
     assert (unwatched.list(), unwatched.revision) == ([], 0)
+
+
+async def test_rejecting_a_waiting_pod_says_whether_it_ended_the_wait() -> None:
+    clock = FakeClock()
+    handle = _handle(clock)
+    pod = make_pod("p").obj()
+    waiting = WaitingPod(pod, "n1", {"Gang": 30.0, "Quota": 30.0}, clock)
+    handle._waiting_pods.add(waiting)
+    waiting.allow("Gang")
+    assert handle.reject_waiting_pod(pod.uid)
+    status = await waiting.wait()
+    # In the name of the plugin the pod still waited for, whose events may retry it.
+    assert (status.code, status.plugin, status.message()) == (
+        Code.UNSCHEDULABLE,
+        "Quota",
+        "removed",
+    )
+    assert not handle.reject_waiting_pod(pod.uid)  # over already
+    assert not handle.reject_waiting_pod("no-such-uid")

@@ -100,8 +100,10 @@ class FakeWaitingPod:
     def allow(self, plugin: str) -> None:
         pass
 
-    def reject(self, plugin: str, message: str) -> None:
+    def reject(self, plugin: str, message: str) -> bool:
         self.rejections.append((plugin, message))
+        ended, self.ended = self.ended, True
+        return not ended
 
     def preempt(self, plugin: str, message: str) -> bool:
         self.preemptions.append((plugin, message))

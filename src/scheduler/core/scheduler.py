@@ -338,11 +338,10 @@ class Scheduler:
     def handle_reject_waiting(self, uid: str) -> bool:
         """Reject the pod held at Permit under `uid`; False if none is (any more)."""
         waiting = self.waiting_pods.get(uid)
-        if waiting is None or waiting.ended:
+        if waiting is None:
             return False
-        for plugin in waiting.pending_plugins()[:1]:
-            waiting.reject(plugin, "removed")
-        return True
+        plugins = waiting.pending_plugins()
+        return waiting.reject(plugins[0] if plugins else "", "removed")
 
     # ---- fatal errors --------------------------------------------------------------------
 

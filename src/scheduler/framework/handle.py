@@ -132,7 +132,10 @@ class WaitingPod(Protocol):
 
     def allow(self, plugin: str) -> None: ...
 
-    def reject(self, plugin: str, message: str) -> None: ...
+    def reject(self, plugin: str, message: str) -> bool:
+        """End the wait because `plugin` rejects the pod (Unschedulable, with `message`).
+        False if the wait had already ended."""
+        ...
 
     def preempt(self, plugin: str, message: str) -> bool:
         """End the wait because `plugin` preempts the pod: its binding cycle fails with the

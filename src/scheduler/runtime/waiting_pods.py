@@ -64,8 +64,8 @@ class WaitingPod:
         if not self._timers and not self._result.done():
             self._result.set_result(Status())
 
-    def reject(self, plugin: str, message: str) -> None:
-        self._end(Status(Code.UNSCHEDULABLE, message, plugin=plugin))
+    def reject(self, plugin: str, message: str) -> bool:
+        return self._end(Status(Code.UNSCHEDULABLE, message, plugin=plugin))
 
     def preempt(self, plugin: str, message: str) -> bool:
         # An Error, unlike a rejection, sends the pod to error backoff rather than waiting
