@@ -45,9 +45,14 @@ def test_a_message_with_braces_is_kept_as_written() -> None:
     assert caught.value.errors()[0]["msg"] == 'Invalid value: "{a}": not a {template}'
 
 
-def test_values_that_are_not_json_scalars_show_as_python_writes_them() -> None:
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(["a", "b"], '["a","b"]'), ([], "[]"), (None, "null"), ({1, 2} - {1, 2}, "set()")],
+)
+def test_values_that_are_not_scalars_show_as_go_prints_them(value: object, shown: str) -> None:
+    # Go's field errors print such values as compact JSON; what JSON cannot hold, as Python.
     errors = FieldErrors()
-    errors.invalid(("items",), ["a"], "must be empty")
+    errors.invalid(("items",), value, "must be empty")
     with pytest.raises(ValidationError) as caught:
         errors.raise_if_any("Args")
-    assert caught.value.errors()[0]["msg"] == "Invalid value: ['a']: must be empty"
+    assert caught.value.errors()[0]["msg"] == f"Invalid value: {shown}: must be empty"

@@ -20,7 +20,14 @@ Loc = tuple[str | int, ...]
 
 
 def _shown(value: Any) -> str:
-    return json.dumps(value) if isinstance(value, str | int | float | bool) else repr(value)
+    """A value as Go's field errors print it: scalars as they are (strings quoted), anything
+    else as compact JSON (`null`, `[]`, `["a","b"]`), or Python's text if it has none."""
+    if isinstance(value, str | int | float | bool):
+        return json.dumps(value)
+    try:
+        return json.dumps(value, separators=(",", ":"))
+    except TypeError:
+        return repr(value)
 
 
 class FieldErrors:
