@@ -69,12 +69,24 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     (
         "removed-plugin",
         plugins(filter={"enabled": names("EBSLimits")}),
-        'profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": was removed',
+        'profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": '
+        'was invalid in version "v1" (KubeSchedulerConfiguration is version '
+        '"kubescheduler.config.k8s.io/v1")',
     ),
     (
+        # Upstream checks removed names only at the twelve extension points; elsewhere a
+        # removed plugin is just one that does not exist.
         "removed-plugin-in-multi-point",
         plugins(multiPoint={"enabled": names("AzureDiskLimits")}),
-        'profiles[0].plugins.multiPoint.enabled[0]: Invalid value: "AzureDiskLimits": was removed',
+        "profiles[0].plugins.multiPoint.enabled[0].name: "
+        'Not found: unknown plugin "AzureDiskLimits"',
+    ),
+    (
+        "removed-plugin-in-plugin-config",
+        profile(pluginConfig=[{"name": "GCEPDLimits", "args": {"x": 1}}]),
+        'profiles[0].pluginConfig[0]: Invalid value: "GCEPDLimits": '
+        'was invalid in version "v1" (KubeSchedulerConfiguration is version '
+        '"kubescheduler.config.k8s.io/v1")',
     ),
     (
         "duplicate-at-a-point",
@@ -250,3 +262,68 @@ def test_empty_or_disabled_placement_points_are_accepted(
     data = plugins(placementGenerate={}, placementScore={"disabled": names("*")})
     _, [loaded] = load_config_dict(data, registry)
     assert loaded.scheduler_name == "default-scheduler"
+
+
+def test_removed_plugin_in_plugin_config_is_reported_once_per_entry(
+    registry: dict[str, PluginSpec],
+) -> None:
+    data = profile(pluginConfig=[{"name": "CinderLimits"}, {"name": "CinderLimits"}])
+    removed = (
+        'Invalid value: "CinderLimits": was invalid in version "v1" '
+        '(KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1")'
+    )
+    assert problems(registry, data) == [
+        f"profiles[0].pluginConfig[0]: {removed}",
+        'profiles[0].pluginConfig[1]: Duplicate value: "CinderLimits"',
+        f"profiles[0].pluginConfig[1]: {removed}",
+    ]
+
+
+# Only the Score plugins the profile names, so the order of the weights is the file's.
+ONLY_NAMED = {
+    "multiPoint": {"disabled": names("*")},
+    "queueSort": {"enabled": names("PrioritySort")},
+    "bind": {"enabled": names("DefaultBinder")},
+}
+
+
+def _scores(*weights: tuple[str, int]) -> dict[str, Any]:
+    enabled = [{"name": name, "weight": weight} for name, weight in weights]
+    return plugins(**ONLY_NAMED, score={"enabled": enabled})
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _scores(("ImageLocality", -3), ("CustomScore", 1)),
+        _scores(("ImageLocality", -3), ("CustomScore", -3)),
+        # Upstream counts the multiPoint defaults after the score set, whether or not they run.
+        plugins(score={"enabled": [{"name": "ImageLocality", "weight": -3}]}),
+        plugins(score={"disabled": names("*"), "enabled": [{"name": "CustomScore", "weight": -1}]}),
+    ],
+    ids=["negative-then-positive", "two-negatives", "before-defaults", "defaults-disabled"],
+)
+def test_negative_weight_followed_by_a_score_plugin_could_overflow(
+    registry: dict[str, PluginSpec], data: dict[str, Any]
+) -> None:
+    # Upstream's int64 check wraps once the running total is negative, so any Score plugin
+    # after a negative weight fails it.
+    [line] = problems(registry, data)
+    assert line.startswith("profiles[0].plugins.score: Invalid value: ")
+    assert line.endswith(": total score of Score plugins could overflow")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _scores(("CustomScore", 1), ("ImageLocality", -3)),
+        # ImageLocality takes its default's place in multiPoint; no Score plugin follows it.
+        plugins(multiPoint={"enabled": [{"name": "ImageLocality", "weight": -3}]}),
+    ],
+    ids=["negative-last", "negative-last-in-multi-point"],
+)
+def test_negative_weight_of_the_last_score_plugin_is_accepted(
+    registry: dict[str, PluginSpec], data: dict[str, Any]
+) -> None:
+    _, [effective] = load_config_dict(data, registry)
+    assert {ref.name: ref.weight for ref in effective.plugins["Score"]}["ImageLocality"] == -3

@@ -10,7 +10,9 @@ from scheduler.config import API_VERSION
 from scheduler.config import KIND
 from scheduler.config import ConfigError
 from scheduler.config import load_config_dict
+from scheduler.config.models import ClientConnectionConfiguration
 from scheduler.config.models import KubeSchedulerConfiguration
+from scheduler.config.models import LeaderElectionConfiguration
 from scheduler.config.validation import validate_configuration
 from scheduler.framework import PluginSpec
 
@@ -120,20 +122,15 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
         'resourceLock value must be "leases"',
     ),
     (
+        # Upstream shows the renew deadline as the value, not the lease duration.
         "lease-not-longer-than-renew",
-        {**HEADER, "leaderElection": {"leaseDuration": "10s"}},
-        'leaderElection.leaseDuration: Invalid value: "10s": '
-        "LeaseDuration must be greater than RenewDeadline",
+        {**HEADER, "leaderElection": {"leaseDuration": "5s"}},
+        'leaderElection.leaseDuration: Invalid value: "10s": must be greater than `RenewDeadline`',
     ),
     (
         "retry-period",
-        {**HEADER, "leaderElection": {"retryPeriod": "0s"}},
-        'leaderElection.retryPeriod: Invalid value: "0s": must be greater than zero',
-    ),
-    (
-        "lease-name",
-        {**HEADER, "leaderElection": {"resourceName": ""}},
-        "leaderElection.resourceName: Required value",
+        {**HEADER, "leaderElection": {"retryPeriod": "-1s"}},
+        'leaderElection.retryPeriod: Invalid value: "-1s": must be greater than zero',
     ),
     (
         "burst",
@@ -168,6 +165,15 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
         "managed-resource-bad-name",
         {**HEADER, "extenders": [{"managedResources": [{"name": "example.com/a b"}]}]},
         'extenders[0].managedResources[0].name: Invalid value: "example.com/a b": name part',
+    ),
+    (
+        "managed-resource-with-two-slashes",
+        {**HEADER, "extenders": [{"managedResources": [{"name": "example.com/a/b"}]}]},
+        'extenders[0].managedResources[0].name: Invalid value: "example.com/a/b": '
+        "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must "
+        "start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
+        "'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') "
+        "with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
     ),
     (
         "managed-resource-duplicate",
@@ -252,3 +258,58 @@ def test_profiles_are_required() -> None:
     # Loading defaults an empty list to one profile, so only a built config can lack one.
     lines = [str(p) for p in validate_configuration(KubeSchedulerConfiguration(profiles=[]))]
     assert lines == ["profiles: Required value: at least one profile is required"]
+
+
+def test_zero_or_empty_connection_and_election_values_get_the_defaults(
+    registry: dict[str, PluginSpec],
+) -> None:
+    # Upstream defaults a field whenever it holds its zero value, not only when it is absent.
+    data = {
+        **HEADER,
+        "leaderElection": {
+            "leaseDuration": "0s",
+            "renewDeadline": "0s",
+            "retryPeriod": "0s",
+            "resourceLock": "",
+            "resourceName": "",
+            "resourceNamespace": "",
+        },
+        "clientConnection": {"qps": 0, "burst": 0, "contentType": ""},
+    }
+    config, _ = load_config_dict(data, registry)
+    assert config.leader_election == LeaderElectionConfiguration()
+    assert config.client_connection == ClientConnectionConfiguration()
+    assert config.leader_election.lease_duration == 15.0
+    assert config.client_connection.content_type == "application/vnd.kubernetes.protobuf"
+
+
+def test_negative_connection_and_election_values_are_still_refused(
+    registry: dict[str, PluginSpec],
+) -> None:
+    data = {
+        **HEADER,
+        "leaderElection": {"leaseDuration": "-5s", "renewDeadline": "0s", "retryPeriod": "-1s"},
+        "clientConnection": {"qps": -1, "burst": -1},
+    }
+    assert problems(registry, data) == [
+        "clientConnection.burst: Invalid value: -1: must be non-negative",
+        'leaderElection.leaseDuration: Invalid value: "-5s": must be greater than zero',
+        'leaderElection.retryPeriod: Invalid value: "-1s": must be greater than zero',
+        'leaderElection.leaseDuration: Invalid value: "10s": must be greater than `RenewDeadline`',
+    ]
+
+
+def test_empty_election_names_set_after_defaulting_are_required() -> None:
+    # Flags can empty these after the file was defaulted; the texts are upstream's.
+    config = KubeSchedulerConfiguration()
+    election = config.leader_election.model_copy(
+        update={"resource_lock": "", "resource_name": "", "resource_namespace": ""}
+    )
+    config = config.model_copy(update={"leader_election": election})
+    lines = [str(p) for p in validate_configuration(config) if "leaderElection" in str(p)]
+    assert lines == [
+        "leaderElection.resourceLock: Required value",
+        "leaderElection.resourceNamespace: Required value",
+        "leaderElection.resourceName: Required value",
+        'leaderElection.resourceLock: Invalid value: "": resourceLock value must be "leases"',
+    ]

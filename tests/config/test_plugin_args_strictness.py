@@ -189,3 +189,128 @@ def test_the_rule_covers_every_plugin_s_args(data: dict[str, Any], detail: str) 
 def test_lists_read_from_files_fill_tuple_fields() -> None:
     args = _OutOfTreeArgs.model_validate({"count": INT64_MAX, "ratio": 1, "names": ["a", "b"]})
     assert args == _OutOfTreeArgs(count=INT64_MAX, ratio=1.0, names=("a", "b"))
+
+
+# A null field is unset, as it is for upstream's pointers; for upstream's other fields a null
+# leaves the zero value, which defaulting then treats as unset too.
+NULL_MEANS_UNSET = [
+    ("InterPodAffinity", {"hardPodAffinityWeight": None}),
+    ("InterPodAffinity", {"ignorePreferredTermsOfExistingPods": None}),
+    ("DynamicResources", {"filterTimeout": None, "bindingTimeout": None}),
+    ("NodeResourcesFit", {"scoringStrategy": None}),
+    ("NodeResourcesFit", {"ignoredResources": None, "ignoredResourceGroups": None}),
+    ("NodeResourcesBalancedAllocation", {"resources": None}),
+    ("DefaultPreemption", {"minCandidateNodesPercentage": None}),
+    ("DefaultPreemption", {"minCandidateNodesAbsolute": None}),
+    ("VolumeBinding", {"bindTimeoutSeconds": None}),
+    ("VolumeBinding", {"shape": None}),
+    ("PodTopologySpread", {"defaultingType": None, "defaultConstraints": None}),
+    ("NodeAffinity", {"addedAffinity": None}),
+]
+
+
+@pytest.mark.parametrize(
+    ("plugin", "args"),
+    NULL_MEANS_UNSET,
+    ids=[f"{plugin}-{'-'.join(args)}" for plugin, args in NULL_MEANS_UNSET],
+)
+def test_a_null_field_gets_the_default(
+    plugin: str, args: dict[str, Any], in_tree: dict[str, PluginSpec]
+) -> None:
+    model = in_tree[plugin].args_model
+    assert model is not None
+    assert model.model_validate(args) == model()
+    _load(plugin, args, in_tree)
+
+
+@pytest.mark.parametrize(
+    ("plugin", "args", "expected"),
+    [
+        (
+            # A null type is the empty type, which upstream refuses as it refuses a missing one.
+            "NodeResourcesFit",
+            {"scoringStrategy": {"type": None}},
+            f'{ARGS}.scoringStrategy.type: Unsupported value: "": supported values: '
+            '"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"',
+        ),
+        (
+            "NodeResourcesFit",
+            {
+                "scoringStrategy": {
+                    "type": "RequestedToCapacityRatio",
+                    "requestedToCapacityRatio": {"shape": None},
+                }
+            },
+            f"{ARGS}.scoringStrategy.requestedToCapacityRatio.shape: "
+            "Required value: at least one point must be specified",
+        ),
+    ],
+    ids=["fit-type", "fit-shape"],
+)
+def test_a_null_field_is_checked_as_its_zero_value(
+    plugin: str, args: dict[str, Any], expected: str, in_tree: dict[str, PluginSpec]
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        _load(plugin, args, in_tree)
+    assert str(caught.value).splitlines() == [expected]
+
+
+@pytest.mark.parametrize(
+    ("plugin", "args", "expected"),
+    [
+        (
+            "InterPodAffinity",
+            {"hardPodAffinityWeight": 101},
+            f"{ARGS}.hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]",
+        ),
+        (
+            "DynamicResources",
+            {"filterTimeout": "-1s", "bindingTimeout": "500ms"},
+            f'{ARGS}.filterTimeout: Invalid value: "-1s": must be zero or positive\n'
+            f'{ARGS}.bindingTimeout: Invalid value: "500ms": must be at least 1 second',
+        ),
+        (
+            "NodeResourcesFit",
+            {
+                "scoringStrategy": {
+                    "type": "LeastAllocated",
+                    "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 10}]},
+                }
+            },
+            f"{ARGS}.scoringStrategy.requestedToCapacityRatio: "
+            "Forbidden: must be nil when type is not RequestedToCapacityRatio",
+        ),
+        (
+            "NodeResourcesFit",
+            {"scoringStrategy": {"type": "RequestedToCapacityRatio"}},
+            f"{ARGS}.scoringStrategy.requestedToCapacityRatio: "
+            "Required value: must be specified when type is RequestedToCapacityRatio",
+        ),
+        (
+            "VolumeBinding",
+            {"shape": [{"utilization": 0, "score": 10}]},
+            f'{ARGS}.shape: Invalid value: [{{"Utilization":0,"Score":10}}]: unexpected field '
+            "`shape`, remove it or turn on the feature gate StorageCapacityScoring",
+        ),
+        (
+            "VolumeBinding",
+            {"shape": []},
+            f"{ARGS}.shape: Invalid value: []: unexpected field "
+            "`shape`, remove it or turn on the feature gate StorageCapacityScoring",
+        ),
+    ],
+    ids=[
+        "ipa-weight",
+        "dra-timeouts",
+        "fit-ratio-forbidden",
+        "fit-ratio-required",
+        "vb-shape",
+        "vb-empty-shape",
+    ],
+)
+def test_args_problems_read_as_upstream_s(
+    plugin: str, args: dict[str, Any], expected: str, in_tree: dict[str, PluginSpec]
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        _load(plugin, args, in_tree)
+    assert str(caught.value) == expected

@@ -29,7 +29,7 @@ def test_a_bad_prefix_and_too_many_slashes() -> None:
     assert qualified_name_problems("Example.com/x")[0].startswith(
         "prefix part a lowercase RFC 1123 subdomain"
     )
-    assert qualified_name_problems("a/b/c")[0].startswith("a qualified name must consist of")
+    assert qualified_name_problems("a/b/c")[0].startswith("a valid label key must consist of")
 
 
 def test_subdomains() -> None:

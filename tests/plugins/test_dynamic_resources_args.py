@@ -31,8 +31,16 @@ def test_durations_are_go_strings() -> None:
 @pytest.mark.parametrize(
     ("raw", "field", "message"),
     [
-        ({"filterTimeout": "-1s"}, "filterTimeout", "must be zero or positive"),
-        ({"bindingTimeout": "500ms"}, "bindingTimeout", "must be at least 1s"),
+        (
+            {"filterTimeout": "-1s"},
+            "filterTimeout",
+            'Invalid value: "-1s": must be zero or positive',
+        ),
+        (
+            {"bindingTimeout": "500ms"},
+            "bindingTimeout",
+            'Invalid value: "500ms": must be at least 1 second',
+        ),
         ({"filterTimeout": 10}, "filterTimeout", "must be a duration string"),
         ({"filtertimeout": "1s"}, "filtertimeout", "Extra inputs are not permitted"),
     ],

@@ -100,7 +100,7 @@ INVALID = [
     ),
     (
         "shape required by RequestedToCapacityRatio",
-        {"scoringStrategy": {"type": "RequestedToCapacityRatio"}},
+        {"scoringStrategy": {"type": "RequestedToCapacityRatio", "requestedToCapacityRatio": {}}},
         ("scoringStrategy", "requestedToCapacityRatio", "shape"),
         "Required value: at least one point must be specified",
     ),
@@ -158,6 +158,33 @@ INVALID = [
         'Invalid value: "/gpu": prefix part must be non-empty',
     ),
     (
+        "ignored resource with two slashes",
+        {"ignoredResources": ["example.com/a/b"]},
+        ("ignoredResources", 0),
+        'Invalid value: "example.com/a/b": a valid label key must consist of alphanumeric '
+        "characters, '-', '_' or '.', and must start and end with an alphanumeric character "
+        "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+        "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix "
+        "and '/' (e.g. 'example.com/MyName')",
+    ),
+    (
+        "ratio given for another type",
+        {
+            "scoringStrategy": {
+                "type": "MostAllocated",
+                "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 10}]},
+            }
+        },
+        ("scoringStrategy", "requestedToCapacityRatio"),
+        "Forbidden: must be nil when type is not RequestedToCapacityRatio",
+    ),
+    (
+        "ratio type without a ratio",
+        {"scoringStrategy": {"type": "RequestedToCapacityRatio"}},
+        ("scoringStrategy", "requestedToCapacityRatio"),
+        "Required value: must be specified when type is RequestedToCapacityRatio",
+    ),
+    (
         "unknown field",
         {"scoringStrategy": {"type": "LeastAllocated", "weights": []}},
         ("scoringStrategy", "weights"),
@@ -206,3 +233,27 @@ def test_args_are_immutable() -> None:
     args = NodeResourcesFitArgs()
     with pytest.raises(ValidationError):
         args.scoring_strategy.type = "MostAllocated"  # type: ignore[misc]
+
+
+def test_nulls_inside_nested_args_get_the_zero_value() -> None:
+    # Upstream's non-pointer fields keep their zero value on a null, then get defaulted.
+    ratio = {"shape": [{"utilization": None, "score": 10}, {"utilization": 50, "score": None}]}
+    args = NodeResourcesFitArgs.model_validate(
+        {
+            "scoringStrategy": {
+                "type": "RequestedToCapacityRatio",
+                "resources": [{"name": "cpu", "weight": None}],
+                "requestedToCapacityRatio": ratio,
+            }
+        }
+    )
+    strategy = args.scoring_strategy
+    assert [(r.name, r.weight) for r in strategy.resources] == [("cpu", 1)]
+    assert [(p.utilization, p.score) for p in strategy.shape] == [(0, 10), (50, 0)]
+
+
+def test_a_null_ratio_is_no_ratio() -> None:
+    args = NodeResourcesFitArgs.model_validate(
+        {"scoringStrategy": {"type": "MostAllocated", "requestedToCapacityRatio": None}}
+    )
+    assert args.scoring_strategy.requested_to_capacity_ratio is None

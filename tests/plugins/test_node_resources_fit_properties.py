@@ -158,6 +158,13 @@ strategy_args = st.fixed_dictionaries(
             }
         ),
     }
+).map(
+    # As upstream, a shape is given only with the type that uses it.
+    lambda strategy: (
+        strategy
+        if strategy["type"] == "RequestedToCapacityRatio"
+        else {k: v for k, v in strategy.items() if k != "requestedToCapacityRatio"}
+    )
 )
 
 

@@ -94,6 +94,20 @@ CASES: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = [
         [("defaultConstraints.0.topologyKey", f'Invalid value: "-zone": name part {NAME_RULE}')],
     ),
     (
+        "topology key with two slashes",
+        {
+            "defaultingType": "List",
+            "defaultConstraints": [{**ZONE_SOFT, "topologyKey": "example.com/a/b"}],
+        },
+        [
+            (
+                "defaultConstraints.0.topologyKey",
+                f'Invalid value: "example.com/a/b": a valid label key {NAME_RULE} with an '
+                "optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+            )
+        ],
+    ),
+    (
         "unsupported action",
         {
             "defaultingType": "List",

@@ -10,6 +10,7 @@ from pydantic import model_validator
 from scheduler.framework import FieldErrors
 from scheduler.framework import PluginArgs
 from scheduler.framework.durations import Duration
+from scheduler.framework.durations import format_duration
 
 DEFAULT_FILTER_TIMEOUT_SECONDS: Final = 10.0
 DEFAULT_BINDING_TIMEOUT_SECONDS: Final = 600.0
@@ -30,9 +31,16 @@ class DynamicResourcesArgs(PluginArgs):
     @model_validator(mode="after")
     def _validate(self) -> Self:
         errors = FieldErrors()
+        # Shown as Go prints a duration ("-1s", "500ms"), in upstream's words.
         if self.filter_timeout < 0:
-            errors.invalid(("filterTimeout",), self.filter_timeout, "must be zero or positive")
+            errors.invalid(
+                ("filterTimeout",), format_duration(self.filter_timeout), "must be zero or positive"
+            )
         if self.binding_timeout < 1:
-            errors.invalid(("bindingTimeout",), self.binding_timeout, "must be at least 1s")
+            errors.invalid(
+                ("bindingTimeout",),
+                format_duration(self.binding_timeout),
+                "must be at least 1 second",
+            )
         errors.raise_if_any(type(self).__name__)
         return self

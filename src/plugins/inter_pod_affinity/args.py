@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import field_validator
+from typing import Self
 
+from pydantic import model_validator
+
+from scheduler.framework import FieldErrors
 from scheduler.framework import Int32
 from scheduler.framework import PluginArgs
 
@@ -21,12 +24,16 @@ class InterPodAffinityArgs(PluginArgs):
     # has no preferred inter-pod (anti-)affinity of its own: a throughput optimisation.
     ignore_preferred_terms_of_existing_pods: bool = False
 
-    @field_validator("hard_pod_affinity_weight")
-    @classmethod
-    def _weight_in_range(cls, value: int) -> int:
-        if not MIN_HARD_POD_AFFINITY_WEIGHT <= value <= MAX_HARD_POD_AFFINITY_WEIGHT:
-            raise ValueError(
+    @model_validator(mode="after")
+    def _validate(self) -> Self:
+        errors = FieldErrors()
+        weight = self.hard_pod_affinity_weight
+        if not MIN_HARD_POD_AFFINITY_WEIGHT <= weight <= MAX_HARD_POD_AFFINITY_WEIGHT:
+            errors.invalid(
+                ("hardPodAffinityWeight",),
+                weight,
                 f"not in valid range [{MIN_HARD_POD_AFFINITY_WEIGHT}, "
-                f"{MAX_HARD_POD_AFFINITY_WEIGHT}]"
+                f"{MAX_HARD_POD_AFFINITY_WEIGHT}]",
             )
-        return value
+        errors.raise_if_any(type(self).__name__)
+        return self

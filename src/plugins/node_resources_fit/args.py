@@ -92,9 +92,14 @@ def _validate_strategy(strategy: ScoringStrategy, loc: Loc, errors: FieldErrors)
                 f"resource weight of {resource.name} not in valid range (0, {MAX_RESOURCE_WEIGHT}]",
             )
     ratio = strategy.requested_to_capacity_ratio
-    # Upstream validates a given shape whatever the type; the strategy that uses it needs one.
-    if ratio is not None or strategy.type == REQUESTED_TO_CAPACITY_RATIO:
-        _validate_shape(strategy.shape, (*loc, "requestedToCapacityRatio", "shape"), errors)
+    ratio_loc = (*loc, "requestedToCapacityRatio")
+    if strategy.type == REQUESTED_TO_CAPACITY_RATIO:
+        if ratio is None:
+            errors.required(ratio_loc, "must be specified when type is RequestedToCapacityRatio")
+        else:
+            _validate_shape(ratio.shape, (*ratio_loc, "shape"), errors)
+    elif ratio is not None:
+        errors.forbidden(ratio_loc, None, "must be nil when type is not RequestedToCapacityRatio")
 
 
 def _validate_shape(

@@ -11,12 +11,16 @@ from __future__ import annotations
 from typing import Annotated
 from typing import Any
 
+from pydantic import BaseModel
 from pydantic import Field
+from pydantic import ValidationInfo
+from pydantic import field_validator
 from pydantic import model_validator
 
 from scheduler.config.durations import Duration
 from scheduler.framework.args import Int32
 from scheduler.framework.args import Int64
+from scheduler.framework.args import drop_null_fields
 from scheduler.framework.strict_model import StrictModel
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
@@ -37,12 +41,19 @@ class ConfigModel(StrictModel):
     @classmethod
     def _null_means_unset(cls, data: Any) -> Any:
         # `plugins:` with nothing under it is null in YAML; upstream reads null as "not set".
-        if not isinstance(data, dict):
-            return data
-        known = set(cls.model_fields) | {
-            info.alias for info in cls.model_fields.values() if info.alias
-        }
-        return {key: value for key, value in data.items() if value is not None or key not in known}
+        return drop_null_fields(cls, data)
+
+
+# Go keeps durations in whole nanoseconds: anything shorter is a zero duration there.
+_NANOSECOND = 1e-9
+
+
+def _default_if_zero(model: type[BaseModel], value: Any, info: ValidationInfo) -> Any:
+    # Upstream defaults these fields whenever they hold Go's zero value, so a file that writes
+    # `0s`, `0` or `""` gets the default as if it had left the field out.
+    if value or info.field_name is None:
+        return value
+    return model.model_fields[info.field_name].default
 
 
 class LeaderElectionConfiguration(ConfigModel):
@@ -54,6 +65,16 @@ class LeaderElectionConfiguration(ConfigModel):
     resource_name: str = "kube-scheduler"
     resource_namespace: str = "kube-system"
 
+    @field_validator("lease_duration", "renew_deadline", "retry_period")
+    @classmethod
+    def _zero_duration_means_default(cls, value: float, info: ValidationInfo) -> Any:
+        return _default_if_zero(cls, 0.0 if abs(value) < _NANOSECOND else value, info)
+
+    @field_validator("resource_lock", "resource_name", "resource_namespace")
+    @classmethod
+    def _empty_means_default(cls, value: str, info: ValidationInfo) -> Any:
+        return _default_if_zero(cls, value, info)
+
 
 class ClientConnectionConfiguration(ConfigModel):
     kubeconfig: str = ""
@@ -61,6 +82,11 @@ class ClientConnectionConfiguration(ConfigModel):
     content_type: str = "application/vnd.kubernetes.protobuf"
     qps: Float32 = 50.0
     burst: Int32 = 100
+
+    @field_validator("content_type", "qps", "burst")
+    @classmethod
+    def _zero_means_default(cls, value: Any, info: ValidationInfo) -> Any:
+        return _default_if_zero(cls, value, info)
 
 
 class ExtenderManagedResource(ConfigModel):

@@ -15,6 +15,8 @@ from scheduler.config.field_errors import invalid
 from scheduler.config.field_errors import not_found
 from scheduler.config.models import API_VERSION
 from scheduler.config.models import PluginConfig
+from scheduler.config.plugin_validation import REMOVED_DETAIL
+from scheduler.config.plugin_validation import REMOVED_PLUGINS
 from scheduler.framework.args import PluginArgs
 from scheduler.framework.spec import PluginSpec
 
@@ -60,8 +62,16 @@ def resolve_plugin_config(
     """
     resolved: dict[str, PluginArgs | None] = {}
     problems: list[FieldError] = []
+    removed_seen: set[str] = set()
     for index, entry in enumerate(entries):
         entry_path = path.index(index)
+        if entry.name in REMOVED_PLUGINS:
+            # Upstream reports every entry naming a removed plugin, repeated ones too.
+            if entry.name in removed_seen:
+                problems.append(duplicate(entry_path, entry.name))
+            removed_seen.add(entry.name)
+            problems.append(invalid(entry_path, entry.name, REMOVED_DETAIL))
+            continue
         if entry.name in resolved:
             problems.append(duplicate(entry_path, entry.name))
             continue

@@ -28,9 +28,14 @@ from scheduler.framework.contract import registration_problems
 from scheduler.framework.spec import PluginSpec
 from scheduler.framework.status import MAX_NODE_SCORE
 
-# Plugin names that v1 configurations may no longer enable (removed in Kubernetes 1.31).
+# Plugin names that v1 configurations may no longer name (removed in Kubernetes 1.31).
 REMOVED_PLUGINS = frozenset({"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"})
-_REMOVED_DETAIL = f"was removed in Kubernetes v1.31 and is not valid in {API_VERSION}"
+# Upstream's text, where "v1" is the version it records the names under (core v1's, as it
+# happens, not the configuration's).
+REMOVED_DETAIL = (
+    f'was invalid in version "v1" (KubeSchedulerConfiguration is version "{API_VERSION}")'
+)
+INT64_MIN = -(2**63)
 MAX_TOTAL_SCORE = 2**63 - 1
 # v1.36's pod-group placement points (alpha TopologyAwareWorkloadScheduling): accepted in the
 # configuration, but no plugin implements them, so enabling one there is refused by name.
@@ -44,7 +49,10 @@ def check_plugin_sets(
     path: FieldPath, plugins: Plugins, registry: Mapping[str, PluginSpec]
 ) -> list[FieldError]:
     """Names enabled in each set must be known, not removed, not repeated, and (outside
-    multiPoint) implement the extension point they are enabled at. `path` is `plugins`."""
+    multiPoint) implement the extension point they are enabled at. `path` is `plugins`.
+
+    Upstream looks for removed names only at the twelve extension points; in multiPoint and
+    the placement points a removed plugin is simply one that does not exist."""
     problems: list[FieldError] = []
     fields = {field: point for point, field in EXTENSION_POINT_FIELDS.items()}
     fields.update(PLACEMENT_POINT_FIELDS)
@@ -54,8 +62,8 @@ def check_plugin_sets(
         for index, entry in enumerate(plugin_set(plugins, field).enabled):
             entry_path = path.child(field, "enabled").index(index)
             spec = registry.get(entry.name)
-            if entry.name in REMOVED_PLUGINS:
-                problems.append(invalid(entry_path, entry.name, _REMOVED_DETAIL))
+            if entry.name in REMOVED_PLUGINS and field in EXTENSION_POINT_FIELDS.values():
+                problems.append(invalid(entry_path, entry.name, REMOVED_DETAIL))
             elif spec is None:
                 problems.append(
                     not_found(entry_path.child("name"), f'unknown plugin "{entry.name}"')
@@ -69,20 +77,50 @@ def check_plugin_sets(
     return problems
 
 
+def _int64(value: int) -> int:
+    """`value` wrapped around as Go's int64 arithmetic wraps it."""
+    return (value - INT64_MIN) % 2**64 + INT64_MIN
+
+
 def check_score_weight_total(path: FieldPath, score: Sequence[PluginRef]) -> list[FieldError]:
-    """The weighted sum of maximum scores must fit in an int64."""
+    """The weighted sum of maximum scores must fit in an int64, checked in upstream's int64
+    arithmetic: once a negative weight makes the running total negative, the room left wraps
+    around to a negative number, so any Score plugin after it fails the check."""
     total = 0
     for ref in score:
-        if ref.weight * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+        if ref.weight * MAX_NODE_SCORE > _int64(MAX_TOTAL_SCORE - total):
             weights = {r.name: r.weight for r in score}
             return [invalid(path, weights, "total score of Score plugins could overflow")]
-        total += ref.weight * MAX_NODE_SCORE
+        total = _int64(total + ref.weight * MAX_NODE_SCORE)
     return []
 
 
-def check_chains(path: FieldPath, profile: EffectiveProfile) -> list[FieldError]:
-    """Exactly one QueueSort plugin, at least one Bind plugin, Score weights that add up.
+def score_weight_entries(plugins: Plugins, registry: Mapping[str, PluginSpec]) -> list[PluginRef]:
+    """The plugins whose weights upstream adds up, in its order: the merged score set, then
+    the merged multiPoint set (whether or not a plugin there still runs at Score), each
+    plugin that implements Score once, at its first entry, with an unset or zero weight as 1."""
+    refs: list[PluginRef] = []
+    seen: set[str] = set()
+    for entry in (*plugins.score.enabled, *plugins.multi_point.enabled):
+        spec = registry.get(entry.name)
+        if spec is None or "Score" not in spec.extension_points or entry.name in seen:
+            continue
+        seen.add(entry.name)
+        refs.append(PluginRef(entry.name, entry.weight or 1))
+    return refs
+
+
+def check_score_weights(
+    path: FieldPath, merged: Plugins, registry: Mapping[str, PluginSpec]
+) -> list[FieldError]:
+    """Score weights that add up; `merged` are the profile's sets folded into the defaults and
     `path` is the profile's `plugins`."""
+    return check_score_weight_total(path.child("score"), score_weight_entries(merged, registry))
+
+
+def check_chains(path: FieldPath, profile: EffectiveProfile) -> list[FieldError]:
+    """Exactly one QueueSort plugin and at least one Bind plugin. `path` is the profile's
+    `plugins`."""
     problems: list[FieldError] = []
     queue_sort = [ref.name for ref in profile.plugins["QueueSort"]]
     if not queue_sort:
@@ -97,7 +135,6 @@ def check_chains(path: FieldPath, profile: EffectiveProfile) -> list[FieldError]
         )
     if not profile.plugins["Bind"]:
         problems.append(required(path.child("bind"), "at least one bind plugin is needed"))
-    problems.extend(check_score_weight_total(path.child("score"), profile.plugins["Score"]))
     return problems
 
 

@@ -27,6 +27,7 @@ from scheduler.config.plugin_validation import check_chains
 from scheduler.config.plugin_validation import check_common_queue_sort
 from scheduler.config.plugin_validation import check_contracts
 from scheduler.config.plugin_validation import check_plugin_sets
+from scheduler.config.plugin_validation import check_score_weights
 from scheduler.config.validation import validate_configuration
 from scheduler.framework.args import PluginArgs
 from scheduler.framework.spec import PluginSpec
@@ -57,6 +58,7 @@ def resolve(
             registry,
         )
         problems += check_chains(path.child("plugins"), result)
+        problems += check_score_weights(path.child("plugins"), merged, registry)
         problems += check_contracts(path.child("plugins"), result, registry)
         effective.append(result)
         plugin_config = _defaulted_plugin_config(profile.plugin_config, configured, result)

@@ -22,7 +22,9 @@ _REQUESTS_PREFIX = "requests."
 
 def validate_configuration(config: KubeSchedulerConfiguration) -> list[FieldError]:
     """Problems in the top-level fields and in each profile's name and percentage."""
-    problems: list[FieldError] = []
+    # Upstream's order: the connection, then leader election, then the rest.
+    problems = _client_connection(ROOT.child("clientConnection"), config.client_connection)
+    problems += _leader_election(ROOT.child("leaderElection"), config.leader_election)
     if config.parallelism <= 0:
         problems.append(
             invalid(
@@ -31,8 +33,6 @@ def validate_configuration(config: KubeSchedulerConfiguration) -> list[FieldErro
                 "should be an integer value greater than zero",
             )
         )
-    problems += _leader_election(ROOT.child("leaderElection"), config.leader_election)
-    problems += _client_connection(ROOT.child("clientConnection"), config.client_connection)
     problems += _percentage(
         ROOT.child("percentageOfNodesToScore"), config.percentage_of_nodes_to_score
     )
@@ -64,6 +64,7 @@ def _percentage(path: FieldPath, value: int | None) -> list[FieldError]:
 
 
 def _leader_election(path: FieldPath, config: LeaderElectionConfiguration) -> list[FieldError]:
+    """component-base's checks, then kube-scheduler's own on the lock kind."""
     if not config.leader_elect:
         return []
     problems: list[FieldError] = []
@@ -77,13 +78,22 @@ def _leader_election(path: FieldPath, config: LeaderElectionConfiguration) -> li
                 invalid(path.child(field), format_duration(value), "must be greater than zero")
             )
     if config.lease_duration <= config.renew_deadline:
+        # Upstream reports the renew deadline as the offending value.
         problems.append(
             invalid(
                 path.child("leaseDuration"),
-                format_duration(config.lease_duration),
-                "LeaseDuration must be greater than RenewDeadline",
+                format_duration(config.renew_deadline),
+                "must be greater than `RenewDeadline`",
             )
         )
+    # Defaulting fills these in; only a value set after it (by a flag, say) leaves one empty.
+    for field, name in (
+        ("resourceLock", config.resource_lock),
+        ("resourceNamespace", config.resource_namespace),
+        ("resourceName", config.resource_name),
+    ):
+        if not name:
+            problems.append(required(path.child(field)))
     if config.resource_lock != RESOURCE_LOCK:
         problems.append(
             invalid(
@@ -92,10 +102,6 @@ def _leader_election(path: FieldPath, config: LeaderElectionConfiguration) -> li
                 f'resourceLock value must be "{RESOURCE_LOCK}"',
             )
         )
-    if not config.resource_name:
-        problems.append(required(path.child("resourceName"), "resourceName is required"))
-    if not config.resource_namespace:
-        problems.append(required(path.child("resourceNamespace"), "resourceNamespace is required"))
     return problems
 
 

@@ -7,16 +7,23 @@ integer has a width. One rule here gives our models the same behaviour, whatever
 - list input is accepted where a field is a tuple (files have no tuples);
 - every integer fits in an int64 (Go has no wider integer); fields that are int32 upstream say
   so with `Int32`;
-- floats are finite (JSON has no Inf or NaN).
+- floats are finite (JSON has no Inf or NaN);
+- a field given as null is unset and gets its default. Upstream's optional fields are pointers
+  that a null leaves nil; its other fields keep their zero value on a null, which defaulting
+  then treats as unset, so either way a null reads as if the field were absent.
 """
 
 from __future__ import annotations
 
 import math
+from types import UnionType
 from typing import Annotated
 from typing import Any
+from typing import Union
+from typing import get_args
 from typing import get_origin
 
+from pydantic import BaseModel
 from pydantic import Field
 from pydantic import field_validator
 from pydantic import model_validator
@@ -31,9 +38,36 @@ Int32 = Annotated[int, Field(ge=INT32_MIN, le=INT32_MAX)]
 Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
 
 
+def drop_null_fields(model: type[BaseModel], data: Any) -> Any:
+    """`data` without the known fields that are null, so that they get their defaults.
+
+    Unknown fields stay, null or not, so that they are still refused by name.
+    """
+    if not isinstance(data, dict):
+        return data
+    known = set(model.model_fields) | {
+        info.alias for info in model.model_fields.values() if info.alias
+    }
+    return {key: value for key, value in data.items() if value is not None or key not in known}
+
+
+def _takes_tuple(annotation: Any) -> bool:
+    """Whether a field's type is a tuple, or a union with one (`tuple[...] | None`)."""
+    if get_origin(annotation) is tuple:
+        return True
+    return get_origin(annotation) in (Union, UnionType) and any(
+        get_origin(member) is tuple for member in get_args(annotation)
+    )
+
+
 class ArgsModel(StrictModel):
     """Plugin args and the objects nested in them: camelCase in files, unknown fields and
     values of the wrong type rejected, immutable once built."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_means_unset(cls, data: Any) -> Any:
+        return drop_null_fields(cls, data)
 
     @model_validator(mode="before")
     @classmethod
@@ -43,7 +77,7 @@ class ArgsModel(StrictModel):
             return data
         converted = dict(data)
         for name, info in cls.model_fields.items():
-            if get_origin(info.annotation) is not tuple:
+            if not _takes_tuple(info.annotation):
                 continue
             for key in {name, info.alias or name}:
                 value = converted.get(key)

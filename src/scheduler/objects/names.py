@@ -35,8 +35,9 @@ def qualified_name_problems(value: str) -> list[str]:
     """What is wrong with `value` as `[prefix/]name`; empty when it is valid."""
     parts = value.split("/")
     if len(parts) > 2:
+        # In v1.36 apimachinery's IsQualifiedName is IsLabelKey, which words it this way.
         return [
-            f"a qualified name {NAME_RULE} with an optional DNS subdomain prefix and '/' "
+            f"a valid label key {NAME_RULE} with an optional DNS subdomain prefix and '/' "
             "(e.g. 'example.com/MyName')"
         ]
     problems: list[str] = []
