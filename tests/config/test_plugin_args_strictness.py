@@ -22,6 +22,9 @@ from scheduler.framework import PluginSpec
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
 ARGS = "profiles[0].pluginConfig[0].args"
+AFFINITY_TERM = (
+    f"{ARGS}.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+)
 
 
 @pytest.fixture(scope="module")
@@ -298,6 +301,35 @@ def test_a_null_field_is_checked_as_its_zero_value(
             f"{ARGS}.shape: Invalid value: []: unexpected field "
             "`shape`, remove it or turn on the feature gate StorageCapacityScoring",
         ),
+        (
+            "NodeAffinity",
+            {
+                "addedAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            {
+                                "matchExpressions": [
+                                    {"key": "zone", "operator": "In", "values": ["a b"]},
+                                    {"key": "n", "operator": "Gt", "values": ["x", "2"]},
+                                ],
+                                "matchFields": [{"key": "metadata.name", "operator": "Exists"}],
+                            }
+                        ]
+                    }
+                }
+            },
+            f'{AFFINITY_TERM}.matchExpressions[0].values[0][zone]: Invalid value: "a b": a valid '
+            "label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+            "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+            "'my_value',  or '12345', regex used for validation is "
+            "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')\n"
+            f'{AFFINITY_TERM}.matchExpressions[1].values: Invalid value: ["x","2"]: '
+            "for 'Gt', 'Lt' operators, exactly one value is required\n"
+            f'{AFFINITY_TERM}.matchExpressions[1].values[0]: Invalid value: "x": '
+            "for 'Gt', 'Lt' operators, the value must be an integer\n"
+            f'{AFFINITY_TERM}.matchFields[0].operator: Unsupported value: "Exists": '
+            'supported values: "In", "NotIn"',
+        ),
     ],
     ids=[
         "ipa-weight",
@@ -306,6 +338,7 @@ def test_a_null_field_is_checked_as_its_zero_value(
         "fit-ratio-required",
         "vb-shape",
         "vb-empty-shape",
+        "node-affinity-selector",
     ],
 )
 def test_args_problems_read_as_upstream_s(

@@ -93,35 +93,121 @@ def test_spec_and_protocols() -> None:
 def test_args_accept_camel_case_and_default_to_none() -> None:
     added = {REQUIRED: {"nodeSelectorTerms": [term(expr("pool", "In", "batch"))]}}
     args = NodeAffinityArgs.model_validate({"addedAffinity": added})
-    assert args.added_affinity == added
+    # Written back as given, without the defaults of the fields left out.
+    assert args.model_dump(mode="json", by_alias=True)["addedAffinity"] == added
     assert NodeAffinityArgs().added_affinity is None
 
 
+TERM = (REQUIRED, "nodeSelectorTerms", 0, "matchExpressions", 0)
+LABEL_RULE = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+    "'my_value',  or '12345', regex used for validation is "
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+)
+
+
 @pytest.mark.parametrize(
-    "added",
+    ("added", "loc", "message"),
     [
-        {REQUIRED: {"nodeSelectorTerms": [term(expr("pool", "Bogus", "x"))]}},
-        {REQUIRED: {"nodeSelectorTerms": [term(expr("pool", "In"))]}},
-        {REQUIRED: {"nodeSelectorTerms": [term(expr("size", "Gt", "big"))]}},
-        {REQUIRED: {"nodeSelectorTerms": [term(fields=[expr("metadata.uid", "In", "x")])]}},
-        {PREFERRED: [{"weight": 1, "preference": term(expr("pool", "Exists", "x"))}]},
-        {PREFERRED: [{"weight": "heavy", "preference": term(expr("pool", "Exists"))}]},
-        {"requiredDuringSchedulingRequiredDuringExecution": {}},
+        (
+            {REQUIRED: {"nodeSelectorTerms": [term(expr("pool", "Bogus", "x"))]}},
+            (*TERM, "operator"),
+            'Unsupported value: "Bogus": supported values: "In", "NotIn", "Exists", '
+            '"DoesNotExist", "Gt", "Lt"',
+        ),
+        (
+            {REQUIRED: {"nodeSelectorTerms": [term(expr("pool", "In"))]}},
+            (*TERM, "values"),
+            "Invalid value: null: for 'in', 'notin' operators, values set can't be empty",
+        ),
+        (
+            {REQUIRED: {"nodeSelectorTerms": [term(expr("size", "Gt", "big"))]}},
+            (*TERM, "values", 0),
+            "Invalid value: \"big\": for 'Gt', 'Lt' operators, the value must be an integer",
+        ),
+        (
+            {REQUIRED: {"nodeSelectorTerms": [term(expr("zone", "In", "a b"))]}},
+            (*TERM, "values", 0, "[zone]"),
+            f'Invalid value: "a b": {LABEL_RULE}',
+        ),
+        (
+            {REQUIRED: {"nodeSelectorTerms": [term(fields=[name_in("a", "b")])]}},
+            (REQUIRED, "nodeSelectorTerms", 0, "matchFields", 0, "values"),
+            'Invalid value: ["a","b"]: must have one element',
+        ),
+        (
+            {PREFERRED: [{"weight": 1, "preference": term(expr("pool", "Exists", "x"))}]},
+            # Upstream's path has no `preference` in it.
+            (PREFERRED, 0, "matchExpressions", 0, "values"),
+            'Invalid value: ["x"]: values set must be empty for exists and does not exist',
+        ),
+        (
+            {PREFERRED: [{"weight": "heavy", "preference": term(expr("pool", "Exists"))}]},
+            (PREFERRED, 0, "weight"),
+            "Input should be a valid integer",
+        ),
+        (
+            {REQUIRED: {"nodeSelectorTerms": [term(expr("zone", "In", "a") | {"extra": 1})]}},
+            (*TERM, "extra"),
+            "Extra inputs are not permitted",
+        ),
+        (
+            {REQUIRED: {"nodeSelectorTerms": [term(expr("zone", "In") | {"values": "abc"})]}},
+            (*TERM, "values"),
+            "Input should be a valid tuple",
+        ),
+        (
+            {"requiredDuringSchedulingRequiredDuringExecution": {}},
+            ("requiredDuringSchedulingRequiredDuringExecution",),
+            "Extra inputs are not permitted",
+        ),
     ],
     ids=[
         "unknown-operator",
         "in-without-values",
         "gt-not-integer",
-        "field-other-than-name",
+        "invalid-label-value",
+        "name-field-with-two-values",
         "exists-with-values",
         "weight-not-integer",
+        "unknown-nested-field",
+        "values-not-a-list",
         "unknown-field",
     ],
 )
-def test_args_reject_invalid_selectors_naming_the_field(added: dict[str, Any]) -> None:
+def test_args_reject_invalid_selectors_naming_the_field(
+    added: dict[str, Any], loc: tuple[str | int, ...], message: str
+) -> None:
     with pytest.raises(ValidationError) as caught:
         NodeAffinityArgs.model_validate({"addedAffinity": added})
-    assert caught.value.errors()[0]["loc"] == ("addedAffinity",)
+    assert [(e["loc"], e["msg"]) for e in caught.value.errors()] == [
+        (("addedAffinity", *loc), message)
+    ]
+
+
+def test_args_report_every_problem_and_skip_what_upstream_skips() -> None:
+    added = {
+        REQUIRED: {"nodeSelectorTerms": [term(expr("pool", "In"), expr("bad key", "Exists")), {}]},
+        # Weight 0: never scored, so never checked.
+        PREFERRED: [{"weight": 0, "preference": term(expr("pool", "In"))}],
+    }
+    with pytest.raises(ValidationError) as caught:
+        NodeAffinityArgs.model_validate({"addedAffinity": added})
+    assert [e["loc"][-1] for e in caught.value.errors()] == ["values", "key"]
+
+
+def test_a_match_field_other_than_the_name_matches_as_upstreams() -> None:
+    # Only metadata.name is set on a node: In on another field matches none, NotIn every one.
+    nodes = [make_node("n1").obj(), make_node("n2").obj()]
+    pod = make_pod("p").obj()
+    for operator, expected in (("In", []), ("NotIn", ["n1", "n2"])):
+        added = {REQUIRED: {"nodeSelectorTerms": [term(fields=[expr("spec.uid", operator, "x")])]}}
+        plugin = plugin_for(nodes, added)
+        state = CycleState()
+        plugin.pre_filter(state, pod, build_table(nodes))
+        statuses = filter_each_node(plugin, state, pod, build_table(nodes))
+        assert [n.name for n, s in zip(nodes, statuses, strict=True) if s.is_success] == expected
 
 
 def test_args_reject_unknown_top_level_fields() -> None:
@@ -434,7 +520,8 @@ def terms(draw: st.DrawFn) -> dict[str, Any]:
     fields = []
     if draw(st.booleans()):
         operator = draw(st.sampled_from(["In", "NotIn"]))
-        names = draw(st.lists(st.sampled_from([*NAMES, "gone"]), min_size=1, max_size=3))
+        # One name: the API (and the args) take no other number of values for a field.
+        names = draw(st.lists(st.sampled_from([*NAMES, "gone"]), min_size=1, max_size=1))
         fields.append(expr("metadata.name", operator, *names))
     return term(*expressions, fields=fields)
 

@@ -16,7 +16,6 @@ from plugins.helpers.signatures import NODE_AFFINITY
 from plugins.helpers.signatures import NODE_SELECTOR
 from plugins.helpers.signatures import sorted_items
 from plugins.node_affinity.args import NodeAffinityArgs
-from plugins.node_affinity.args import parse_added_affinity
 from plugins.node_affinity.hints import node_change_hint
 from plugins.node_affinity.state import PRE_FILTER_STATE_KEY
 from plugins.node_affinity.state import PRE_SCORE_STATE_KEY
@@ -74,7 +73,7 @@ class NodeAffinity:
 
     def __init__(self, args: NodeAffinityArgs | None, handle: Handle) -> None:
         del handle
-        added = parse_added_affinity((args or NodeAffinityArgs()).added_affinity)
+        added = (args or NodeAffinityArgs()).node_affinity()
         self._added_required: NodeSelector | None = added.required if added else None
         self._added_preferred = added.preferred if added else ()
         self._normalizer = DefaultNormalizer(reverse=False)

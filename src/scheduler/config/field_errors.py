@@ -19,6 +19,9 @@ from pydantic import ValidationError
 from scheduler.framework.errors import ConfigError
 
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_./-]+")
+_MAP_KEY = re.compile(r"\[[A-Za-z0-9_./-]*\]")
+# What pydantic puts after a mapping key that is itself invalid; not a key of ours.
+_PYDANTIC_KEY = "[key]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +41,9 @@ class FieldPath:
         for part in self.parts:
             if isinstance(part, int):
                 text += f"[{part}]"
+            elif _MAP_KEY.fullmatch(part) and part != _PYDANTIC_KEY:
+                # A map key as Go's field paths write one (`values[0][zone]`), given bracketed.
+                text += part
             elif _PLAIN_KEY.fullmatch(part):
                 text += f".{part}" if text else part
             else:

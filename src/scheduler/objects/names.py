@@ -59,9 +59,30 @@ def qualified_name_problems(value: str) -> list[str]:
 
 def subdomain_problems(value: str) -> list[str]:
     """What is wrong with `value` as a lowercase RFC 1123 subdomain; empty when it is valid."""
+    return _length_and_pattern_problems(value, _PREFIX_MAX, _PREFIX, SUBDOMAIN_RULE)
+
+
+def _length_and_pattern_problems(
+    value: str, limit: int, pattern: re.Pattern[str], rule: str
+) -> list[str]:
     problems = []
-    if len(value) > _PREFIX_MAX:
-        problems.append(f"must be no more than {_PREFIX_MAX} characters")
-    if not _PREFIX.match(value):
-        problems.append(SUBDOMAIN_RULE)
+    if len(value) > limit:
+        problems.append(f"must be no more than {limit} characters")
+    if not pattern.match(value):
+        problems.append(rule)
     return problems
+
+
+_LABEL_VALUE_PATTERN: Final = f"({_NAME_PATTERN})?"
+_LABEL_VALUE: Final = re.compile(f"^{_LABEL_VALUE_PATTERN}$")
+LABEL_VALUE_RULE: Final = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+    f"'my_value',  or '12345', regex used for validation is '{_LABEL_VALUE_PATTERN}')"
+)
+
+
+def label_value_problems(value: str) -> list[str]:
+    """What is wrong with `value` as a label value (apimachinery's IsValidLabelValue); empty
+    when it is valid."""
+    return _length_and_pattern_problems(value, _NAME_MAX, _LABEL_VALUE, LABEL_VALUE_RULE)
