@@ -9,10 +9,10 @@ from pydantic import Field
 from pydantic import field_validator
 from pydantic import model_validator
 
+from plugins.helpers.resources.shape import UtilizationShapePoint
 from plugins.helpers.resources.spec import DEFAULT_RESOURCES
 from plugins.helpers.resources.spec import ResourceSpec
 from scheduler.framework import ArgsModel
-from scheduler.framework import Int32
 from scheduler.framework import PluginArgs
 from scheduler.framework.field_errors import FieldErrors
 from scheduler.framework.field_errors import Loc
@@ -27,11 +27,6 @@ SCORING_STRATEGY_TYPES: Final = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_C
 MAX_CUSTOM_PRIORITY_SCORE: Final = 10
 MAX_UTILIZATION: Final = 100
 MAX_RESOURCE_WEIGHT: Final = 100
-
-
-class UtilizationShapePoint(ArgsModel):
-    utilization: Int32 = 0
-    score: Int32 = 0
 
 
 class RequestedToCapacityRatioParam(ArgsModel):

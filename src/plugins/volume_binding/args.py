@@ -7,18 +7,12 @@ from typing import Self
 from pydantic import Field
 from pydantic import model_validator
 
-from scheduler.framework import ArgsModel
+from plugins.helpers.resources.shape import UtilizationShapePoint
 from scheduler.framework import FieldErrors
-from scheduler.framework import Int32
 from scheduler.framework import Int64
 from scheduler.framework import PluginArgs
 
 DEFAULT_BIND_TIMEOUT_SECONDS = 600
-
-
-class UtilizationShapePoint(ArgsModel):
-    utilization: Int32 = 0
-    score: Int32 = 0
 
 
 class VolumeBindingArgs(PluginArgs):
