@@ -129,13 +129,7 @@ class SchedulerHandle(HandleBase):
         return self._pods_in_pre_bind.get(uid)
 
     def reject_waiting_pod(self, uid: str) -> bool:
-        """Reject the pod held at Permit in the name of a plugin it still waits for (so that
-        plugin's events retry it); False if none is held, or its wait had already ended."""
-        waiting = self._waiting_pods.get(uid)
-        if waiting is None:
-            return False
-        plugins = waiting.pending_plugins()
-        return waiting.reject(plugins[0] if plugins else "", "removed")
+        return self._waiting_pods.reject_removed(uid)
 
     def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
         async def run() -> None:

@@ -337,11 +337,7 @@ class Scheduler:
 
     def handle_reject_waiting(self, uid: str) -> bool:
         """Reject the pod held at Permit under `uid`; False if none is (any more)."""
-        waiting = self.waiting_pods.get(uid)
-        if waiting is None:
-            return False
-        plugins = waiting.pending_plugins()
-        return waiting.reject(plugins[0] if plugins else "", "removed")
+        return self.waiting_pods.reject_removed(uid)
 
     # ---- fatal errors --------------------------------------------------------------------
 

@@ -101,6 +101,16 @@ class WaitingPods:
     def get(self, uid: str) -> WaitingPod | None:
         return self._pods.get(uid)
 
+    def reject_removed(self, uid: str) -> bool:
+        """Reject the pod held under `uid` as removed, in the name of a plugin it still waits
+        for (so that plugin's events retry it); False if none is held, or its wait had already
+        ended."""
+        waiting = self._pods.get(uid)
+        if waiting is None:
+            return False
+        plugins = waiting.pending_plugins()
+        return waiting.reject(plugins[0] if plugins else "", "removed")
+
     def __iter__(self) -> Iterator[WaitingPod]:
         return iter(list(self._pods.values()))
 
