@@ -52,7 +52,7 @@ def test_bundled_scenario_places_or_explains_every_pod(capsys: pytest.CaptureFix
     unplaced = [
         pods[f"research/job-{i}"] for i in range(5) if not pods[f"research/job-{i}"]["node"]
     ]
-    assert "would pass its max of cpu" in unplaced[0]["message"]
+    assert "ElasticQuota research is more than Max" in unplaced[0]["message"]
     summary = result["summary"]
     assert summary["scheduled"] == 24
 

@@ -97,8 +97,8 @@ def test_reclaim_preempts_exactly_the_borrowing_pods(
     assert all(p["spec"].get("nodeName") for p in survivors.values())
     poll_until(
         lambda: (
-            _used(admin, workload.namespace) == {"cpu": "2000m"}
-            and _used(admin, lender.namespace) == {"cpu": "2000m"}
+            _used(admin, workload.namespace) == {"cpu": "2"}
+            and _used(admin, lender.namespace) == {"cpu": "2"}
         ),
         "status.used of both quotas at 2 CPUs",
         timeout_s=STATUS_TIMEOUT_S,

@@ -88,10 +88,10 @@ async def test_upstream_demo_borrow_up_to_max_then_reclaim_by_preemption() -> No
         assert len(bound(h, "quota1")) == 3
         waiting = next(n for n in present(h, "quota1") if n not in bound(h, "quota1"))
         assert any(
-            "ElasticQuota quota1/quota1-quota would pass its max of cpu" in note
+            "ElasticQuota quota1 is more than Max" in note
             for note in h.event_notes("quota1", waiting, "FailedScheduling")
         )
-        assert quota_used(h, "quota1") == {"cpu": "6000m"}
+        assert quota_used(h, "quota1") == {"cpu": "6"}
         borrowers = set(bound(h, "quota1"))
 
         h.create(pods("quota2", "app2", 2, "2"))
@@ -101,8 +101,8 @@ async def test_upstream_demo_borrow_up_to_max_then_reclaim_by_preemption() -> No
         assert len(bound(h, "quota1")) == 2
         assert set(bound(h, "quota1")) < borrowers
         assert len(present(h, "quota1")) == 3  # the pending fourth pod and two that run
-        assert quota_used(h, "quota1") == {"cpu": "4000m"}
-        assert quota_used(h, "quota2") == {"cpu": "4000m"}
+        assert quota_used(h, "quota1") == {"cpu": "4"}
+        assert quota_used(h, "quota2") == {"cpu": "4"}
         text = h.scheduler.metrics.render().decode()
         for family, value in (("used", "4.0"), ("min", "4.0"), ("max", "6.0")):
             assert (
@@ -166,7 +166,7 @@ async def test_sum_of_mins_caps_borrowing() -> None:
         assert len(bound(h, "a")) == 3
         waiting = [n for n in present(h, "a") if n not in bound(h, "a")]
         assert any(
-            "would pass the sum of their mins of cpu" in note
+            "total ElasticQuota used is more than min" in note
             for note in h.event_notes("a", waiting[0], "FailedScheduling")
         )
 

@@ -77,8 +77,7 @@ def test_pods_nominated_in_a_namespace_within_its_min_hold_their_share_of_the_mi
     cluster = Cluster([running("b-0", "b")], cpu="4", nominated=[waiting])
     _, status = cluster.plugin.pre_filter(CycleState(), pending("a-0", "a"), cluster.handle.table)
     assert status.message() == (
-        "Pod a/a-0 is rejected in PreFilter because the use of all ElasticQuotas would pass "
-        "the sum of their mins of cpu"
+        "Pod a/a-0 is rejected in PreFilter because total ElasticQuota used is more than min"
     )
     own = make_pod("a-next", "a").req(cpu="1").priority(0).obj()
     cluster = Cluster([running("b-0", "b")], cpu="4", nominated=[own])

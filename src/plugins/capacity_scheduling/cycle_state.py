@@ -43,7 +43,7 @@ class QuotaState:
         quota = self.usage.quotas.get(namespace)
         if quota is None:
             return True
-        if quota.over_max(self.usage.used_with(namespace, own)):
+        if quota.over_max(self.usage.used_by(namespace), own):
             return False
         return not self.usage.over_total_min(overall)
 
@@ -53,7 +53,7 @@ class QuotaState:
         quota = self.usage.quotas.get(namespace)
         if quota is None:
             return False
-        return quota.over_min(self.usage.used_with(namespace, self.with_nominated_in_quota))
+        return quota.over_min(self.usage.used_by(namespace), self.with_nominated_in_quota)
 
 
 def quota_state(handle: Handle, table: NodeTable, usage: QuotaUsage, pod: Pod) -> QuotaState:
@@ -70,7 +70,7 @@ def quota_state(handle: Handle, table: NodeTable, usage: QuotaUsage, pod: Pod) -
             if nominated.namespace == pod.namespace:
                 if nominated.priority >= pod.priority:
                     in_quota.append(counted(nominated.requests))
-            elif not quota.over_min(usage.used.get(nominated.namespace, {})):
+            elif not quota.over_min(usage.used_by(nominated.namespace)):
                 others.append(counted(nominated.requests))
     own = sum_of(in_quota)
     return QuotaState(usage, request, own, sum_of([own, *others]))

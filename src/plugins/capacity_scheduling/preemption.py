@@ -50,17 +50,15 @@ def quota_status(state: QuotaState, pod: Pod) -> Status:
     quota = usage.quotas.get(pod.namespace)
     if quota is None:
         return Status()
-    over = quota.over_max(usage.used_with(pod.namespace, state.with_nominated_in_quota))
-    if over:
+    if quota.over_max(usage.used_by(pod.namespace), state.with_nominated_in_quota):
         return Status.unschedulable(
-            f"Pod {pod.key} is rejected in PreFilter because ElasticQuota {quota.namespace}/"
-            f"{quota.name} would pass its max of {', '.join(over)}"
+            f"Pod {pod.key} is rejected in PreFilter because ElasticQuota {quota.namespace} "
+            "is more than Max"
         )
-    over = usage.over_total_min(state.with_all_nominated)
-    if over:
+    if usage.over_total_min(state.with_all_nominated):
         return Status.unschedulable(
-            f"Pod {pod.key} is rejected in PreFilter because the use of all ElasticQuotas would "
-            f"pass the sum of their mins of {', '.join(over)}"
+            f"Pod {pod.key} is rejected in PreFilter because total ElasticQuota used is more "
+            "than min"
         )
     return Status()
 
@@ -138,7 +136,5 @@ def _may_go(quotas: QuotaState, pod: Pod, other: Pod, *, reclaiming: bool) -> bo
     if theirs is None:
         return False
     if reclaiming:
-        return other.namespace != pod.namespace and theirs.over_min(
-            usage.used.get(other.namespace, {})
-        )
+        return other.namespace != pod.namespace and theirs.over_min(usage.used_by(other.namespace))
     return other.namespace == pod.namespace and other.priority < pod.priority

@@ -1,6 +1,12 @@
 """ElasticQuota: one per namespace. `min` is guaranteed (0 where unset) and lent to others while
 unused; `max` is the cap (unlimited where unset). Usage counts scheduled pods' requests of cpu,
-memory and scalar (extended, hugepages) resources, as scheduler-plugins counts them."""
+memory, ephemeral-storage and scalar (extended, hugepages) resources, as scheduler-plugins counts
+them.
+
+Which resources a check compares also follows scheduler-plugins: cpu, memory and
+ephemeral-storage always (its resource type holds them as fields), an extended resource where
+what is being added (the pod, with the nominated pods counted with it) requests it, or, for a
+check of use alone, where the use holds it."""
 
 from __future__ import annotations
 
@@ -11,17 +17,27 @@ from typing import Any
 
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.raw import DEFAULT_NAMESPACE
+from scheduler.objects.resources import CPU
 from scheduler.objects.resources import EPHEMERAL_STORAGE
+from scheduler.objects.resources import MEMORY
 from scheduler.objects.resources import PODS
 from scheduler.objects.resources import parse_resource_list
 
 ELASTIC_QUOTA_RESOURCE = "elasticquotas"
-# Resources quotas do not count (upstream compares cpu, memory and scalar resources only).
-_UNCOUNTED = (EPHEMERAL_STORAGE, PODS)
+# No pod requests `pods`, so upstream's use of it never moves and a quota naming it limits
+# nothing; leaving it out of the use says so.
+_UNCOUNTED = (PODS,)
+_ALWAYS_COMPARED = (CPU, MEMORY, EPHEMERAL_STORAGE)
+_NOTHING: Mapping[str, int] = {}
 
 
 def counted(requests: Mapping[str, int]) -> dict[str, int]:
     return {name: amount for name, amount in requests.items() if name not in _UNCOUNTED}
+
+
+def compared(added: Mapping[str, int]) -> set[str]:
+    """The resources a check of use with `added` compares."""
+    return {*_ALWAYS_COMPARED, *added}
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,11 +47,20 @@ class ElasticQuota:
     min: Mapping[str, int]
     max: Mapping[str, int]  # only the resources it caps
 
-    def over_max(self, used: Mapping[str, int]) -> list[str]:
-        return sorted(n for n, amount in used.items() if n in self.max and amount > self.max[n])
+    def over_max(self, used: Mapping[str, int], added: Mapping[str, int]) -> bool:
+        """Whether the namespace's use with `added` would pass max (unlimited where unset)."""
+        return any(
+            used.get(name, 0) + added.get(name, 0) > self.max[name]
+            for name in compared(added)
+            if name in self.max
+        )
 
-    def over_min(self, used: Mapping[str, int]) -> bool:
-        return any(amount > self.min.get(name, 0) for name, amount in used.items())
+    def over_min(self, used: Mapping[str, int], added: Mapping[str, int] = _NOTHING) -> bool:
+        """Whether the namespace's use, with `added` if given, is above its min."""
+        return any(
+            used.get(name, 0) + added.get(name, 0) > self.min.get(name, 0)
+            for name in compared(added or used)
+        )
 
 
 def parse_quota(raw: Mapping[str, Any]) -> ElasticQuota:
@@ -51,7 +76,7 @@ def parse_quota(raw: Mapping[str, Any]) -> ElasticQuota:
     for resource, amount in low.items():
         if resource in high and amount > high[resource]:
             raise InvalidObjectError(f"{where}.min.{resource}: must not be above max")
-    return ElasticQuota(namespace, name, counted(low), counted(high))
+    return ElasticQuota(namespace, name, low, high)
 
 
 def sum_of(amounts: Iterable[Mapping[str, int]]) -> dict[str, int]:

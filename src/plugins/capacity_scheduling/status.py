@@ -1,5 +1,6 @@
-"""ElasticQuota status.used, written by the leader as scheduler-plugins' controller writes it:
-the requests of the namespace's scheduled (and assumed) pods, in Kubernetes quantities."""
+"""ElasticQuota status.used, written by the leader: the requests of the namespace's scheduled
+(and assumed) pods, with a zero for every other resource its min or max names, in the decimal
+quantities scheduler-plugins' controller writes ("2" cpus, "500m", "3G" bytes)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from plugins.capacity_scheduling.quota import ELASTIC_QUOTA_RESOURCE
+from plugins.capacity_scheduling.quota import ElasticQuota
 from plugins.capacity_scheduling.usage import QuotaUsage
 from scheduler.framework import Handle
 from scheduler.framework.errors import APIError
@@ -15,12 +17,26 @@ from scheduler.objects.raw import DEFAULT_NAMESPACE
 from scheduler.objects.resources import CPU
 
 SYNC_PERIOD_SECONDS = 1.0
+_DECIMAL_SUFFIXES = (("E", 18), ("P", 15), ("T", 12), ("G", 9), ("M", 6), ("k", 3))
 
 
-def quantities(used: Mapping[str, int]) -> dict[str, str]:
+def decimal_quantity(amount: int, *, milli: bool = False) -> str:
+    """`amount` (in thousandths with `milli`) as Go writes a decimal quantity: with the largest
+    power-of-1000 suffix that keeps the number whole."""
+    if milli:
+        if amount % 1000:
+            return f"{amount}m"
+        amount //= 1000
+    for suffix, exponent in _DECIMAL_SUFFIXES:
+        if amount and amount % 10**exponent == 0:
+            return f"{amount // 10**exponent}{suffix}"
+    return str(amount)
+
+
+def used_status(quota: ElasticQuota, used: Mapping[str, int]) -> dict[str, str]:
+    named = dict.fromkeys([*quota.min, *quota.max], 0) | dict(used)
     return {
-        name: (f"{amount}m" if name == CPU else str(amount))
-        for name, amount in sorted(used.items())
+        name: decimal_quantity(amount, milli=name == CPU) for name, amount in sorted(named.items())
     }
 
 
@@ -29,9 +45,10 @@ async def sync_once(handle: Handle, usage: QuotaUsage) -> int:
     for raw in handle.lister(ELASTIC_QUOTA_RESOURCE).list():
         meta = raw.get("metadata") or {}
         namespace = str(meta.get("namespace") or DEFAULT_NAMESPACE)
-        if namespace not in usage.quotas:
+        quota = usage.quotas.get(namespace)
+        if quota is None:
             continue
-        wanted = quantities(usage.used.get(namespace, {}))
+        wanted = used_status(quota, usage.used_by(namespace))
         current: Any = (raw.get("status") or {}).get("used") or {}
         if dict(current) == wanted:
             continue

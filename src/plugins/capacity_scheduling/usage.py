@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from dataclasses import field
 
 from plugins.capacity_scheduling.quota import ElasticQuota
+from plugins.capacity_scheduling.quota import compared
 from plugins.capacity_scheduling.quota import counted
 from plugins.capacity_scheduling.quota import sum_of
 from scheduler.framework import NodeTable
@@ -32,23 +33,14 @@ class QuotaUsage:
         for name, amount in counted(pod.requests).items():
             used[name] = used.get(name, 0) + sign * amount
 
-    def used_with(self, namespace: str, extra: Mapping[str, int]) -> dict[str, int]:
-        return sum_of([self.used.get(namespace, {}), extra])
+    def used_by(self, namespace: str) -> Mapping[str, int]:
+        return self.used.get(namespace, {})
 
-    def total_used_with(self, extra: Mapping[str, int]) -> dict[str, int]:
-        return sum_of([*self.used.values(), extra])
-
-    def total_min(self) -> dict[str, int]:
-        return sum_of(q.min for q in self.quotas.values())
-
-    def over_total_min(self, extra: Mapping[str, int]) -> list[str]:
-        """Resources whose use across all quotas, with `extra`, would pass the sum of mins."""
-        floor = self.total_min()
-        return sorted(
-            name
-            for name, amount in self.total_used_with(extra).items()
-            if name in extra and amount > floor.get(name, 0)
-        )
+    def over_total_min(self, added: Mapping[str, int]) -> bool:
+        """Whether the use of all quotas, with `added`, would pass the sum of their mins."""
+        total = sum_of([*self.used.values(), added])
+        floor = sum_of(q.min for q in self.quotas.values())
+        return any(total.get(name, 0) > floor.get(name, 0) for name in compared(added))
 
 
 class UsageCounter:
