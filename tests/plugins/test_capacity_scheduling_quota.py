@@ -75,8 +75,9 @@ def test_a_namespace_borrowing_one_resource_is_within_its_min_for_another() -> N
     used = {"cpu": 1000, GPU: 2}
     assert not eq.over_min(used, {"cpu": 1000})
     assert eq.over_min(used, {GPU: 1})
-    # Use alone compares everything it holds.
+    # Use alone compares everything it holds; a pod asking for nothing compares only the three.
     assert eq.over_min(used)
+    assert not eq.over_min(used, {})
 
 
 def test_the_sum_of_mins_compares_what_the_pod_adds() -> None:

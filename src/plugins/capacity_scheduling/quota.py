@@ -55,12 +55,11 @@ class ElasticQuota:
             if name in self.max
         )
 
-    def over_min(self, used: Mapping[str, int], added: Mapping[str, int] = _NOTHING) -> bool:
+    def over_min(self, used: Mapping[str, int], added: Mapping[str, int] | None = None) -> bool:
         """Whether the namespace's use, with `added` if given, is above its min."""
-        return any(
-            used.get(name, 0) + added.get(name, 0) > self.min.get(name, 0)
-            for name in compared(added or used)
-        )
+        names = compared(used if added is None else added)
+        extra = added or _NOTHING
+        return any(used.get(n, 0) + extra.get(n, 0) > self.min.get(n, 0) for n in names)
 
 
 def parse_quota(raw: Mapping[str, Any]) -> ElasticQuota:
