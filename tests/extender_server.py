@@ -15,6 +15,7 @@ from dataclasses import field
 from http.server import BaseHTTPRequestHandler
 from http.server import ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlsplit
 
 REJECTION = "extender says no"
 
@@ -37,6 +38,8 @@ class ExtenderBehaviour:
     preempt_answer: Any = None
     # Called with the verb before answering (a test changes the cluster meanwhile).
     on_call: Callable[[str], None] | None = None
+    # A filter call offered this node alone answers with an Error (the extender fails there).
+    filter_error_alone: str = ""
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ class RecordingExtender:
         if verb == "prioritize":
             return [
                 {"Host": name, "Score": self.behaviour.scores.get(name, 0)}
-                for name in _candidate_names(body)
+                for name in candidate_names(body)
             ]
         if verb == "preempt":
             return self._preempt(body)
@@ -100,7 +103,9 @@ class RecordingExtender:
         raise KeyError(verb)
 
     def _filter(self, body: Mapping[str, Any]) -> Any:
-        names = _candidate_names(body)
+        names = candidate_names(body)
+        if names == [self.behaviour.filter_error_alone]:
+            return {"Error": f"cannot judge {names[0]} now"}
         rejected = self.behaviour.reject | self.behaviour.unresolvable
         kept = [n for n in names if n not in rejected]
         failed = {n: REJECTION for n in names if n in self.behaviour.reject}
@@ -144,7 +149,8 @@ class RecordingExtender:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length))
                 try:
-                    answer = extender.answer(self.path.strip("/"), body)
+                    # A proxied call names the whole URL (`POST http://host/filter`).
+                    answer = extender.answer(urlsplit(self.path).path.strip("/"), body)
                 except KeyError:
                     self.send_error(404)
                     return
@@ -161,7 +167,7 @@ class RecordingExtender:
         return Handler
 
 
-def _candidate_names(body: Mapping[str, Any]) -> list[str]:
+def candidate_names(body: Mapping[str, Any]) -> list[str]:
     if body.get("NodeNames") is not None:
         return list(body["NodeNames"])
     return [n["metadata"]["name"] for n in body["Nodes"]["items"]]

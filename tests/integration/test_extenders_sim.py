@@ -16,6 +16,7 @@ from scheduler.testing import make_pod
 from tests.e2e.processes import free_loopback_port
 from tests.extender_server import REJECTION
 from tests.extender_server import ExtenderBehaviour
+from tests.extender_server import candidate_names
 from tests.extender_server import extender_config
 from tests.extender_server import running_extender
 from tests.integration.harness import Harness
@@ -162,6 +163,23 @@ async def test_an_unreachable_extender_fails_the_attempt_unless_ignorable(
         assert [c["reason"] for c in conditions if c["type"] == "PodScheduled"] == [
             "SchedulerError"
         ]
+
+
+async def test_an_extender_failing_on_the_nominated_node_leaves_the_search_to_every_node() -> None:
+    """As upstream's evaluateNominatedNode: the failure is logged, and the pod is placed in
+    the same attempt, not sent to backoff."""
+    behaviour = ExtenderBehaviour(filter_error_alone="n2", scores={"n3": 10})
+    with running_extender(behaviour) as extender:
+        config = extender_config(extender.url, prioritize_weight=1)
+        async with Harness({"extenders": [config]}) as harness:
+            harness.create(_nodes())
+            pod = make_pod("p").req(cpu="1").dict()
+            pod["status"]["nominatedNodeName"] = "n2"
+            await _schedule(harness, [pod])
+            assert await _bound_node(harness, "p") == "n3"
+            assert harness.event_notes("default", "p", "FailedScheduling") == []
+    offered = [candidate_names(body) for body in extender.calls_of("filter")]
+    assert offered == [["n2"], ["n1", "n2", "n3"]]
 
 
 async def test_the_cache_stands_still_while_an_extender_is_asked() -> None:

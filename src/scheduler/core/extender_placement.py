@@ -26,9 +26,12 @@ from scheduler.framework.events import EXTENDER_REJECTOR
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
+from scheduler.observability import get_logger
 from scheduler.runtime.extenders import ExtenderCallError
 from scheduler.runtime.extenders import ExtenderChain
 from scheduler.runtime.framework import Framework
+
+_log = get_logger("scheduler")
 
 
 async def find_placement_with_extenders(
@@ -72,8 +75,8 @@ async def _feasible_after_extenders(
     if not isinstance(found, Feasible):
         return found
     if found.nominated_only:
-        kept = await _filter(extenders, pod, table, found)
-        if len(kept.rows):
+        kept = await _filter_nominated(extenders, pod, table, found)
+        if kept is not None and len(kept.rows):
             return kept
         # Upstream tries the nominated node alone first and, when it does not pass every
         # filter (the extenders' included), evaluates all nodes.
@@ -81,6 +84,24 @@ async def _feasible_after_extenders(
         if not isinstance(found, Feasible):
             return found
     return await _filter(extenders, pod, table, found)
+
+
+async def _filter_nominated(
+    extenders: ExtenderChain, pod: Pod, table: NodeTable, found: Feasible
+) -> Feasible | None:
+    """The nominated node through the extenders' filters; an extender's failure there is only
+    logged, as upstream's evaluateNominatedNode logs it, and the search over every node
+    decides."""
+    try:
+        return await _filter(extenders, pod, table, found)
+    except ExtenderCallError as exc:
+        _log.error(
+            "Evaluation failed on nominated node",
+            pod=pod.key,
+            node=pod.nominated_node_name,
+            err=str(exc),
+        )
+        return None
 
 
 async def _filter(
