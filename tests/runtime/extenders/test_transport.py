@@ -6,10 +6,12 @@ import socket
 from collections.abc import Iterator
 
 import pytest
+from yarl import URL
 
 from scheduler.config import Extender
 from scheduler.framework.errors import ConfigError
 from scheduler.runtime.extenders import ExtenderCallError
+from scheduler.runtime.extenders.proxy import env_proxy
 from scheduler.runtime.extenders.transport import ExtenderTransport
 from tests.e2e.processes import free_loopback_port
 from tests.extender_server import ExtenderBehaviour
@@ -34,6 +36,43 @@ async def test_a_verb_is_posted_under_the_url_prefix() -> None:
     assert str(refused.value) == (
         f"failed nothing-here with extender at URL {extender.url}/nothing-here, code 404"
     )
+
+
+async def test_calls_go_through_the_proxy_the_environment_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The extender's host does not resolve: only the proxy (here the recording server, which
+    answers for it) can carry the call."""
+    with running_extender(ExtenderBehaviour()) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.url)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        transport = ExtenderTransport(_config("http://extender.invalid"))
+        try:
+            answer = await transport.post("bind", {"PodName": "p"})
+        finally:
+            await transport.close()
+    assert answer == {"Error": "no binder"}
+    assert proxy.verbs() == ["bind"]
+
+
+@pytest.mark.parametrize(
+    ("url", "no_proxy"),
+    [
+        ("http://localhost:8888", ""),
+        ("http://127.0.0.1:8888", ""),
+        ("http://[::1]:8888", ""),
+        ("http://10.1.2.3:8888", "example.com, 10.0.0.0/8"),
+        ("http://extender.example.com:8888", ".example.com"),
+    ],
+)
+def test_loopback_hosts_and_those_no_proxy_covers_are_called_directly(
+    monkeypatch: pytest.MonkeyPatch, url: str, no_proxy: str
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.invalid:3128")
+    monkeypatch.setenv("NO_PROXY", no_proxy)
+    assert env_proxy(url) == {}
+    assert env_proxy("http://192.0.2.1:8888")["proxy"] == URL("http://proxy.invalid:3128")
 
 
 async def test_a_refused_connection_reads_as_go_s_dial_error() -> None:

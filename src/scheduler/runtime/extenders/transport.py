@@ -18,6 +18,7 @@ from scheduler.config import Extender
 from scheduler.config import ExtenderTLSConfig
 from scheduler.config.models import DEFAULT_EXTENDER_HTTP_TIMEOUT_SECONDS
 from scheduler.framework.errors import ConfigError
+from scheduler.runtime.extenders.proxy import env_proxy
 
 
 class ExtenderCallError(Exception):
@@ -33,6 +34,7 @@ class ExtenderTransport:
         self._timeout = aiohttp.ClientTimeout(total=timeout)
         self._ssl = _ssl_context(config, path)
         self._server_name = config.tls_config.server_name if config.tls_config else ""
+        self._proxy = env_proxy(self.url_prefix)
         self._session: aiohttp.ClientSession | None = None
 
     def url(self, verb: str) -> str:
@@ -43,7 +45,7 @@ class ExtenderTransport:
         url = self.url(verb)
         body = json.dumps(payload, separators=(",", ":")).encode()
         headers = {"Content-Type": "application/json"}
-        options: dict[str, Any] = {}
+        options: dict[str, Any] = dict(self._proxy)
         if url.startswith("https://"):
             options["ssl"] = self._ssl if self._ssl is not None else True
             if self._server_name:
