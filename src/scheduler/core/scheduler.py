@@ -109,6 +109,7 @@ class Scheduler:
         self.background: set[asyncio.Task[None]] = set()
         filter_run = FilterRun()
         self.extenders = ExtenderChain(config.extenders, goroutines=self.metrics.goroutines)
+        self.extenders.log_settings()
         # True while an attempt awaits extenders: the popped pod is neither queued nor binding.
         self.awaiting_extenders = False
         # Plugin timings are recorded for a sample of cycles, as upstream does (10 %).

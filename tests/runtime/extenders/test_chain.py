@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from scheduler.runtime.extenders import ExtenderChain
 from scheduler.runtime.extenders import HTTPExtender
 from scheduler.runtime.extenders import scaled_score
 from scheduler.testing import make_pod
+from tests.e2e.certs import CertificateAuthority
 from tests.extender_server import ExtenderBehaviour
 from tests.extender_server import running_extender
 
@@ -239,3 +241,30 @@ def test_only_interested_extenders_with_a_preempt_verb_take_part() -> None:
     assert managing.interested_in_preemption(gpu_pod)
     assert not managing.interested_in_preemption(plain_pod)
     assert not ExtenderChain([_extender(filterVerb="filter")]).interested_in_preemption(gpu_pod)
+
+
+def test_each_extender_is_logged_at_v2_in_configured_order_without_its_private_key() -> None:
+    pair = CertificateAuthority.create().issue_client("scheduler", [])
+    key_data = base64.b64encode(pair.key_pem).decode()
+    tls = {"insecure": True, "certData": base64.b64encode(pair.cert_pem).decode()}
+    chain = ExtenderChain(
+        [
+            _extender(urlPrefix="http://a", ignorable=True, weight=3, prioritizeVerb="prio"),
+            _extender(urlPrefix="https://b", tlsConfig={**tls, "keyData": key_data}),
+        ]
+    )
+    with capture_logs() as quiet:
+        chain.log_settings()
+    set_verbosity(2)
+    try:
+        with capture_logs() as logs:
+            chain.log_settings()
+    finally:
+        set_verbosity(0)
+    assert quiet == []
+    assert [entry["event"] for entry in logs] == ["Creating extender"] * 2
+    first, second = (entry["extender"] for entry in logs)
+    assert (first["urlPrefix"], first["weight"], first["ignorable"]) == ("http://a", 3, True)
+    assert second["urlPrefix"] == "https://b"
+    assert second["tlsConfig"]["keyData"] == "--- REDACTED ---"
+    assert key_data not in repr(logs)

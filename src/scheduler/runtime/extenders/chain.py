@@ -60,8 +60,10 @@ _SKIPPED_IN_FILTER = "Skipping extender as it returned error and has ignorable f
 _SKIPPED_IN_BIND = "Skipping extender in bind as it returned error and has ignorable flag set"
 _SKIPPED_IN_PREEMPTION = "Skipped extender as it returned error and has ignorable flag set"
 _NO_VICTIMS_IGNORED = "Ignored node for which the extender didn't report victims"
-# Upstream logs what preemption passes over at V(2).
+# Upstream logs what preemption passes over, and each extender it builds, at V(2).
 _V_PREEMPTION = 2
+_V_SETTINGS = 2
+_REDACTED = "--- REDACTED ---"
 
 
 def _passed_over(extender: HTTPExtender, pod: Pod, exc: ExtenderCallError, message: str) -> bool:
@@ -81,7 +83,17 @@ class ExtenderChain:
             HTTPExtender(config, path=f"extenders[{index}]") for index, config in enumerate(configs)
         ]
         self.extenders = [e for e in built if not e.ignorable] + [e for e in built if e.ignorable]
+        self._configs = list(configs)
         self._goroutines = goroutines or (lambda _operation, _delta: None)
+
+    def log_settings(self) -> None:
+        """kube-scheduler's start-up record of each extender, private key left out."""
+        for config in self._configs:
+            settings = config.model_dump(by_alias=True, mode="json", exclude_none=True)
+            tls = settings.get("tlsConfig") or {}
+            if tls.get("keyData"):
+                tls["keyData"] = _REDACTED
+            log_v(_log, _V_SETTINGS, "Creating extender", extender=settings)
 
     def __bool__(self) -> bool:
         return bool(self.extenders)
