@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 from typing import ClassVar
 
 from scheduler.framework import CycleState
@@ -215,4 +216,49 @@ async def test_a_pod_of_a_name_still_assumed_for_its_predecessor_waits_in_backof
         assert info is not None and info.pod.uid == successor.uid
         await h.scheduler.schedule_next(info)
         assert h.scheduler.queue.locate("default/web") == "backoff"
+        assert len(h.scheduler.waiting_pods) == 1
+
+
+async def test_a_relist_swapping_in_a_new_pod_of_the_name_lets_the_old_go_and_queues_the_new() -> (
+    None
+):
+    """A pod deleted and made again while the watch was away comes back from a relist as an
+    update from the old UID to the new. Upstream, keyed by UID, sees one pod go and another
+    come: the old pod's wait is rejected and the new pod is scheduled."""
+    Journal.calls.clear()
+    async with Harness(CONFIG, extra_plugins=SPECS) as h:
+        h.create([make_node("n1").dict(), make_pod("web").req(cpu="1").dict()])
+        assert await h.schedule_active() == 1
+        old_raw = h.pod("default", "web")
+        new_raw = make_pod("web").req(cpu="1").dict()
+        h.scheduler.handlers.pod_updated(old_raw, new_raw)
+        await h.quiesce()
+        assert "unreserve FirstReserve web@n1" in Journal.calls
+        assert not h.scheduler.cache.is_assumed("default/web")
+        assert h.scheduler.queue.locate("default/web") == "active"
+        assert await h.schedule_active() == 1
+        [waiting] = list(h.scheduler.waiting_pods)
+        assert waiting.pod.uid == new_raw["metadata"]["uid"]
+
+
+async def test_an_update_of_a_pod_held_at_permit_is_timed_as_upstream_times_it() -> None:
+    """Upstream times the update before it finds the pod assumed, and then ignores it."""
+    Journal.calls.clear()
+    async with Harness(CONFIG, extra_plugins=SPECS) as h:
+        h.create([make_node("n1").dict(), make_pod("web").req(cpu="1").dict()])
+        assert await h.schedule_active() == 1
+        await h.quiesce()
+        registry = h.scheduler.metrics.registry
+        metric = "scheduler_event_handling_duration_seconds_count"
+
+        def handled(event: str) -> float:
+            return registry.get_sample_value(metric, {"event": event}) or 0.0
+
+        before = handled("UnschedulablePodUpdate")
+        pod = copy.deepcopy(h.pod("default", "web"))
+        pod["metadata"].setdefault("labels", {})["app"] = "web"
+        await h.sim.update("pods", pod)
+        await h.quiesce()
+        assert handled("UnschedulablePodUpdate") == before + 1
+        assert handled("UnschedulablePodUpdatePodLabel") == 0
         assert len(h.scheduler.waiting_pods) == 1

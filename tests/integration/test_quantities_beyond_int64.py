@@ -7,6 +7,8 @@ the rest of the cluster schedules on.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -16,6 +18,15 @@ from tests.conftest import CapturedLogs
 from tests.integration.harness import Harness
 
 INT64_MAX = 2**63 - 1
+
+
+async def replace_node(h: Harness, node: dict[str, Any]) -> None:
+    """Write `node` over the stored node of its name, as an update."""
+    current = await h.sim.get("nodes", "", node["metadata"]["name"])
+    node["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+    node["metadata"]["uid"] = current["metadata"]["uid"]
+    await h.sim.update("nodes", node)
+    await h.quiesce()
 
 
 @pytest.mark.parametrize(
@@ -55,17 +66,34 @@ async def test_a_node_updated_beyond_int64_keeps_its_last_readable_row(
         row = h.scheduler.cache.table.row_of("n1")
         assert row is not None
         before = h.scheduler.cache.table.allocatable[row].copy()
-        bad = make_node("n1").capacity(cpu="5Ei", memory="8Gi", pods="10").dict()
-        current = await h.sim.get("nodes", "", "n1")
-        bad["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
-        bad["metadata"]["uid"] = current["metadata"]["uid"]
-        await h.sim.update("nodes", bad)
-        await h.quiesce()
+        await replace_node(h, make_node("n1").capacity(cpu="5Ei", memory="8Gi", pods="10").dict())
         assert h.scheduler.cache.table.names == ["n1"]
         np.testing.assert_array_equal(h.scheduler.cache.table.allocatable[row], before)
         assert any(
             "Node n1: status.allocatable.cpu" in r["err"] for r in captured_logs.records("warning")
         )
+
+
+async def test_a_node_that_becomes_readable_arrives_for_the_pods_waiting_for_room() -> None:
+    """Skipped while unreadable, the node is added when an update makes it readable, and the
+    pods that waited for room are retried at once (as a NodeAdd), not at the next flush."""
+    async with Harness() as h:
+        h.create(
+            [
+                make_node("n1").capacity(cpu="5Ei", memory="8Gi", pods="10").dict(),
+                make_node("tiny").capacity(cpu="500m", memory="8Gi", pods="10").dict(),
+            ]
+        )
+        await h.quiesce()
+        h.create([make_pod("p").req(cpu="1").dict()])
+        await h.schedule_active()
+        assert h.scheduler.queue.locate("default/p") == "unschedulable"
+        await replace_node(h, make_node("n1").capacity(cpu="4", memory="8Gi", pods="10").dict())
+        assert h.scheduler.queue.locate("default/p") == "backoff"
+        h.clock.advance(10.0)  # past any backoff (10 s at most)
+        h.scheduler.queue.flush_backoff_completed()
+        await h.schedule_active()
+        assert h.node_of("default", "p") == "n1"
 
 
 async def test_a_pod_whose_requests_add_up_beyond_int64_is_skipped(

@@ -146,6 +146,9 @@ class PodEventHandlers:
         if new is None:
             return
         old = self._pods.get(new.key) or _parse_pod(old_raw)
+        if old is not None and old.uid != new.uid:
+            self._replaced(old, new_raw, started)
+            return
         self._pods[new.key] = new
         if old is None:
             # It was unreadable before: treat the readable version as new.
@@ -181,6 +184,8 @@ class PodEventHandlers:
         if self._cache.is_assumed(new.key):
             if new.deleting and not old.deleting:
                 self._assumed_pod_deleted(new)
+            # Upstream times the update before it finds the pod assumed.
+            self._timed("UnschedulablePodUpdate", started)
         else:
             self._queue.update(old, new)
             events = pod_update_events(old, new)
@@ -203,11 +208,22 @@ class PodEventHandlers:
             event, old, new, lambda info: info.pod.uid != new.uid
         )
 
+    def _replaced(self, old: Pod, new_raw: RawObject, started: float) -> None:
+        """The pod was deleted and made again under its name while the watch was away, and a
+        relist reports the swap as an update: upstream, keyed by UID, sees one pod go and
+        another come, and so do we (an assumed old pod is let go, the new one is queued)."""
+        self._pods.pop(old.key, None)
+        self._gone(old, started)
+        self.pod_added(new_raw)
+
     def pod_deleted(self, raw: RawObject) -> None:
         started = time.perf_counter()
         pod = self._pods.pop(_key(raw), None) or _parse_pod(raw)
         if pod is None:
             return
+        self._gone(pod, started)
+
+    def _gone(self, pod: Pod, started: float) -> None:
         if pod.node_name:
             self._cache.remove_pod(pod)
             self._queue.assigned_pod_deleted(pod)
@@ -258,6 +274,9 @@ class PodEventHandlers:
             return
         self._cache.update_node(old_node, new)
         if old_node is None:
+            # Unreadable until now: the node arrives.
+            self._queue.node_event(NODE_ADD, None, new)
+            self._timed("NodeAdd", started)
             return
         updating = time.perf_counter() - started
         # As upstream: each changed aspect is its own event, timed as the cache update plus
