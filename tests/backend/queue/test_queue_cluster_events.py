@@ -131,6 +131,12 @@ def annotated(builder: NodeBuilder, **annotations: str) -> Node:
     return Node.from_dict(raw)
 
 
+def with_taint_added(node: NodeBuilder, time_added: str) -> Node:
+    raw = node.dict()
+    raw["spec"]["taints"][0]["timeAdded"] = time_added
+    return Node.from_dict(raw)
+
+
 NODE_CASES: dict[str, tuple[Node, Node, list[ActionType]]] = {
     "allocatable": (
         make_node("n").obj(),
@@ -139,6 +145,16 @@ NODE_CASES: dict[str, tuple[Node, Node, list[ActionType]]] = {
     ),
     "label": (make_node("n").obj(), make_node("n").label("zone", "a").obj(), [A.UPDATE_NODE_LABEL]),
     "taint": (make_node("n").obj(), make_node("n").taint("k", "v").obj(), [A.UPDATE_NODE_TAINT]),
+    "taint-time-added": (
+        with_taint_added(make_node("n").taint("k"), "2026-12-07T08:00:00Z"),
+        with_taint_added(make_node("n").taint("k"), "2026-12-07T08:05:00Z"),
+        [A.UPDATE_NODE_TAINT],
+    ),
+    "no-taints-to-empty-list": (
+        make_node("n").obj(),
+        Node.from_dict({**make_node("n").dict(), "spec": {"taints": []}}),
+        [],
+    ),
     "uncordoned": (
         make_node("n").unschedulable().obj(),
         make_node("n").obj(),

@@ -130,6 +130,12 @@ def pod_update_events(old: Pod, new: Pod) -> list[ClusterEvent]:
     return [labelled(resource, action) for action in actions]
 
 
+def _raw_taints(node: Node) -> Any:
+    # Compared whole, `timeAdded` included, as upstream compares the Go structs; absent and
+    # empty alike.
+    return (node.raw.get("spec") or {}).get("taints") or []
+
+
 def _condition_statuses(node: Node) -> dict[str, str]:
     # Heartbeat and transition times change constantly and never matter for scheduling.
     return {str(c.get("type")): str(c.get("status")) for c in node.conditions}
@@ -149,7 +155,7 @@ def node_update_events(old: Node, new: Node) -> list[ClusterEvent]:
         actions.append(ActionType.UPDATE_NODE_ALLOCATABLE)
     if dict(old.labels) != dict(new.labels):
         actions.append(ActionType.UPDATE_NODE_LABEL)
-    if old.taints != new.taints:
+    if old.taints != new.taints or _raw_taints(old) != _raw_taints(new):
         actions.append(ActionType.UPDATE_NODE_TAINT)
     if _condition_statuses(old) != _condition_statuses(new):
         actions.append(ActionType.UPDATE_NODE_CONDITION)
