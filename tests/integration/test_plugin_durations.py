@@ -88,6 +88,35 @@ async def test_a_sampled_cycle_times_every_plugin_at_every_extension_point() -> 
         assert timed("TaintToleration", "ScoreExtensionNormalize") == 1
 
 
+async def test_a_plugin_that_skips_is_timed_but_not_counted_as_evaluated() -> None:
+    """As upstream's instrumented PreFilter and PreScore plugins: Skip is no evaluation."""
+    async with Harness() as h:
+        h.scheduler.sampler.percent = 100
+        h.create([make_node("n1").dict(), make_node("n2").dict(), make_pod("p").dict()])
+        await h.schedule_active()
+        assert h.node_of("default", "p")
+        registry = h.scheduler.metrics.registry
+
+        def sample(name: str, plugin: str, point: str, **labels: str) -> float:
+            labels |= {"plugin": plugin, "extension_point": point}
+            return registry.get_sample_value(name, labels) or 0.0
+
+        def evaluated(plugin: str, point: str) -> float:
+            profile = "default-scheduler"
+            return sample("scheduler_plugin_evaluation_total", plugin, point, profile=profile)
+
+        def timed(plugin: str, point: str, status: str) -> float:
+            duration = "scheduler_plugin_execution_duration_seconds_count"
+            return sample(duration, plugin, point, status=status)
+
+        # A pod without affinity: NodeAffinity skips its PreFilter and PreScore.
+        for point in ("PreFilter", "PreScore"):
+            assert timed("NodeAffinity", point, "Skip") == 1, point
+            assert evaluated("NodeAffinity", point) == 0, point
+        assert evaluated("NodeResourcesFit", "PreFilter") == 1
+        assert evaluated("NodeResourcesFit", "PreScore") == 1
+
+
 class BrokenScore:
     name = "BrokenScore"
 

@@ -251,8 +251,10 @@ class Profile:
     ) -> None:
         """One plugin's run at `point`; `evaluated` counts the nodes a Filter or Score run
         covered, as upstream counts one evaluation per node. Of those, `rejected` gives how
-        many nodes a Filter run rejected with each code, and `status` is the others'."""
-        self._evaluation_counter(plugin, point)(evaluated)
+        many nodes a Filter run rejected with each code, and `status` is the others'. A plugin
+        that answered Skip was timed but not evaluated, as upstream counts it."""
+        if not status.is_skip:
+            self._evaluation_counter(plugin, point)(evaluated)
         if not state.record_plugin_metrics:
             return
         # Upstream times each node's Filter and Score call, labelled with its own code; a
