@@ -265,6 +265,7 @@ def test_reset_drops_labelled_series_until_they_are_observed_again(
     metrics.schedule_attempt("scheduled", "default-scheduler", 0.003)
     metrics.scheduling_algorithm_duration(0.001)
     metrics.rest_client.request("GET", "10.0.0.1:6443", 200, 0.01, sent=10)
+    metrics.preemption_attempt()
     total = "scheduler_schedule_attempts_total"
 
     metrics.reset()
@@ -272,7 +273,9 @@ def test_reset_drops_labelled_series_until_they_are_observed_again(
     assert _value(metrics, total, result="scheduled", profile="default-scheduler") is None
     client = {"code": "200", "method": "GET", "host": "10.0.0.1:6443"}
     assert _value(metrics, "rest_client_requests_total", **client) is None
-    # Without labels, upstream's registry has nothing to reset either.
+    # A counter without labels starts again from 0; a histogram without labels has no Reset
+    # in upstream's registry either.
+    assert _value(metrics, "scheduler_preemption_attempts_total") == 0
     assert _value(metrics, "scheduler_scheduling_algorithm_duration_seconds_count") == 1
     metrics.schedule_attempt("scheduled", "default-scheduler", 0.003)
     assert _value(metrics, total, result="scheduled", profile="default-scheduler") == 1

@@ -48,6 +48,10 @@ class LoopCounter(Counter):
             self._raise_if_not_observable()  # type: ignore[no-untyped-call]
             raise
 
+    def reset(self) -> None:
+        self._total = 0.0
+        self._created = time.time()
+
     def _child_samples(self) -> Iterable[Sample]:
         total = Sample("_total", {}, self._total, None, None)
         if not stock._use_created:

@@ -16,6 +16,7 @@ from typing import Generic
 from typing import TypeVar
 
 from prometheus_client import CollectorRegistry
+from prometheus_client import Counter
 from prometheus_client.metrics import MetricWrapperBase
 
 from scheduler.observability import catalog
@@ -340,12 +341,17 @@ class SchedulerMetrics:
 
     def reset(self) -> None:
         """`DELETE /metrics`, as kube-scheduler's registry resets: every family with labels
-        loses its series (they come back at their next observation); families without labels,
-        and those read when scraped, keep their values."""
+        loses its series (they come back at their next observation) and a counter without
+        labels starts again from 0; gauges and histograms without labels, and families read
+        when scraped, keep their values."""
         # prometheus_client has no public way to list a registry's collectors.
         for collector in list(self.registry._collector_to_names):
-            if isinstance(collector, MetricWrapperBase) and collector._labelnames:
+            if not isinstance(collector, MetricWrapperBase):
+                continue
+            if collector._labelnames:
                 collector.clear()
+            elif isinstance(collector, Counter):
+                collector.reset()
         for value in vars(self).values():
             if isinstance(value, _Children):
                 value.forget()
