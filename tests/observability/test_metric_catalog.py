@@ -74,14 +74,6 @@ REFERENCE = [
     # Buckets marked "verify" in the table; upstream's metrics.go uses these.
     _row("scheduler_preemption_goroutines_duration_seconds", "histogram", "result", (0.01, 2, 20)),
     _row("scheduler_preemption_goroutines_execution_total", "counter", "result"),
-    _row("scheduler_async_api_call_execution_total", "counter", "call_type result"),
-    _row(
-        "scheduler_async_api_call_execution_duration_seconds",
-        "histogram",
-        "call_type result",
-        (0.001, 2, 15),
-    ),
-    _row("scheduler_pending_async_api_calls", "gauge", "call_type"),
     _row("scheduler_volume_binder_cache_requests_total", "counter", "operation"),
     _row("scheduler_volume_scheduling_stage_error_total", "counter", "operation"),
     # DynamicResources' waits for device binding conditions (metrics.go, buckets 0.1 x2 14).
@@ -150,7 +142,6 @@ def _exercise_every_family(metrics: SchedulerMetrics) -> None:
     metrics.event_handling_duration("NodeAdd", 0.0002)
     metrics.queueing_hint_duration("NodeAffinity", "NodeAdd", "Queue", 0.00002)
     metrics.goroutines("binding", 1)
-    metrics.async_api_call("pod_binding", "success", 0.01)
     metrics.volume_binder_cache_request("find")
     metrics.volume_scheduling_stage_error("bind")
     metrics.dra_binding_conditions_allocation("default-scheduler", "gpu.example.com", "success")
@@ -168,7 +159,6 @@ def _exercise_every_family(metrics: SchedulerMetrics) -> None:
     metrics.set_pending_pods_source(lambda: {"active": 1, "backoff": 2})
     metrics.set_unschedulable_pods_source(lambda: {("NodeAffinity", "default-scheduler"): 4})
     metrics.set_inflight_events_source(lambda: {"NodeAdd": 1})
-    metrics.set_pending_async_api_calls_source(lambda: {"pod_binding": 2})
     metrics.add_plugin_samples_source(
         lambda: {
             "scheduler_podgroups_waiting_at_permit": [(("default-scheduler",), 1.0)],

@@ -172,13 +172,6 @@ Record = Callable[[SchedulerMetrics], None]
             id="preemption_goroutine-duration",
         ),
         pytest.param(
-            lambda m: m.async_api_call("pod_status_patch", "success", 0.04),
-            "scheduler_async_api_call_execution_duration_seconds_sum",
-            {"call_type": "pod_status_patch", "result": "success"},
-            0.04,
-            id="async_api_call",
-        ),
-        pytest.param(
             lambda m: m.volume_binder_cache_request("find"),
             "scheduler_volume_binder_cache_requests_total",
             {"operation": "find"},

@@ -54,14 +54,8 @@ def test_sources_are_read_only_when_scraped() -> None:
             {"PodPopped": 2},
             {"event": "PodPopped"},
         ),
-        (
-            "set_pending_async_api_calls_source",
-            "scheduler_pending_async_api_calls",
-            {"pod_binding": 3},
-            {"call_type": "pod_binding"},
-        ),
     ],
-    ids=["cache_size", "inflight_events", "pending_async_api_calls"],
+    ids=["cache_size", "inflight_events"],
 )
 def test_one_label_sources(
     setter: str, family: str, values: dict[str, int], labels: dict[str, str]

@@ -48,9 +48,6 @@ NOT_OURS = {
 UPSTREAM_WITHOUT_SERIES_THERE = {
     "scheduler_permit_wait_duration_seconds",
     "scheduler_queueing_hint_execution_duration_seconds",
-    "scheduler_async_api_call_execution_total",
-    "scheduler_async_api_call_execution_duration_seconds",
-    "scheduler_pending_async_api_calls",
     "scheduler_volume_binder_cache_requests_total",
     "scheduler_volume_scheduling_stage_error_total",
     "scheduler_dra_bindingconditions_allocations_total",

@@ -227,25 +227,6 @@ PREEMPTION_GOROUTINES_EXECUTION = _counter(
     "Asynchronous preemption tasks run, by outcome.",
     "result",
 )
-ASYNC_API_CALL_EXECUTION = _counter(
-    "scheduler_async_api_call_execution_total",
-    "API calls made by the asynchronous dispatcher, by call type and outcome.",
-    "call_type",
-    "result",
-)
-ASYNC_API_CALL_EXECUTION_DURATION = _histogram(
-    "scheduler_async_api_call_execution_duration_seconds",
-    "Seconds one API call of the asynchronous dispatcher took.",
-    _ATTEMPT_SECONDS,
-    "call_type",
-    "result",
-)
-PENDING_ASYNC_API_CALLS = _gauge(
-    "scheduler_pending_async_api_calls",
-    "API calls waiting in the asynchronous dispatcher's queue.",
-    "call_type",
-    scraped=True,
-)
 VOLUME_BINDER_CACHE_REQUESTS = _counter(
     "scheduler_volume_binder_cache_requests_total",
     "Lookups in the volume binder's assume cache, by operation.",
@@ -506,9 +487,6 @@ ALL: tuple[MetricSpec, ...] = (
     INFLIGHT_EVENTS,
     PREEMPTION_GOROUTINES_DURATION,
     PREEMPTION_GOROUTINES_EXECUTION,
-    ASYNC_API_CALL_EXECUTION,
-    ASYNC_API_CALL_EXECUTION_DURATION,
-    PENDING_ASYNC_API_CALLS,
     VOLUME_BINDER_CACHE_REQUESTS,
     VOLUME_SCHEDULING_STAGE_ERROR,
     DRA_BINDING_CONDITIONS_ALLOCATIONS,

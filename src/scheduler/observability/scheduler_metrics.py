@@ -112,10 +112,6 @@ class SchedulerMetrics:
         self._event_handling = _Children(_histogram(catalog.EVENT_HANDLING_DURATION, r))
         self._hint_duration = _Children(_histogram(catalog.QUEUEING_HINT_EXECUTION_DURATION, r))
         self._goroutines = _Children(_gauge(catalog.GOROUTINES, r))
-        self._async_calls = _Children(_counter(catalog.ASYNC_API_CALL_EXECUTION, r))
-        self._async_call_duration = _Children(
-            _histogram(catalog.ASYNC_API_CALL_EXECUTION_DURATION, r)
-        )
         self._volume_cache_requests = _Children(_counter(catalog.VOLUME_BINDER_CACHE_REQUESTS, r))
         self._volume_stage_errors = _Children(_counter(catalog.VOLUME_SCHEDULING_STAGE_ERROR, r))
         self._binding_allocations = _Children(
@@ -254,10 +250,6 @@ class SchedulerMetrics:
         """`delta` concurrent tasks doing `operation` started (positive) or ended (negative)."""
         self._goroutines(operation).inc(delta)
 
-    def async_api_call(self, call_type: str, result: str, seconds: float) -> None:
-        self._async_calls(call_type, result).inc()
-        self._async_call_duration(call_type, result).observe(seconds)
-
     def leader_status(self, name: str, is_leader: bool) -> None:
         """Whether this process holds the lease `name` (the lease's name, e.g. kube-scheduler)."""
         self._leader(name).set(1 if is_leader else 0)
@@ -311,10 +303,6 @@ class SchedulerMetrics:
     def set_inflight_events_source(self, source: CountsByLabel | None) -> None:
         """Counts by event label of the events the queue keeps for in-flight pods."""
         self._set_counts_source(catalog.INFLIGHT_EVENTS, source)
-
-    def set_pending_async_api_calls_source(self, source: CountsByLabel | None) -> None:
-        """Counts by call type of the API calls waiting in the asynchronous dispatcher."""
-        self._set_counts_source(catalog.PENDING_ASYNC_API_CALLS, source)
 
     def _set_counts_source(self, spec: MetricSpec, source: CountsByLabel | None) -> None:
         """`spec`'s samples are read from `source` at scrape time; None stops reading them."""
