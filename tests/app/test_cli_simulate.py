@@ -46,7 +46,10 @@ def test_bundled_scenario_places_or_explains_every_pod(capsys: pytest.CaptureFix
     groups = {f"{g['namespace']}/{g['name']}": g for g in result["groups"]}
     assert groups["ml/trainers"]["status"] == "Scheduled"
     assert groups["ml/eval"]["status"] == "Unschedulable"
-    assert 'PodGroup "ml/eval" has 2 of its 3 required pods' in groups["ml/eval"]["message"]
+    assert (
+        "cannot find enough sibling pods, current pods number: 2, minMember of group: 3"
+        in groups["ml/eval"]["message"]
+    )
     # Four research jobs borrow lab's idle min up to research's max of 2 CPU; the fifth waits.
     assert sum(pods[f"research/job-{i}"]["status"] == "Scheduled" for i in range(5)) == 4
     unplaced = [

@@ -67,9 +67,9 @@ def test_gang_of_five_binds_only_when_all_five_exist(
     for name in first:
         _member(workload, ours, name, "train")
     workload.wait_events("FailedScheduling", first, timeout_s=EVENT_TIMEOUT_S)
-    # A member tried while fewer had been created says so ("has 3 of its 5"); each new member
-    # sends the others back to be tried again, so every condition comes to count all four.
-    counted = 'PodGroup "' + workload.namespace + '/train" has 4 of its 5 required pods'
+    # A member tried while fewer had been created says so ("current pods number: 3"); each new
+    # member sends the others back to be tried again, so every condition comes to count all four.
+    counted = "cannot find enough sibling pods, current pods number: 4, minMember of group: 5"
 
     def all_count_four() -> dict[str, Object] | None:
         pods = workload.pods()

@@ -77,7 +77,10 @@ def test_native_gang_binds_only_with_its_quorum(native_plane: ControlPlane, tmp_
         assert not any(p["spec"].get("nodeName") for p in pods.values())
         condition = pod_scheduled_condition(pods["w-0"])
         assert condition is not None
-        assert f'PodGroup "{namespace}/native" has 2 of its 3 required pods' in condition["message"]
+        assert (
+            "pre-filter pod w-0 cannot find enough sibling pods, current pods number: 2, "
+            "minMember of group: 3" in condition["message"]
+        )
         _member(workload, ours, "w-2")
         placed = workload.wait_bound(["w-0", "w-1", "w-2"], timeout_s=BIND_TIMEOUT_S)
         assert len(placed) == 3

@@ -62,10 +62,11 @@ async def test_native_dialect_links_by_scheduling_group() -> None:
         h.create([*nodes(1), _native_group("native", 4), *pods])
         await run_for(h, 10)
         assert _bound(h, "w-") == 0
-        # The latest word is on the condition; repeated Events keep their first note, as
-        # upstream's event correlation does.
-        message = h.scheduled_message("default", "w-0")
-        assert "2 of 4 required members could be placed, 2 more do not fit" in message
+        notes = [
+            n for i in range(4) for n in h.event_notes("default", f"w-{i}", "FailedScheduling")
+        ]
+        rejected = "PodGroup default/native gets rejected due to Pod w-2 is unschedulable even"
+        assert any(rejected in n for n in notes), notes
 
 
 async def test_pod_naming_a_missing_group_waits_and_says_so() -> None:
@@ -76,11 +77,12 @@ async def test_pod_naming_a_missing_group_waits_and_says_so() -> None:
         ]
         h.create([*nodes(1), *pods])
         await h.schedule_active()
+        # Our PreFilter text, then upstream's PostFilter text for a group it cannot find.
         assert h.event_notes("default", "m-0", "FailedScheduling") == [
             '0/1 nodes are available: PodGroup "default/later" does not exist; waiting for it to '
             "be created. no new claims to deallocate, "
             "preemption: 0/1 nodes are available: 1 Preemption is not helpful for "
-            "scheduling."
+            "scheduling., can not find pod group"
         ]
         assert h.scheduler.queue.locate("default/m-0") == "unschedulable"
         # Creating the group is the event that brings its members back.
@@ -99,16 +101,17 @@ async def test_quorum_gap_and_gated_members_are_reported() -> None:
         h.create([*nodes(1), pod_group("q", 3), *pods])
         await h.schedule_active()
         assert h.event_notes("default", "q-0", "FailedScheduling") == [
-            '0/1 nodes are available: PodGroup "default/q" has 2 of its 3 required pods; waiting '
-            "for 1 more. no new claims to deallocate, "
+            "0/1 nodes are available: pre-filter pod q-0 cannot find enough sibling pods, current "
+            "pods number: 2, minMember of group: 3. no new claims to deallocate, "
             "preemption: 0/1 nodes are available: 1 Preemption is not helpful for "
-            "scheduling."
+            "scheduling., PodGroup default/q gets rejected due to Pod q-0 is unschedulable even "
+            "after PostFilter"
         ]
         h.create([make_pod("q-2").label("scheduling.x-k8s.io/pod-group", "q").dict()])
         await run_for(h, 5)
         # The condition carries the latest word (the Event, correlated, keeps its first note).
         notes = [h.scheduled_message("default", "q-0")]
         assert notes[-1].startswith(
-            '0/1 nodes are available: PodGroup "default/q" has 1 pods still behind scheduling '
-            "gates; 2 of the 3 required pods can be scheduled."
+            "0/1 nodes are available: pre-filter pod q-0 cannot find enough ungated sibling pods, "
+            "current ungated pods number: 2, minMember of group: 3."
         ), notes

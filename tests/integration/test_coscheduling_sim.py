@@ -38,9 +38,14 @@ async def test_gang_that_cannot_fit_places_none_and_reports_the_gap() -> None:
         notes = [
             n for i in range(8) for n in h.event_notes("default", f"train-{i}", "FailedScheduling")
         ]
-        assert any(
-            "6 of 8 required members could be placed, 2 more do not fit" in n for n in notes
-        ), notes
+        # In upstream's words: the member that fits nowhere, and the members it turned away
+        # from Permit.
+        rejected = re.compile(
+            r"PodGroup default/train gets rejected due to Pod train-\d is unschedulable even "
+            r"after PostFilter$"
+        )
+        assert any(rejected.search(n) for n in notes), notes
+        assert "0/1 nodes are available: 1 optimistic rejection in PostFilter." in notes
 
 
 async def test_gang_with_room_is_placed_within_one_permit_window() -> None:
@@ -139,17 +144,41 @@ async def test_min_resources_above_the_free_cluster_rejects_in_prefilter() -> No
         assert bound_count(h, "big") == 0
         for name in ("big-0", "big-1"):
             notes = h.event_notes("default", name, "FailedScheduling")
+            # Upstream's gap, as Go prints the ResourceList: 92 CPUs short.
             assert notes == [
-                '0/4 nodes are available: PodGroup "default/big" needs more than the cluster has '
-                "free (minResources with 2 pods); short by cpu: 92000m. no new claims to "
-                "deallocate, preemption: 0/4 nodes are "
-                "available: 4 Preemption is not helpful for scheduling."
+                "0/4 nodes are available: resource gap: map[cpu:{{92000 -3} {<nil>}  DecimalSI}]. "
+                "no new claims to deallocate, preemption: 0/4 nodes are available: 4 Preemption "
+                "is not helpful for scheduling., PodGroup default/big gets rejected due to Pod "
+                f"{name} is unschedulable even after PostFilter"
             ], notes
 
 
 def _group_status(h: Harness, name: str) -> dict[str, object]:
     group = next(g for g in h.sim.objects("podgroups") if g["metadata"]["name"] == name)
     return dict(group.get("status") or {})
+
+
+async def test_gang_completed_by_its_last_member_binds_at_once() -> None:
+    """Turned away while members were missing, the group has not failed: the first member to
+    wait brings its siblings out of their backoff, so all bind without time passing."""
+    async with Harness(COSCHEDULING_CONFIG) as h:
+        h.create([*nodes(2), pod_group("job", 4), *gang_pods("job", 3)])
+        await h.schedule_active()
+        assert all(h.event_notes("default", f"job-{i}", "FailedScheduling") for i in range(3))
+        h.create([gang_pods("job", 4)[3]])
+        await h.schedule_active()
+        assert bound_count(h, "job") == 4
+
+
+async def test_pod_group_status_names_its_owner() -> None:
+    async with Harness(COSCHEDULING_CONFIG) as h:
+        members = gang_pods("job", 2)
+        for member in members:
+            owner = {"apiVersion": "batch/v1", "kind": "Job", "name": "train", "uid": "u-1"}
+            member["metadata"]["ownerReferences"] = [owner]
+        h.create([*nodes(1), pod_group("job", 2), *members])
+        await run_for(h, 2)
+        assert _group_status(h, "job")["occupiedBy"] == "default/train"
 
 
 async def test_pod_group_status_follows_its_members() -> None:

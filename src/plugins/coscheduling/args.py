@@ -1,4 +1,4 @@
-"""CoschedulingArgs, with scheduler-plugins' names and defaults."""
+"""CoschedulingArgs, with scheduler-plugins' names, defaults and validation texts."""
 
 from __future__ import annotations
 
@@ -13,6 +13,11 @@ from scheduler.framework import PluginArgs
 DEFAULT_PERMIT_WAITING_TIME_SECONDS: Final = 60
 DEFAULT_POD_GROUP_BACKOFF_SECONDS: Final = 0
 DEFAULT_POD_GROUP_REJECT_PERCENTAGE: Final = 10
+# What a group waits at Permit when neither it nor the args say (upstream's DefaultWaitTime).
+DEFAULT_WAIT_SECONDS: Final = 60.0
+# How long upstream's "permitted" cache keeps an entry added for 0 seconds: go-cache reads 0
+# as "the cache's default expiration", 3 s for that cache.
+PERMITTED_CACHE_DEFAULT_SECONDS: Final = 3.0
 
 
 class CoschedulingArgs(PluginArgs):
@@ -25,8 +30,9 @@ class CoschedulingArgs(PluginArgs):
 
     @model_validator(mode="after")
     def _validate(self) -> Self:
+        # Upstream's texts, "greater than 0" included where 0 is accepted.
         errors = FieldErrors()
-        if self.permit_waiting_time_seconds <= 0:
+        if self.permit_waiting_time_seconds < 0:
             errors.invalid(
                 ("permitWaitingTimeSeconds",),
                 self.permit_waiting_time_seconds,
@@ -34,13 +40,27 @@ class CoschedulingArgs(PluginArgs):
             )
         if self.pod_group_backoff_seconds < 0:
             errors.invalid(
-                ("podGroupBackoffSeconds",), self.pod_group_backoff_seconds, "must not be negative"
+                ("podGroupBackoffSeconds",),
+                self.pod_group_backoff_seconds,
+                "must be greater than 0",
             )
         if not 0 <= self.pod_group_reject_percentage <= 100:
             errors.invalid(
                 ("podGroupRejectPercentage",),
                 self.pod_group_reject_percentage,
-                "not in valid range [0, 100]",
+                "must be between 0 and 100",
             )
         errors.raise_if_any(type(self).__name__)
         return self
+
+    @property
+    def default_wait_seconds(self) -> float:
+        """The Permit wait of a group that sets no scheduleTimeoutSeconds: 0 means upstream's
+        default wait."""
+        return float(self.permit_waiting_time_seconds or DEFAULT_WAIT_SECONDS)
+
+    @property
+    def permitted_for_seconds(self) -> float:
+        """How long a passed minResources check is kept: permitWaitingTimeSeconds, whatever
+        the group's own timeout, as upstream keeps it."""
+        return float(self.permit_waiting_time_seconds or PERMITTED_CACHE_DEFAULT_SECONDS)

@@ -21,6 +21,7 @@ class Members:
     bound: dict[str, str] = field(default_factory=dict)  # pod key -> node name
     unbound: list[Mapping[str, Any]] = field(default_factory=list)
     running: int = 0
+    pods: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # pod key -> pod
 
     @property
     def total(self) -> int:
@@ -49,6 +50,7 @@ def members_of(pods: Lister, ref: GroupRef) -> Members:
         spec = raw.get("spec") or {}
         key = f"{ref.namespace}/{meta.get('name')}"
         members.keys.add(key)
+        members.pods[key] = raw
         node = spec.get("nodeName")
         if (raw.get("status") or {}).get("phase") == "Running":
             members.running += 1

@@ -1,15 +1,16 @@
 """Coscheduling: a PodGroup's members are placed together, at least minMember of them, or not
-at all. Semantics follow scheduler-plugins' plugin (see this package's README)."""
+at all. Semantics and texts follow scheduler-plugins' plugin (see this package's README)."""
 
 from __future__ import annotations
 
 from plugins.coscheduling.args import CoschedulingArgs
-from plugins.coscheduling.cluster_room import describe
-from plugins.coscheduling.cluster_room import free_resources
-from plugins.coscheduling.cluster_room import shortfall
+from plugins.coscheduling.cluster_room import Holdings
+from plugins.coscheduling.cluster_room import gap_text
+from plugins.coscheduling.cluster_room import unmet_resources
 from plugins.coscheduling.dialects import GroupRef
 from plugins.coscheduling.dialects import group_of_raw
 from plugins.coscheduling.directory import GroupDirectory
+from plugins.coscheduling.go_quantity import new_quantity
 from plugins.coscheduling.hints import coscheduling_events
 from plugins.coscheduling.members import PODS_RESOURCE
 from plugins.coscheduling.members import Members
@@ -32,7 +33,12 @@ from scheduler.framework import QueuedPodInfo
 from scheduler.framework import Status
 from scheduler.objects.resources import PODS
 
-_REJECTED_IN_PRE_FILTER = "Coscheduling/rejected-in-pre-filter"
+# Upstream's texts for a group it cannot find, as PostFilter and Permit word them.
+GROUP_NOT_FOUND_IN_POST_FILTER = "can not find pod group"
+GROUP_NOT_FOUND_IN_PERMIT = "PodGroup not found"
+# Why waiting siblings are turned away, as upstream words it.
+REJECTED_IN_POST_FILTER = "optimistic rejection in PostFilter"
+REJECTED_IN_UNRESERVE = "rejection in Unreserve"
 # Results of a gang's attempt, as kube-scheduler's own (alpha) pod-group family names them.
 SCHEDULED = "scheduled"
 UNSCHEDULABLE = "unschedulable"
@@ -79,7 +85,7 @@ class Coscheduling:
     def _timeout(self, group: PodGroup) -> float:
         if group.schedule_timeout_seconds is not None:
             return group.schedule_timeout_seconds
-        return float(self.args.permit_waiting_time_seconds)
+        return self.args.default_wait_seconds
 
     # ---- QueueSort -------------------------------------------------------------------------
 
@@ -111,78 +117,73 @@ class Coscheduling:
             # Scheduling cycles run on the leader only, so only the leader writes status.
             self._status_loop_started = True
             self.handle.start_background("podgroup-status", lambda: run_status_loop(self.handle))
-        result, status = self._pre_filter(pod, table)
-        if status.is_rejected:
-            # PostFilter has nothing to add to a rejection of our own.
-            state.write(_REJECTED_IN_PRE_FILTER, True)
-        return result, status
-
-    def _pre_filter(self, pod: Pod, table: NodeTable) -> tuple[PreFilterResult | None, Status]:
+        # UnschedulableAndUnresolvable, as upstream has it, so no preemption is tried; PostFilter
+        # still runs and turns the group away as for any other unfit member.
         ref, group = self._gang(pod)
         if ref is None:
             return None, SUCCESS
         if group is None:
+            # Ours: upstream lets the pod through to Permit, which turns it away.
             return None, Status.unresolvable(
                 f'PodGroup "{ref}" does not exist; waiting for it to be created'
             )
         if isinstance(group, str):
             return None, Status.unresolvable(group)
-        left = self.tracker.in_backoff(ref, self.handle.clock.now())
-        if left:
-            return None, Status.unresolvable(
-                f'PodGroup "{ref}" was rejected recently; backing off for {left:g}s more'
-            )
+        return None, self._check_group(pod, ref, group, table)
+
+    def _check_group(self, pod: Pod, ref: GroupRef, group: PodGroup, table: NodeTable) -> Status:
+        if self.tracker.in_backoff(ref, self.handle.clock.now()):
+            return Status.unresolvable(f"podGroup {ref} failed recently")
         members = self._members(ref)
         if members.total < group.min_member:
-            return None, Status.unresolvable(
-                f'PodGroup "{ref}" has {members.total} of its {group.min_member} required '
-                f"pods; waiting for {group.min_member - members.total} more"
+            return Status.unresolvable(
+                f"pre-filter pod {pod.name} cannot find enough sibling pods, current pods "
+                f"number: {members.total}, minMember of group: {group.min_member}"
             )
         if members.total - members.gated < group.min_member:
-            return None, Status.unresolvable(
-                f'PodGroup "{ref}" has {members.gated} pods still behind scheduling gates; '
-                f"{members.total - members.gated} of the {group.min_member} required pods "
-                "can be scheduled"
+            # Ours (upstream has no such check): worded as the one above, counting only the
+            # members no scheduling gate holds back.
+            return Status.unresolvable(
+                f"pre-filter pod {pod.name} cannot find enough ungated sibling pods, current "
+                f"ungated pods number: {members.total - members.gated}, minMember of group: "
+                f"{group.min_member}"
             )
-        if group.min_resources:
-            status = self._check_room(ref, group, members, table)
-            if not status.is_success:
-                return None, status
-        return None, SUCCESS
+        if group.min_resources is None:
+            return SUCCESS
+        return self._check_room(ref, group, members, table)
 
     def _check_room(
         self, ref: GroupRef, group: PodGroup, members: Members, table: NodeTable
     ) -> Status:
+        """minResources, with one pod slot per required member, against the whole cluster's
+        free room; a pass is kept for permitWaitingTimeSeconds."""
         now = self.handle.clock.now()
         if self.tracker.resources_permitted(ref, now):
             return SUCCESS
-        need = dict(group.min_resources)
-        need[PODS] = group.min_member
-        free = free_resources(table, need, self._group_holdings(ref, members))
-        short = shortfall(need, free)
-        if short:
-            return Status.unresolvable(
-                f'PodGroup "{ref}" needs more than the cluster has free '
-                f"(minResources with {group.min_member} pods); short by {describe(short)}"
-            )
-        self.tracker.permit_resources(ref, now + self._timeout(group))
+        need = {**(group.min_resources or {}), PODS: group.min_member}
+        unmet = unmet_resources(table, need, self._group_holdings(ref, members, table))
+        if unmet:
+            wanted = {**group.min_resource_quantities, PODS: new_quantity(group.min_member)}
+            return Status.unresolvable(gap_text(unmet, wanted))
+        self.tracker.permit_resources(ref, now + self.args.permitted_for_seconds)
         return SUCCESS
 
-    def _group_holdings(self, ref: GroupRef, members: Members) -> dict[str, int]:
-        """What the group's members already hold on nodes, so the room check does not count
-        the group against itself."""
-        held: dict[str, int] = {}
+    def _group_holdings(self, ref: GroupRef, members: Members, table: NodeTable) -> Holdings:
+        """What the group's members (bound, or assumed and past Permit) hold on each node, so
+        the room check does not count the group against itself."""
         nodes = dict(members.bound)
         for key, assignment in self.tracker.assigned(ref, members.keys).items():
             nodes.setdefault(key, assignment.node_name)
+        held: dict[int, dict[str, int]] = {}
         for key, node_name in nodes.items():
-            info = self.handle.node_info(node_name)
-            pod = info.pods.get(key) if info is not None else None
-            if pod is None:
+            row = table.row_of(node_name)
+            pod = table.node_infos[row].pods.get(key) if row is not None else None
+            if row is None or pod is None:
                 continue
+            on_node = held.setdefault(row, {})
             for name, amount in pod.requests.items():
-                held[name] = held.get(name, 0) + amount
-            held[PODS] = held.get(PODS, 0) + 1
+                on_node[name] = on_node.get(name, 0) + amount
+            on_node[PODS] = on_node.get(PODS, 0) + 1
         return held
 
     def pre_filter_extensions(self) -> PreFilterExtensions | None:
@@ -193,11 +194,14 @@ class Coscheduling:
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
+        """A member fits nowhere (Filter, or our own PreFilter, turned it away): unless the
+        group is at or close to its quorum, its waiting members give their places back."""
         ref, group = self._gang(pod)
-        if ref is None or state.get(_REJECTED_IN_PRE_FILTER, bool):
+        if ref is None:
+            # Ours: upstream adds "can not find pod group" to every ordinary pod's message.
             return None, Status.unschedulable()
         if not isinstance(group, PodGroup):
-            return None, Status.unschedulable(f'PodGroup "{ref}" cannot be found')
+            return PostFilterResult(), Status.unschedulable(GROUP_NOT_FOUND_IN_POST_FILTER)
         members = self._members(ref)
         placed = len(self._placed(ref, members))
         if placed >= group.min_member:
@@ -207,16 +211,27 @@ class Coscheduling:
         if missing * 100 <= self.args.pod_group_reject_percentage * group.min_member:
             # Close enough to the quorum: keep the waiting members, let this one try again.
             return None, Status.unschedulable()
-        self._reject_group(ref, f'PodGroup "{ref}" rejected: member {pod.name} is unschedulable')
-        backoff = self.args.pod_group_backoff_seconds
-        now = self.handle.clock.now()
-        if backoff > 0 and members.total >= group.min_member:
-            self.tracker.back_off(ref, now + backoff)
-        self.tracker.record_failure(ref, now)
+        self._reject_group(ref, REJECTED_IN_POST_FILTER)
+        self.tracker.forget_resources_check(ref)
+        self._count_failure(ref, group, members)
         return PostFilterResult(), Status.unschedulable(
-            f'PodGroup "{ref}" gets rejected: {placed} of {group.min_member} required members '
-            f"could be placed, {missing} more do not fit"
+            f"PodGroup {ref} gets rejected due to Pod {pod.name} is unschedulable even after "
+            "PostFilter"
         )
+
+    def _count_failure(self, ref: GroupRef, group: PodGroup, members: Members) -> None:
+        """Start the optional backoff and record the failure time, for a group whose members
+        all exist: as upstream backs off only such a group, one still waiting for members (or,
+        ours, for its scheduling gates to go) has not failed, and must neither sit out a
+        backoff nor lose its siblings' activation once it is complete. A rejection that only
+        echoes a running backoff is no new failure either (upstream does not extend it)."""
+        now = self.handle.clock.now()
+        if members.total - members.gated < group.min_member or self.tracker.in_backoff(ref, now):
+            return
+        backoff = self.args.pod_group_backoff_seconds
+        if backoff > 0:
+            self.tracker.back_off(ref, now, backoff)
+        self.tracker.record_failure(ref, now)
 
     def _end_attempt(self, ref: GroupRef, result: str) -> None:
         if ref in self._attempting:
@@ -242,7 +257,8 @@ class Coscheduling:
         if ref is None or not isinstance(group, PodGroup):
             return
         self.tracker.unassign(ref, pod.key)
-        self._reject_group(ref, f'PodGroup "{ref}" rejected: member {pod.name} was unreserved')
+        self._reject_group(ref, REJECTED_IN_UNRESERVE)
+        self.tracker.forget_resources_check(ref)
         self.tracker.record_failure(ref, self.handle.clock.now())
 
     # ---- Permit ----------------------------------------------------------------------------
@@ -252,7 +268,7 @@ class Coscheduling:
         if ref is None:
             return SUCCESS, 0.0
         if not isinstance(group, PodGroup):
-            return Status.unschedulable(f'PodGroup "{ref}" cannot be found'), 0.0
+            return Status.unschedulable(GROUP_NOT_FOUND_IN_PERMIT), 0.0
         members = self._members(ref)
         waiting_before = self.tracker.assigned(ref, members.keys)
         self.tracker.assign(ref, pod.key, pod.uid, node_name)
@@ -273,9 +289,7 @@ class Coscheduling:
                 sibling = Pod.from_dict(raw)
                 if sibling.key != pod.key and not sibling.scheduling_gates:
                     state.pods_to_activate[sibling.key] = sibling
-        return Status.wait(
-            f'waiting for {group.min_member - len(placed)} more members of PodGroup "{ref}"'
-        ), self._timeout(group)
+        return Status.wait(), self._timeout(group)
 
     def _may_hurry(self, ref: GroupRef, group: PodGroup) -> bool:
         """Siblings are pulled out of their backoff only if the group has not failed within

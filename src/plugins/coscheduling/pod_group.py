@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import field
 from datetime import datetime
 from typing import Any
 
 from plugins.coscheduling.dialects import NATIVE_RESOURCE
 from plugins.coscheduling.dialects import GroupRef
+from plugins.coscheduling.go_quantity import GoQuantity
+from plugins.coscheduling.go_quantity import parse_go_quantity
 from scheduler.objects.errors import InvalidObjectError
 from scheduler.objects.resources import parse_resource_list
 
@@ -16,15 +19,21 @@ from scheduler.objects.resources import parse_resource_list
 @dataclass(frozen=True, slots=True)
 class PodGroup:
     """What scheduling needs of a group. `gang` is False for a native group with the basic
-    policy: its pods are scheduled one by one, as if they had no group."""
+    policy: its pods are scheduled one by one, as if they had no group.
+
+    `min_resources` is None when the spec has none; present but empty (`{}`), the cluster is
+    still checked for a pod slot per member, as upstream checks all but a nil list.
+    `min_resource_quantities` holds the same amounts as Go's resource.Quantity reads them, for
+    the gap text."""
 
     ref: GroupRef
     uid: str
     min_member: int
-    min_resources: Mapping[str, int]
+    min_resources: Mapping[str, int] | None
     schedule_timeout_seconds: float | None
     created: float  # creationTimestamp, seconds since the epoch (0 when not set)
     gang: bool = True
+    min_resource_quantities: Mapping[str, GoQuantity] = field(default_factory=dict)
 
 
 def parse_pod_group(ref: GroupRef, raw: Mapping[str, Any]) -> PodGroup:
@@ -39,13 +48,35 @@ def parse_pod_group(ref: GroupRef, raw: Mapping[str, Any]) -> PodGroup:
     if ref.resource == NATIVE_RESOURCE:
         return _native(ref, uid, created, spec, where)
     min_member = _positive(spec.get("minMember", 1), f"{where}: spec.minMember")
-    min_resources = parse_resource_list(spec.get("minResources"), f"{where}: spec.minResources")
+    raw_resources = spec.get("minResources")
+    min_resources = None
+    quantities: dict[str, GoQuantity] = {}
+    if raw_resources is not None:
+        min_resources = parse_resource_list(raw_resources, f"{where}: spec.minResources")
+        quantities = _as_go_quantities(raw_resources) if min_resources else {}
     timeout_raw = spec.get("scheduleTimeoutSeconds")
     timeout = None
     if timeout_raw is not None and timeout_raw != 0:
         # 0 means the plugin's permitWaitingTimeSeconds, as scheduler-plugins reads it.
         timeout = float(_positive(timeout_raw, f"{where}: spec.scheduleTimeoutSeconds"))
-    return PodGroup(ref, uid, min_member, min_resources, timeout, created)
+    return PodGroup(
+        ref,
+        uid,
+        min_member,
+        min_resources,
+        timeout,
+        created,
+        min_resource_quantities=quantities,
+    )
+
+
+def _as_go_quantities(raw: Mapping[str, Any]) -> dict[str, GoQuantity]:
+    """The quantities as written (already checked), as Go reads them from the JSON."""
+    # A JSON number reaches Go as its text; Python's repr of a float reads back the same.
+    return {
+        name: parse_go_quantity(value if isinstance(value, str) else repr(value))
+        for name, value in raw.items()
+    }
 
 
 def _native(
@@ -55,9 +86,9 @@ def _native(
     gang = policy.get("gang") if isinstance(policy, Mapping) else None
     if not isinstance(gang, Mapping):
         # The basic policy: a label for the pods, no all-or-nothing placement.
-        return PodGroup(ref, uid, 1, {}, None, created, gang=False)
+        return PodGroup(ref, uid, 1, None, None, created, gang=False)
     min_count = _positive(gang.get("minCount"), f"{where}: spec.schedulingPolicy.gang.minCount")
-    return PodGroup(ref, uid, min_count, {}, None, created)
+    return PodGroup(ref, uid, min_count, None, None, created)
 
 
 def _positive(value: Any, where: str) -> int:

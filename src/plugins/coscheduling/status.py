@@ -6,6 +6,10 @@ scheduler's pod informer does not keep finished pods, so it cannot tell a finish
 a deleted one: Finished and Failed are not written, and a Running group stays Running.
 The loop starts with the first scheduling cycle, which only the leader runs.
 
+Leaving Pending with enough members also writes occupiedBy, as the controller's
+fillOccupiedObj does: the owners of one member, `namespace/name` each, sorted and
+comma-separated (left as it was when that member has no owner).
+
 The status has no field for a reason, so when a group has members but fewer than minMember,
 the loop also writes a Warning Event about the PodGroup saying so, once each time the group
 enters that state, so `kubectl describe podgroup` tells why nothing is bound. Its note names
@@ -42,7 +46,7 @@ WAITING_REASON = "WaitingForMembers"
 def desired_status(
     current: Mapping[str, Any], min_member: int, members: Members, now: datetime
 ) -> dict[str, Any]:
-    phase = str(current.get("phase") or "")
+    was = phase = str(current.get("phase") or "")
     start = current.get("scheduleStartTime")
     enough = members.total >= min_member
     if phase in ("", PENDING, SCHEDULING):
@@ -61,7 +65,26 @@ def desired_status(
     }
     if start:
         status["scheduleStartTime"] = start
+    if was in ("", PENDING) and phase in (SCHEDULING, RUNNING):
+        # Upstream writes it on its way through Scheduling, which this loop may skip.
+        owners = occupied_by(members)
+        if owners:
+            status["occupiedBy"] = owners
     return status
+
+
+def occupied_by(members: Members) -> str:
+    """The owners of the group's first member (by name; upstream takes the first its list
+    returns), as `namespace/name` sorted and comma-separated; "" when it has none."""
+    if not members.pods:
+        return ""
+    first = members.pods[min(members.pods)]
+    meta = first.get("metadata") or {}
+    namespace = str(meta.get("namespace") or DEFAULT_NAMESPACE)
+    owners = meta.get("ownerReferences") or []
+    return ",".join(
+        sorted(f"{namespace}/{owner.get('name')}" for owner in owners if isinstance(owner, Mapping))
+    )
 
 
 def _rfc3339(moment: datetime) -> str:

@@ -2,9 +2,10 @@
 
 - `assigned`: members that passed Permit (waiting or allowed), by pod key, with the node and UID
   so waiting siblings can be found and their requests given back when sizing the cluster.
-- a backoff deadline per group rejected as a whole (podGroupBackoffSeconds);
+- a backoff deadline per group rejected as a whole (podGroupBackoffSeconds), set once per
+  backoff;
 - a "permitted" deadline per group whose minResources check passed, so the cluster-wide sum is
-  not redone for every member within one schedule timeout;
+  not redone for every member within the plugin's permitWaitingTimeSeconds;
 - the time of each group's last failure, which QueueSort uses in place of its creation time.
 All times are the injected clock's seconds.
 """
@@ -51,8 +52,11 @@ class GroupTracker:
 
     # ---- backoff, permitted cache, failure time ------------------------------------------
 
-    def back_off(self, ref: GroupRef, until: float) -> None:
-        self._backoff_until[ref] = until
+    def back_off(self, ref: GroupRef, now: float, seconds: float) -> None:
+        """Start the group's backoff, unless one is running: a rejection during a backoff does
+        not extend it (upstream's go-cache Add keeps an unexpired entry)."""
+        if not self.in_backoff(ref, now):
+            self._backoff_until[ref] = now + seconds
 
     def in_backoff(self, ref: GroupRef, now: float) -> float:
         """Seconds of backoff left (0 when none)."""
@@ -76,8 +80,10 @@ class GroupTracker:
             return False
         return True
 
-    def record_failure(self, ref: GroupRef, now: float) -> None:
+    def forget_resources_check(self, ref: GroupRef) -> None:
         self._permitted_until.pop(ref, None)
+
+    def record_failure(self, ref: GroupRef, now: float) -> None:
         self._failed_at[ref] = now
 
     def clear_failure(self, ref: GroupRef) -> None:
