@@ -19,13 +19,22 @@ class APIError(SchedulerError):
     """The cluster API answered with an error status (0: no answer at all).
 
     `retry_after` is the server's Retry-After, in seconds, when it sent one (429 and 503
-    answers carry it while the API server sheds load)."""
+    answers carry it while the API server sheds load); `connection_refused` says that no answer
+    came because nothing listened (an API server restarting)."""
 
-    def __init__(self, status: int, message: str, *, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        retry_after: float | None = None,
+        connection_refused: bool = False,
+    ) -> None:
         super().__init__(f"{status}: {message}")
         self.status = status
         self.text = message
         self.retry_after = retry_after
+        self.connection_refused = connection_refused
 
     @property
     def retriable(self) -> bool:

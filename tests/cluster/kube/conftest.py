@@ -45,6 +45,7 @@ class Canned:
     chunks: list[bytes] | None = None
     # Keep a streaming answer open after its chunks until released.
     hold: bool = False
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
 def status_body(code: int, reason: str, message: str) -> dict[str, Any]:
@@ -84,11 +85,26 @@ class FakeApiServer:
         assert self._server is not None
         return str(self._server.make_url("")).rstrip("/")
 
-    def reply(self, method: str, path: str, status: int = 200, body: Any = None) -> None:
-        self._canned[(method, path)].append(Canned(status, body))
+    def reply(
+        self,
+        method: str,
+        path: str,
+        status: int = 200,
+        body: Any = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self._canned[(method, path)].append(Canned(status, body, headers=headers or {}))
 
-    def fail(self, method: str, path: str, code: int, reason: str, message: str) -> None:
-        self.reply(method, path, code, status_body(code, reason, message))
+    def fail(
+        self,
+        method: str,
+        path: str,
+        code: int,
+        reason: str,
+        message: str,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.reply(method, path, code, status_body(code, reason, message), headers)
 
     def stream(self, path: str, *chunks: bytes, hold: bool = False) -> None:
         self._canned[("GET", path)].append(Canned(chunks=list(chunks), hold=hold))
@@ -125,8 +141,8 @@ class FakeApiServer:
         canned = queue.popleft()
         if canned.chunks is None:
             if canned.body is None:
-                return web.Response(status=canned.status)
-            return web.json_response(canned.body, status=canned.status)
+                return web.Response(status=canned.status, headers=canned.headers)
+            return web.json_response(canned.body, status=canned.status, headers=canned.headers)
         response = web.StreamResponse(status=canned.status)
         response.content_type = "application/json"
         await response.prepare(request)

@@ -165,6 +165,56 @@ async def test_patch_pod_status_is_a_strategic_merge_patch_of_the_status_subreso
     }
 
 
+async def _until_sleeping(clock: FakeClock) -> None:
+    for _ in range(10_000):
+        if clock.pending_timers:
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the patch never waited")
+
+
+async def test_a_pod_status_patch_is_tried_again_on_errors_a_moment_may_clear(
+    api: FakeApiServer, client: KubeClusterClient, clock: FakeClock
+) -> None:
+    """As kube-scheduler's PatchPodStatus: four tries, 10, 50 and 250 ms apart, on an internal
+    error, an unavailable server or a conflict."""
+    path = "/api/v1/namespaces/team-a/pods/web/status"
+    api.fail("PATCH", path, 500, "InternalError", "etcd hiccup")
+    api.fail("PATCH", path, 503, "ServiceUnavailable", "restarting")
+    api.fail("PATCH", path, 409, "Conflict", "the object has been modified")
+    api.reply("PATCH", path, body={"kind": "Pod"})
+    patching = asyncio.create_task(client.patch_pod_status("team-a", "web", {"conditions": []}))
+    waits = []
+    for _ in range(3):
+        await _until_sleeping(clock)
+        deadline = clock.next_deadline()
+        assert deadline is not None
+        waits.append(round(deadline - clock.now(), 3))
+        clock.advance(deadline - clock.now())
+    await patching
+    assert waits == [0.01, 0.05, 0.25]
+    assert len(api.requests) == 4
+
+
+async def test_a_pod_status_patch_gives_up_after_four_tries_and_at_once_on_other_errors(
+    api: FakeApiServer, client: KubeClusterClient, clock: FakeClock
+) -> None:
+    path = "/api/v1/namespaces/team-a/pods/web/status"
+    for _ in range(4):
+        api.fail("PATCH", path, 500, "InternalError", "etcd down")
+    patching = asyncio.create_task(client.patch_pod_status("team-a", "web", {"conditions": []}))
+    for _ in range(3):
+        await _until_sleeping(clock)
+        clock.advance(1)
+    with pytest.raises(APIError, match="etcd down"):
+        await patching
+    assert len(api.requests) == 4
+    api.fail("PATCH", path, 422, "Invalid", "bad condition")
+    with pytest.raises(APIError, match="bad condition"):
+        await client.patch_pod_status("team-a", "web", {"conditions": []})
+    assert len(api.requests) == 5 and clock.pending_timers == 0
+
+
 async def test_patch_object_is_a_merge_patch(api: FakeApiServer, client: KubeClusterClient) -> None:
     path = "/api/v1/persistentvolumeclaims/x"  # never requested: PVCs are namespaced
     pvc = "/api/v1/namespaces/a/persistentvolumeclaims/data"

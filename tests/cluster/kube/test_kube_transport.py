@@ -90,6 +90,7 @@ async def test_no_answer_is_an_api_error_without_status(clock: FakeClock) -> Non
         with pytest.raises(APIError, match="no answer from the API server") as raised:
             await client.get("nodes", "", "n1")
         assert raised.value.status == NO_RESPONSE
+        assert raised.value.connection_refused
     finally:
         await client.close()
 
@@ -212,3 +213,64 @@ def test_bodies_are_encoded_as_they_are_or_made_plain_first() -> None:
     # Another kind of mapping, a tuple, and a key that is not a string: made plain.
     unusual = MappingProxyType({"target": MappingProxyType({1: ("n1",)})})
     assert json.loads(encode_body(unusual)) == {"target": {"1": ["n1"]}}
+
+
+async def _until_sleeping(clock: FakeClock) -> None:
+    """Until the request under test waits on the clock (its answers travel over loopback)."""
+    for _ in range(10_000):
+        if clock.pending_timers:
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the request never waited")
+
+
+async def test_a_retry_after_answer_is_sent_again_after_those_seconds(
+    api: FakeApiServer, client: KubeClusterClient, clock: FakeClock
+) -> None:
+    """As client-go: 429 and 5xx answers that say Retry-After are tried again, after it."""
+    api.fail("GET", NODE, 429, "TooManyRequests", "slow down", {"Retry-After": "2"})
+    api.fail("GET", NODE, 503, "ServiceUnavailable", "restarting", {"Retry-After": "1"})
+    api.reply("GET", NODE, 200, {"kind": "Node", "metadata": {"name": "n1"}})
+    answer = asyncio.create_task(client.get("nodes", "", "n1"))
+    await _until_sleeping(clock)
+    assert clock.next_deadline() == clock.now() + 2
+    clock.advance(2)
+    await _until_sleeping(clock)
+    clock.advance(1)
+    assert (await answer)["metadata"]["name"] == "n1"
+    assert len(api.requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("code", "headers"),
+    [(503, {}), (404, {"Retry-After": "1"}), (409, {"Retry-After": "1"})],
+    ids=["5xx-without-retry-after", "not-found", "conflict"],
+)
+async def test_other_errors_are_not_sent_again(
+    api: FakeApiServer,
+    client: KubeClusterClient,
+    clock: FakeClock,
+    code: int,
+    headers: dict[str, str],
+) -> None:
+    api.fail("DELETE", NODE, code, "Reason", "no", headers)
+    with pytest.raises(APIError) as failed:
+        await client.delete("nodes", "", "n1")
+    assert failed.value.status == code
+    assert len(api.requests) == 1
+    assert clock.pending_timers == 0
+
+
+async def test_retry_after_is_honoured_ten_times_then_the_error_stands(
+    api: FakeApiServer, client: KubeClusterClient, clock: FakeClock
+) -> None:
+    for _ in range(11):
+        api.fail("DELETE", NODE, 429, "TooManyRequests", "slow down", {"Retry-After": "1"})
+    deleting = asyncio.create_task(client.delete("nodes", "", "n1"))
+    for _ in range(10):
+        await _until_sleeping(clock)
+        clock.advance(1)
+    with pytest.raises(APIError) as failed:
+        await deleting
+    assert failed.value.status == 429
+    assert len(api.requests) == 11

@@ -63,6 +63,9 @@ DEFAULT_WATCH_TIMEOUT = 30
 WATCH_SILENCE_MARGIN = 15.0
 # Waits between asking whether a Binding answered with an error was made after all.
 UNCERTAIN_BINDING_RETRIES = (0.5, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0)
+# kube-scheduler's PatchPodStatus tries a pod status patch four times, with client-go's
+# DefaultBackoff between (10 ms, x5 each time; its 10 % jitter left out, for a test clock).
+POD_STATUS_PATCH_RETRIES = (0.01, 0.05, 0.25)
 
 
 def _typed_items(kind: ApiResource, answer: Mapping[str, Any]) -> builtins.list[dict[str, Any]]:
@@ -72,6 +75,12 @@ def _typed_items(kind: ApiResource, answer: Mapping[str, Any]) -> builtins.list[
         item.setdefault("apiVersion", kind.api_version)
         item.setdefault("kind", kind.kind)
     return items
+
+
+def _passing(error: APIError) -> bool:
+    """Upstream's Retriable: an internal error, the server unavailable, a conflict, or a
+    refused connection, which a moment may clear."""
+    return error.status in (500, 503, 409) or error.connection_refused
 
 
 def _discard(request: asyncio.Future[dict[str, Any]]) -> None:
@@ -284,9 +293,18 @@ class KubeClusterClient:
         """Strategic-merge-patch the status subresource: conditions merge by `type` there and a
         None value removes a field, as the port promises."""
         path = self._resources["pods"].object_path(namespace, name, "status")
-        await self._transport.send(
-            "PATCH", path, body=status_patch(patch), content_type=STRATEGIC_MERGE_PATCH
-        )
+        body = status_patch(patch)
+        # As kube-scheduler's PatchPodStatus: an error a moment may clear is tried again.
+        for delay in (*POD_STATUS_PATCH_RETRIES, None):
+            try:
+                await self._transport.send(
+                    "PATCH", path, body=body, content_type=STRATEGIC_MERGE_PATCH
+                )
+                return
+            except APIError as error:
+                if delay is None or not _passing(error):
+                    raise
+                await self._clock.sleep(delay)
 
     async def patch_object(
         self,

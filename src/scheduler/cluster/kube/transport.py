@@ -26,10 +26,13 @@ import ssl
 import sys
 from collections.abc import AsyncGenerator
 from collections.abc import AsyncIterable
+from collections.abc import Awaitable
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
 from typing import Any
 from typing import Protocol
+from typing import TypeVar
 from urllib.parse import urlencode
 from urllib.parse import urlsplit
 
@@ -53,6 +56,7 @@ from scheduler.framework.errors import APIError
 from scheduler.observability import V_DEBUG
 from scheduler.observability import enabled
 from scheduler.observability import get_logger
+from scheduler.observability import log_v
 
 logger = get_logger(__name__)
 
@@ -72,6 +76,9 @@ CONNECT_TIMEOUT = 30.0
 READ_IDLE_TIMEOUT = 30.0
 # Transport failures a request can end in; they become APIError(NO_RESPONSE, ...).
 _TRANSPORT_ERRORS = (aiohttp.ClientError, TimeoutError)
+# How often client-go sends a request again after a Retry-After (rest.Request's maxRetries).
+MAX_RETRY_AFTER_RETRIES = 10
+T = TypeVar("T")
 # Watch events carrying large objects exceed aiohttp's default read buffer (etcd allows objects
 # of up to 1.5 MiB); the ApiClient's own session reads with this size too.
 READ_BUFFER_SIZE = 2**21
@@ -164,11 +171,15 @@ class Transport:
         content_type: str = JSON,
     ) -> dict[str, Any]:
         """Send one request and return the parsed JSON answer ({} if it had no body)."""
-        limits = self._request_limits
-        response = await self._send(method, path, query, body, content_type, limits)
-        data = await self._read_whole(method, path, response)
-        parsed = decode(data) if data else {}
-        return parsed if isinstance(parsed, dict) else {}
+
+        async def once() -> dict[str, Any]:
+            limits = self._request_limits
+            response = await self._send(method, path, query, body, content_type, limits)
+            data = await self._read_whole(method, path, response)
+            parsed = decode(data) if data else {}
+            return parsed if isinstance(parsed, dict) else {}
+
+        return await self._retrying(method, path, once)
 
     async def send(
         self, method: str, path: str, *, body: Mapping[str, Any] | None, content_type: str = JSON
@@ -176,6 +187,36 @@ class Transport:
         """Send one request whose answer the caller has no use for (a Binding's Status, the
         Event just created): it is read, so the connection can be reused, but not parsed.
         Errors raise as from `request`."""
+        await self._retrying(
+            method, path, lambda: self._send_once(method, path, body, content_type)
+        )
+
+    async def _retrying(self, method: str, path: str, attempt: Callable[[], Awaitable[T]]) -> T:
+        """`attempt`, made again as client-go makes a request again when the server answers 429
+        or a 5xx with Retry-After: after that many seconds, up to ten times."""
+        retries = 0
+        while True:
+            try:
+                return await attempt()
+            except APIError as error:
+                wait = _retry_wait(error)
+                if wait is None or retries == MAX_RETRY_AFTER_RETRIES:
+                    raise
+                retries += 1
+                log_v(
+                    logger,
+                    V_DEBUG,
+                    "Got a Retry-After response",
+                    verb=method,
+                    path=path,
+                    seconds=wait,
+                    attempt=retries,
+                )
+                await self._clock.sleep(wait)
+
+    async def _send_once(
+        self, method: str, path: str, body: Mapping[str, Any] | None, content_type: str
+    ) -> None:
         if self._http1 is None:
             limits = self._request_limits
             response = await self._send(method, path, (), body, content_type, limits)
@@ -397,4 +438,22 @@ def _error(response: aiohttp.ClientResponse, data: bytes) -> APIError:
 
 def _no_response(method: str, path: str, error: BaseException) -> APIError:
     detail = str(error) or type(error).__name__
-    return APIError(NO_RESPONSE, f"{method} {path}: no answer from the API server: {detail}")
+    return APIError(
+        NO_RESPONSE,
+        f"{method} {path}: no answer from the API server: {detail}",
+        connection_refused=_refused(error),
+    )
+
+
+def _refused(error: BaseException) -> bool:
+    """Whether nothing listened: the connection was refused (aiohttp keeps the OS error)."""
+    causes = (error, error.__cause__, getattr(error, "os_error", None))
+    return any(isinstance(cause, ConnectionRefusedError) for cause in causes)
+
+
+def _retry_wait(error: APIError) -> float | None:
+    """Seconds client-go waits before sending a request again: a 429 or 5xx answer's
+    Retry-After; None when it does not send it again."""
+    if error.retry_after is None or not (error.status == 429 or error.status >= 500):
+        return None
+    return error.retry_after
