@@ -50,28 +50,30 @@ class Statuses:
 
 
 class API(RecordingAPI):
-    """Records the UID precondition of deletes too, and fails calls on pods named in `fail`."""
+    """Records the UID precondition of deletes too, and fails calls on pods named in `fail`
+    (every call) or `fail_delete` (deletes only)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.delete_uids: list[str] = []
         self.fail: dict[str, APIError] = {}
+        self.fail_delete: dict[str, APIError] = {}
         self.calls: list[str] = []
 
-    def _check(self, namespace: str, name: str) -> None:
-        error = self.fail.get(f"{namespace}/{name}")
+    def _check(self, namespace: str, name: str, failing: Mapping[str, APIError]) -> None:
+        error = failing.get(f"{namespace}/{name}")
         if error is not None:
             raise error
 
     async def delete_pod(self, namespace: str, name: str, uid: str = "") -> None:
         self.calls.append(f"delete {namespace}/{name}")
-        self._check(namespace, name)
+        self._check(namespace, name, {**self.fail, **self.fail_delete})
         await super().delete_pod(namespace, name, uid)
         self.delete_uids.append(uid)
 
     async def patch_pod_status(self, namespace: str, name: str, patch: Mapping[str, Any]) -> None:
         self.calls.append(f"patch {namespace}/{name}")
-        self._check(namespace, name)
+        self._check(namespace, name, self.fail)
         await super().patch_pod_status(namespace, name, patch)
 
 

@@ -281,13 +281,29 @@ async def test_a_failure_among_the_first_victims_spares_the_last() -> None:
 
 
 async def test_a_victim_already_gone_is_skipped_without_an_event() -> None:
+    """Gone: not found when marked, or replaced by a pod of its name when deleted (the UID
+    precondition fails)."""
     world = one_node_world(running("a", "n1", cpu="1"), running("b", "n1", cpu="1", priority=5))
     world.api.fail["default/b"] = NotFoundError('pods "b" not found')
-    world.api.fail["default/a"] = ConflictError("Precondition failed: UID")
-    assert world.nominated_node(preemptor()) == "n1"
+    world.api.fail_delete["default/a"] = ConflictError("Precondition failed: UID")
+    pod = preemptor()
+    assert world.nominated_node(pod) == "n1"
     await world.handle.run_background()
-    assert world.api.calls == ["patch default/b", "patch default/a"]
+    assert world.api.calls == ["patch default/b", "patch default/a", "delete default/a"]
     assert world.handle.events == []
+    assert world.handle.activated == []
+
+
+async def test_a_conflict_marking_a_victim_fails_the_preemption() -> None:
+    """As upstream: the mark's conflict (which the client already retried) is an error, not a
+    victim gone, so the victim is not deleted and the preemptor is tried again."""
+    world = one_node_world(running("a", "n1", cpu="2"))
+    world.api.fail["default/a"] = ConflictError("the object has been modified")
+    pod = preemptor(cpu="2")
+    assert world.nominated_node(pod) == "n1"
+    await world.handle.run_background()
+    assert world.api.calls == ["patch default/a"]
+    assert world.handle.activated == [pod.key]
 
 
 async def test_a_victim_already_marked_is_not_patched_again() -> None:

@@ -151,19 +151,9 @@ class PreemptionExecutor:
         if self._preempt_waiting(victim) or self._preempt_in_pre_bind(victim):
             # Upstream's words for a victim that only the scheduler's memory held.
             note += " (in kube-scheduler memory)."
-        else:
-            api = self._handle.api
-            try:
-                condition = self._disruption_condition(victim)
-                if condition is not None:
-                    await api.patch_pod_status(
-                        victim.namespace, victim.name, {"conditions": [condition]}
-                    )
-                # The UID precondition keeps a newer pod of the same name safe.
-                await api.delete_pod(victim.namespace, victim.name, victim.uid)
-            except (NotFoundError, ConflictError):
-                logger.info("Victim is already gone", victim=victim.key, pod=preemptor.key)
-                return
+        elif not await self._mark_and_delete(victim):
+            logger.info("Victim is already gone", victim=victim.key, pod=preemptor.key)
+            return
         self._handle.record_event(
             victim,
             event_type="Normal",
@@ -172,6 +162,27 @@ class PreemptionExecutor:
             note=note,
             related=preemptor,
         )
+
+    async def _mark_and_delete(self, victim: Pod) -> bool:
+        """Mark the victim with its DisruptionTarget condition, then delete it; False when it
+        is already gone. Any other failure (a conflict on the mark that the retries did not
+        clear included) fails the preemption, as upstream's, so the preemptor is tried again."""
+        api = self._handle.api
+        condition = self._disruption_condition(victim)
+        try:
+            if condition is not None:
+                await api.patch_pod_status(
+                    victim.namespace, victim.name, {"conditions": [condition]}
+                )
+        except NotFoundError:
+            return False
+        try:
+            # The UID precondition keeps a newer pod of the same name safe; its 409 says the
+            # victim is gone, as a 404 does.
+            await api.delete_pod(victim.namespace, victim.name, victim.uid)
+        except (NotFoundError, ConflictError):
+            return False
+        return True
 
     def _preempt_waiting(self, victim: Pod) -> bool:
         """Whether the victim was held at Permit and is now preempted there, which needs no
