@@ -22,19 +22,13 @@ class APIError(SchedulerError):
     answers carry it while the API server sheds load); `connection_refused` says that no answer
     came because nothing listened (an API server restarting)."""
 
-    def __init__(
-        self,
-        status: int,
-        message: str,
-        *,
-        retry_after: float | None = None,
-        connection_refused: bool = False,
-    ) -> None:
+    connection_refused = False
+
+    def __init__(self, status: int, message: str, *, retry_after: float | None = None) -> None:
         super().__init__(f"{status}: {message}")
         self.status = status
         self.text = message
         self.retry_after = retry_after
-        self.connection_refused = connection_refused
 
     @property
     def retriable(self) -> bool:

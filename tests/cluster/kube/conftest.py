@@ -28,6 +28,16 @@ from scheduler.cluster.kube import new_client
 from scheduler.testing import FakeClock
 
 
+async def until_sleeping(clock: FakeClock) -> None:
+    """Until a request under test waits on the clock (its answers travel over loopback, so
+    the loop needs turns to carry them)."""
+    for _ in range(10_000):
+        if clock.pending_timers:
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the request never waited on the clock")
+
+
 @dataclass(frozen=True)
 class Recorded:
     method: str

@@ -17,6 +17,7 @@ from scheduler.framework.errors import NotFoundError
 from scheduler.objects.pod import Pod
 from scheduler.testing import FakeClock
 from scheduler.testing import make_pod
+from tests.cluster.kube.conftest import until_sleeping
 
 if TYPE_CHECKING:
     from tests.cluster.kube.conftest import ClientFactory
@@ -165,14 +166,6 @@ async def test_patch_pod_status_is_a_strategic_merge_patch_of_the_status_subreso
     }
 
 
-async def _until_sleeping(clock: FakeClock) -> None:
-    for _ in range(10_000):
-        if clock.pending_timers:
-            return
-        await asyncio.sleep(0)
-    raise AssertionError("the patch never waited")
-
-
 async def test_a_pod_status_patch_is_tried_again_on_errors_a_moment_may_clear(
     api: FakeApiServer, client: KubeClusterClient, clock: FakeClock
 ) -> None:
@@ -186,7 +179,7 @@ async def test_a_pod_status_patch_is_tried_again_on_errors_a_moment_may_clear(
     patching = asyncio.create_task(client.patch_pod_status("team-a", "web", {"conditions": []}))
     waits = []
     for _ in range(3):
-        await _until_sleeping(clock)
+        await until_sleeping(clock)
         deadline = clock.next_deadline()
         assert deadline is not None
         waits.append(round(deadline - clock.now(), 3))
@@ -204,7 +197,7 @@ async def test_a_pod_status_patch_gives_up_after_four_tries_and_at_once_on_other
         api.fail("PATCH", path, 500, "InternalError", "etcd down")
     patching = asyncio.create_task(client.patch_pod_status("team-a", "web", {"conditions": []}))
     for _ in range(3):
-        await _until_sleeping(clock)
+        await until_sleeping(clock)
         clock.advance(1)
     with pytest.raises(APIError, match="etcd down"):
         await patching

@@ -22,6 +22,7 @@ from scheduler.framework.errors import ConflictError
 from scheduler.objects.pod import Pod
 from scheduler.testing import FakeClock
 from scheduler.testing import make_pod
+from tests.cluster.kube.conftest import until_sleeping
 
 CREATED = b'{"kind":"Status","code":201}'
 
@@ -161,10 +162,7 @@ async def test_error_answers_become_the_ports_errors_and_retry_after_is_waited_o
     creating = asyncio.create_task(
         client.create_event({"regarding": {"namespace": "team-a", "name": "web"}})
     )
-    for _ in range(10_000):
-        if clock.pending_timers:
-            break
-        await asyncio.sleep(0)
+    await until_sleeping(clock)
     # Sent again as client-go sends it: after the Retry-After the server asked for.
     assert clock.next_deadline() == clock.now() + 3
     clock.advance(3)

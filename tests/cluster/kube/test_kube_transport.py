@@ -19,6 +19,7 @@ from scheduler.cluster.kube.transport import encode_body
 from scheduler.cluster.send_gate import gated
 from scheduler.framework.errors import APIError
 from scheduler.testing import FakeClock
+from tests.cluster.kube.conftest import until_sleeping
 
 if TYPE_CHECKING:
     from tests.cluster.kube.conftest import ClientFactory
@@ -215,15 +216,6 @@ def test_bodies_are_encoded_as_they_are_or_made_plain_first() -> None:
     assert json.loads(encode_body(unusual)) == {"target": {"1": ["n1"]}}
 
 
-async def _until_sleeping(clock: FakeClock) -> None:
-    """Until the request under test waits on the clock (its answers travel over loopback)."""
-    for _ in range(10_000):
-        if clock.pending_timers:
-            return
-        await asyncio.sleep(0)
-    raise AssertionError("the request never waited")
-
-
 async def test_a_retry_after_answer_is_sent_again_after_those_seconds(
     api: FakeApiServer, client: KubeClusterClient, clock: FakeClock
 ) -> None:
@@ -232,10 +224,10 @@ async def test_a_retry_after_answer_is_sent_again_after_those_seconds(
     api.fail("GET", NODE, 503, "ServiceUnavailable", "restarting", {"Retry-After": "1"})
     api.reply("GET", NODE, 200, {"kind": "Node", "metadata": {"name": "n1"}})
     answer = asyncio.create_task(client.get("nodes", "", "n1"))
-    await _until_sleeping(clock)
+    await until_sleeping(clock)
     assert clock.next_deadline() == clock.now() + 2
     clock.advance(2)
-    await _until_sleeping(clock)
+    await until_sleeping(clock)
     clock.advance(1)
     assert (await answer)["metadata"]["name"] == "n1"
     assert len(api.requests) == 3
@@ -268,7 +260,7 @@ async def test_retry_after_is_honoured_ten_times_then_the_error_stands(
         api.fail("DELETE", NODE, 429, "TooManyRequests", "slow down", {"Retry-After": "1"})
     deleting = asyncio.create_task(client.delete("nodes", "", "n1"))
     for _ in range(10):
-        await _until_sleeping(clock)
+        await until_sleeping(clock)
         clock.advance(1)
     with pytest.raises(APIError) as failed:
         await deleting

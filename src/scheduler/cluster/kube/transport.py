@@ -438,11 +438,9 @@ def _error(response: aiohttp.ClientResponse, data: bytes) -> APIError:
 
 def _no_response(method: str, path: str, error: BaseException) -> APIError:
     detail = str(error) or type(error).__name__
-    return APIError(
-        NO_RESPONSE,
-        f"{method} {path}: no answer from the API server: {detail}",
-        connection_refused=_refused(error),
-    )
+    failure = APIError(NO_RESPONSE, f"{method} {path}: no answer from the API server: {detail}")
+    failure.connection_refused = _refused(error)
+    return failure
 
 
 def _refused(error: BaseException) -> bool:
