@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from structlog.testing import capture_logs
 
 from scheduler.cluster.sim import SimCluster
 from scheduler.core.leader_election import WATCHDOG_GRACE
@@ -17,6 +18,7 @@ from scheduler.core.leader_election import new_identity
 from scheduler.core.lease_record import micro_time
 from scheduler.framework.errors import APIError
 from scheduler.observability import SchedulerMetrics
+from scheduler.observability import set_verbosity
 from scheduler.testing import FakeClock
 
 NAMESPACE, NAME = "kube-system", "kube-scheduler"
@@ -582,3 +584,31 @@ async def test_a_renewal_whose_optimistic_write_is_refused_counts_a_slow_path(
     assert await a.elector.try_acquire_or_renew()
     assert a.metrics.registry.get_sample_value(slowpath, {"name": NAME}) == 1
     assert a.elector.is_leader
+
+
+async def test_client_gos_log_lines_at_its_levels(
+    sim: SimCluster, clock: FakeClock, replica: Callable[[str], Candidate]
+) -> None:
+    """Greps and alerts written for kube-scheduler's logs find the same lines here."""
+    a = replica("a")
+    set_verbosity(2)
+    try:
+        with capture_logs() as logs:
+            assert await a.elector.try_acquire_or_renew()
+            [lease] = [dict(o) for o in sim.objects("leases")]
+            lease["metadata"] = {**lease["metadata"], "labels": {"touched": "yes"}}
+            await sim.update("leases", lease)
+            clock.advance(2)
+            assert await a.elector.try_acquire_or_renew()
+            fail_renewals(sim, 10)
+            clock.advance(12)
+    finally:
+        set_verbosity(0)
+    lines = [(entry["event"], entry.get("lock")) for entry in logs]
+    lock = f"{NAMESPACE}/{NAME}"
+    assert lines == [
+        ("Successfully acquired lease", lock),
+        ("Failed to update lease optimistically, falling back to slow path", lock),
+        ("Failed to renew lease", lock),
+    ]
+    assert logs[-1]["err"] == "not renewed within 10s"

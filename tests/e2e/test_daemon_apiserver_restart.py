@@ -67,7 +67,7 @@ def test_a_leader_that_cannot_renew_exits_non_zero(
     renew_deadline_s, retry_period_s = 3.0, 1.0
     daemon = daemons.start(unique("sched"), leader_election=election)
     poll_until(
-        lambda: daemon.records("successfully acquired lease"), "leading", timeout_s=BIND_TIMEOUT_S
+        lambda: daemon.records("Successfully acquired lease"), "leading", timeout_s=BIND_TIMEOUT_S
     )
 
     # The server is gone for at least the grace period, longer than the renew deadline.

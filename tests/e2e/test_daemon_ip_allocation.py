@@ -44,7 +44,7 @@ POOLS = "/apis/kube-pyscheduler.io/v1alpha1/ippools"
 VAP = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies"
 VAP_BINDINGS = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings"
 MERGE_PATCH = "application/merge-patch+json"
-ACQUIRED = "successfully acquired lease"
+ACQUIRED = "Successfully acquired lease"
 REFUSE_LABEL = "e2e.kube-pyscheduler.io/refuse-address"
 # Upper bounds for waiting on the daemons and the server, not synchronisation delays.
 ELECTION_TIMEOUT_S = 30.0

@@ -20,7 +20,7 @@ from tests.e2e.workload import unique
 
 pytestmark = pytest.mark.e2e
 
-ACQUIRED = "successfully acquired lease"
+ACQUIRED = "Successfully acquired lease"
 BOUND = "Successfully bound pod to node"
 # Upper bounds for waiting, not synchronisation delays.
 ELECTION_TIMEOUT_S = 30.0

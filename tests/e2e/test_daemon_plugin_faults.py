@@ -141,7 +141,7 @@ def test_every_plugin_fault_reaches_the_pod_and_the_pod_binds_once_it_stops(
 
 def _leader(replicas: tuple[SchedulerDaemon, ...]) -> SchedulerDaemon:
     def leading() -> list[SchedulerDaemon] | None:
-        found = [r for r in replicas if r.records("successfully acquired lease")]
+        found = [r for r in replicas if r.records("Successfully acquired lease")]
         return found or None
 
     [leader] = poll_until(leading, "a replica acquiring the lease", timeout_s=ELECTION_TIMEOUT_S)
@@ -181,4 +181,4 @@ def test_a_broken_loop_ends_the_leader_and_the_standby_binds_the_rest(
     assert failure and "the scheduling queue is corrupt" in str(failure[0])
     workload.wait_bound(rest, timeout_s=BIND_TIMEOUT_S)
     standby.require_running("after taking over")
-    assert standby.records("successfully acquired lease")
+    assert standby.records("Successfully acquired lease")

@@ -126,7 +126,7 @@ def test_daemon_schedules_with_the_deployed_rbac_only(
     held = control_plane.admin_client().get(
         f"{LEASES.format(namespace=election.namespace)}/{election.name}"
     )
-    [acquired] = daemon.records("successfully acquired lease")
+    [acquired] = daemon.records("Successfully acquired lease")
     assert held.body["spec"]["holderIdentity"] == acquired["identity"]
     # Nothing it tried was refused.
     refused = [r for r in daemon.log_records() if "forbidden" in str(r).lower()]

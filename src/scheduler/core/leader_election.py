@@ -46,6 +46,7 @@ from scheduler.framework.errors import APIError
 from scheduler.framework.errors import NotFoundError
 from scheduler.observability import SchedulerMetrics
 from scheduler.observability import get_logger
+from scheduler.observability import log_v
 
 LEASES = "leases"
 
@@ -68,6 +69,15 @@ ELECTOR_NAME = "kube-scheduler"
 _RELEASED_LEASE_DURATION = 1
 
 log = get_logger("leaderelection")
+# client-go's log lines, and the level of each failed write (None: an error record).
+_Failure = tuple[int | None, str]
+_ATTEMPTING = "Attempting to acquire leader lease..."
+_OPTIMISTIC_FAILED: _Failure = (
+    2,
+    "Failed to update lease optimistically, falling back to slow path",
+)
+_UPDATE_FAILED: _Failure = (None, "Failed to update lease")
+_CREATE_FAILED: _Failure = (None, "Error initially creating lease lock")
 
 
 def new_identity() -> str:
@@ -165,7 +175,7 @@ class LeaderElector:
 
         The daemon makes it before its informers list: a replica that leads before its first
         list is sent need not list again when it starts to schedule. `run` goes on from here."""
-        log.info("attempting to acquire leader lease", lease=self._key)
+        log.info(_ATTEMPTING, lock=self._key)
         self._attempted = True
         return bool(await self._within(self.try_acquire_or_renew(), self._retry_period))
 
@@ -173,19 +183,22 @@ class LeaderElector:
         """Acquire the lease (retrying every retry period), then renew it until leadership is
         lost or the task is cancelled. Either way the lease is released on the way out."""
         if not self._attempted:
-            log.info("attempting to acquire leader lease", lease=self._key)
+            log.info(_ATTEMPTING, lock=self._key)
         try:
             if self._attempted and not self._leading:
                 await self._clock.sleep(self._retry_wait())
             while not (self._leading or await self.try_acquire_or_renew()):
+                log_v(log, 4, "Failed to acquire lease", lock=self._key)
                 await self._clock.sleep(self._retry_wait())
             while self._leading:
                 await self._clock.sleep(self._retry_period)
                 # Give up on an attempt when the renew deadline passes (the deadline timer ends
                 # leadership at that same moment).
                 remaining = self._leadership_deadline() - self._clock.now()
-                if self._leading:
-                    await self._within(self.try_acquire_or_renew(), remaining)
+                if not self._leading:
+                    break
+                if await self._within(self.try_acquire_or_renew(), remaining):
+                    log_v(log, 5, "Successfully renewed lease", lock=self._key)
         finally:
             await self.release()
 
@@ -203,20 +216,27 @@ class LeaderElector:
                 acquire_time=observed.acquire_time,
                 lease_transitions=observed.lease_transitions,
             )
-            if await self._write(with_record(self._lease, kept), now):
+            if await self._write(with_record(self._lease, kept), now, _OPTIMISTIC_FAILED):
                 return True
         try:
             current = await self._client.get(LEASES, self._namespace, self._name)
         except NotFoundError:
             return await self._create(desired, now)
         except APIError as err:
-            log.warning("error retrieving lease", lease=self._key, error=str(err))
+            log.error("Error retrieving lease lock", lock=self._key, err=str(err))
             return False
         # Observed when the answer arrived, not when the read was sent: a renewal the holder
         # finished while the read was in flight must count from after it (as client-go stamps
         # observedTime), or a slow read would let the Lease be taken early.
         record = self._observe(current, self._clock.now())
         if record.holder_identity not in ("", self._identity) and self._valid(now):
+            log_v(
+                log,
+                4,
+                "Lease is held by and has not yet expired",
+                lock=self._key,
+                holder=record.holder_identity,
+            )
             if self._leading:
                 self._lose(f"lease taken by {record.holder_identity}")
             return False
@@ -230,7 +250,7 @@ class LeaderElector:
                 self._metrics.leader_slowpath(ELECTOR_NAME)
         else:
             desired = replace(desired, lease_transitions=record.lease_transitions + 1)
-        return await self._write(with_record(current, desired), now)
+        return await self._write(with_record(current, desired), now, _UPDATE_FAILED)
 
     async def release(self) -> None:
         """Give the lease up (holder cleared, 1 s duration) so another replica can take it at
@@ -251,13 +271,13 @@ class LeaderElector:
             try:
                 stored = await self._within(self._client.update(LEASES, body), self._renew_deadline)
             except APIError as err:
-                log.warning("failed to release lease", lease=self._key, error=str(err))
+                log.error("Failed to release lease", lock=self._key, err=str(err))
                 return
             if stored is None:
-                log.warning("failed to release lease", lease=self._key, error="timed out")
+                log.error("Failed to release lease", lock=self._key, err="timed out")
                 return
             self._remember(stored, self._clock.now())
-            log.info("released lease", lease=self._key)
+            log.info("Released lease", lock=self._key)
         finally:
             if self._leading:
                 self._stop_leading()
@@ -268,18 +288,22 @@ class LeaderElector:
         lease = new_lease(self._namespace, self._name, desired)
         # A 409 here means another candidate created it first; we read it next time.
         created = self._client.create(LEASES, lease)
-        return await self._store(created, now, "error initially creating lease")
+        return await self._store(created, now, _CREATE_FAILED)
 
-    async def _write(self, lease: dict[str, Any], now: float) -> bool:
-        return await self._store(self._client.update(LEASES, lease), now, "failed to update lease")
+    async def _write(self, lease: dict[str, Any], now: float, failed: _Failure) -> bool:
+        return await self._store(self._client.update(LEASES, lease), now, failed)
 
-    async def _store(self, write: Awaitable[dict[str, Any]], now: float, failed: str) -> bool:
+    async def _store(self, write: Awaitable[dict[str, Any]], now: float, failed: _Failure) -> bool:
         """Await a write of the lease: on success the stored lease is the one held from now
-        on; a refused write is logged as `failed` and changes nothing."""
+        on; a refused write is logged as `failed` says and changes nothing."""
         try:
             stored = await write
         except APIError as err:
-            log.info(failed, lease=self._key, error=str(err))
+            level, message = failed
+            if level is None:
+                log.error(message, lock=self._key, err=str(err))
+            else:
+                log_v(log, level, message, lock=self._key, err=str(err))
             return False
         self._renewed(stored, now)
         return True
@@ -308,7 +332,7 @@ class LeaderElector:
         self._deadline = self._clock.call_later(max(0.0, delay), self._deadline_passed)
         if not self._leading:
             self._leading = True
-            log.info("successfully acquired lease", lease=self._key, identity=self._identity)
+            log.info("Successfully acquired lease", lock=self._key, identity=self._identity)
             if self._metrics is not None:
                 self._metrics.leader_status(ELECTOR_NAME, True)
             self._on_started()
@@ -328,7 +352,7 @@ class LeaderElector:
             self._lose(f"not renewed within {self._renew_deadline:g}s")
 
     def _lose(self, reason: str) -> None:
-        log.error("leader election lost", lease=self._key, reason=reason)
+        log.info("Failed to renew lease", lock=self._key, err=reason)
         self._lost = True
         self._cancel_deadline()
         self._stop_leading()
