@@ -22,6 +22,7 @@ from scheduler.framework import CycleState
 from scheduler.framework import NodeTable
 from scheduler.framework import Pod
 from scheduler.framework import Status
+from scheduler.framework.errors import ConflictError
 from scheduler.testing import FakeClock
 from scheduler.testing import FakeHandle
 from scheduler.testing import build_table
@@ -361,3 +362,66 @@ def test_an_assumption_made_from_another_version_is_refused_in_upstreams_words()
     with pytest.raises(AssumeError) as missing:
         claims.assume(make_pvc("gone").dict())
     assert str(missing.value) == 'persistentvolumeclaims "default/gone" not found'
+
+
+class LaggingLister(SimLister):
+    """An informer that has not yet seen anything since it was made."""
+
+    def __init__(self, sim: SimCluster, resource: str) -> None:
+        super().__init__(sim, resource)
+        self._seen = [dict(o) for o in sim.objects(resource)]
+
+    def get(self, namespace: str, name: str) -> Mapping[str, Any] | None:
+        return next(
+            (
+                o
+                for o in self._seen
+                if o["metadata"]["name"] == name
+                and (o["metadata"].get("namespace") or "") == namespace
+            ),
+            None,
+        )
+
+    def list(self, namespace: str | None = None) -> Sequence[Mapping[str, Any]]:
+        return list(self._seen)
+
+
+async def test_a_volume_whose_claim_ref_was_written_stays_assumed_after_unreserve() -> None:
+    """The PV write went through and the claim's did not: until the informer shows the PV's
+    write, the PV stays taken (as upstream keeps it), so no other pod is sent to it."""
+    world = World(
+        [
+            LOCAL.dict(),
+            DYNAMIC.dict(),
+            make_pvc("first").storage_class("local").request("1Gi").dict(),
+            make_pvc("second").storage_class("local").request("1Gi").dict(),
+            make_pvc("data").storage_class("dynamic").request("1Gi").dict(),
+            make_pv("pv-b").storage_class("local").capacity("1Gi").zone("b").available().dict(),
+        ]
+    )
+    pod = pod_using("a", "first", "data")
+    state = world.schedule(pod, "n-b")
+    world.handle._listers["persistentvolumes"] = LaggingLister(world.sim, "persistentvolumes")  # type: ignore[assignment]
+    world.sim.fail_next(
+        "patch", "persistentvolumeclaims", ConflictError("the object has been modified")
+    )
+    status = await world.plugin.pre_bind(state, pod, "n-b")
+    assert status.code is Code.ERROR
+    assert world.pv("pv-b")["spec"]["claimRef"]["name"] == "first"
+    world.plugin.unreserve(state, pod, "n-b")
+    assert [s.message() for s in world.filter(pod_using("b", "second"))] == [
+        BIND_CONFLICT,
+        BIND_CONFLICT,
+    ]
+    # The claim's own assumption is gone, as upstream's.
+    assert world.plugin.binder.pvc_cache.get(("default", "data")) == world.pvc("data")
+
+
+async def test_a_cancelled_pre_bind_counts_as_a_bind_error() -> None:
+    """A preemption or a shutdown cancels the wait; upstream counts its context's error."""
+    world = static_world()
+    task = await world.pre_bind_started(pod_using("a", "first"), "n-b")
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert world.stage_errors("bind") == 1

@@ -19,6 +19,7 @@ from plugins.helpers.volumes import pv_node_affinity_matches
 from plugins.helpers.volumes import requested_storage
 from plugins.volume_binding.assume_cache import AssumeCache
 from plugins.volume_binding.assume_cache import AssumeError
+from plugins.volume_binding.assume_cache import ObjectKey
 from plugins.volume_binding.assume_cache import key_of
 from plugins.volume_binding.claims import PodVolumeClaims
 from plugins.volume_binding.claims import classify_claims
@@ -55,6 +56,9 @@ class PodVolumes:
 
     static_bindings: list[StaticBinding] = field(default_factory=list)
     provisions: list[RawObject] = field(default_factory=list)
+    # PVs whose claimRef PreBind wrote: their assumption outlives an Unreserve until the
+    # informer shows the write, as upstream's does (its binding then holds the newer PV).
+    written_pvs: set[ObjectKey] = field(default_factory=set)
 
 
 def bind_volume_to_claim(pv: RawObject, pvc: RawObject) -> tuple[RawObject, bool]:
@@ -209,6 +213,8 @@ class VolumeBinder:
 
     def revert(self, volumes: PodVolumes) -> None:
         for binding in volumes.static_bindings:
-            self.pv_cache.restore(key_of(binding.pv))
+            key = key_of(binding.pv)
+            if key not in volumes.written_pvs:
+                self.pv_cache.restore(key)
         for pvc in volumes.provisions:
             self.pvc_cache.restore(key_of(pvc))

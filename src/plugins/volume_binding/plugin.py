@@ -172,6 +172,11 @@ class VolumeBinding:
         except (APIError, BindingError) as exc:
             self._handle.plugin_metrics.volume_scheduling_stage_error(BIND)
             return Status.from_error(error_text(exc))
+        except BaseException:
+            # Cancelled (a preemption, or shutdown), or failed otherwise: upstream counts any
+            # error of BindPodVolumes, its context's included.
+            self._handle.plugin_metrics.volume_scheduling_stage_error(BIND)
+            raise
         return SUCCESS
 
     # ---- Signature --------------------------------------------------------------------

@@ -19,6 +19,7 @@ from plugins.helpers.volumes import name_of
 from plugins.helpers.volumes import namespace_of
 from plugins.helpers.volumes import pv_node_affinity_matches
 from plugins.helpers.volumes import resource_version
+from plugins.volume_binding.assume_cache import key_of
 from plugins.volume_binding.binder import PodVolumes
 from plugins.volume_binding.binder import VolumeBinder
 from scheduler.framework import Handle
@@ -92,6 +93,7 @@ async def write_bindings(
             if _pv_write_needed(handle.lister(PVS).get("", name), binding.pv):
                 await handle.api.patch_object(PVS, "", name, _pv_patch(binding.pv))
                 written[(PVS, "", name)] = resource_version(binding.pv)
+                volumes.written_pvs.add(key_of(binding.pv))
             done_bindings += 1
         for pvc in provisions:
             namespace, name = namespace_of(pvc) or DEFAULT_NAMESPACE, name_of(pvc)
