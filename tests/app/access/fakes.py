@@ -16,9 +16,10 @@ Answer = Callable[[Mapping[str, Any]], dict[str, Any]]
 
 class ReviewServer:
     """Answers `create(resource, body)` with `answer(spec)` as the review's status, and
-    records every body it was sent. `failures` answers that many calls with `failure_status`."""
+    records every body it was sent. `failures` answers that many calls with `failure_status`
+    (by default an InternalError, which reviews retry)."""
 
-    def __init__(self, answer: Answer, *, failures: int = 0, failure_status: int = 503) -> None:
+    def __init__(self, answer: Answer, *, failures: int = 0, failure_status: int = 500) -> None:
         self._answer = answer
         self.failures = failures
         self.failure_status = failure_status
@@ -28,7 +29,7 @@ class ReviewServer:
         self.calls.append((resource, dict(obj)))
         if self.failures > 0:
             self.failures -= 1
-            raise APIError(self.failure_status, "the server is currently unable to handle it")
+            raise APIError(self.failure_status, "etcdserver: request timed out")
         return {**obj, "status": self._answer(obj["spec"])}
 
 

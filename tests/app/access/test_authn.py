@@ -106,7 +106,7 @@ async def test_a_review_that_fails_is_retried_with_backoff_and_never_cached() ->
     server.failures = 5
     authenticator = TokenReviewAuthenticator(server, clock, cache_ttl=10.0)
 
-    with pytest.raises(AuthenticationFailedError, match="TokenReview: 503"):
+    with pytest.raises(AuthenticationFailedError, match="TokenReview: 500"):
         await authenticator.authenticate(request({"Authorization": "Bearer good"}))
     assert clock.sleeps == [0.5, 0.75, 1.125, 1.6875]
     assert len(server.calls) == 5

@@ -122,7 +122,7 @@ async def test_an_explicit_denial_wins_and_a_failed_review_is_an_error() -> None
     assert (verdict.decision, verdict.reason) == (Decision.DENY, "nope")
 
     failing = ReviewServer(readers_may_get_metrics, failures=5)
-    with pytest.raises(AuthorizationError, match="SubjectAccessReview: 503"):
+    with pytest.raises(AuthorizationError, match="SubjectAccessReview: 500"):
         await chain(failing, clock).authorize(Attributes(READER, "get", "/metrics"))
     # Failures are not cached: the next request is reviewed afresh.
     verdict = await chain(failing, clock).authorize(Attributes(READER, "get", "/metrics"))

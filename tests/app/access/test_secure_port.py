@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import ssl
 from collections.abc import AsyncIterator
 from collections.abc import Mapping
@@ -29,6 +30,13 @@ from tests.e2e.certs import CertificateAuthority
 from tests.e2e.certs import KeyPair
 
 
+@dataclass(frozen=True)
+class Reply:
+    status: int
+    text: str
+    headers: dict[str, str]
+
+
 @dataclass
 class Port:
     url: str
@@ -37,6 +45,21 @@ class Port:
     async def get(
         self, path: str, *, token: str = "", cert: KeyPair | None = None, tmp: Path | None = None
     ) -> tuple[int, Any]:
+        """The status and body, JSON bodies parsed."""
+        reply = await self.request("GET", path, token=token, cert=cert, tmp=tmp)
+        if reply.headers.get("Content-Type", "").startswith("application/json"):
+            return reply.status, json.loads(reply.text)
+        return reply.status, reply.text
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        token: str = "",
+        cert: KeyPair | None = None,
+        tmp: Path | None = None,
+    ) -> Reply:
         context = ssl.create_default_context(cadata=self.ca_pem.decode())
         if cert is not None and tmp is not None:
             cert.write(tmp / "c.crt", tmp / "c.key")
@@ -45,11 +68,9 @@ class Port:
         connector = aiohttp.TCPConnector(ssl=context)
         async with (
             aiohttp.ClientSession(connector=connector) as session,
-            session.get(self.url + path, headers=headers) as response,
+            session.request(method, self.url + path, headers=headers) as response,
         ):
-            if response.content_type == "application/json":
-                return response.status, await response.json()
-            return response.status, await response.text()
+            return Reply(response.status, await response.text(), dict(response.headers))
 
 
 async def serve(server: HealthServer) -> AsyncIterator[Port]:
@@ -91,7 +112,7 @@ async def without_reviews(client_ca: CertificateAuthority, tmp_path: Path) -> As
     assert access.clients == []
     server = HealthServer(
         SchedulerMetrics(),
-        liveness={},
+        healthz={},
         readiness={},
         configz=dict,
         guard=access.guard,
@@ -171,7 +192,7 @@ async def with_reviews() -> AsyncIterator[Port]:
             ]
         ),
     )
-    server = HealthServer(SchedulerMetrics(), liveness={}, readiness={}, configz=dict, guard=guard)
+    server = HealthServer(SchedulerMetrics(), healthz={}, readiness={}, configz=dict, guard=guard)
     async for port in serve(server):
         yield port
 
@@ -201,17 +222,55 @@ async def test_tokens_are_reviewed_then_authorized(with_reviews: Port) -> None:
     assert await with_reviews.get("/healthz") == (200, "ok")
 
 
-async def test_a_review_that_cannot_be_made_answers_500() -> None:
+async def test_a_review_that_cannot_be_made_answers_500_as_upstreams_internal_error() -> None:
     clock = SleeplessClock()
     failing = ReviewServer(lambda spec: {"allowed": True}, failures=5)
     guard = AccessGuard(
         RequestAuthenticator([]), RequestAuthorizer([SubjectAccessReviewAuthorizer(failing, clock)])
     )
-    server = HealthServer(SchedulerMetrics(), liveness={}, readiness={}, configz=dict, guard=guard)
+    server = HealthServer(SchedulerMetrics(), healthz={}, readiness={}, configz=dict, guard=guard)
     async for port in serve(server):
-        status, body = await port.get("/metrics")
-        assert (status, body["reason"], body["code"]) == (500, "InternalError", 500)
-        assert body["message"].startswith("Internal error occurred: SubjectAccessReview: 503")
+        reply = await port.request("GET", "/metrics?x=1&y=%3Ca%3E")
+    # The request URI as sent, Go-quoted, then HTML-escaped by responsewriters' sanitizer.
+    assert (reply.status, reply.text) == (
+        500,
+        'Internal Server Error: "/metrics?x=1&amp;y=%3Ca%3E": '
+        "SubjectAccessReview: 500: etcdserver: request timed out\n",
+    )
+    assert reply.headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert reply.headers["X-Content-Type-Options"] == "nosniff"
+    assert reply.headers["Cache-Control"] == "no-cache, private"
+
+
+async def test_refusals_are_written_as_upstreams_filters_write_them(with_reviews: Port) -> None:
+    unauthorized = await with_reviews.request("GET", "/metrics", token="not-a-token")
+    forbidden_ = await with_reviews.request("GET", "/metrics", token="other-token")
+
+    # Compact JSON ended by a newline, typed without a charset, never cached.
+    assert unauthorized.text == (
+        '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
+        '"message":"Unauthorized","reason":"Unauthorized","code":401}\n'
+    )
+    assert forbidden_.text == (
+        '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
+        '"message":"forbidden: User \\"other\\" cannot get path \\"/metrics\\"",'
+        '"reason":"Forbidden","details":{},"code":403}\n'
+    )
+    for reply in (unauthorized, forbidden_):
+        assert reply.headers["Content-Type"] == "application/json"
+        assert reply.headers["Cache-Control"] == "no-cache, private"
+    # responsewriters.Forbidden marks its answer nosniff; the 401 is written without.
+    assert forbidden_.headers["X-Content-Type-Options"] == "nosniff"
+    assert "X-Content-Type-Options" not in unauthorized.headers
+
+
+async def test_the_verb_is_the_lower_case_method_whatever_the_method(with_reviews: Port) -> None:
+    reply = await with_reviews.request("POST", "/metrics", token="reader-token")
+    assert reply.status == 200 and "scheduler_" in reply.text
+    refused = await with_reviews.request("PATCH", "/metrics", token="other-token")
+    assert json.loads(refused.text)["message"] == (
+        'forbidden: User "other" cannot patch path "/metrics"'
+    )
 
 
 async def test_each_caller_is_counted_as_upstream_counts_them(tmp_path: Path) -> None:
@@ -228,7 +287,7 @@ async def test_each_caller_is_counted_as_upstream_counts_them(tmp_path: Path) ->
         RequestAuthorizer([AlwaysAllowPaths(["/healthz"])]),
     )
     metrics = SchedulerMetrics()
-    server = HealthServer(metrics, liveness={}, readiness={}, configz=dict, guard=guard)
+    server = HealthServer(metrics, healthz={}, readiness={}, configz=dict, guard=guard)
     async for port in serve(server):
         await port.get("/healthz")  # anonymous, allowed
         await port.get("/metrics", token="admin-token")  # admin, no opinion

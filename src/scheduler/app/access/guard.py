@@ -1,8 +1,10 @@
 """The aiohttp middleware that authenticates and authorizes every request to the secure port.
 
-Refusals carry the API server's `Status` bodies: 401 `Unauthorized` for a credential that does
-not hold, 403 `forbidden: User "<name>" cannot <verb> path "<path>"` when no authorizer allows,
-500 when a review could not be made.
+Refusals are written as the API server's filters write them: 401 `Unauthorized` for a
+credential that does not hold and 403 `forbidden: User "<name>" cannot <verb> path "<path>"`
+when no authorizer allows, both as compact JSON `Status` objects (the 403 with `nosniff`, the
+401 without, as upstream); and, when a review could not be made, 500 with the plain-text line
+of responsewriters.InternalError: `Internal Server Error: "<request URI>": <error>`.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from scheduler.app.access.authz import Attributes
 from scheduler.app.access.authz import AuthorizationError
 from scheduler.app.access.authz import Decision
 from scheduler.app.access.authz import RequestAuthorizer
+from scheduler.app.go_text import go_quote
 from scheduler.framework.clock import Clock
 from scheduler.framework.clock import SystemClock
 from scheduler.observability import get_logger
@@ -64,19 +67,16 @@ class AccessGuard:
             verdict = await self._authorizer.authorize(attributes)
         except AuthorizationError as error:
             self._authorized("error", started)
-            return status_response(
-                500,
-                "InternalError",
-                f"Internal error occurred: {error}",
-                details={"causes": [{"message": str(error)}]},
-            )
+            _log.error("authorization failed", err=str(error))
+            return internal_error(request, error)
         self._authorized(_RESULTS[verdict.decision], started)
         if verdict.decision is Decision.ALLOW:
             return await handler(request)
         message = f'forbidden: User "{user.name}" cannot {attributes.verb} path "{request.path}"'
         if verdict.reason:
             message = f"{message}: {verdict.reason}"
-        return status_response(403, "Forbidden", message, details={})
+        # responsewriters.Forbidden marks it nosniff; the 401 is written without.
+        return status_response(403, "Forbidden", message, details={}, nosniff=True)
 
     def _authenticated(self, result: str, started: float, username: str = "") -> None:
         if self._metrics is not None:
@@ -109,9 +109,15 @@ def _peer_certificate(request: web.Request) -> x509.Certificate | None:
 
 
 def status_response(
-    code: int, reason: str, message: str, *, details: dict[str, Any] | None = None
+    code: int,
+    reason: str,
+    message: str,
+    *,
+    details: dict[str, Any] | None = None,
+    nosniff: bool = False,
 ) -> web.Response:
-    """A `metav1.Status` failure, as the API server's handlers write one."""
+    """A `metav1.Status` failure, as the API server's handlers write one: compact JSON ended by
+    a newline (Go's JSON encoder), typed `application/json` with no charset."""
     body: dict[str, Any] = {
         "kind": "Status",
         "apiVersion": "v1",
@@ -123,4 +129,23 @@ def status_response(
     if details is not None:
         body["details"] = details
     body["code"] = code
-    return web.Response(status=code, text=json.dumps(body), content_type="application/json")
+    headers = {"Content-Type": "application/json"}
+    if nosniff:
+        headers["X-Content-Type-Options"] = "nosniff"
+    encoded = json.dumps(body, separators=(",", ":")) + "\n"
+    return web.Response(status=code, body=encoded.encode(), headers=headers)
+
+
+# responsewriters' sanitizer: an error quoting the request must not read as HTML.
+_HTML_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+def internal_error(request: web.Request, error: Exception) -> web.Response:
+    """responsewriters.InternalError: one plain-text line through Go's http.Error, naming the
+    request URI as the client sent it (path and query, still percent-encoded)."""
+    line = f"Internal Server Error: {go_quote(request.raw_path)}: {error}".translate(_HTML_ESCAPES)
+    return web.Response(
+        status=500,
+        body=f"{line}\n".encode(),
+        headers={"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"},
+    )

@@ -4,16 +4,24 @@ The reviews are created through the cluster port (`create`), on a client of thei
 its own credentials (`--authentication-kubeconfig` / `--authorization-kubeconfig`), a 10 s
 request timeout and a large rate budget, as kube-scheduler's delegated clients have.
 
-A review that gets no answer, or a 429 or 5xx, is retried up to five attempts in all, waiting
-0.5 s and then 1.5 times longer each time (upstream adds 20 % jitter; we do not, so that tests
-stay deterministic).
+A review is retried where client-go's webhook.DefaultShouldRetry retries it: the connection
+was reset or dropped after the request went out (HTTP/2's "client connection lost"; our HTTP/1.1
+transport sees the server disconnect or the answer cut short), or the server answered 500
+(InternalError), 504 (Timeout), 429 (TooManyRequests) or anything with a Retry-After. A refused
+connection, a timeout on our side, other answers (a 503 without Retry-After, say) fail at once.
+Up to five attempts in all, waiting 0.5 s and then 1.5 times longer each time, whatever the
+Retry-After says (upstream adds 20 % jitter; we do not, so that tests stay deterministic).
 """
 
 from __future__ import annotations
 
+import errno
+from collections.abc import Iterator
 from collections.abc import Mapping
 from typing import Any
 from typing import Protocol
+
+import aiohttp
 
 from scheduler.cluster.resource_kinds import ResourceKind
 from scheduler.framework.clock import Clock
@@ -37,8 +45,41 @@ class ReviewAPI(Protocol):
     async def create(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]: ...
 
 
-def _retryable(error: APIError) -> bool:
-    return error.status in {0, 429} or error.status >= 500
+# APIError's status when no answer came at all.
+_NO_ANSWER = 0
+# What the server said that asks for another attempt: InternalError, TooManyRequests, Timeout.
+_RETRIED_STATUSES = frozenset({500, 429, 504})
+# The HTTP/1.1 counterparts of HTTP/2's lost connection: the server closed it without
+# answering, or in the middle of the answer.
+_CONNECTION_LOST = (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError)
+
+
+def should_retry(error: APIError) -> bool:
+    """Whether webhook.DefaultShouldRetry would try the review again."""
+    if error.status == _NO_ANSWER:
+        return any(_connection_broke(cause) for cause in _causes(error))
+    if error.status in _RETRIED_STATUSES:
+        return True
+    # SuggestsClientDelay: a Retry-After of whole seconds, at least one.
+    return error.retry_after is not None and error.retry_after >= 1
+
+
+def _connection_broke(cause: BaseException) -> bool:
+    if isinstance(cause, _CONNECTION_LOST):
+        return True
+    # aiohttp re-raises a reset as its own OSError, keeping the errno (utilnet.IsConnectionReset
+    # looks for ECONNRESET the same way).
+    return isinstance(cause, OSError) and cause.errno == errno.ECONNRESET
+
+
+def _causes(error: BaseException) -> Iterator[BaseException]:
+    """The transport failures behind `error` (the client raises APIError from them)."""
+    seen: set[int] = set()
+    cause: BaseException | None = error.__cause__ or error.__context__
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        yield cause
+        cause = cause.__cause__ or cause.__context__
 
 
 async def create_review(
@@ -51,7 +92,7 @@ async def create_review(
         try:
             answer = await api.create(kind.resource, body)
         except APIError as error:
-            if attempt == RETRY_ATTEMPTS or not _retryable(error):
+            if attempt == RETRY_ATTEMPTS or not should_retry(error):
                 raise
             await clock.sleep(delay)
             delay *= RETRY_FACTOR
