@@ -3,62 +3,18 @@ when it takes over, so its cache holds what the previous leader bound."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from scheduler.cluster.port import ObjectList
 from scheduler.cluster.sim import SimCluster
-from scheduler.framework.clock import SystemClock
 from scheduler.framework.errors import APIError
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
+from tests.app.daemon_on_sim import RecordingCluster
+from tests.app.daemon_on_sim import bound
+from tests.app.daemon_on_sim import cluster_with_a_pending_pod
 from tests.app.daemon_on_sim import scheduling_daemon
 from tests.app.daemon_on_sim import until
 
 LEASE_NAMESPACE = "kube-system"
-
-
-class RecordingCluster(SimCluster):
-    """The in-memory cluster, noting its pod lists and Lease writes in the order they came."""
-
-    def __init__(self) -> None:
-        super().__init__(clock=SystemClock())
-        self.calls: list[str] = []
-
-    async def list(
-        self, resource: str, *, namespace: str | None = None, field_selector: str | None = None
-    ) -> ObjectList:
-        if resource == "pods":
-            self.calls.append("list pods")
-        return await super().list(resource, namespace=namespace, field_selector=field_selector)
-
-    async def create(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
-        if resource == "leases":
-            self.calls.append("take lease")
-        return await super().create(resource, obj)
-
-    async def update(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
-        if resource == "leases" and self._takes_over(obj):
-            self.calls.append("take lease")
-        return await super().update(resource, obj)
-
-    def _takes_over(self, lease: Mapping[str, Any]) -> bool:
-        name = lease["metadata"]["name"]
-        current = next(o for o in self.objects("leases") if o["metadata"]["name"] == name)
-        holder = lease["spec"].get("holderIdentity")
-        return bool(holder) and current["spec"].get("holderIdentity") != holder
-
-
-def cluster_with_a_pending_pod() -> RecordingCluster:
-    cluster = RecordingCluster()
-    cluster.load([make_node("n1").dict(), make_pod("p", "ns").scheduler("production").dict()])
-    return cluster
-
-
-def bound(cluster: SimCluster, pod: str) -> bool:
-    return any(
-        p["metadata"]["name"] == pod and p["spec"].get("nodeName") for p in cluster.objects("pods")
-    )
 
 
 async def test_a_replica_that_leads_from_the_start_lists_the_pods_once() -> None:

@@ -20,7 +20,7 @@ from tests.app.test_http_server import trusting
 
 async def _serve(profiling: bool) -> tuple[HealthServer, str, aiohttp.ClientSession]:
     server = HealthServer(
-        SchedulerMetrics(), liveness={}, readiness={}, configz=dict, profiling=profiling
+        SchedulerMetrics(), healthz={}, readiness={}, configz=dict, profiling=profiling
     )
     port = await server.start("127.0.0.1", 0)
     assert server.self_signed_ca_pem is not None
@@ -152,6 +152,22 @@ async def test_without_profiling_there_are_no_debugging_paths() -> None:
             ("GET", "/debug/pprof/goroutine"),
         ]:
             async with client.request(method, base + path, data="3") as answer:
-                assert answer.status in (404, 405), (method, path)
+                assert answer.status == 404, (method, path)
     await server.stop()
     assert verbosity() == 0
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [
+        ("POST", "/debug/pprof/", 200),
+        ("HEAD", "/debug/pprof/", 200),
+        ("DELETE", "/debug/flags", 200),
+        ("POST", "/debug/pprof/goroutine?debug=1", 200),
+        ("POST", "/debug/pprof/heap", 404),
+    ],
+)
+async def test_the_debug_paths_answer_any_method_as_gos_handlers(
+    port: tuple[str, aiohttp.ClientSession], method: str, path: str, status: int
+) -> None:
+    assert (await _call(port, method, path))[0] == status

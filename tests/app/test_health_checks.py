@@ -71,6 +71,26 @@ CHECKS: dict[str, HealthCheck] = {"a": lambda: True, "b": lambda: "down", "c": l
             ),
             id="unknown-exclusion-warns",
         ),
+        pytest.param(
+            {"a": CHECKS["a"]},
+            False,
+            ("zz", "m", 'q"t', "zz", "aa"),
+            Answer(200, "ok"),
+            id="unknown-exclusions-do-not-fail",
+        ),
+        pytest.param(
+            {"a": CHECKS["a"]},
+            True,
+            ("zz", "m", 'q"t', "zz", "aa"),
+            Answer(
+                200,
+                "[+]a ok\n"
+                "warn: some health checks cannot be excluded: no matches for "
+                '"aa","m","q\\"t","zz"\n'
+                "healthz check passed\n",
+            ),
+            id="unknown-exclusions-sorted-once-go-quoted",
+        ),
     ],
 )
 def test_endpoint_answer(
@@ -80,25 +100,27 @@ def test_endpoint_answer(
 
 
 def test_a_single_check_shows_its_reason() -> None:
-    assert check_answer(CHECKS["a"]) == Answer(200, "ok")
+    # Upstream writes the "ok" bare (no nosniff) and the failure through http.Error.
+    assert check_answer(CHECKS["a"]) == Answer(200, "ok", nosniff=False)
     assert check_answer(CHECKS["b"]) == Answer(500, "internal server error: down\n")
 
 
-def test_scheduler_checks_in_upstream_order() -> None:
-    liveness, readiness = scheduler_checks(
-        handlers_synced=lambda: True, shutting_down=lambda: False, leader_election=lambda: True
+def test_healthz_runs_the_watchdog_alone_or_ping_as_upstream() -> None:
+    def watchdog() -> bool:
+        return True
+
+    healthz, readiness = scheduler_checks(
+        handlers_synced=lambda: True, shutting_down=lambda: False, leader_election=watchdog
     )
-    assert list(liveness) == ["ping", "leaderElection"]
+    assert healthz == {"leaderElection": watchdog}
     assert list(readiness) == ["leaderElection", "shutdown", "sched-handler-sync"]
-    liveness, readiness = scheduler_checks(
-        handlers_synced=lambda: True, shutting_down=lambda: False
-    )
-    assert list(liveness) == ["ping"]
+    healthz, readiness = scheduler_checks(handlers_synced=lambda: True, shutting_down=lambda: False)
+    assert list(healthz) == ["ping"]
     assert list(readiness) == ["shutdown", "sched-handler-sync"]
 
 
 @pytest.mark.parametrize(
-    ("flag", "outcome"), [(False, "waiting for handlers to sync"), (True, True)]
+    ("flag", "outcome"), [(False, "handlers are not fully synchronized"), (True, True)]
 )
 def test_handler_sync_check(flag: bool, outcome: bool | str) -> None:
     assert handler_sync_check(lambda: flag)() == outcome

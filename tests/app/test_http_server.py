@@ -20,6 +20,7 @@ from scheduler.app.http_server import HealthServer
 from scheduler.app.serving_cert import generate_self_signed
 from scheduler.observability import SchedulerMetrics
 
+NOT_FOUND = "404 page not found\n"
 CONFIG: dict[str, Any] = {
     "apiVersion": "kubescheduler.config.k8s.io/v1",
     "kind": "KubeSchedulerConfiguration",
@@ -34,7 +35,8 @@ class Flags:
     shutting_down: bool = False
     leader_ok: bool | str = True
     configz_calls: list[int] = field(default_factory=list)
-    resource_metrics: bytes = b""
+    # None: a replica that does not lead.
+    resource_metrics: bytes | None = None
 
 
 @dataclass
@@ -46,7 +48,10 @@ class Running:
     metrics: SchedulerMetrics
 
     async def get(self, path: str) -> tuple[int, str, dict[str, str]]:
-        async with self.client.get(self.base + path) as response:
+        return await self.call("GET", path)
+
+    async def call(self, method: str, path: str) -> tuple[int, str, dict[str, str]]:
+        async with self.client.request(method, self.base + path) as response:
             return response.status, await response.text(), dict(response.headers)
 
 
@@ -58,7 +63,7 @@ def trusting(ca_pem: bytes) -> ssl.SSLContext:
 async def running() -> AsyncIterator[Running]:
     flags = Flags()
     metrics = SchedulerMetrics()
-    liveness, readiness = scheduler_checks(
+    healthz, readiness = scheduler_checks(
         handlers_synced=lambda: flags.synced,
         shutting_down=lambda: flags.shutting_down,
         leader_election=lambda: flags.leader_ok,
@@ -70,7 +75,7 @@ async def running() -> AsyncIterator[Running]:
 
     server = HealthServer(
         metrics,
-        liveness=liveness,
+        healthz=healthz,
         readiness=readiness,
         configz=configz,
         resource_metrics=lambda: flags.resource_metrics,
@@ -94,6 +99,17 @@ async def running() -> AsyncIterator[Running]:
         pytest.param("/healthz/leaderElection", 200, "ok", id="healthz-one-check"),
         pytest.param("/readyz/shutdown", 200, "ok", id="readyz-one-check"),
         pytest.param(
+            "/healthz?verbose",
+            200,
+            "[+]leaderElection ok\nhealthz check passed\n",
+            id="healthz-runs-the-watchdog-alone",
+        ),
+        pytest.param(
+            "/livez?verbose", 200, "[+]ping ok\nlivez check passed\n", id="livez-pings-only"
+        ),
+        pytest.param("/livez/leaderElection", 404, NOT_FOUND, id="no-watchdog-in-livez"),
+        pytest.param("/healthz/ping", 404, NOT_FOUND, id="no-ping-in-healthz"),
+        pytest.param(
             "/readyz",
             500,
             "[+]leaderElection ok\n[+]shutdown ok\n"
@@ -103,17 +119,11 @@ async def running() -> AsyncIterator[Running]:
         pytest.param(
             "/readyz/sched-handler-sync",
             500,
-            "internal server error: waiting for handlers to sync\n",
+            "internal server error: handlers are not fully synchronized\n",
             id="sync-check-shows-its-reason",
         ),
-        pytest.param("/readyz/nope", 404, "404 page not found\n", id="unknown-check"),
-        pytest.param("/readyz/ping", 404, "404 page not found\n", id="no-ping-in-readyz"),
-        pytest.param(
-            "/livez?verbose",
-            200,
-            "[+]ping ok\n[+]leaderElection ok\nlivez check passed\n",
-            id="verbose",
-        ),
+        pytest.param("/readyz/nope", 404, NOT_FOUND, id="unknown-check"),
+        pytest.param("/readyz/ping", 404, NOT_FOUND, id="no-ping-in-readyz"),
         pytest.param(
             "/readyz?exclude=sched-handler-sync&verbose=1",
             200,
@@ -121,14 +131,24 @@ async def running() -> AsyncIterator[Running]:
             "readyz check passed\n",
             id="excluded-failing-check",
         ),
+        pytest.param(
+            "/healthz?verbose&exclude=zz&exclude=aa&exclude=ping",
+            200,
+            "[+]leaderElection ok\n"
+            'warn: some health checks cannot be excluded: no matches for "aa","ping","zz"\n'
+            "healthz check passed\n",
+            id="unmatched-exclusions-sorted",
+        ),
     ],
 )
 async def test_health_endpoints(running: Running, path: str, status: int, body: str) -> None:
     got_status, got_body, headers = await running.get(path)
     assert (got_status, got_body) == (status, body)
-    if status != 404:
-        assert headers["Content-Type"] == "text/plain; charset=utf-8"
-        assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Content-Type"] == "text/plain; charset=utf-8"
+    # Upstream writes a single check's "ok" bare; everything else here is nosniff.
+    bare = "/" in path[1:] and status == 200
+    assert headers.get("X-Content-Type-Options") == (None if bare else "nosniff")
+    assert headers["Cache-Control"] == "no-cache, private"
 
 
 async def test_readiness_follows_the_handler_sync_and_shutdown(running: Running) -> None:
@@ -147,19 +167,23 @@ async def test_readiness_follows_the_handler_sync_and_shutdown(running: Running)
     )
     # Liveness does not care about either.
     assert (await running.get("/livez"))[:2] == (200, "ok")
+    assert (await running.get("/healthz"))[:2] == (200, "ok")
 
 
-async def test_a_failing_leader_election_watchdog_fails_liveness(running: Running) -> None:
+async def test_a_failing_leader_election_watchdog_fails_healthz_not_livez(
+    running: Running,
+) -> None:
     running.flags.leader_ok = "failed election to renew leadership on lease kube-scheduler"
-    for path in ("/healthz", "/livez"):
-        status, body, _ = await running.get(path)
-        assert status == 500
-        assert body.endswith(
-            "[-]leaderElection failed: reason withheld\n" + path[1:] + " check failed\n"
-        )
-    assert (await running.get("/livez/leaderElection"))[1] == (
-        "internal server error: failed election to renew leadership on lease kube-scheduler\n"
+    status, body, _ = await running.get("/healthz")
+    assert (status, body) == (
+        500,
+        "[-]leaderElection failed: reason withheld\nhealthz check failed\n",
     )
+    assert (await running.get("/healthz/leaderElection"))[:2] == (
+        500,
+        "internal server error: failed election to renew leadership on lease kube-scheduler\n",
+    )
+    assert (await running.get("/livez"))[:2] == (200, "ok")
 
 
 async def test_metrics_are_prometheus_text(running: Running) -> None:
@@ -183,6 +207,7 @@ async def test_resource_metrics_are_served_when_rendered_and_empty_otherwise(
     # A replica that does not lead renders nothing: 200 with an empty body, as upstream.
     status, body, _ = await running.get("/metrics/resources")
     assert (status, body) == (200, "")
+    assert (await running.call("DELETE", "/metrics/resources"))[:2] == (200, "")
     sample = 'kube_pod_resource_request{namespace="a",pod="p",resource="cpu"} 0.5\n'
     running.flags.resource_metrics = sample.encode()
     status, body, headers = await running.get("/metrics/resources")
@@ -206,10 +231,13 @@ async def test_health_check_outcomes_are_served_as_slis(running: Running) -> Non
 
 async def test_delete_resets_the_metrics_as_upstreams_handler_does(running: Running) -> None:
     running.metrics.schedule_attempt("scheduled", "default-scheduler", 0.01)
+    running.flags.resource_metrics = b""  # leading, no pods
     await running.get("/readyz")
-    for path in ("/metrics", "/metrics/slis"):
-        async with running.client.delete(running.base + path) as answer:
-            assert (answer.status, await answer.text()) == (200, "metrics reset\n")
+    for path in ("/metrics", "/metrics/slis", "/metrics/resources"):
+        status, body, headers = await running.call("DELETE", path)
+        assert (status, body) == (200, "metrics reset\n")
+        assert headers["Content-Type"] == "text/plain; charset=utf-8"
+        assert "X-Content-Type-Options" not in headers  # written bare, as Go's handler does
     _, body, _ = await running.get("/metrics")
     assert "scheduler_schedule_attempts_total{" not in body
     _, slis, _ = await running.get("/metrics/slis")
@@ -223,6 +251,48 @@ async def test_configz_is_the_effective_config_under_componentconfig(running: Ru
     assert json.loads(body) == {"componentconfig": CONFIG}
     await running.get("/configz")
     assert len(running.flags.configz_calls) == 2  # read on each request, never cached
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "OPTIONS"])
+@pytest.mark.parametrize(
+    "path", ["/healthz", "/livez", "/readyz/shutdown", "/configz", "/metrics", "/metrics/slis"]
+)
+async def test_any_method_is_served_as_upstreams_mux_serves_it(
+    running: Running, method: str, path: str
+) -> None:
+    running.flags.synced = True
+    status, body, headers = await running.call(method, path)
+    assert status == 200
+    if path.startswith("/metrics"):
+        # Read, not reset: only DELETE resets.
+        assert headers["Content-Type"] == SchedulerMetrics.CONTENT_TYPE
+    else:
+        assert body == (await running.get(path))[1]
+
+
+async def test_head_answers_the_headers_of_get(running: Running) -> None:
+    status, body, headers = await running.call("HEAD", "/healthz")
+    assert (status, body, headers["Content-Type"]) == (200, "", "text/plain; charset=utf-8")
+    assert headers["Content-Length"] == "2"
+
+
+@pytest.mark.parametrize(
+    "path", ["/nope", "/healthz/", "/healthz/leaderElection/x", "/metrics/nope", "/debug/pprof/"]
+)
+@pytest.mark.parametrize("method", ["GET", "POST"])
+async def test_unknown_paths_answer_as_gos_not_found_handler(
+    running: Running, path: str, method: str
+) -> None:
+    status, body, headers = await running.call(method, path)
+    assert (status, body) == (404, NOT_FOUND)
+    assert headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Cache-Control"] == "no-cache, private"
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/metrics", "/metrics/slis", "/configz"])
+async def test_no_answer_may_be_cached(running: Running, path: str) -> None:
+    assert (await running.get(path))[2]["Cache-Control"] == "no-cache, private"
 
 
 async def test_plain_http_is_not_served(running: Running) -> None:
@@ -246,7 +316,7 @@ async def test_serves_given_certificate_files_and_stops(tmp_path: Path) -> None:
     key_file.write_bytes(pair.key_pem)
     server = HealthServer(
         SchedulerMetrics(),
-        liveness={},
+        healthz={},
         readiness={},
         configz=dict,
         tls_cert_file=str(cert_file),
@@ -274,5 +344,5 @@ async def test_serves_given_certificate_files_and_stops(tmp_path: Path) -> None:
 def test_certificate_files_come_in_pairs() -> None:
     with pytest.raises(ValueError, match="together"):
         HealthServer(
-            SchedulerMetrics(), liveness={}, readiness={}, configz=dict, tls_cert_file="x.crt"
+            SchedulerMetrics(), healthz={}, readiness={}, configz=dict, tls_cert_file="x.crt"
         )

@@ -14,6 +14,7 @@ from scheduler.app.daemon import Daemon
 from scheduler.app.flag_values import flag_values
 from scheduler.app.run_options import RunOptions
 from scheduler.app.run_options import apply_flags
+from scheduler.app.run_options import check_secure_port
 from scheduler.app.tls_options import TLSOptions
 from scheduler.cluster.sim import SimCluster
 from scheduler.config import KubeSchedulerConfiguration
@@ -305,3 +306,21 @@ def test_every_known_gate_is_reported_with_its_stage_and_state() -> None:
     ]
     # kube-scheduler v1.36.3 reports 241 gates: 49 alpha, 100 beta, 76 GA, 16 deprecated.
     assert len(series) == 241
+
+
+@pytest.mark.parametrize("port", [0, 1, 10259, 65535])
+def test_the_secure_port_may_be_any_tcp_port_or_0_for_off(port: int) -> None:
+    check_secure_port(port)
+
+
+@pytest.mark.parametrize("port", [-1, 65536])
+def test_a_secure_port_out_of_range_is_refused_in_upstreams_words(port: int) -> None:
+    config, _ = load_config_dict(
+        config_with_profile("default-scheduler"), PluginRegistry.discover()
+    )
+    with pytest.raises(ConfigError) as refused:
+        apply_flags(config, RunOptions(secure_port=port))
+    assert str(refused.value) == (
+        f"--secure-port {port} must be between 0 and 65535, inclusive. "
+        "0 for turning off secure port"
+    )

@@ -31,9 +31,11 @@ class Server:
     def __init__(self, clock: FakeClock, client: aiohttp.ClientSession, base: str) -> None:
         self.clock, self.client, self.base = clock, client, base
 
-    async def get(self, path: str, accept: str | None = None) -> tuple[int, str, str]:
+    async def get(
+        self, path: str, accept: str | None = None, *, method: str = "GET"
+    ) -> tuple[int, str, str]:
         headers = {"Accept": accept} if accept is not None else {}
-        async with self.client.get(self.base + path, headers=headers) as answer:
+        async with self.client.request(method, self.base + path, headers=headers) as answer:
             return answer.status, await answer.text(), answer.headers.get("Content-Type", "")
 
 
@@ -43,7 +45,7 @@ async def _serve(flags: Mapping[str, str] | None, statusz: bool) -> tuple[Health
         clock, binary_version="0.4.0", emulation_version="1.36", flags=flags, statusz=statusz
     )
     server = HealthServer(
-        SchedulerMetrics(), liveness={}, readiness={}, configz=dict, clock=clock, zpages=pages
+        SchedulerMetrics(), healthz={}, readiness={}, configz=dict, clock=clock, zpages=pages
     )
     port = await server.start("127.0.0.1", 0)
     assert server.self_signed_ca_pem is not None
@@ -166,3 +168,13 @@ async def test_the_gates_turn_each_page_off() -> None:
     assert status == 200
     # A page that is off is not listed.
     assert _fields(text)["Paths"] == "/configz /healthz /livez /metrics /readyz"
+
+
+@pytest.mark.parametrize("method", ["POST", "DELETE"])
+@pytest.mark.parametrize("path", ["/statusz", "/flagz"])
+async def test_the_pages_answer_any_method_as_upstreams(
+    served: Server, path: str, method: str
+) -> None:
+    status, text, content_type = await served.get(path, method=method)
+    assert (status, content_type) == (200, "text/plain; charset=utf-8")
+    assert "statusz" in text or "flagz" in text

@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import ssl
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from scheduler.cluster.sim import SimCluster
 from scheduler.framework.clock import SystemClock
 from tests.app.daemon_on_sim import scheduling_daemon
+from tests.app.daemon_on_sim import secure_get
 from tests.app.daemon_on_sim import until
 from tests.deploy.manifests import DEPLOY_DIR
 from tests.deploy.promql_names import metric_names
@@ -75,15 +74,9 @@ async def _scrape_daemon() -> str:
     await daemon.start()
     try:
         await until(daemon._informers_synced)
-        tls = ssl.create_default_context()
-        tls.check_hostname = False
-        tls.verify_mode = ssl.CERT_NONE
-        async with (
-            aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=tls)) as session,
-            session.get(f"https://127.0.0.1:{daemon.port}/metrics") as response,
-        ):
-            assert response.status == 200
-            return await response.text()
+        status, text = await secure_get(daemon.port, "/metrics")
+        assert status == 200
+        return text
     finally:
         await daemon.shutdown()
 

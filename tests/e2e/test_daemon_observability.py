@@ -154,7 +154,7 @@ def test_readyz_fails_until_the_informers_have_synced(
     assert "[+]shutdown ok" in unsynced.body
     assert (unsynced_check.status, unsynced_check.body) == (
         500,
-        "internal server error: waiting for handlers to sync\n",
+        "internal server error: handlers are not fully synchronized\n",
     )
     assert (alive.status, alive.body) == (200, "ok")
     assert ready.status == 200

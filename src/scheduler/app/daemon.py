@@ -1,6 +1,9 @@
 """The daemon: informers, the health/metrics port, leader election and the scheduling loop.
 
-Informers and the HTTPS port run on every replica. Only the Lease holder pops and binds, and
+Informers and the HTTPS port run on every replica. The port comes first, as in kube-scheduler's
+Run: health, metrics and configz answer while the informers list and the Lease is sought (a
+replica whose API server is slow still passes its liveness probe); `--secure-port=0` turns it
+off. Only the Lease holder pops and binds, and
 only once its pod informer has listed since it took the Lease, so its cache holds every Binding
 the API server had accepted from the previous holder. A replica makes its first attempt at the
 Lease before its informers list: one that takes it then (the usual start of a lone or first
@@ -28,10 +31,8 @@ from scheduler.app.access.delegation import SecurePortAccess
 from scheduler.app.configz import ConfigDocument
 from scheduler.app.feature_gates import FOLLOWED_RELEASE
 from scheduler.app.feature_gates import feature_states
-from scheduler.app.health_checks import SCHEDULER_FAILED
 from scheduler.app.health_checks import leader_election_check
 from scheduler.app.health_checks import scheduler_checks
-from scheduler.app.health_checks import scheduler_failed_check
 from scheduler.app.http_server import HealthServer
 from scheduler.app.run_options import RunOptions
 from scheduler.app.startup_gc import HOLD_LIMIT_S
@@ -131,22 +132,30 @@ class Daemon:
         )
         if options.plugin_result_annotation:
             self.scheduler.result_annotations = ResultAnnotations(client, self.scheduler.dispatcher)
-        liveness, readiness = scheduler_checks(
+        # A failure of the machinery ends the process (exit 255), as klog.Fatal would.
+        self.scheduler.on_fatal(lambda _exc: self._stopping.set())
+        # None with --secure-port=0: nothing is served, no certificate is made.
+        self.server = self._health_server(access) if options.secure_port != 0 else None
+        self._pod_resources = PodResourceMetrics(self._informer_pods)
+        self._access = access
+        self.port = 0
+
+    def _health_server(self, access: SecurePortAccess | None) -> HealthServer:
+        options, clock = self.options, self.clock
+        healthz, readiness = scheduler_checks(
             handlers_synced=self._informers_synced,
             shutting_down=lambda: self._shutting_down,
             leader_election=(
                 leader_election_check(self.elector, clock) if self.elector is not None else None
             ),
         )
-        liveness[SCHEDULER_FAILED] = scheduler_failed_check(lambda: self.scheduler.fatal_error)
-        self.scheduler.on_fatal(lambda _exc: self._stopping.set())
-        self.server = HealthServer(
+        return HealthServer(
             self.metrics,
-            liveness=liveness,
+            healthz=healthz,
             readiness=readiness,
             configz=self._configz.get,
             resource_metrics=self._resource_metrics,
-            profiling=config.enable_profiling,
+            profiling=self.config.enable_profiling,
             zpages=_zpages(options, clock),
             tls_cert_file=options.tls_cert_file,
             tls_private_key_file=options.tls_private_key_file,
@@ -158,14 +167,12 @@ class Daemon:
             reuse_address=options.secure_port_access.permit_address_sharing,
             reuse_port=options.secure_port_access.permit_port_sharing,
         )
-        self._pod_resources = PodResourceMetrics(self._informer_pods)
-        self._access = access
-        self.port = 0
 
-    def _resource_metrics(self) -> bytes:
+    def _resource_metrics(self) -> bytes | None:
         """`/metrics/resources`: the leader's view only, as kube-scheduler serves it (a standby's
-        informers hold the same pods, but two replicas reporting them would double the sums)."""
-        return self._pod_resources.render() if self.is_leader else b""
+        informers hold the same pods, but two replicas reporting them would double the sums);
+        None on a standby, which answers with nothing."""
+        return self._pod_resources.render() if self.is_leader else None
 
     def _informer_pods(self) -> Sequence[Mapping[str, Any]]:
         pods = self.scheduler.informers.get("pods")
@@ -235,7 +242,7 @@ class Daemon:
         self._stopping.set()
 
     async def start(self) -> None:
-        """Informers, the secure port, and (with leader election) the elector.
+        """The secure port, then the informers and (with leader election) the elector.
 
         A replica that did not take the Lease at once campaigns only once its informers have
         listed, as kube-scheduler does: one that cannot list (a resource its role does not
@@ -243,9 +250,8 @@ class Daemon:
         `delayCacheUntilActive` a standby holds no caches at all: it campaigns at once, and its
         informers start when it takes the Lease (kube-scheduler's trade of a slower takeover
         for the memory and watches of idle replicas)."""
+        await self._serve()
         if self._delay_caches:
-            self.port = await self.server.start(self.options.bind_address, self.options.secure_port)
-            _log.info("serving health and metrics", port=self.port)
             assert self.elector is not None
             self._campaigning = True
             self._elector_task = asyncio.create_task(self.elector.run(), name="leader-election")
@@ -255,13 +261,19 @@ class Daemon:
             acquired = await self.elector.acquire_at_once()
             self._campaigning = acquired
         await self._start_informers()
-        self.port = await self.server.start(self.options.bind_address, self.options.secure_port)
-        _log.info("serving health and metrics", port=self.port)
         if self.is_leader:
             self._start_scheduling()
         if self.elector is not None:
             campaign = self.elector.run() if acquired else self._campaign_when_synced()
             self._elector_task = asyncio.create_task(campaign, name="leader-election")
+
+    async def _serve(self) -> None:
+        """Listen on the secure port, before anything that waits for the API server."""
+        if self.server is None:
+            _log.info("secure port off (--secure-port=0): not serving health, metrics or configz")
+            return
+        self.port = await self.server.start(self.options.bind_address, self.options.secure_port)
+        _log.info("serving health and metrics", port=self.port)
 
     async def _start_informers(self) -> None:
         """The scheduler's informers (its caches); with `delayCacheUntilActive`, once leading,
@@ -331,7 +343,8 @@ class Daemon:
                 await asyncio.gather(helper, return_exceptions=True)
         # The Events queued since the drain (the Lease's "stopped leading") get a moment too.
         await self.scheduler.stop(event_deadline=LOST_LEADERSHIP_EVENT_FLUSH_S)
-        await self.server.stop()
+        if self.server is not None:
+            await self.server.stop()
         if self._access is not None:
             await self._access.close()
         for client in (self.client, *self._extra_clients):

@@ -47,14 +47,19 @@ _Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 def add_debug_routes(app: web.Application, profiler: CpuProfiler | None = None) -> None:
     """Install the debugging paths on `app`."""
     cpu = profiler if profiler is not None else CpuProfiler()
-    app.router.add_get("/debug/flags", _flags_index)
-    app.router.add_get("/debug/flags/", _flags_index)
-    app.router.add_route("*", "/debug/flags/v", _put_verbosity)
-    app.router.add_get("/debug/pprof", _redirect_to_index)
-    app.router.add_get("/debug/pprof/", _pprof_index)
-    app.router.add_get("/debug/pprof/profile", _cpu_profile_handler(cpu))
-    app.router.add_get("/debug/pprof/goroutine", _task_profile)
-    app.router.add_get("/debug/pprof/{name}", _unknown_profile)
+    # Like Go's handlers, these do not look at the method; only the verbosity setter does.
+    routes: list[tuple[str, _Handler]] = [
+        ("/debug/flags", _flags_index),
+        ("/debug/flags/", _flags_index),
+        ("/debug/flags/v", _put_verbosity),
+        ("/debug/pprof", _redirect_to_index),
+        ("/debug/pprof/", _pprof_index),
+        ("/debug/pprof/profile", _cpu_profile_handler(cpu)),
+        ("/debug/pprof/goroutine", _task_profile),
+        ("/debug/pprof/{name}", _unknown_profile),
+    ]
+    for path, handler in routes:
+        app.router.add_route("*", path, handler)
 
 
 async def _flags_index(_: web.Request) -> web.Response:

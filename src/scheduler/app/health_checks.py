@@ -1,4 +1,11 @@
-"""The scheduler's liveness and readiness checks, named and worded as kube-scheduler's."""
+"""The scheduler's health checks, named, worded and placed as kube-scheduler's.
+
+As kube-scheduler installs them: `/healthz` runs the leader-election watchdog alone when leader
+election is on, and the `ping` check when it is off; `/livez` runs `ping` only (the server
+installs it so); `/readyz` runs the watchdog (with leader election), `shutdown` and
+`sched-handler-sync`. A failure of the scheduler's own machinery has no check: the process
+shuts down and exits non-zero instead (see `Daemon.wait`).
+"""
 
 from __future__ import annotations
 
@@ -13,12 +20,11 @@ from scheduler.framework.clock import Clock
 HANDLER_SYNC = "sched-handler-sync"
 SHUTDOWN = "shutdown"
 LEADER_ELECTION = "leaderElection"
-SCHEDULER_FAILED = "scheduler-failed"
 
 
 def handler_sync_check(synced: Callable[[], bool]) -> HealthCheck:
     """Fails until the informers' event handlers have synced."""
-    return lambda: True if synced() else "waiting for handlers to sync"
+    return lambda: True if synced() else "handlers are not fully synchronized"
 
 
 def shutdown_check(shutting_down: Callable[[], bool]) -> HealthCheck:
@@ -33,28 +39,18 @@ def leader_election_check(elector: LeaderElector, clock: Clock) -> HealthCheck:
     return lambda: True if elector.healthy(clock.now()) else message
 
 
-def scheduler_failed_check(fatal_error: Callable[[], BaseException | None]) -> HealthCheck:
-    """Fails once the scheduler's own machinery has failed, so the process gets restarted."""
-
-    def check() -> bool | str:
-        error = fatal_error()
-        return True if error is None else f"scheduler failed: {type(error).__name__}: {error}"
-
-    return check
-
-
 def scheduler_checks(
     *,
     handlers_synced: Callable[[], bool],
     shutting_down: Callable[[], bool],
     leader_election: HealthCheck | None = None,
 ) -> tuple[dict[str, HealthCheck], dict[str, HealthCheck]]:
-    """(liveness, readiness) in kube-scheduler's order; `leader_election` when it is on."""
-    liveness = dict(PING)
+    """(`/healthz`, `/readyz`) checks in kube-scheduler's order; `leader_election` when it is
+    on. Upstream hands the watchdog to `/healthz` in place of `ping`, not beside it."""
+    healthz = {LEADER_ELECTION: leader_election} if leader_election is not None else dict(PING)
     readiness: dict[str, HealthCheck] = {}
     if leader_election is not None:
-        liveness[LEADER_ELECTION] = leader_election
         readiness[LEADER_ELECTION] = leader_election
     readiness[SHUTDOWN] = shutdown_check(shutting_down)
     readiness[HANDLER_SYNC] = handler_sync_check(handlers_synced)
-    return liveness, readiness
+    return healthz, readiness

@@ -3,8 +3,9 @@
 `/healthz` (and `/livez`, `/readyz`) runs every check. All passing: 200 "ok", or with `?verbose`
 one line per check (`[+]ping ok`) and "healthz check passed". Any failing: 500 with the lines
 always shown, a failure's reason withheld (`[-]shutdown failed: reason withheld`, the endpoint is
-public; the reason goes to the log) and "healthz check failed". `?exclude=<name>` skips a check.
-`/healthz/<name>` runs one check and does show the reason.
+public; the reason goes to the log) and "healthz check failed". `?exclude=<name>` skips a check;
+names that match none are listed, sorted, in a warning line. `/healthz/<name>` runs one check
+and does show the reason.
 
 A check is a function returning True when it passes; False, or a string giving the reason, when
 it fails. A check that raises fails with the exception as its reason.
@@ -17,6 +18,7 @@ from collections.abc import Collection
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from scheduler.app.go_text import go_quote
 from scheduler.observability import get_logger
 from scheduler.observability import log_v
 
@@ -32,8 +34,13 @@ log = get_logger("healthz")
 
 @dataclass(frozen=True, slots=True)
 class Answer:
+    """`nosniff`: whether the answer carries `X-Content-Type-Options: nosniff`. Upstream's
+    endpoint answers and failures do (set explicitly, or by Go's http.Error); a single check's
+    plain "ok" is written bare and does not."""
+
     status: int
     text: str
+    nosniff: bool = True
 
 
 def run_check(check: HealthCheck) -> str | None:
@@ -57,7 +64,8 @@ def endpoint_answer(
 ) -> Answer:
     """The answer of `/<endpoint>`, e.g. endpoint "readyz". `observe(endpoint, check, passed)`
     is told the outcome of each check run (the health SLIs)."""
-    unmatched = [name for name in dict.fromkeys(exclude) if name not in checks]
+    # Upstream collects them in a string set, which lists its members sorted.
+    unmatched = sorted({name for name in exclude if name not in checks})
     lines: list[str] = []
     failures: list[str] = []
     for name, check in checks.items():
@@ -73,7 +81,7 @@ def endpoint_answer(
             lines.append(f"[-]{name} failed: reason withheld")
             failures.append(f"[-]{name} failed: {reason}")
     if unmatched:
-        quoted = ",".join(f'"{name}"' for name in unmatched)
+        quoted = ",".join(go_quote(name) for name in unmatched)
         lines.append(f"warn: some health checks cannot be excluded: no matches for {quoted}")
     report = "".join(f"{line}\n" for line in lines)
     if failures:
@@ -88,5 +96,5 @@ def check_answer(check: HealthCheck) -> Answer:
     """The answer of `/<endpoint>/<name>`: one check, its reason shown."""
     reason = run_check(check)
     if reason is None:
-        return Answer(OK, "ok")
+        return Answer(OK, "ok", nosniff=False)
     return Answer(FAILED, f"internal server error: {reason}\n")

@@ -6,6 +6,10 @@ checks' outcomes) in Prometheus text format and `/configz` as `{"componentconfig
 kube-scheduler, it serves HTTPS only: with the given certificate files, or else a self-signed
 certificate generated at start-up (see `serving_cert`). Non-leader replicas serve it too.
 
+As upstream's mux and handlers, no path cares about the method (`DELETE` on the metrics paths
+resets them, any other method reads; only `/debug/flags/v` wants `PUT`), an unknown path gets
+Go's `404 page not found`, and every answer says `Cache-Control: no-cache, private`.
+
 With an `AccessGuard`, every request is authenticated and authorized first (see
 `scheduler.app.access`); the handshake then asks for a client certificate from the trusted CAs.
 Python's ssl module cannot request a certificate without verifying it, so a certificate from
@@ -22,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 
 from scheduler.app.access.guard import AccessGuard
 from scheduler.app.debug_endpoints import add_debug_routes
@@ -41,31 +46,38 @@ from scheduler.framework.clock import SystemClock
 from scheduler.observability import SchedulerMetrics
 from scheduler.observability.health_slis import HealthCheckSLIs
 
-_Handler = Callable[[web.Request], Awaitable[web.Response]]
-_TEXT_HEADERS = {"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}
+_Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+_PLAIN_TEXT = "text/plain; charset=utf-8"
+# What apiserver's WithCacheControl puts on an answer that does not say otherwise.
+_NO_CACHE = "no-cache, private"
+_ANY_METHOD = "*"
+_NOT_FOUND = Answer(404, "404 page not found\n")
+# The answer of a metrics handler's DELETE, bare as Go writes it (sniffed, not nosniff).
+_METRICS_RESET = Answer(200, "metrics reset\n", nosniff=False)
 
 
 class HealthServer:
     """Health, metrics and configz endpoints on one HTTPS port.
 
-    `liveness` serves `/healthz` and `/livez`, `readiness` `/readyz`; an empty set serves the
-    `ping` check. Checks run on every request, so they must be cheap and must not block.
+    `healthz` holds the checks of `/healthz`, `readiness` those of `/readyz`; an empty set
+    serves the `ping` check. `/livez` runs `ping` only, as kube-scheduler installs it. Checks
+    run on every request, so they must be cheap and must not block.
     `configz` returns the effective configuration as JSON-ready data; it is served wrapped
     in `{"componentconfig": ...}`, the name kube-scheduler registers it under.
     `resource_metrics` renders `/metrics/resources`; like kube-scheduler's, a replica that
-    does not lead answers it with an empty body, so it returns b"" there. `profiling`
-    (`enableProfiling`) adds the debugging paths of `debug_endpoints`, `zpages` `/statusz`
-    and `/flagz`.
+    does not lead answers it (whatever the method) with an empty body, so it returns None
+    there. `profiling` (`enableProfiling`) adds the debugging paths of `debug_endpoints`,
+    `zpages` `/statusz` and `/flagz`.
     """
 
     def __init__(
         self,
         metrics: SchedulerMetrics,
         *,
-        liveness: Mapping[str, HealthCheck],
+        healthz: Mapping[str, HealthCheck],
         readiness: Mapping[str, HealthCheck],
         configz: Callable[[], Mapping[str, Any]],
-        resource_metrics: Callable[[], bytes] = lambda: b"",
+        resource_metrics: Callable[[], bytes | None] = lambda: None,
         profiling: bool = False,
         zpages: ZPages | None = None,
         tls_cert_file: str | None = None,
@@ -82,8 +94,8 @@ class HealthServer:
             raise ValueError("tls_cert_file and tls_private_key_file must be given together")
         self._metrics = metrics
         self._endpoints: dict[str, Mapping[str, HealthCheck]] = {
-            "healthz": dict(liveness) or PING,
-            "livez": dict(liveness) or PING,
+            "healthz": dict(healthz) or PING,
+            "livez": PING,
             "readyz": dict(readiness) or PING,
         }
         self._configz = configz
@@ -166,20 +178,26 @@ class HealthServer:
         return server_context_from_pem(generated.cert_chain_pem, generated.key_pem)
 
     def _application(self) -> web.Application:
-        app = web.Application(middlewares=[self._guard.middleware] if self._guard else [])
+        # Outermost, so refusals by the guard and 404s get the header too.
+        middlewares: list[Middleware] = [_no_cache]
+        if self._guard is not None:
+            middlewares.append(self._guard.middleware)
+        app = web.Application(middlewares=middlewares)
         for endpoint in self._endpoints:
-            app.router.add_get(f"/{endpoint}", self._endpoint_handler(endpoint))
-            app.router.add_get(f"/{endpoint}/{{check}}", self._check_handler(endpoint))
-        app.router.add_get("/metrics", self._serve_metrics)
-        app.router.add_delete("/metrics", self._reset_metrics)
-        app.router.add_get("/metrics/resources", self._serve_resource_metrics)
-        app.router.add_get("/metrics/slis", self._serve_slis)
-        app.router.add_delete("/metrics/slis", self._reset_slis)
-        app.router.add_get("/configz", self._serve_configz)
+            app.router.add_route(_ANY_METHOD, f"/{endpoint}", self._endpoint_handler(endpoint))
+            app.router.add_route(
+                _ANY_METHOD, f"/{endpoint}/{{check}}", self._check_handler(endpoint)
+            )
+        app.router.add_route(_ANY_METHOD, "/metrics", self._metrics_handler)
+        app.router.add_route(_ANY_METHOD, "/metrics/resources", self._resource_metrics_handler)
+        app.router.add_route(_ANY_METHOD, "/metrics/slis", self._slis_handler)
+        app.router.add_route(_ANY_METHOD, "/configz", self._serve_configz)
         if self._profiling:
             add_debug_routes(app)
         if self._zpages is not None:
             self._zpages.add_routes(app)
+        # Last: aiohttp tries routes in the order they were added.
+        app.router.add_route(_ANY_METHOD, "/{path:.*}", _not_found)
         return app
 
     def _endpoint_handler(self, endpoint: str) -> _Handler:
@@ -199,41 +217,62 @@ class HealthServer:
         async def handle(request: web.Request) -> web.Response:
             check = self._endpoints[endpoint].get(request.match_info["check"])
             if check is None:
-                return _text(Answer(404, "404 page not found\n"))
+                return _text(_NOT_FOUND)
             return _text(check_answer(check))
 
         return handle
 
-    async def _serve_metrics(self, _: web.Request) -> web.Response:
-        return web.Response(
-            body=self._metrics.render(), headers={"Content-Type": SchedulerMetrics.CONTENT_TYPE}
-        )
-
-    async def _serve_resource_metrics(self, _: web.Request) -> web.Response:
-        body = self._resource_metrics()
-        if not body:
-            return web.Response()
-        return web.Response(body=body, headers={"Content-Type": SchedulerMetrics.CONTENT_TYPE})
-
-    async def _reset_metrics(self, _: web.Request) -> web.Response:
+    async def _metrics_handler(self, request: web.Request) -> web.Response:
         # kube-scheduler's /metrics answers DELETE so: load-testing tools (clusterloader2)
         # reset the scheduler's counters before a measurement.
-        self._metrics.reset()
-        return _text(Answer(200, "metrics reset\n"))
+        if request.method == "DELETE":
+            self._metrics.reset()
+            return _text(_METRICS_RESET)
+        return _prometheus(self._metrics.render())
 
-    async def _reset_slis(self, _: web.Request) -> web.Response:
-        self._slis.reset()
-        return _text(Answer(200, "metrics reset\n"))
+    async def _resource_metrics_handler(self, request: web.Request) -> web.Response:
+        body = self._resource_metrics()
+        if body is None:
+            return web.Response()
+        # Its series are computed from the informers at each scrape: nothing to reset.
+        if request.method == "DELETE":
+            return _text(_METRICS_RESET)
+        return _prometheus(body)
 
-    async def _serve_slis(self, _: web.Request) -> web.Response:
-        return web.Response(
-            body=self._slis.render(), headers={"Content-Type": SchedulerMetrics.CONTENT_TYPE}
-        )
+    async def _slis_handler(self, request: web.Request) -> web.Response:
+        if request.method == "DELETE":
+            self._slis.reset()
+            return _text(_METRICS_RESET)
+        return _prometheus(self._slis.render())
 
     async def _serve_configz(self, _: web.Request) -> web.Response:
         body = json.dumps({"componentconfig": self._configz()}, indent=None)
         return web.Response(text=body, content_type="application/json")
 
 
+@web.middleware
+async def _no_cache(request: web.Request, handler: _Handler) -> web.StreamResponse:
+    """apiserver's WithCacheControl: answers about this process must not be cached."""
+    try:
+        response = await handler(request)
+    except web.HTTPException as raised:  # a redirect, say: an answer too
+        raised.headers.setdefault("Cache-Control", _NO_CACHE)
+        raise
+    response.headers.setdefault("Cache-Control", _NO_CACHE)
+    return response
+
+
+async def _not_found(_: web.Request) -> web.Response:
+    """Go's http.NotFoundHandler, which the mux falls back to."""
+    return _text(_NOT_FOUND)
+
+
+def _prometheus(body: bytes) -> web.Response:
+    return web.Response(body=body, headers={"Content-Type": SchedulerMetrics.CONTENT_TYPE})
+
+
 def _text(answer: Answer) -> web.Response:
-    return web.Response(status=answer.status, text=answer.text, headers=_TEXT_HEADERS)
+    headers = {"Content-Type": _PLAIN_TEXT}
+    if answer.nosniff:
+        headers["X-Content-Type-Options"] = "nosniff"
+    return web.Response(status=answer.status, body=answer.text.encode(), headers=headers)

@@ -19,6 +19,7 @@ from scheduler.framework.errors import ConfigError
 DEFAULT_SECURE_PORT = 10259
 DEFAULT_BIND_ADDRESS = "0.0.0.0"
 DEFAULT_SHUTDOWN_TIMEOUT_S = 20.0
+MAX_PORT = 65535
 
 
 @dataclass(slots=True)
@@ -109,7 +110,14 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="schedulerName of the only profile (with or without --config)",
     )
-    parser.add_argument("--secure-port", type=int, default=DEFAULT_SECURE_PORT)
+    parser.add_argument(
+        "--secure-port",
+        type=int,
+        default=DEFAULT_SECURE_PORT,
+        metavar="PORT",
+        help="port of HTTPS with authentication and authorization (health, metrics, configz); "
+        "0 turns it off",
+    )
     parser.add_argument("--bind-address", default=DEFAULT_BIND_ADDRESS)
     parser.add_argument("--tls-cert-file", help="serving certificate (self-signed if absent)")
     parser.add_argument("--tls-private-key-file", help="key of --tls-cert-file")
@@ -143,6 +151,7 @@ def apply_flags(
     config: KubeSchedulerConfiguration, options: RunOptions
 ) -> KubeSchedulerConfiguration:
     """The `--leader-elect*` and connection flags override the file, as in kube-scheduler."""
+    check_secure_port(options.secure_port)
     election: dict[str, object] = {}
     if options.leader_elect is not None:
         election["leader_elect"] = options.leader_elect
@@ -173,3 +182,12 @@ def apply_flags(
             "greater than 1.2 x retryPeriod"
         )
     return updated
+
+
+def check_secure_port(port: int) -> None:
+    """kube-scheduler's rule (its secure port is optional): 0 turns it off, else a TCP port."""
+    if not 0 <= port <= MAX_PORT:
+        raise ConfigError(
+            f"--secure-port {port} must be between 0 and {MAX_PORT}, inclusive. "
+            "0 for turning off secure port"
+        )

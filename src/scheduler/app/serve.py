@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from collections.abc import Sequence
 
+from scheduler.app.access.delegation import SecurePortAccess
 from scheduler.app.access.delegation import build_access
 from scheduler.app.daemon import Daemon
 from scheduler.app.daemon import install_signal_handlers
@@ -15,6 +16,7 @@ from scheduler.cluster.kube import default_user_agent
 from scheduler.config import EffectiveProfile
 from scheduler.config import KubeSchedulerConfiguration
 from scheduler.core.scheduler import SchedulerSetup
+from scheduler.framework.clock import Clock
 from scheduler.framework.clock import SystemClock
 from scheduler.framework.spec import PluginSpec
 
@@ -28,9 +30,7 @@ async def serve(
 ) -> int:
     connection = config.client_connection
     clock = SystemClock()
-    access = await build_access(
-        options.secure_port_access, clock=clock, user_agent=default_user_agent()
-    )
+    access = await secure_port_access(options, clock)
     try:
         clients = await connect_daemon(
             kubeconfig=connection.kubeconfig or None,
@@ -41,7 +41,8 @@ async def serve(
             lease_request_timeout=config.leader_election.renew_deadline / 2,
         )
     except BaseException:
-        await access.close()
+        if access is not None:
+            await access.close()
         raise
     setup = SchedulerSetup(config, profiles, registry, clients.main, clock)
     daemon: Daemon
@@ -61,7 +62,8 @@ async def serve(
             events_client=clients.events,
             access=access,
         )
-    for api in (clients.main, clients.events, clients.leader_election, *access.clients):
+    review_clients = access.clients if access is not None else []
+    for api in (clients.main, clients.events, clients.leader_election, *review_clients):
         api.observe_requests(daemon.metrics.rest_client)
     install_signal_handlers(daemon)
     try:
@@ -70,3 +72,13 @@ async def serve(
         await daemon.shutdown()
         raise
     return await daemon.wait()
+
+
+async def secure_port_access(options: RunOptions, clock: Clock) -> SecurePortAccess | None:
+    """Who may call the secure port; None when it is off (`--secure-port=0`), which, as in
+    kube-scheduler, also leaves its flags unread and opens no review client."""
+    if options.secure_port == 0:
+        return None
+    return await build_access(
+        options.secure_port_access, clock=clock, user_agent=default_user_agent()
+    )

@@ -73,10 +73,11 @@ class ZPages:
         self._paths = sorted(listed)
 
     def add_routes(self, app: web.Application) -> None:
+        # Any method, as upstream's handlers (they never look at it).
         if self._statusz_on:
-            app.router.add_get("/statusz", self._statusz)
+            app.router.add_route("*", "/statusz", self._statusz)
         if self._flags is not None:
-            app.router.add_get("/flagz", self._flagz)
+            app.router.add_route("*", "/flagz", self._flagz)
 
     async def _statusz(self, request: web.Request) -> web.Response:
         form = _negotiate(request.headers.get("Accept"), "Statusz")
