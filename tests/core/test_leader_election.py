@@ -325,6 +325,34 @@ async def test_release_lets_another_candidate_take_over_at_once(
     assert lease_spec(sim)["holderIdentity"] == "b"
 
 
+async def test_release_reads_the_lease_first_so_a_renewal_whose_answer_was_lost_does_not_block_it(
+    sim: SimCluster, replica: Callable[[str], Candidate]
+) -> None:
+    """A renewal cancelled at shutdown after the server took it leaves the leader holding an
+    older version: the release still goes through, as client-go's (which reads first) does."""
+    a, b = replica("a"), replica("b")
+    assert await a.elector.try_acquire_or_renew()
+    [lease] = [dict(o) for o in sim.objects("leases")]
+    # The lost renewal: the same holder, a later renewTime, a newer version.
+    lease["spec"] = {**lease["spec"], "renewTime": "2030-01-01T00:00:00.000000Z"}
+    await sim.update("leases", lease)
+    await a.elector.release()
+    assert lease_spec(sim)["holderIdentity"] == ""
+    assert await b.elector.try_acquire_or_renew()
+
+
+async def test_release_leaves_alone_a_lease_another_replica_took_meanwhile(
+    sim: SimCluster, replica: Callable[[str], Candidate]
+) -> None:
+    a = replica("a")
+    assert await a.elector.try_acquire_or_renew()
+    [lease] = [dict(o) for o in sim.objects("leases")]
+    lease["spec"] = {**lease["spec"], "holderIdentity": "c"}
+    await sim.update("leases", lease)
+    await a.elector.release()
+    assert lease_spec(sim)["holderIdentity"] == "c"
+
+
 async def test_release_is_a_no_op_for_a_follower(
     sim: SimCluster, replica: Callable[[str], Candidate]
 ) -> None:

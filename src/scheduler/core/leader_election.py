@@ -263,18 +263,15 @@ class LeaderElector:
                 return
             if observed.holder_identity != self._identity:
                 return
-            stamp = micro_time(self._clock.wall())
-            released = LeaseRecord(
-                "", _RELEASED_LEASE_DURATION, stamp, stamp, observed.lease_transitions
-            )
-            body = with_record(self._lease, released)
             try:
-                stored = await self._within(self._client.update(LEASES, body), self._renew_deadline)
+                stored = await self._within(self._release_fresh(), self._renew_deadline)
             except APIError as err:
                 log.error("Failed to release lease", lock=self._key, err=str(err))
                 return
             if stored is None:
                 log.error("Failed to release lease", lock=self._key, err="timed out")
+                return
+            if not stored:
                 return
             self._remember(stored, self._clock.now())
             log.info("Released lease", lock=self._key)
@@ -283,6 +280,18 @@ class LeaderElector:
                 self._stop_leading()
 
     # -- steps ---------------------------------------------------------------------------------
+
+    async def _release_fresh(self) -> dict[str, Any]:
+        """Release the lease as the server holds it now (read first, as client-go's release
+        does): a renewal whose answer was lost, cancelled at shutdown, moved its version on.
+        Nothing ({}) when it no longer names us."""
+        current = await self._client.get(LEASES, self._namespace, self._name)
+        record = LeaseRecord.from_lease(current)
+        if record.holder_identity != self._identity:
+            return {}
+        stamp = micro_time(self._clock.wall())
+        released = LeaseRecord("", _RELEASED_LEASE_DURATION, stamp, stamp, record.lease_transitions)
+        return await self._client.update(LEASES, with_record(current, released))
 
     async def _create(self, desired: LeaseRecord, now: float) -> bool:
         lease = new_lease(self._namespace, self._name, desired)
