@@ -247,8 +247,12 @@ async def test_delete_resets_the_metrics_as_upstreams_handler_does(running: Runn
 async def test_configz_is_the_effective_config_under_componentconfig(running: Running) -> None:
     status, body, headers = await running.get("/configz")
     assert status == 200
-    assert headers["Content-Type"].startswith("application/json")
+    assert (headers["Content-Type"], headers["X-Content-Type-Options"]) == (
+        "application/json",
+        "nosniff",
+    )
     assert json.loads(body) == {"componentconfig": CONFIG}
+    assert body == json.dumps({"componentconfig": CONFIG}, separators=(",", ":"))
     await running.get("/configz")
     assert len(running.flags.configz_calls) == 2  # read on each request, never cached
 

@@ -246,8 +246,10 @@ class HealthServer:
         return _prometheus(self._slis.render())
 
     async def _serve_configz(self, _: web.Request) -> web.Response:
-        body = json.dumps({"componentconfig": self._configz()}, indent=None)
-        return web.Response(text=body, content_type="application/json")
+        # As component-base's configz writes it: compact JSON, exactly application/json.
+        body = json.dumps({"componentconfig": self._configz()}, separators=(",", ":"))
+        headers = {"Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}
+        return web.Response(body=body.encode(), headers=headers)
 
 
 @web.middleware
