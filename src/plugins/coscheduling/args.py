@@ -13,6 +13,7 @@ from scheduler.framework import PluginArgs
 DEFAULT_PERMIT_WAITING_TIME_SECONDS: Final = 60
 DEFAULT_POD_GROUP_BACKOFF_SECONDS: Final = 0
 DEFAULT_POD_GROUP_REJECT_PERCENTAGE: Final = 10
+_PERCENT: Final = "must be between 0 and 100"
 # What a group waits at Permit when neither it nor the args say (upstream's DefaultWaitTime).
 DEFAULT_WAIT_SECONDS: Final = 60.0
 # How long upstream's "permitted" cache keeps an entry added for 0 seconds: go-cache reads 0
@@ -31,25 +32,17 @@ class CoschedulingArgs(PluginArgs):
     @model_validator(mode="after")
     def _validate(self) -> Self:
         # Upstream's texts, "greater than 0" included where 0 is accepted.
+        wait, backoff = self.permit_waiting_time_seconds, self.pod_group_backoff_seconds
+        percentage = self.pod_group_reject_percentage
+        checks = (
+            ("permitWaitingTimeSeconds", wait, wait >= 0, "must be greater than 0"),
+            ("podGroupBackoffSeconds", backoff, backoff >= 0, "must be greater than 0"),
+            ("podGroupRejectPercentage", percentage, 0 <= percentage <= 100, _PERCENT),
+        )
         errors = FieldErrors()
-        if self.permit_waiting_time_seconds < 0:
-            errors.invalid(
-                ("permitWaitingTimeSeconds",),
-                self.permit_waiting_time_seconds,
-                "must be greater than 0",
-            )
-        if self.pod_group_backoff_seconds < 0:
-            errors.invalid(
-                ("podGroupBackoffSeconds",),
-                self.pod_group_backoff_seconds,
-                "must be greater than 0",
-            )
-        if not 0 <= self.pod_group_reject_percentage <= 100:
-            errors.invalid(
-                ("podGroupRejectPercentage",),
-                self.pod_group_reject_percentage,
-                "must be between 0 and 100",
-            )
+        for name, value, valid, message in checks:
+            if not valid:
+                errors.invalid((name,), value, message)
         errors.raise_if_any(type(self).__name__)
         return self
 

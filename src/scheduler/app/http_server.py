@@ -225,10 +225,7 @@ class HealthServer:
     async def _metrics_handler(self, request: web.Request) -> web.Response:
         # kube-scheduler's /metrics answers DELETE so: load-testing tools (clusterloader2)
         # reset the scheduler's counters before a measurement.
-        if request.method == "DELETE":
-            self._metrics.reset()
-            return _text(_METRICS_RESET)
-        return _prometheus(self._metrics.render())
+        return _reset_or_render(request, self._metrics.reset, self._metrics.render)
 
     async def _resource_metrics_handler(self, request: web.Request) -> web.Response:
         body = self._resource_metrics()
@@ -240,10 +237,7 @@ class HealthServer:
         return _prometheus(body)
 
     async def _slis_handler(self, request: web.Request) -> web.Response:
-        if request.method == "DELETE":
-            self._slis.reset()
-            return _text(_METRICS_RESET)
-        return _prometheus(self._slis.render())
+        return _reset_or_render(request, self._slis.reset, self._slis.render)
 
     async def _serve_configz(self, _: web.Request) -> web.Response:
         # As component-base's configz writes it: compact JSON, exactly application/json.
@@ -278,3 +272,13 @@ def _text(answer: Answer) -> web.Response:
     if answer.nosniff:
         headers["X-Content-Type-Options"] = "nosniff"
     return web.Response(status=answer.status, body=answer.text.encode(), headers=headers)
+
+
+def _reset_or_render(
+    request: web.Request, reset: Callable[[], None], render: Callable[[], bytes]
+) -> web.Response:
+    """A metrics path: DELETE resets it (`metrics reset`), any other method reads it."""
+    if request.method == "DELETE":
+        reset()
+        return _text(_METRICS_RESET)
+    return _prometheus(render())
