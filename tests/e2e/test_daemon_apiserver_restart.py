@@ -85,4 +85,4 @@ def test_a_leader_that_cannot_renew_exits_non_zero(
     assert exit_code == 1
     # Leadership ends a renew deadline after the last renewal, up to a retry period before.
     assert renew_deadline_s - retry_period_s <= exited_after < RESTART_GRACE_S + renew_deadline_s
-    assert daemon.records("leader election lost; stopping scheduling")
+    assert daemon.records("Leaderelection lost")

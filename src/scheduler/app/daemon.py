@@ -221,7 +221,8 @@ class Daemon:
         self._record_leadership("StoppedLeading", "stopped leading")
         if self._shutting_down:
             return
-        _log.error("leader election lost; stopping scheduling", identity=self.identity)
+        # kube-scheduler's own line, which log searches and alerts look for.
+        _log.error("Leaderelection lost", identity=self.identity)
         self._lost_leadership = True
         self.scheduler.cancel_scheduling()
         # Binding cycles end now, not at shutdown: the next leader may already be binding.
