@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scheduler.objects.integers import bounded_int
+from scheduler.objects.names import label_value_problems
 from scheduler.objects.names import qualified_name_problems
 from scheduler.objects.names import subdomain_problems
 
@@ -30,6 +31,17 @@ def test_a_bad_prefix_and_too_many_slashes() -> None:
         "prefix part a lowercase RFC 1123 subdomain"
     )
     assert qualified_name_problems("a/b/c")[0].startswith("a valid label key must consist of")
+
+
+@pytest.mark.parametrize("value", ["app\n", "example.com\n/app", "example.com/app\n"])
+def test_a_trailing_newline_is_no_name(value: str) -> None:
+    assert qualified_name_problems(value) != []
+
+
+def test_a_trailing_newline_is_no_label_value() -> None:
+    assert label_value_problems("v1") == []
+    assert label_value_problems("v1\n") != []
+    assert subdomain_problems("example.com\n") != []
 
 
 def test_subdomains() -> None:

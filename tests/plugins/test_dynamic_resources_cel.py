@@ -40,6 +40,8 @@ VARIABLE = device_variable("gpu.example.com", GPU)
         ('device.attributes["gpu.example.com"].driverVersion.major() == 1', True),
         ('semver("1.0.0-rc.1").isLessThan(semver("1.0.0"))', True),
         ('isSemver("1.2") || isQuantity("1Zz")', False),
+        # The whole string must be a version: a trailing newline is not one.
+        ('isSemver("1.2.3\\n")', False),
     ],
 )
 def test_selector_library(expression: str, expected: bool) -> None:

@@ -17,9 +17,10 @@ from scheduler.objects.quantity import QuantityError
 from scheduler.objects.quantity import parse_quantity
 
 _SEMVER = re.compile(
-    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
     r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
-    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?",
+    re.ASCII,
 )
 
 
@@ -71,7 +72,7 @@ class Semver:
 
 
 def parse_semver(text: str) -> Semver:
-    match = _SEMVER.match(text)
+    match = _SEMVER.fullmatch(text)
     if match is None:
         raise CELValueError(f"invalid semver: {text}")
     pre = tuple(match.group(4).split(".")) if match.group(4) else ()
@@ -94,7 +95,7 @@ def _is_quantity(text: Any) -> celtypes.BoolType:
 
 
 def _is_semver(text: Any) -> celtypes.BoolType:
-    return celtypes.BoolType(_SEMVER.match(str(text)) is not None)
+    return celtypes.BoolType(_SEMVER.fullmatch(str(text)) is not None)
 
 
 def _compare(left: Any, right: Any) -> celtypes.IntType:

@@ -16,8 +16,10 @@ _NAME_MAX: Final = 63
 _PREFIX_MAX: Final = 253
 _NAME_PATTERN: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _PREFIX_PATTERN: Final = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-_NAME: Final = re.compile(f"^{_NAME_PATTERN}$")
-_PREFIX: Final = re.compile(f"^{_PREFIX_PATTERN}$")
+# Matched whole (fullmatch): `$` would also accept a value ending in a newline, which Go's
+# anchored patterns refuse.
+_NAME: Final = re.compile(_NAME_PATTERN)
+_PREFIX: Final = re.compile(_PREFIX_PATTERN)
 
 NAME_RULE: Final = (
     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
@@ -52,7 +54,7 @@ def qualified_name_problems(value: str) -> list[str]:
         problems.append("name part must be non-empty")
     elif len(name) > _NAME_MAX:
         problems.append(f"name part must be no more than {_NAME_MAX} characters")
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         problems.append(f"name part {NAME_RULE}")
     return problems
 
@@ -68,13 +70,13 @@ def _length_and_pattern_problems(
     problems = []
     if len(value) > limit:
         problems.append(f"must be no more than {limit} characters")
-    if not pattern.match(value):
+    if not pattern.fullmatch(value):
         problems.append(rule)
     return problems
 
 
 _LABEL_VALUE_PATTERN: Final = f"({_NAME_PATTERN})?"
-_LABEL_VALUE: Final = re.compile(f"^{_LABEL_VALUE_PATTERN}$")
+_LABEL_VALUE: Final = re.compile(_LABEL_VALUE_PATTERN)
 LABEL_VALUE_RULE: Final = (
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
     "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
