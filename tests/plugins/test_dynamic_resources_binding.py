@@ -59,17 +59,26 @@ def advance(world: World, seconds: float) -> None:
     clock.advance(seconds)
 
 
-def report(world: World, condition: str, status: str = "True", **extra: str) -> None:
+def report(
+    world: World,
+    condition: str,
+    status: str = "True",
+    *,
+    claim: str = "c",
+    device: str = "fabric-0",
+    **extra: str,
+) -> None:
     """The driver reports a condition of the claim's fabric device."""
-    claim = world.claim("c")
-    claim["status"]["devices"] = [
-        {
-            "driver": DRIVER,
-            "pool": "fabric",
-            "device": "fabric-0",
-            "conditions": [{"type": condition, "status": status, **extra}],
-        }
-    ]
+    world.claim(claim)["status"]["devices"] = [device_status(device, condition, status, **extra)]
+
+
+def device_status(device: str, condition: str, status: str = "True", **extra: str) -> Any:
+    return {
+        "driver": DRIVER,
+        "pool": "fabric",
+        "device": device,
+        "conditions": [{"type": condition, "status": status, **extra}],
+    }
 
 
 async def bind(world: World, seconds: float) -> tuple[Status | None, Any]:
@@ -236,3 +245,54 @@ def test_a_claim_past_its_binding_timeout_is_unavailable_but_not_before() -> Non
     advance(world, 601)
     _, statuses = world.filter(pod_using("c"))
     assert outcome(statuses["worker"]) == unresolvable("resourceclaim not available on the node")
+
+
+async def test_the_wait_reads_no_further_than_the_first_claim_not_ready() -> None:
+    """A failure reported on a later claim does not end the wait while an earlier one is not
+    ready yet: upstream's poll stops at the first claim that is not ready."""
+    second = fabric_gpu("fabric-1")
+    fabric = make_slice("fabric", DRIVER, [fabric_gpu(), second], all_nodes=True, pool="fabric")
+    world = World([GPU_CLASS, fabric, pending(), make_claim("d").request("req-1", CLASS).dict()])
+    both = pod_using("c", "d")
+    state = world.reserve(both, "worker")
+    task = asyncio.ensure_future(world.plugin.pre_bind(state, both, "worker"))
+    for _ in range(50):
+        await asyncio.sleep(0)
+
+    def allocated_device(claim: str) -> str:
+        return str(world.claim(claim)["status"]["allocation"]["devices"]["results"][0]["device"])
+
+    report(world, ATTACH_FAILED, claim="d", device=allocated_device("d"), reason="NoPath")
+    advance(world, 5)
+    for _ in range(50):
+        await asyncio.sleep(0)
+    assert not task.done()
+    report(world, ATTACHED, device=allocated_device("c"))
+    advance(world, 5)
+    status = await task
+    assert (status.code, status.message()) == (
+        Code.ERROR,
+        'device binding failed: claim=d, reason=NoPath, message=""',
+    )
+
+
+async def test_the_created_claim_is_waited_for_until_the_informer_has_it() -> None:
+    """The claim PreBind creates for a pod's extended resources is not in the informer at
+    once: the wait treats it as not ready, not as deleted."""
+    gpu_class = make_device_class(
+        CLASS, f'device.driver == "{DRIVER}"', extended_resource_name="example.com/gpu"
+    )
+    pod = make_pod("p").uid("p-uid").req(**{"example.com/gpu": 1}).obj()
+    world = World([gpu_class, FABRIC, pod.raw])
+    state = world.reserve(pod, "worker")
+    world.handle._listers["resourceclaims"] = DictLister([])  # the watch has not caught up
+    task = asyncio.ensure_future(world.plugin.pre_bind(state, pod, "worker"))
+    for _ in range(50):
+        await asyncio.sleep(0)
+    assert not task.done()
+    [created] = world.sim.objects("resourceclaims")
+    created["status"]["devices"] = [device_status("fabric-0", ATTACHED)]
+    world.handle._listers["resourceclaims"] = DictLister([created])
+    advance(world, 5)
+    status = await task
+    assert status.is_success, status

@@ -4,9 +4,12 @@ finalizer and the reservation written to the claim, conflicts retried, losers to
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Awaitable
 from collections.abc import Callable
 from typing import Any
+
+import pytest
 
 from plugins.dynamic_resources import DynamicResources
 from scheduler.framework import Code
@@ -20,6 +23,7 @@ from scheduler.testing.dra_builders import make_claim
 from scheduler.testing.dra_builders import make_device_class
 from scheduler.testing.dra_builders import make_slice
 from scheduler.testing.dra_builders import with_claims
+from scheduler.testing.plugin_harness import DictLister
 from tests.plugins.dra_world import CLASS
 from tests.plugins.dra_world import DRIVER
 from tests.plugins.dra_world import World
@@ -61,7 +65,8 @@ def test_pre_flight_works_for_a_pod_with_claims_only() -> None:
     assert world.plugin.pre_bind_pre_flight(CycleState(), pod(), "worker").is_skip
 
 
-async def test_pre_bind_only_reserves_an_allocated_shared_claim() -> None:
+def held_by_another() -> dict[str, Any]:
+    """Claim c, allocated gpu-0 and reserved for another pod."""
     holder = make_pod("holder").uid("holder-uid").obj()
     shared = (
         make_claim("c")
@@ -69,7 +74,22 @@ async def test_pre_bind_only_reserves_an_allocated_shared_claim() -> None:
         .allocated("worker", ("gpu", DRIVER, "worker", "gpu-0"))
         .reserved_for(holder)
     )
-    world = world_with(shared.dict())
+    return shared.dict()
+
+
+async def free(world: World) -> None:
+    """Claim c is freed, as the resourceclaim controller frees it once no pod uses it."""
+    await world.sim.patch_object(
+        "resourceclaims",
+        "default",
+        "c",
+        {"status": {"reservedFor": None, "allocation": None}},
+        subresource="status",
+    )
+
+
+async def test_pre_bind_only_reserves_an_allocated_shared_claim() -> None:
+    world = world_with(held_by_another())
     state = world.reserve(pod(), "worker")
     assert (await world.plugin.pre_bind(state, pod(), "worker")).is_success
     claim = world.claim("c")
@@ -146,13 +166,16 @@ async def test_conflicts_on_every_attempt_end_in_the_last_ones_answer() -> None:
     assert world.claim("c")["status"]["reservedFor"][0]["uid"] == "p-uid"
 
 
-async def test_unreserve_after_pre_bind_takes_the_pod_out_again() -> None:
+@pytest.mark.parametrize("conflicts", [0, 1], ids=["at-once", "after-a-conflict"])
+async def test_unreserve_after_pre_bind_takes_the_pod_out_again(conflicts: int) -> None:
     world = world_with(make_claim("c").request("gpu", CLASS).dict())
     started: list[Callable[[], Awaitable[None]]] = []
     world.handle.start_background = lambda name, work: started.append(work)  # type: ignore[method-assign]
     state = world.reserve(pod(), "worker")
     assert (await world.plugin.pre_bind(state, pod(), "worker")).is_success
     world.plugin.unreserve(state, pod(), "worker")
+    for _ in range(conflicts):  # a driver wrote the claim between the read and the write
+        world.sim.fail_next("patch", "resourceclaims", ConflictError(STALE))
     await asyncio.gather(*(work() for work in started))
     assert world.claim("c")["status"]["reservedFor"] == []
 
@@ -168,3 +191,42 @@ async def test_devices_in_a_restarted_plugin_come_from_the_claims() -> None:
     other = Pod.from_dict(with_claims(make_pod("q").uid("q").dict(), claims={"gpu": "d"}))
     _, statuses = world.filter(other)
     assert statuses["worker"].message() == "cannot allocate all claims"
+
+
+async def test_devices_of_a_claim_freed_before_the_next_pod_looks_are_free_again() -> None:
+    world = world_with(make_claim("c").request("gpu", CLASS).dict())
+    state = world.reserve(pod("a"), "worker")
+    assert (await world.plugin.pre_bind(state, pod("a"), "worker")).is_success
+    await free(world)  # pod a ran and finished before any other pod's PreFilter looked
+    world.reserve(pod("b"), "worker")
+    assert world.claim("c")["status"].get("allocation") is None
+
+
+async def test_unreserve_keeps_a_stored_allocation_taken_until_the_informer_shows_it() -> None:
+    world = world_with(
+        make_claim("c").request("gpu", CLASS).dict(), make_claim("d").request("gpu", CLASS).dict()
+    )
+    caught_up = world.handle.lister("resourceclaims")
+    state = world.reserve(pod("a"), "worker")
+    behind = DictLister([copy.deepcopy(c) for c in world.sim.objects("resourceclaims")])
+    assert (await world.plugin.pre_bind(state, pod("a"), "worker")).is_success
+    world.handle._listers["resourceclaims"] = behind
+    world.plugin.unreserve(state, pod("a"), "worker")  # Bind failed, say
+    other = Pod.from_dict(with_claims(make_pod("q").uid("q").dict(), claims={"gpu": "d"}))
+    _, statuses = world.filter(other)
+    assert statuses["worker"].message() == "cannot allocate all claims"
+    world.handle._listers["resourceclaims"] = caught_up  # type: ignore[assignment]
+    _, statuses = world.filter(other)
+    assert statuses["worker"].message() == "cannot allocate all claims"
+
+
+async def test_pre_bind_fails_when_the_allocated_claim_was_freed_meanwhile() -> None:
+    world = world_with(held_by_another())
+    state = world.reserve(pod(), "worker")
+    await free(world)
+    status = await world.plugin.pre_bind(state, pod(), "worker")
+    assert (status.code, status.message()) == (
+        Code.ERROR,
+        "claim default/c got deallocated elsewhere in the meantime",
+    )
+    assert world.claim("c")["status"].get("reservedFor") is None

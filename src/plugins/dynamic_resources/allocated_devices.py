@@ -1,6 +1,9 @@
 """Which devices are taken: those in the allocation of every ResourceClaim the informer knows
 (so the set is rebuilt from the claims at start and a restart never hands a device out twice),
-plus allocations made at Reserve that the API does not show yet.
+plus allocations made at Reserve that the informer does not show yet. One of those that PreBind
+stored stays until the informer shows the claim as it was written or later, as upstream's assume
+cache keeps a written claim: then the claim itself says what it holds, even if it was freed or
+deleted before anything looked.
 
 Devices allocated with admin access are not taken: they stay available to ordinary claims. A
 result with a `shareID` is one share of a device that allows multiple allocations: the device
@@ -97,11 +100,25 @@ def _allocation(claim: RawObject) -> Mapping[str, Any] | None:
     return found
 
 
+def _newer(claim: RawObject, version: str) -> bool:
+    """Whether the claim is a later version than `version` (compared as numbers, as the API
+    server's resourceVersions are; any other version is taken as a different one)."""
+    current = str((claim.get("metadata") or {}).get("resourceVersion") or "")
+    try:
+        return int(current) > int(version)
+    except ValueError:
+        return current != version
+
+
 @dataclass(slots=True)
 class _InFlight:
     allocation: Mapping[str, Any]
     devices: frozenset[DeviceID]
     shares: _Shares
+    # Once PreBind stored the allocation: the claim and the resourceVersion its write was
+    # based on. Whatever the informer shows of a later version counts instead from then on,
+    # allocated or not: it may have been freed, or deleted, before the next look.
+    written: tuple[ClaimKey, str] | None = None
 
 
 class AllocatedDevices:
@@ -121,6 +138,7 @@ class AllocatedDevices:
         self._shares: Counter[DeviceID] = Counter()
         self._held: dict[DeviceID, dict[str, Fraction]] = {}
         self._in_flight: dict[str, _InFlight] = {}
+        self._written: dict[ClaimKey, str] = {}  # claim -> uid of its stored allocation in flight
         self._in_flight_devices: Counter[DeviceID] = Counter()
         # The pools (driver, pool) whose devices were taken or freed, in order, so answers
         # about a pool can be kept until something in it changes. Cleared when it grows past
@@ -153,6 +171,8 @@ class AllocatedDevices:
             if now is not None:
                 self._add(key, now)
                 self._seen[key] = now
+            # A key from the change log that is gone now was deleted, even if never seen here.
+            self._settle(key, now, gone=changed is not None or before is not None)
 
     def _add(self, key: ClaimKey, claim: RawObject) -> None:
         devices = allocated_device_ids(_allocation(claim))
@@ -237,6 +257,40 @@ class AllocatedDevices:
         self._touch(flight.devices)
         self._hold(flight.shares, 1)
 
+    def mark_written(self, uid: str, key: ClaimKey, version: str) -> None:
+        """PreBind stored the allocation in flight under `uid` in the claim `key`, by a write
+        based on `version`: it stays taken until the informer shows a later version of the
+        claim, whose own allocation (or none) counts from then on."""
+        flight = self._in_flight.get(uid)
+        if flight is None:
+            return
+        flight.written = (key, version)
+        self._written[key] = uid
+        seen = self._seen.get(key)
+        if seen is not None:
+            self._settle(key, seen, gone=False)
+
+    def _settle(self, key: ClaimKey, now: RawObject | None, *, gone: bool) -> None:
+        """Drop the stored allocation in flight for `key` once the informer is past it: a later
+        version of the claim, another claim under its name, or (`gone`) none at all."""
+        uid = self._written.get(key)
+        if uid is None:
+            return
+        flight = self._in_flight.get(uid)
+        if flight is None or flight.written is None:
+            del self._written[key]
+            return
+        if now is None:
+            if not gone:
+                return
+        elif _uid(now) == uid and not _newer(now, flight.written[1]):
+            return
+        self.remove_pending(uid)
+
+    def is_written(self, uid: str) -> bool:
+        flight = self._in_flight.get(uid)
+        return flight is not None and flight.written is not None
+
     def rename_pending(self, uid: str, new_uid: str) -> None:
         """The claim allocated under `uid` was created as `new_uid` (the claim of a pod's
         extended resources): its allocation stays in flight until the API shows it there."""
@@ -248,6 +302,8 @@ class AllocatedDevices:
         flight = self._in_flight.pop(uid, None)
         if flight is None:
             return False
+        if flight.written is not None and self._written.get(flight.written[0]) == uid:
+            del self._written[flight.written[0]]
         self._in_flight_devices.subtract(flight.devices)
         self._touch(flight.devices)
         self._hold(flight.shares, -1)

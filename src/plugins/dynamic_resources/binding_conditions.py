@@ -114,7 +114,10 @@ async def wait_until_bound(
                 if not claim_ready(claim):
                     if claim_timed_out(claim, clock.wall(), limit):
                         return "timeout", f"{TIMEOUT_PREFIX}: claim={name}"
+                    # The rest are read at the next poll, as upstream stops at the first
+                    # claim not ready: a later one's failure does not end this wait yet.
                     ready = False
+                    break
         except BindingFailedError as failed:
             return "failure", str(failed)
         if ready:

@@ -90,6 +90,7 @@ from scheduler.framework.errors import APIError
 from scheduler.framework.errors import error_text
 from scheduler.objects.labels import SelectorError
 from scheduler.objects.node_selector import parse_node_selector
+from scheduler.objects.raw import RawObject
 
 
 def _no_allocation(inventory: Inventory, node: Node) -> str:
@@ -590,11 +591,15 @@ class DynamicResources:
         if data is None or not data.has_work:
             return
         for uid in data.allocations:
-            self._allocated.remove_pending(uid)
+            # An allocation PreBind stored stays with its claim until the informer shows it:
+            # freed now, its devices would look free to the next pod meanwhile.
+            if uid not in data.written:
+                self._allocated.remove_pending(uid)
         data.allocations.clear()
         created = data.extended_created
         if created is not None:
             # Made by this attempt's PreBind: it goes, so no devices stay held for the pod.
+            self._allocated.remove_pending(str(created["metadata"].get("uid") or ""))
             meta = created["metadata"]
             namespace, name = str(meta.get("namespace") or ""), str(meta.get("name"))
             self._handle.start_background(
@@ -624,11 +629,14 @@ class DynamicResources:
         for claim in data.claims:
             if claim.is_reserved_for(pod):
                 continue
+            allocation = data.allocations.get(claim.uid)
             try:
-                await reserve_claim(self._handle, claim.claim, pod, data.allocations.get(claim.uid))
+                version = await reserve_claim(self._handle, claim.claim, pod, allocation)
             except (APIError, ClaimWriteError) as exc:
                 return Status.from_error(error_text(exc))
             data.written.add(claim.uid)
+            if allocation is not None:
+                self._allocated.mark_written(claim.uid, (claim.namespace, claim.name), version)
         claims = list(data.claims)
         if data.extended_reserved is not None:
             try:
@@ -655,7 +663,8 @@ class DynamicResources:
         self._allocated.rename_pending(in_memory, created.uid)
         if allocation is not None:
             data.allocations[created.uid] = allocation
-        await reserve_claim(self._handle, created.claim, pod, allocation)
+        version = await reserve_claim(self._handle, created.claim, pod, allocation)
+        self._allocated.mark_written(created.uid, (created.namespace, created.name), version)
         await record_in_pod(self._handle, pod, created.name, variant.mappings)
         return created
 
@@ -673,13 +682,22 @@ class DynamicResources:
         )
         clock = self._handle.clock
         started = clock.now()
-        outcome, error = await wait_until_bound(
-            lambda: [
-                (c.namespace, c.name, self._claims().get(c.namespace, c.name)) for c in claims
-            ],
-            clock,
-            self._binding_timeout,
-        )
+        # The claims the informer has shown; until then, the claim this PreBind created stands
+        # for itself (not ready yet), as upstream first waits for the informer to have it.
+        seen = {c.uid for c in claims if c.claim is not data.extended_created}
+
+        def current_claims() -> list[tuple[str, str, RawObject | None]]:
+            found = []
+            for claim in claims:
+                current = self._claims().get(claim.namespace, claim.name)
+                if current is not None:
+                    seen.add(claim.uid)
+                elif claim.uid not in seen:
+                    current = claim.claim
+                found.append((claim.namespace, claim.name, current))
+            return found
+
+        outcome, error = await wait_until_bound(current_claims, clock, self._binding_timeout)
         seconds = clock.now() - started
         metrics = self._handle.plugin_metrics
         profile = self._handle.profile_name

@@ -71,8 +71,10 @@ async def _doing(what: str) -> AsyncIterator[None]:
 
 async def reserve_claim(
     handle: Handle, claim: RawObject, pod: Pod, allocation: Mapping[str, Any] | None
-) -> None:
-    """Record `allocation` (if the scheduler allocated the claim) and the pod as a consumer."""
+) -> str:
+    """Record `allocation` (if the scheduler allocated the claim) and the pod as a consumer.
+    Returns the resourceVersion the status write was based on: any later version of the claim
+    holds the write."""
     current = claim
     for attempt in range(ATTEMPTS):
         if attempt:
@@ -82,16 +84,16 @@ async def reserve_claim(
                     RESOURCE_CLAIMS, str(meta.get("namespace")), str(meta.get("name"))
                 )
         try:
-            await _write(handle, current, pod, allocation)
-            return
+            return await _write(handle, current, pod, allocation)
         except ClaimWriteError as exc:
             if not exc.conflict or attempt == ATTEMPTS - 1:
                 raise
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 async def _write(
     handle: Handle, claim: RawObject, pod: Pod, allocation: Mapping[str, Any] | None
-) -> None:
+) -> str:
     meta = _meta(claim)
     namespace, name, key = str(meta.get("namespace")), str(meta.get("name")), _key(claim)
     if meta.get("deletionTimestamp"):
@@ -119,6 +121,16 @@ async def _write(
                 claim = await handle.api.get(RESOURCE_CLAIMS, namespace, name)
             meta, status = _meta(claim), claim.get("status") or {}
             version = str(meta.get("resourceVersion") or "")
+            # Read again after the finalizer went on: what upstream learns from a conflicting
+            # status write and a fresh read.
+            if meta.get("deletionTimestamp"):
+                raise ClaimWriteError(f"claim {key} got deleted in the meantime")
+            if status.get("allocation") is not None:
+                raise ClaimWriteError(f"claim {key} got allocated elsewhere in the meantime")
+    elif status.get("allocation") is None:
+        # Allocated when the pod was scheduled, freed since: the server would refuse a
+        # reservation without an allocation anyway.
+        raise ClaimWriteError(f"claim {key} got deallocated elsewhere in the meantime")
     reserved = [dict(r) for r in status.get("reservedFor") or ()]
     if not any(r.get("uid") == pod.uid for r in reserved):
         reserved.append(consumer(pod))
@@ -135,27 +147,35 @@ async def _write(
             {"metadata": {"resourceVersion": version}, "status": body},
             subresource="status",
         )
+    return version
 
 
 async def unreserve_claim(handle: Handle, namespace: str, name: str, pod: Pod) -> None:
-    """Take the pod out of `status.reservedFor` of the claim as it is now (best effort: a
-    failure is retried when the pod is scheduled again)."""
-    claim = await handle.api.get(RESOURCE_CLAIMS, namespace, name)
-    meta = _meta(claim)
-    status = claim.get("status") or {}
-    if not any(r.get("uid") == pod.uid for r in status.get("reservedFor") or ()):
-        return
-    reserved = [dict(r) for r in status.get("reservedFor") or () if r.get("uid") != pod.uid]
-    await handle.api.patch_object(
-        RESOURCE_CLAIMS,
-        str(meta.get("namespace")),
-        str(meta.get("name")),
-        {
-            "metadata": {"resourceVersion": meta.get("resourceVersion")},
-            "status": {"reservedFor": reserved},
-        },
-        subresource="status",
-    )
+    """Take the pod out of `status.reservedFor` of the claim as it is now. The list is written
+    whole, guarded by the version it was read from; a conflict (a driver or another pod
+    writing the claim meanwhile) reads it again, so the pod is not left holding the claim."""
+    for attempt in range(ATTEMPTS):
+        claim = await handle.api.get(RESOURCE_CLAIMS, namespace, name)
+        meta = _meta(claim)
+        status = claim.get("status") or {}
+        if not any(r.get("uid") == pod.uid for r in status.get("reservedFor") or ()):
+            return
+        reserved = [dict(r) for r in status.get("reservedFor") or () if r.get("uid") != pod.uid]
+        try:
+            await handle.api.patch_object(
+                RESOURCE_CLAIMS,
+                namespace,
+                name,
+                {
+                    "metadata": {"resourceVersion": meta.get("resourceVersion")},
+                    "status": {"reservedFor": reserved},
+                },
+                subresource="status",
+            )
+            return
+        except ConflictError:
+            if attempt == ATTEMPTS - 1:
+                raise
 
 
 async def deallocate_claim(handle: Handle, claim: RawObject) -> None:
