@@ -8,6 +8,8 @@ import asyncio
 import copy
 from typing import Any
 
+import pytest
+
 from plugins.dynamic_resources.state import STATE_KEY
 from plugins.dynamic_resources.state import StateData
 from scheduler.framework import Code
@@ -296,3 +298,17 @@ async def test_the_created_claim_is_waited_for_until_the_informer_has_it() -> No
     advance(world, 5)
     status = await task
     assert status.is_success, status
+
+
+async def test_a_wait_cut_short_is_recorded_as_an_error() -> None:
+    world = World([GPU_CLASS, FABRIC, pending()])
+    status, task = await bind(world, 0)
+    assert status is None
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    labels = {"profile": world.handle.profile_name, "driver": DRIVER, "status": "error"}
+    registry = world.handle.metrics.registry
+    assert (
+        registry.get_sample_value("scheduler_dra_bindingconditions_allocations_total", labels) == 1
+    )

@@ -697,8 +697,18 @@ class DynamicResources:
                 found.append((claim.namespace, claim.name, current))
             return found
 
-        outcome, error = await wait_until_bound(current_claims, clock, self._binding_timeout)
-        seconds = clock.now() - started
+        # A wait cut short (the pod preempted, the scheduler stopping) is recorded as an
+        # error, as upstream records its cancelled context.
+        outcome, error = "error", None
+        try:
+            outcome, error = await wait_until_bound(current_claims, clock, self._binding_timeout)
+        finally:
+            self._record_wait(data, claims, outcome, clock.now() - started)
+        return SUCCESS if error is None else Status.from_error(error)
+
+    def _record_wait(
+        self, data: StateData, claims: list[PodClaim], outcome: str, seconds: float
+    ) -> None:
         metrics = self._handle.plugin_metrics
         profile = self._handle.profile_name
         for claim in claims:
@@ -708,7 +718,6 @@ class DynamicResources:
                 metrics.dra_binding_conditions_wait(profile, driver, outcome, seconds)
                 if result.get("bindingConditions"):
                     metrics.dra_binding_conditions_allocation(profile, driver, outcome)
-        return SUCCESS if error is None else Status.from_error(error)
 
     # ---- Signature --------------------------------------------------------------------
 
