@@ -93,3 +93,40 @@ async def test_a_failed_call_does_not_hold_back_the_next_one() -> None:
     await dispatcher.drain()
     assert log[-2:] == ["start again", "end again"]
     await dispatcher.stop()
+
+
+async def test_superseding_drops_calls_not_started_and_waits_for_the_one_running() -> None:
+    log: list[str] = []
+    gates = {name: Gate(log, name) for name in ("running", "queued")}
+    dispatcher = ApiDispatcher(workers=2)
+    for name, gate in gates.items():
+        dispatcher.submit("ns/p", name, gate)
+    dispatcher.start()
+    running, queued = gates["running"], gates["queued"]
+    await running.started.wait()
+    superseding = asyncio.ensure_future(dispatcher.supersede("ns/p"))
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert not superseding.done()  # the call under way may still land: wait for it
+    running.release.set()
+    queued.release.set()
+    await superseding
+    await dispatcher.drain()
+    assert log == ["start running", "end running"]
+    assert dispatcher.pending == 0
+    await dispatcher.stop()
+
+
+async def test_a_key_superseded_before_its_first_call_started_takes_new_calls() -> None:
+    log: list[str] = []
+    dispatcher = ApiDispatcher(workers=1)
+    stale, fresh = Gate(log, "stale"), Gate(log, "fresh")
+    fresh.release.set()
+    dispatcher.submit("ns/p", "stale", stale)  # no worker yet: it cannot have started
+    await dispatcher.supersede("ns/p")
+    dispatcher.submit("ns/p", "fresh", fresh)
+    dispatcher.start()
+    await dispatcher.drain()
+    assert log == ["start fresh", "end fresh"]
+    assert dispatcher.pending == 0
+    await dispatcher.stop()

@@ -9,7 +9,9 @@ from collections import deque
 from collections.abc import Awaitable
 from collections.abc import Callable
 
+from scheduler.observability import V_DEBUG
 from scheduler.observability import get_logger
+from scheduler.observability import log_v
 
 _log = get_logger(__name__)
 
@@ -35,6 +37,9 @@ class ApiDispatcher:
         self._workers = workers
         self._tasks: list[asyncio.Task[None]] = []
         self._pending = 0
+        # Keys whose first call is running, and who waits for it to end.
+        self._running: set[str] = set()
+        self._waiters: dict[str, list[asyncio.Future[None]]] = {}
 
     def start(self) -> None:
         if not self._tasks:
@@ -53,6 +58,27 @@ class ApiDispatcher:
         self._calls[key] = deque([(description, call)])
         self._ready.put_nowait(key)
 
+    async def supersede(self, key: str) -> None:
+        """Drop the calls under `key` that have not started, and wait for the one running:
+        what they would write is out of date (a pod about to be bound), and must not land
+        after what comes next, as kube-scheduler's own write of a failure lands before the
+        pod is tried again."""
+        calls = self._calls.get(key)
+        if not calls:
+            return
+        running = key in self._running
+        dropped = len(calls) - (1 if running else 0)
+        for _ in range(dropped):
+            description, _call = calls.pop()
+            log_v(_log, V_DEBUG, "API call dropped: superseded", call=description)
+        self._pending -= dropped
+        if not running:
+            # The key stays on the ready queue with no calls; the worker taking it lets go.
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.setdefault(key, []).append(waiter)
+        await waiter
+
     @property
     def pending(self) -> int:
         """Calls submitted and not yet finished (queued or in progress)."""
@@ -67,7 +93,12 @@ class ApiDispatcher:
         while True:
             key = await self._ready.get()
             calls = self._calls[key]
+            if not calls:  # superseded before it started
+                del self._calls[key]
+                self._ready.task_done()
+                continue
             description, call = calls[0]
+            self._running.add(key)
             try:
                 await call()
             except asyncio.CancelledError:
@@ -75,6 +106,10 @@ class ApiDispatcher:
             except Exception as exc:
                 _log.warning("API call failed", call=description, err=str(exc))
             finally:
+                self._running.discard(key)
+                for waiter in self._waiters.pop(key, ()):
+                    if not waiter.done():
+                        waiter.set_result(None)
                 calls.popleft()
                 self._pending -= 1
                 if calls:

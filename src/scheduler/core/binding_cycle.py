@@ -132,6 +132,7 @@ class BindingCycles(CyclePart):
 
     async def _bind(self, attempt: Attempt, assumed: Pod, node: str) -> None:
         framework, state, info = attempt.framework, attempt.state, attempt.info
+        await self._failures.settle_writes(assumed)
         pre_flight = framework.run_pre_bind_pre_flights(state, assumed, node)
         if not (pre_flight.is_success or pre_flight.is_skip):
             # Before Permit's wait, as upstream: a pod held at Permit is held no longer.

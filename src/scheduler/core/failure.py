@@ -62,6 +62,12 @@ class FailureHandler(CyclePart):
         # binding cycle clears them once the pod is bound.
         self.result_annotations: ResultAnnotations | None = None
 
+    async def settle_writes(self, pod: Pod) -> None:
+        """Before the pod's binding: drop what earlier failures of the pod still had to write
+        (its condition, nomination, result annotation) and wait for the write under way, so
+        none lands on the bound pod; a failure of this attempt writes anew."""
+        await self._dispatcher.supersede(pod.key)
+
     def after_reserve(self, attempt: Attempt, assumed: Pod, node: str, failure: Failure) -> bool:
         """A failure once Reserve ran: undo, then record and requeue. Whether the pod's place
         was given back (see `undo`)."""
