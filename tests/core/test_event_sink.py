@@ -169,6 +169,25 @@ async def test_the_second_occurrence_patches_the_series_and_later_ones_wait_for_
     assert writer.patches[-1][2]["series"]["count"] == 5
 
 
+async def test_a_long_series_is_written_once_per_refresh_period(
+    sink: EventSink, writer: Writer, clock: FakeClock
+) -> None:
+    """A pod failing alike every 4 minutes for 90 minutes: its count is written when the
+    series starts and then once per SERIES_REFRESH, not at every check after the first."""
+    for minute in range(91):
+        if minute % 4 == 0 or minute == 1:
+            sink.submit(event("a"))
+        if minute % 6 == 0:  # the sink's own check runs every SERIES_FINISH
+            sink.tend_series()
+        await sink.drain()
+        clock.advance(60)
+    written_at = [p[2]["series"]["count"] for p in writer.patches]
+    assert len(writer.created) == 1
+    assert written_at[0] == 2  # the second occurrence, at once
+    # Then about one write per half hour over the 89 minutes left: 2 or 3, never one per check.
+    assert 2 <= len(written_at) - 1 <= 3, written_at
+
+
 @pytest.mark.parametrize("written_before_it_recurs", [True, False])
 async def test_an_ended_series_is_written_a_last_time_and_forgotten(
     sink: EventSink, writer: Writer, clock: FakeClock, written_before_it_recurs: bool

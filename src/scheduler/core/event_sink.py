@@ -8,9 +8,10 @@ of Bindings neither starves Events nor is slowed by them), and:
   handed to a writer (same type, reason, action, reporting controller and instance, regarding
   and related objects) becomes a series on that Event instead of a new object, also while its
   create is in flight. The second occurrence patches `series` at once; later ones only count,
-  and the count is written every `SERIES_REFRESH` and when the series ends (no occurrence for
-  `SERIES_FINISH`). An Event has one write under way at a time, so a patch never overtakes its
-  create or an earlier count. A series whose Event the server does not have (its create gave
+  and the count is written `SERIES_REFRESH` after its last write (upstream refreshes every
+  series each half hour) and when the series ends (no occurrence for `SERIES_FINISH`). An
+  Event has one write under way at a time, so a patch never overtakes its create or an earlier
+  count. A series whose Event the server does not have (its create gave
   up, or the Event expired or was deleted) is written by creating the Event with its series,
   as upstream does;
 - retries what the server may accept later (no answer, 429, 5xx) up to `MAX_ATTEMPTS` times,
@@ -111,7 +112,8 @@ class _Series:
     name: str
     # The Event as handed over, to create it anew should the server not have it.
     body: dict[str, Any]
-    first_seen: float
+    # When the Event or its count was last written: a count is due again SERIES_REFRESH later.
+    written_at: float
     count: int = 1
     written_count: int = 1
     last_observed: float = 0.0
@@ -362,6 +364,7 @@ class EventSink:
             # was deleted), so the series writes it anew, every occurrence counted.
             await self._client.create_event({**series.body, **patch})
         series.written_count = count
+        series.written_at = self._clock.now()
 
     def _hand_over(self, key: EventKey, body: dict[str, Any]) -> None:
         """From here on the Event's repeats are counted in its series, not folded into it."""
@@ -374,7 +377,7 @@ class EventSink:
                 namespace=str(meta.get("namespace") or ""),
                 name=str(meta.get("name") or ""),
                 body=body,
-                first_seen=now,
+                written_at=now,
                 count=int(folded.get("count") or 1),
                 last_observed=now,
                 # Blank unless repeats were folded in: only a series write sends it, and every
@@ -415,7 +418,7 @@ class EventSink:
             if series.writing or self._waiting(key) is not None:
                 continue  # tended once that write has been made (`_finished`)
             ended = now - series.last_observed >= SERIES_FINISH
-            due = ended or now - series.first_seen >= SERIES_REFRESH
+            due = ended or now - series.written_at >= SERIES_REFRESH
             if ended:
                 # Forgotten now, so the next occurrence is a new Event; the last count goes
                 # under a key of its own, where that new Event's create cannot replace it.
