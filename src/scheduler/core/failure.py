@@ -26,6 +26,7 @@ from scheduler.core.result_annotation import ResultAnnotations
 from scheduler.core.services import CyclePart
 from scheduler.core.services import CycleServices
 from scheduler.framework.events import ASSIGNED_POD_DELETE
+from scheduler.framework.plugins import NominatingMode
 from scheduler.objects.pod import Pod
 from scheduler.observability import V_BIND
 from scheduler.observability import V_PLUGIN
@@ -127,8 +128,13 @@ class FailureHandler(CyclePart):
         pod = info.pod
         standing = attempt.binding_nomination or pod.nominated_node_name
         nominated = ""
-        if failure.post_filter is not None and failure.post_filter.nominated_node_name:
-            nominated = failure.post_filter.nominated_node_name
+        post_filter = failure.post_filter
+        if (
+            post_filter is not None
+            and post_filter.nominated_node_name
+            and post_filter.mode is NominatingMode.OVERRIDE  # Noop keeps what stands
+        ):
+            nominated = post_filter.nominated_node_name
             self._queue.add_nominated_pod(info.pod, nominated)
         elif standing and failure.clear_nomination:
             self._queue.delete_nominated_pod(pod)
