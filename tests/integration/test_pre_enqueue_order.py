@@ -70,3 +70,21 @@ async def test_the_plugin_holding_the_pod_is_asked_first_and_alone() -> None:
         await _annotate(h)
         await h.schedule_active()
         assert h.node_of("default", "p") == "n1"
+
+
+async def test_the_five_minute_flush_does_not_ask_a_plugin_that_registers_no_events() -> None:
+    # Without `events_to_register` a plugin is taken to care for every kind kube-scheduler
+    # watches, not for every event: the flush, a wildcard, leaves its pods where they are.
+    async with Harness(CONFIG, extra_plugins=SPECS) as h:
+        h.create([make_node("n1").dict()])
+        h.create([make_pod("p").annotation("hold.example.com/HoldA", "").dict()])
+        await h.quiesce()
+        asked = HoldA.calls
+        h.clock.advance(301)
+        h.scheduler.queue.flush_unschedulable_leftover()
+        await h.quiesce()
+        assert HoldA.calls == asked
+        assert h.scheduler.queue.locate("default/p") == "gated"
+        h.create([make_node("n2").dict()])  # a Node event: HoldA may have changed its mind
+        await h.quiesce()
+        assert HoldA.calls == asked + 1

@@ -52,12 +52,14 @@ T = TypeVar("T")
 
 # Extension points at which a plugin can reject a pod, and so may need events to requeue it.
 _REJECTING_POINTS = ("PreEnqueue", "PreFilter", "Filter", "Reserve", "Permit")
-_ANY_EVENT = ClusterEventWithHint(ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "*"))
-# The registrations of the HTTP extenders' rejector, which cannot say what helps: as upstream's,
-# every change to each resource kube-scheduler watches by default, with no hint (always Queue).
-# Changes to other kinds (PodDisruptionBudgets, ResourceSlices, Namespaces, ...) do not retry
-# such a pod. Upstream adds PodGroup only under the alpha GenericWorkload gate, off by default.
-_EXTENDER_EVENTS = tuple(
+# The registrations of a rejector that cannot say what helps (a plugin without
+# `events_to_register`, the HTTP extenders): as upstream's, every change to each resource
+# kube-scheduler watches by default, with no hint (always Queue). Changes to other kinds
+# (PodDisruptionBudgets, ResourceSlices, Namespaces, ...) do not retry such a pod, nor does the
+# five-minute flush of the unschedulable pods take a pod such a plugin holds at PreEnqueue
+# (that flush is a wildcard event, which only a wildcard registration matches). Upstream adds
+# PodGroup only under the alpha GenericWorkload gate, off by default.
+_UNKNOWN_NEEDS = tuple(
     ClusterEventWithHint(ClusterEvent(resource, ActionType.ALL))
     for resource in (
         EventResource.POD,
@@ -168,7 +170,7 @@ class Profile:
         that can reject it and, when the scheduler consults HTTP extenders, the extenders."""
         registrations: list[tuple[str, ClusterEventWithHint]] = []
         if extenders:
-            registrations.extend((EXTENDER_REJECTOR, event) for event in _EXTENDER_EVENTS)
+            registrations.extend((EXTENDER_REJECTOR, event) for event in _UNKNOWN_NEEDS)
         for name in self._rejecting_plugin_names():
             registrations.extend((name, event) for event in self._registrations_of(name))
         return registrations
@@ -182,8 +184,10 @@ class Profile:
 
     def _registrations_of(self, name: str) -> list[ClusterEventWithHint]:
         register = getattr(self.plugins[name], "events_to_register", None)
-        # Without a registration any event may help, as upstream assumes.
-        events = [_guarded(name, e) for e in register()] if callable(register) else [_ANY_EVENT]
+        # Without a registration, every kind kube-scheduler watches may help, as upstream assumes.
+        events = (
+            [_guarded(name, e) for e in register()] if callable(register) else [*_UNKNOWN_NEEDS]
+        )
         if _watches_node_adds_but_not_taints(events):
             # kube-scheduler retries such a plugin's pods on every taint change too (a stopgap
             # for kubernetes#109437, from when a node's Add could skip the hints); so do we, so
