@@ -119,8 +119,6 @@ def scheduler_argv(
         "run",
         "--config",
         str(config),
-        "--kubeconfig",
-        str(kubeconfig),
         f"--leader-elect={str(leader_elect).lower()}",
         "--secure-port",
         str(port),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
 import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -350,3 +352,24 @@ def test_certificate_files_come_in_pairs() -> None:
         HealthServer(
             SchedulerMetrics(), healthz={}, readiness={}, configz=dict, tls_cert_file="x.crt"
         )
+
+
+def _free_port_on_both_families() -> int:
+    """A port free on IPv4 and IPv6 alike, as a dual-stack socket finds one."""
+    with socket.create_server(("", 0), family=socket.AF_INET6, dualstack_ipv6=True) as probe:
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.mark.skipif(not socket.has_dualstack_ipv6(), reason="no IPv6 on this host")
+@pytest.mark.parametrize("bind_address", ["0.0.0.0", "::", ""])
+async def test_a_wildcard_bind_address_listens_on_both_ip_families(bind_address: str) -> None:
+    server = HealthServer(SchedulerMetrics(), healthz={}, readiness={}, configz=dict)
+    port = await server.start(bind_address, _free_port_on_both_families())
+    try:
+        for loopback in ("127.0.0.1", "::1"):
+            _, writer = await asyncio.open_connection(loopback, port)
+            writer.close()
+            await writer.wait_closed()
+    finally:
+        await server.stop()

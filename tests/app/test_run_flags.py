@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import re
+from datetime import UTC
+from datetime import datetime
 from pathlib import Path
 
 import pytest
+import yaml
 
 from scheduler.app.cli import build_parser
 from scheduler.app.cli import main
@@ -15,9 +18,11 @@ from scheduler.app.flag_values import flag_values
 from scheduler.app.run_options import RunOptions
 from scheduler.app.run_options import apply_flags
 from scheduler.app.run_options import check_secure_port
+from scheduler.app.serving_cert import generate_self_signed
 from scheduler.app.tls_options import TLSOptions
 from scheduler.cluster.sim import SimCluster
 from scheduler.config import KubeSchedulerConfiguration
+from scheduler.config import default_config
 from scheduler.config import load_config_dict
 from scheduler.config.feature_gates import FeatureGates
 from scheduler.core.scheduler import SchedulerSetup
@@ -60,6 +65,12 @@ def options(*argv: str) -> RunOptions:
     return RunOptions.from_args(run_parser().parse_args(list(argv)))
 
 
+def defaults() -> KubeSchedulerConfiguration:
+    """The configuration without --config: upstream's defaults, one profile."""
+    config, _ = default_config(PluginRegistry.discover())
+    return config
+
+
 def test_every_upstream_flag_is_known_to_run() -> None:
     ours = {flag for action in run_parser()._actions for flag in action.option_strings}
     assert len(UPSTREAM_FLAGS) == 62  # 61 and --help
@@ -83,7 +94,7 @@ def test_the_kubeadm_command_line_parses(tmp_path: Path) -> None:
 
 def test_deprecated_client_flags_apply_without_config_and_warn() -> None:
     parsed = options("--kube-api-qps=30", "--kube-api-burst=60", "--profiling=false")
-    config = apply_flags(KubeSchedulerConfiguration(), parsed)
+    config = apply_flags(defaults(), parsed)
     assert (config.client_connection.qps, config.client_connection.burst) == (30.0, 60)
     assert config.enable_profiling is False
     assert parsed.compat.warnings == [
@@ -95,11 +106,140 @@ def test_deprecated_client_flags_apply_without_config_and_warn() -> None:
 
 def test_deprecated_client_flags_are_ignored_with_a_config_file(tmp_path: Path) -> None:
     parsed = options(f"--config={tmp_path / 'c.yaml'}", "--kube-api-qps=30")
-    config = apply_flags(KubeSchedulerConfiguration(), parsed)
+    config = apply_flags(defaults(), parsed)
     assert config.client_connection.qps == 50.0
     assert parsed.compat.warnings == [
         "Flag --kube-api-qps has been deprecated and is ignored because --config is given"
     ]
+
+
+def test_kubeconfig_applies_without_a_config_file_only(tmp_path: Path) -> None:
+    config = defaults()
+    connection = config.client_connection.model_copy(update={"kubeconfig": "f"})
+    named = config.model_copy(update={"client_connection": connection})
+    without = options("--kubeconfig=flag.yaml")
+    assert apply_flags(named, without).client_connection.kubeconfig == "flag.yaml"
+    assert without.compat.warnings == []
+    with_file = options(f"--config={tmp_path / 'c.yaml'}", "--kubeconfig=flag.yaml")
+    assert apply_flags(named, with_file).client_connection.kubeconfig == "f"
+    assert with_file.compat.warnings == [
+        "Flag --kubeconfig has been deprecated and is ignored because --config is given: "
+        "the file's clientConnection.kubeconfig names the cluster"
+    ]
+
+
+def test_an_empty_config_or_write_config_to_is_not_given() -> None:
+    parsed = options("--config=", "--write-config-to=")
+    assert (parsed.config, parsed.write_config_to) == (None, None)
+
+
+@pytest.mark.parametrize("with_file", [False, True])
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        (
+            "--leader-elect-retry-period=0s",
+            'leaderElection.retryPeriod: Invalid value: "0s": must be greater than zero',
+        ),
+        (
+            "--leader-elect-retry-period=-1s",
+            'leaderElection.retryPeriod: Invalid value: "-1s": must be greater than zero',
+        ),
+        (
+            "--leader-elect-renew-deadline=0s",
+            'leaderElection.renewDeadline: Invalid value: "0s": must be greater than zero',
+        ),
+        (
+            "--leader-elect-lease-duration=-15s",
+            'leaderElection.leaseDuration: Invalid value: "-15s": must be greater than zero',
+        ),
+        ("--leader-elect-resource-name=", "leaderElection.resourceName: Required value"),
+        ("--leader-elect-resource-namespace=", "leaderElection.resourceNamespace: Required value"),
+    ],
+)
+def test_leader_election_flags_are_validated_as_the_file_is(
+    tmp_path: Path, with_file: bool, flag: str, message: str
+) -> None:
+    argv = [f"--config={tmp_path / 'c.yaml'}"] if with_file else []
+    with pytest.raises(ConfigError) as refused:
+        apply_flags(defaults(), options(*argv, flag))
+    assert message in str(refused.value).splitlines()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--tls-cert-file=a.crt"], "missing filename for serving cert"),
+        (["--tls-private-key-file=a.key"], "missing filename for serving cert"),
+        (
+            ["--tls-cert-file=/no/such.crt", "--tls-private-key-file=/no/such.key"],
+            "--tls-cert-file: cannot read /no/such.crt: No such file or directory",
+        ),
+    ],
+)
+def test_a_serving_pair_that_cannot_load_is_refused_by_name(argv: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        apply_flags(defaults(), options(*argv))
+    # As upstream, a port that is off reads neither file.
+    apply_flags(defaults(), options("--secure-port=0", *argv))
+
+
+def test_a_serving_key_that_is_no_key_is_refused(tmp_path: Path) -> None:
+    pair = generate_self_signed("127.0.0.1", datetime.now(UTC))
+    cert = tmp_path / "tls.crt"
+    cert.write_bytes(pair.cert_chain_pem)
+    parsed = options(f"--tls-cert-file={cert}", f"--tls-private-key-file={cert}")
+    with pytest.raises(ConfigError, match=f"--tls-cert-file {re.escape(str(cert))} with"):
+        apply_flags(defaults(), parsed)
+
+
+def parse_error(capsys: pytest.CaptureFixture[str], flag: str) -> str:
+    """The last line argparse prints for a command line it refuses (and exits 2)."""
+    with pytest.raises(SystemExit) as exited:
+        main([flag])
+    assert exited.value.code == 2
+    return capsys.readouterr().err.rstrip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("flag", ["--secure=0", "--leader-elect-lease=30s", "--tls-cert=a.crt"])
+def test_a_long_flag_must_be_spelled_out(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse_error(capsys, flag).endswith(f"unrecognized arguments: {flag}")
+
+
+@pytest.mark.parametrize("address", ["abc", "localhost", "[::1]"])
+def test_a_bind_address_must_be_an_ip(address: str, capsys: pytest.CaptureFixture[str]) -> None:
+    message = f'argument --bind-address: failed to parse IP: "{address}"'
+    assert parse_error(capsys, f"--bind-address={address}").endswith(message)
+
+
+def test_a_negative_verbosity_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    message = "argument -v/--v: expected a non-negative integer, got '-1'"
+    assert parse_error(capsys, "-v=-1").endswith(message)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [("", "0.0.0.0"), (" ::1 ", "::1"), ("10.0.0.1", "10.0.0.1")]
+)
+def test_the_bind_address_is_an_ip_and_empty_leaves_the_default(value: str, expected: str) -> None:
+    assert options(f"--bind-address={value}").bind_address == expected
+
+
+def test_flag_names_read_underscores_as_dashes(tmp_path: Path) -> None:
+    written = tmp_path / "effective.yaml"
+    argv = ["--leader_elect=false", "--kube_api_qps=5", f"--write_config_to={written}"]
+    assert main([*argv, "--secure-port=0"]) == 0
+    config = yaml.safe_load(written.read_text())
+    assert config["leaderElection"]["leaderElect"] is False
+    assert config["clientConnection"]["qps"] == 5
+
+
+@pytest.mark.parametrize("value", ["0", "-1s"])
+def test_a_log_flush_frequency_must_be_positive(value: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        options(f"--log-flush-frequency={value}")
+    shown = "0s" if value == "0" else value
+    expected = f'flushFrequency: Invalid value: "{shown}": Must be greater than zero'
+    assert str(refused.value) == expected
 
 
 def test_unschedulable_pool_limit_and_lock_apply() -> None:
@@ -107,9 +247,7 @@ def test_unschedulable_pool_limit_and_lock_apply() -> None:
         "--pod-max-in-unschedulable-pods-duration=90s", "--leader-elect-resource-lock=leases"
     )
     assert parsed.compat.max_in_unschedulable == 90.0
-    assert (
-        apply_flags(KubeSchedulerConfiguration(), parsed).leader_election.resource_lock == "leases"
-    )
+    assert apply_flags(defaults(), parsed).leader_election.resource_lock == "leases"
     assert parsed.compat.warnings == [
         "Flag --pod-max-in-unschedulable-pods-duration has been deprecated"
     ]
@@ -123,6 +261,14 @@ def test_unschedulable_pool_limit_and_lock_apply() -> None:
         ["--feature-gates=WatchListClient=false"],
         ["--feature-gates=WatchListClient=true"],
         ["--emulated-version=1.36", "--min-compatibility-version=kube=1.36"],
+        # Upstream's default, and any release down to three before: they change nothing here.
+        ["--min-compatibility-version=1.35"],
+        ["--min-compatibility-version=v1.33", "--min-compatibility-version=kube=1.34"],
+        # Go's strconv.ParseBool spellings.
+        ["--feature-gates=OpportunisticBatching=1,ComponentFlagz=t,ComponentStatusz=T"],
+        ["--feature-gates=OpportunisticBatching=0,ComponentFlagz=f,ComponentStatusz=F"],
+        ["--feature-gates=OpportunisticBatching=TRUE,ComponentFlagz=True,ComponentStatusz=true"],
+        ["--feature-gates=OpportunisticBatching=FALSE,ComponentFlagz=False"],
         ["--disable-http2-serving", "--http2-max-streams-per-connection=100"],
         ["--log-flush-frequency=10s", "--vmodule=", "--log-text-split-stream=false"],
         ["--permit-address-sharing", "--permit-port-sharing=true"],
@@ -151,6 +297,27 @@ def test_flags_that_ask_for_what_we_do_are_accepted(argv: list[str]) -> None:
         (["--feature-gates=KMSv1=true"], "--feature-gates: KMSv1=true cannot apply"),
         (["--feature-gates=AllAlpha"], "--feature-gates: missing bool value"),
         (["--emulated-version=1.35"], "--emulated-version: 1.35 cannot apply"),
+        (
+            ["--min-compatibility-version=1.32"],
+            "--min-compatibility-version: minCompatibilityVersion version 1.32 is not between "
+            "[1.33, 1.36]",
+        ),
+        (
+            ["--min-compatibility-version=1.37"],
+            "--min-compatibility-version: minCompatibilityVersion version 1.37 is not between",
+        ),
+        (
+            ["--min-compatibility-version=1.34.1"],
+            "--min-compatibility-version: patch version not allowed, got: 1.34.1",
+        ),
+        (
+            ["--feature-gates=OpportunisticBatching=tRuE"],
+            "--feature-gates: invalid value of OpportunisticBatching=tRuE",
+        ),
+        (
+            ["--feature-gates=OpportunisticBatching=yes"],
+            "--feature-gates: invalid value of OpportunisticBatching=yes",
+        ),
         (["--leader-elect-resource-lock=endpoints"], "--leader-elect-resource-lock: 'endpoints'"),
         (["--vmodule=sched*=4"], "--vmodule: cannot apply"),
         (["--tls-sni-cert-key=a.crt,a.key"], "--tls-sni-cert-key: cannot apply"),

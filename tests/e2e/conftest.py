@@ -53,7 +53,7 @@ async def kube(control_plane: ControlPlane) -> AsyncIterator[KubeClusterClient]:
     client = await connect(
         kubeconfig=str(control_plane.kubeconfig_path),
         master=None,
-        qps=0,
+        qps=-1,
         burst=100,
         user_agent=default_user_agent(),
     )

@@ -1,12 +1,13 @@
 """kube-pyscheduler daemons as real subprocesses, exactly as a user starts them.
 
 `DaemonLauncher` starts `python -m scheduler.app.cli run --kubeconfig ... --secure-port ...`
-with its stdout and stderr in files, and stops whatever it started. `SchedulerDaemon` is one
-such process: signals, its HTTPS endpoints (self-signed, so unverified), its metrics and its
-JSON log records. The secure port checks its callers as kube-scheduler's does, so the daemons
-get the kubeconfig for their reviews too, and the harness calls them with a client
-certificate (the admin's, in system:masters, unless a test gives another). Waiting on a
-daemon always polls something observable with a deadline.
+with its stdout and stderr in files, and stops whatever it started; a `--config` file that names
+no cluster is given the kubeconfig in `clientConnection`, where the daemon then reads it.
+`SchedulerDaemon` is one such process: signals, its HTTPS endpoints (self-signed, so
+unverified), its metrics and its JSON log records. The secure port checks its callers as
+kube-scheduler's does, so the daemons get the kubeconfig for their reviews too, and the harness
+calls them with a client certificate (the admin's, in system:masters, unless a test gives
+another). Waiting on a daemon always polls something observable with a deadline.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 from typing import TypeVar
 
+import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.e2e.api_client import ApiResponse
@@ -268,6 +270,7 @@ class DaemonLauncher:
         self.log_dir = log_dir
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.started: list[SchedulerDaemon] = []
+        self._configs_written = 0
 
     def argv(
         self,
@@ -297,8 +300,25 @@ class DaemonLauncher:
             "--logging-format=json",
             "-v=2",
             *election,
-            *extra_args,
+            *(self._naming_the_cluster(arg, credentials) for arg in extra_args),
         ]
+
+    def _naming_the_cluster(self, arg: str, kubeconfig: Path) -> str:
+        """`--config=FILE`, with a copy of FILE naming `kubeconfig` if FILE names no cluster:
+        given --config, the daemon ignores --kubeconfig, as kube-scheduler does."""
+        if not arg.startswith("--config="):
+            return arg
+        path = Path(arg.removeprefix("--config="))
+        config = yaml.safe_load(path.read_text())
+        connection = config.get("clientConnection") or {}
+        if connection.get("kubeconfig"):
+            return arg
+        config["clientConnection"] = {**connection, "kubeconfig": str(kubeconfig)}
+        self._configs_written += 1
+        copy = self.log_dir / f"config-{self._configs_written}-{path.name}"
+        # JSON is YAML, which the daemon reads.
+        copy.write_text(json.dumps(config))
+        return f"--config={copy}"
 
     def start(
         self,

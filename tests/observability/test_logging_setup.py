@@ -6,7 +6,10 @@ import io
 import json
 import logging
 import re
+import time
 from collections.abc import Iterator
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -170,6 +173,24 @@ def test_text_format_is_klogs() -> None:
     assert KLOG_HEADER.match(third), third
     assert third.startswith("W")
     assert third.endswith('] "library says hi"')
+
+
+def test_both_formats_stamp_the_time_of_the_record() -> None:
+    json_stream = _configure("json", 0)
+    before = time.time()
+    get_logger("scheduler.core").info("stamped")
+    logging.getLogger("some.library").info("stamped too")
+    after = time.time()
+    # component-base's JSON logger: milliseconds since the epoch, as a float.
+    for record in _json_lines(json_stream):
+        assert before * 1000 <= record["ts"] <= after * 1000
+        assert isinstance(record["ts"], float)
+    text_stream = _configure("text", 0)
+    get_logger("scheduler.core").info("stamped")
+    now = datetime.now(UTC)
+    header = datetime.strptime(text_stream.getvalue()[1:21], "%m%d %H:%M:%S.%f")
+    stamp = header.replace(year=now.year, tzinfo=UTC)
+    assert abs((now - stamp).total_seconds()) < 60
 
 
 def test_reconfiguring_replaces_our_handler_and_keeps_others() -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from scheduler.app.configuration import check_extenders
 from scheduler.app.configuration import load_effective
 from scheduler.app.configuration import plugin_registry
+from scheduler.app.flag_kinds import optional_path
 from scheduler.app.flag_values import flag_values
 from scheduler.app.output_format import OutputChoice
 from scheduler.app.output_format import OutputFormat
@@ -173,7 +174,7 @@ def _validate_flags(validate: argparse.ArgumentParser) -> None:
     )
     validate.add_argument("file", type=Path)
     validate.add_argument(
-        "--write-config-to", type=Path, help="also write the effective, defaulted config"
+        "--write-config-to", type=optional_path, help="also write the effective, defaulted config"
     )
     _add_plugin_flags(validate)
 
@@ -213,14 +214,18 @@ _COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The whole command line; with `command`, only that command's flags (see the module doc)."""
+    """The whole command line; with `command`, only that command's flags (see the module doc).
+
+    A long flag must be spelled out, as pflag wants it: a prefix that happens to match one flag
+    would otherwise set that flag instead of failing as a typo."""
     parser = argparse.ArgumentParser(
         prog="kube-pyscheduler",
         description="A Kubernetes scheduler implementing the Scheduler Framework, in Python.",
+        allow_abbrev=False,
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (summary, define_flags) in _COMMANDS.items():
-        sub = commands.add_parser(name, help=summary)
+        sub = commands.add_parser(name, help=summary, allow_abbrev=False)
         if command is None or command == name:
             define_flags(sub)
     return parser
@@ -309,8 +314,23 @@ def _with_default_command(argv: Sequence[str]) -> list[str]:
     return args
 
 
+def _dashed_flag_names(words: list[str]) -> list[str]:
+    """kube-scheduler's flag names read `_` as `-` (cliflag's WordSepNormalizeFunc), so
+    `--leader_elect=false` is `--leader-elect=false`. Values, and words after `--`, stay."""
+    normalized: list[str] = []
+    for index, word in enumerate(words):
+        if word == "--":
+            return normalized + words[index:]
+        if word.startswith("--"):
+            name, equals, value = word.partition("=")
+            normalized.append(name.replace("_", "-") + equals + value)
+        else:
+            normalized.append(word)
+    return normalized
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    words = _with_default_command(sys.argv[1:] if argv is None else argv)
+    words = _dashed_flag_names(_with_default_command(sys.argv[1:] if argv is None else argv))
     parser = build_parser(words[0])
     args = parser.parse_args(words)
     if args.command != "run":

@@ -4,13 +4,15 @@ Each flag is either applied as kube-scheduler applies it, accepted with a one-li
 warning where kube-scheduler deprecates it, or refused, naming the flag and why, where it has
 no meaning here. A refused flag given its default value is accepted: it asks for nothing.
 
-- deprecated, applied without --config and ignored with it (as upstream): --kube-api-qps,
-  --kube-api-burst, --kube-api-content-type, --profiling, --contention-profiling;
+- deprecated, applied without --config and ignored with it (as upstream): --kubeconfig,
+  --kube-api-qps, --kube-api-burst, --kube-api-content-type, --profiling,
+  --contention-profiling (--kubeconfig is not reported as deprecated when it applies: it is how
+  a scheduler outside a pod finds its cluster);
 - deprecated and applied: --pod-max-in-unschedulable-pods-duration;
 - --leader-elect-resource-lock: `leases`, the only lock v1.36 has;
 - --feature-gates, --emulated-version, --min-compatibility-version: see `feature_gates`;
 - the secure-serving ones are in `secure_port_options`;
-- --log-flush-frequency: accepted, every record is written at once;
+- --log-flush-frequency: accepted if positive, as upstream; every record is written at once;
 - refused unless at their defaults: --tls-sni-cert-key, --vmodule, --log-*-split-stream,
   --log-*-info-buffer-size, --show-hidden-metrics-for-version, --disabled-metrics,
   --allow-metric-labels, --allow-metric-labels-manifest.
@@ -22,7 +24,8 @@ import argparse
 from dataclasses import dataclass
 from dataclasses import field
 
-from scheduler.app.feature_gates import check_version_flag
+from scheduler.app.feature_gates import check_emulated_version
+from scheduler.app.feature_gates import check_min_compatibility_version
 from scheduler.app.feature_gates import checked_feature_gates
 from scheduler.app.feature_gates import feature_gate_warnings
 from scheduler.app.flag_kinds import bool_flag
@@ -32,6 +35,9 @@ from scheduler.app.flag_kinds import repeatable_flag
 from scheduler.app.flag_kinds import text_flag
 from scheduler.backend.queue import DEFAULT_MAX_IN_UNSCHEDULABLE
 from scheduler.config import KubeSchedulerConfiguration
+from scheduler.config import format_duration
+from scheduler.config.field_errors import ROOT
+from scheduler.config.field_errors import invalid
 from scheduler.framework.errors import ConfigError
 
 LEASES_LOCK = "leases"
@@ -41,6 +47,7 @@ LEASES_LOCK = "leases"
 class CompatOptions:
     """What the flags ask for, after the checks; `warnings` are logged once logging is up."""
 
+    kubeconfig: str | None = None
     qps: float | None = None
     burst: int | None = None
     content_type: str | None = None
@@ -55,9 +62,11 @@ class CompatOptions:
     def from_args(cls, args: argparse.Namespace) -> CompatOptions:
         _refuse_inapplicable(args)
         gates = checked_feature_gates(args.feature_gates)
-        check_version_flag("--emulated-version", args.emulated_version or [])
-        check_version_flag("--min-compatibility-version", args.min_compatibility_version or [])
+        check_emulated_version(args.emulated_version or [])
+        check_min_compatibility_version(args.min_compatibility_version or [])
+        _check_flush_frequency(args.log_flush_frequency)
         options = cls(
+            kubeconfig=args.kubeconfig,
             qps=args.kube_api_qps,
             burst=args.kube_api_burst,
             content_type=args.kube_api_content_type,
@@ -80,6 +89,11 @@ class CompatOptions:
             if value is not None:
                 note = " and is ignored because --config is given" if with_config else ""
                 options.warnings.append(f"Flag {flag} has been deprecated{note}")
+        if with_config and args.kubeconfig is not None:
+            options.warnings.append(
+                "Flag --kubeconfig has been deprecated and is ignored because --config is given: "
+                "the file's clientConnection.kubeconfig names the cluster"
+            )
         if args.pod_max_in_unschedulable_pods_duration is not None:
             options.warnings.append(
                 "Flag --pod-max-in-unschedulable-pods-duration has been deprecated"
@@ -98,6 +112,8 @@ class CompatOptions:
             )
         if not with_config_file:
             connection: dict[str, object] = {}
+            if self.kubeconfig is not None:
+                connection["kubeconfig"] = self.kubeconfig
             if self.qps is not None:
                 connection["qps"] = self.qps
             if self.burst is not None:
@@ -111,6 +127,13 @@ class CompatOptions:
             if self.contention_profiling is not None:
                 update["enable_contention_profiling"] = self.contention_profiling
         return config.model_copy(update=update) if update else config
+
+
+def _check_flush_frequency(seconds: float) -> None:
+    """component-base's logging validation, in its words."""
+    if seconds <= 0:
+        path = ROOT.child("flushFrequency")
+        raise ConfigError(str(invalid(path, format_duration(seconds), "Must be greater than zero")))
 
 
 def _deprecated_client_flags(args: argparse.Namespace) -> list[tuple[str, object]]:
@@ -154,7 +177,8 @@ def add_compat_flags(parser: argparse.ArgumentParser) -> None:
         "--kube-api-qps",
         type=float,
         metavar="QPS",
-        help="clientConnection.qps when there is no --config",
+        help="clientConnection.qps when there is no --config; 0 is client-go's default of 5, "
+        "a negative QPS no limit",
     )
     deprecated.add_argument(
         "--kube-api-burst",
@@ -196,7 +220,12 @@ def add_compat_flags(parser: argparse.ArgumentParser) -> None:
         "Name=bool,...; v1.36 defaults, and either way the z-page gates and OpportunisticBatching",
     )
     repeatable_flag(gates, "--emulated-version", "VERSION", "1.36 only")
-    repeatable_flag(gates, "--min-compatibility-version", "VERSION", "1.36 only")
+    repeatable_flag(
+        gates,
+        "--min-compatibility-version",
+        "VERSION",
+        "1.33 to 1.36 (upstream's default 1.35); accepted, it changes nothing here",
+    )
 
     metrics = parser.add_argument_group("metrics")
     text_flag(
@@ -210,7 +239,9 @@ def add_compat_flags(parser: argparse.ArgumentParser) -> None:
     text_flag(metrics, "--allow-metric-labels-manifest", "FILE", "refused")
 
     logs = parser.add_argument_group("logs")
-    duration_flag(logs, "--log-flush-frequency", 5.0, "accepted: records are written at once")
+    duration_flag(
+        logs, "--log-flush-frequency", 5.0, "accepted if positive: records are written at once"
+    )
     text_flag(logs, "--vmodule", "PATTERNS", "refused")
     for stream in ("text", "json"):
         bool_flag(logs, f"--log-{stream}-split-stream", False, "refused")

@@ -41,6 +41,14 @@ from scheduler.observability.component_metrics import KUBERNETES_RELEASE
 # The minor release gates and version flags are checked against: that of the release we follow.
 FOLLOWED_RELEASE = KUBERNETES_RELEASE.removeprefix("v").rpartition(".")[0]
 _COMPONENT = "kube"
+# How far back --min-compatibility-version may reach: kube's three minor releases.
+_COMPATIBILITY_SPAN = 3
+
+# Go's strconv.ParseBool, which reads a gate's value: these spellings and no others.
+_GO_BOOLS = {
+    **dict.fromkeys(("1", "t", "T", "TRUE", "true", "True"), True),
+    **dict.fromkeys(("0", "f", "F", "FALSE", "false", "False"), False),
+}
 
 
 EITHER_WAY = frozenset({"WatchListClient"})
@@ -89,10 +97,10 @@ def parse_feature_gates(values: list[str]) -> dict[str, bool]:
             raise ConfigError(f"--feature-gates: missing bool value for {item!r}")
         if component != _COMPONENT:
             raise ConfigError(f"--feature-gates: unknown component {component!r} in {item!r}")
-        lowered = setting.strip().lower()
-        if lowered not in ("true", "false"):
+        enabled = _GO_BOOLS.get(setting.strip())
+        if enabled is None:
             raise ConfigError(f"--feature-gates: invalid value of {name}={setting}")
-        gates[name] = lowered == "true"
+        gates[name] = enabled
     return gates
 
 
@@ -145,19 +153,47 @@ def feature_states(gates: dict[str, bool]) -> list[tuple[str, str, bool]]:
     ]
 
 
-def check_version_flag(flag: str, values: list[str]) -> None:
-    """`--emulated-version` / `--min-compatibility-version`: only the release we follow."""
-    for item in _items(values):
-        component, colon, version = item.rpartition("=")
-        if not colon:
-            component, version = _COMPONENT, item
-        if component != _COMPONENT:
-            raise ConfigError(f"{flag}: unknown component {component!r} in {item!r}")
-        if version.removeprefix("v") != FOLLOWED_RELEASE:
+def check_emulated_version(values: list[str]) -> None:
+    """`--emulated-version`: only the release we follow."""
+    flag = "--emulated-version"
+    for item, version in _kube_versions(flag, values):
+        if version != FOLLOWED_RELEASE:
             raise ConfigError(
                 f"{flag}: {item} cannot apply: kube-pyscheduler behaves as kube-scheduler "
                 f"{FOLLOWED_RELEASE} only"
             )
+
+
+def check_min_compatibility_version(values: list[str]) -> None:
+    """`--min-compatibility-version`: any release upstream accepts with the emulated version
+    (ours, the release we follow). It could only change the default of a gate whose spec names
+    a minimum compatibility version, and no gate of v1.36 does, so it changes nothing."""
+    flag = "--min-compatibility-version"
+    major, minor = (int(part) for part in FOLLOWED_RELEASE.split("."))
+    floor = f"{major}.{minor - _COMPATIBILITY_SPAN}"
+    for item, version in _kube_versions(flag, values):
+        parts = version.split(".")
+        if len(parts) == 3 and parts[2] != "0":
+            raise ConfigError(f"{flag}: patch version not allowed, got: {item}")
+        given = tuple(int(part) if part.isdigit() else -1 for part in parts)
+        lowest, highest = (major, minor - _COMPATIBILITY_SPAN), (major, minor)
+        if len(given) not in (2, 3) or not lowest <= given[:2] <= highest:
+            raise ConfigError(
+                f"{flag}: minCompatibilityVersion version {version} is not between "
+                f"[{floor}, {FOLLOWED_RELEASE}]"
+            )
+
+
+def _kube_versions(flag: str, values: list[str]) -> Iterator[tuple[str, str]]:
+    """Each item of a version flag with its version, `v` dropped; only the `kube` component
+    exists for kube-scheduler."""
+    for item in _items(values):
+        component, colon, version = item.rpartition("=")
+        if not colon:
+            component, version = _COMPONENT, item
+        if component.strip() != _COMPONENT:
+            raise ConfigError(f"{flag}: unknown component {component!r} in {item!r}")
+        yield item, version.strip().removeprefix("v")
 
 
 def _items(values: list[str]) -> Iterator[str]:

@@ -9,7 +9,10 @@ parsing) the same across every group of flags.
 from __future__ import annotations
 
 import argparse
+import ipaddress
+from pathlib import Path
 
+from scheduler.app.go_text import go_quote
 from scheduler.config import parse_duration
 from scheduler.framework.errors import ConfigError
 
@@ -43,6 +46,33 @@ def flag_duration(flag: str, text: str) -> float:
         return parse_duration(text)
     except ValueError as error:
         raise ConfigError(f"{flag}: {error}") from error
+
+
+def optional_path(text: str) -> Path | None:
+    """A file flag: pflag keeps an empty value as "", which kube-scheduler reads as not given."""
+    return Path(text) if text else None
+
+
+def ip_text(text: str) -> str:
+    """pflag's IP flag: an IP address, surrounding blanks dropped; "" leaves the default."""
+    address = text.strip()
+    if address:
+        try:
+            ipaddress.ip_address(address)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"failed to parse IP: {go_quote(text)}") from None
+    return address
+
+
+def verbosity_level(text: str) -> int:
+    """klog's -v: an unsigned integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
 
 
 def flag_bool(text: str) -> bool:

@@ -18,6 +18,7 @@ an untrusted CA fails the handshake, where kube-scheduler completes it and answe
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import ssl
 from collections.abc import Awaitable
@@ -127,7 +128,9 @@ class HealthServer:
         return self._ca_pem
 
     async def start(self, host: str, port: int) -> int:
-        """Listen on `host`:`port` (0 picks a free port) and return the port bound."""
+        """Listen on `host`:`port` (0 picks a free port) and return the port bound. A blank or
+        unspecified `host` (0.0.0.0, ::) listens on every address of both IP families, as Go
+        does; with port 0 each family then gets a port of its own."""
         if self._runner is not None:
             raise RuntimeError("the server is already running")
         context = self._ssl_context(host)
@@ -136,7 +139,7 @@ class HealthServer:
         try:
             site = web.TCPSite(
                 runner,
-                host,
+                _listening_host(host),
                 port,
                 ssl_context=context,
                 reuse_address=self._reuse[0],
@@ -244,6 +247,14 @@ class HealthServer:
         body = json.dumps({"componentconfig": self._configz()}, separators=(",", ":"))
         headers = {"Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}
         return web.Response(body=body.encode(), headers=headers)
+
+
+def _listening_host(host: str) -> str | None:
+    """aiohttp's host for a bind address: None, which binds each IP family, for a wildcard."""
+    try:
+        return None if not host or ipaddress.ip_address(host).is_unspecified else host
+    except ValueError:
+        return host
 
 
 @web.middleware

@@ -11,9 +11,15 @@ from scheduler.app.compat_flags import CompatOptions
 from scheduler.app.compat_flags import add_compat_flags
 from scheduler.app.flag_kinds import bool_flag
 from scheduler.app.flag_kinds import flag_duration
+from scheduler.app.flag_kinds import ip_text
+from scheduler.app.flag_kinds import optional_path
+from scheduler.app.flag_kinds import verbosity_level
 from scheduler.app.secure_port_options import SecurePortOptions
 from scheduler.app.secure_port_options import add_secure_port_flags
+from scheduler.app.serving_cert import check_serving_pair
 from scheduler.config import KubeSchedulerConfiguration
+from scheduler.config.field_errors import raise_if_any
+from scheduler.config.validation import validate_configuration
 from scheduler.framework.errors import ConfigError
 
 DEFAULT_SECURE_PORT = 10259
@@ -25,7 +31,6 @@ MAX_PORT = 65535
 @dataclass(slots=True)
 class RunOptions:
     config: Path | None = None
-    kubeconfig: str | None = None
     master: str | None = None
     leader_elect: bool | None = None
     lease_duration: str | None = None
@@ -54,7 +59,6 @@ class RunOptions:
     def from_args(cls, args: argparse.Namespace) -> RunOptions:
         return cls(
             config=args.config,
-            kubeconfig=args.kubeconfig,
             master=args.master,
             leader_elect=args.leader_elect,
             lease_duration=args.leader_elect_lease_duration,
@@ -64,9 +68,9 @@ class RunOptions:
             resource_namespace=args.leader_elect_resource_namespace,
             scheduler_name=args.scheduler_name,
             secure_port=args.secure_port,
-            bind_address=args.bind_address,
-            tls_cert_file=args.tls_cert_file,
-            tls_private_key_file=args.tls_private_key_file,
+            bind_address=args.bind_address or DEFAULT_BIND_ADDRESS,
+            tls_cert_file=args.tls_cert_file or None,
+            tls_private_key_file=args.tls_private_key_file or None,
             verbosity=args.v,
             logging_format=args.logging_format,
             write_config_to=args.write_config_to,
@@ -86,7 +90,7 @@ def add_cluster_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def add_run_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", type=Path, help="KubeSchedulerConfiguration file")
+    parser.add_argument("--config", type=optional_path, help="KubeSchedulerConfiguration file")
     add_cluster_flags(parser)
     bool_flag(
         parser,
@@ -118,14 +122,23 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
         help="port of HTTPS with authentication and authorization (health, metrics, configz); "
         "0 turns it off",
     )
-    parser.add_argument("--bind-address", default=DEFAULT_BIND_ADDRESS)
+    parser.add_argument(
+        "--bind-address",
+        type=ip_text,
+        default=DEFAULT_BIND_ADDRESS,
+        metavar="IP",
+        help="address of the secure port; 0.0.0.0 (the default) or :: listens on every "
+        "address of both IP families",
+    )
     parser.add_argument("--tls-cert-file", help="serving certificate (self-signed if absent)")
     parser.add_argument("--tls-private-key-file", help="key of --tls-cert-file")
-    parser.add_argument("-v", "--v", type=int, default=0, metavar="LEVEL", help="log verbosity")
+    parser.add_argument(
+        "-v", "--v", type=verbosity_level, default=0, metavar="LEVEL", help="log verbosity"
+    )
     parser.add_argument("--logging-format", choices=("text", "json"), default="text")
     parser.add_argument(
         "--write-config-to",
-        type=Path,
+        type=optional_path,
         metavar="FILE",
         help="write the effective, defaulted configuration to FILE and exit",
     )
@@ -150,8 +163,11 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
 def apply_flags(
     config: KubeSchedulerConfiguration, options: RunOptions
 ) -> KubeSchedulerConfiguration:
-    """The `--leader-elect*` and connection flags override the file, as in kube-scheduler."""
+    """The `--leader-elect*` and connection flags override the file, as in kube-scheduler,
+    which then validates the result again: a flag may set what the file could not."""
     check_secure_port(options.secure_port)
+    if options.secure_port != 0:
+        check_serving_pair(options.tls_cert_file, options.tls_private_key_file)
     election: dict[str, object] = {}
     if options.leader_elect is not None:
         election["leader_elect"] = options.leader_elect
@@ -166,15 +182,12 @@ def apply_flags(
         election["resource_name"] = options.resource_name
     if options.resource_namespace is not None:
         election["resource_namespace"] = options.resource_namespace
-    update: dict[str, object] = {}
     if election:
-        update["leader_election"] = config.leader_election.model_copy(update=election)
-    if options.kubeconfig is not None:
-        update["client_connection"] = config.client_connection.model_copy(
-            update={"kubeconfig": options.kubeconfig}
+        config = config.model_copy(
+            update={"leader_election": config.leader_election.model_copy(update=election)}
         )
-    updated = config.model_copy(update=update) if update else config
-    updated = options.compat.apply(updated, with_config_file=options.config is not None)
+    updated = options.compat.apply(config, with_config_file=options.config is not None)
+    raise_if_any(validate_configuration(updated))
     le = updated.leader_election
     if le.leader_elect and not le.lease_duration > le.renew_deadline > 1.2 * le.retry_period:
         raise ConfigError(

@@ -23,6 +23,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID
 from cryptography.x509.oid import NameOID
 
+from scheduler.framework.errors import ConfigError
+
 # Upstream's self-signed certificates: valid from an hour ago (tolerating clock skew) for a year.
 _BACKDATE = timedelta(hours=1)
 _VALIDITY = timedelta(days=365)
@@ -87,6 +89,29 @@ def generate_self_signed(bind_host: str, now: datetime) -> SelfSignedCert:
         ),
         ca_pem=ca_pem,
     )
+
+
+def check_serving_pair(cert_file: str | None, key_file: str | None) -> None:
+    """--tls-cert-file and --tls-private-key-file, checked before anything starts, as
+    apiserver loads them: both or neither, each readable, and a key that fits the certificate."""
+    if cert_file is None and key_file is None:
+        return
+    if cert_file is None or key_file is None:
+        raise ConfigError(
+            "missing filename for serving cert: --tls-cert-file and --tls-private-key-file "
+            "go together"
+        )
+    for flag, path in (("--tls-cert-file", cert_file), ("--tls-private-key-file", key_file)):
+        try:
+            Path(path).read_bytes()
+        except OSError as error:
+            raise ConfigError(f"{flag}: cannot read {path}: {error.strerror or error}") from error
+    try:
+        server_context_from_files(cert_file, key_file)
+    except ssl.SSLError as error:
+        raise ConfigError(
+            f"--tls-cert-file {cert_file} with --tls-private-key-file {key_file}: {error}"
+        ) from error
 
 
 def server_context_from_files(cert_file: str, key_file: str) -> ssl.SSLContext:

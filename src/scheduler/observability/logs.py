@@ -13,7 +13,7 @@ Field names. Use these keys so one query finds a pod, node or plugin in every co
 
 ==========  ===============================================================================
 msg         the message: a short, constant sentence ("Successfully bound pod to node")
-ts          seconds since the epoch (JSON), as klog writes it
+ts          milliseconds since the epoch, a float (JSON), as klog's JSON format writes it
 caller      file:line of the call
 v           the klog verbosity of the message (0 unless sent with `log_v`)
 level       info, warning or error (debug for records below V_DEBUG's threshold)
@@ -40,6 +40,7 @@ import json
 import logging
 import os
 import sys
+import time
 from datetime import UTC
 from datetime import datetime
 from typing import Any
@@ -125,7 +126,7 @@ def configure_logging(
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.stdlib.add_logger_name,
-        structlog.processors.TimeStamper(fmt=None, utc=True, key="ts"),
+        _epoch_millis,
         structlog.processors.CallsiteParameterAdder(
             [CallsiteParameter.FILENAME, CallsiteParameter.LINENO],
             additional_ignores=[__name__],
@@ -224,6 +225,12 @@ class _NamedWriterFactory:
         return _NamedWriter(self._file, str(args[0]) if args else "")
 
 
+def _epoch_millis(_logger: Any, _method: str, event: EventDict) -> EventDict:
+    """`ts` as component-base's JSON logger writes it: milliseconds since the epoch."""
+    event["ts"] = time.time_ns() / 1e6
+    return event
+
+
 def _klog_fields(_logger: Any, _method: str, event: EventDict) -> EventDict:
     """klog's keys: `msg` for the message, `caller` as file:line, `v` on every record."""
     event["msg"] = event.pop("event", "")
@@ -244,7 +251,7 @@ _HEADER_KEYS = ("ts", "caller", "msg", "level", "v", "logger")
 
 def _klog_text(_logger: Any, _method: str, event: EventDict) -> str:
     """One klog text line: `I1201 10:03:50.123456 <pid> file.py:12] "msg" key="value" ...`."""
-    stamp = datetime.fromtimestamp(float(event.get("ts", 0.0)), UTC)
+    stamp = datetime.fromtimestamp(float(event.get("ts", 0.0)) / 1000, UTC)
     severity = _SEVERITY.get(str(event.get("level", "info")), "I")
     caller = event.get("caller", "???:0")
     parts = [

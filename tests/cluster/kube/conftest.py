@@ -173,7 +173,7 @@ class ClientFactory:
         self.made: list[KubeClusterClient] = []
 
     def __call__(
-        self, *, qps: float = 0, burst: int = 100, token: str | None = None
+        self, *, qps: float = -1, burst: int = 100, token: str | None = None
     ) -> KubeClusterClient:
         configuration = Configuration(host=self._api.url)
         if token is not None:

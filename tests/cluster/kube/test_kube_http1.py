@@ -87,7 +87,7 @@ async def connect(
     def client() -> KubeClusterClient:
         configuration = Configuration(host=f"http://127.0.0.1:{server.port}")
         configuration.api_key["BearerToken"] = "Bearer s3cret"
-        made.append(new_client(configuration, qps=0, burst=1, user_agent="ua/1", clock=clock))
+        made.append(new_client(configuration, qps=-1, burst=1, user_agent="ua/1", clock=clock))
         return made[-1]
 
     yield client

@@ -88,8 +88,8 @@ async def test_a_cancelled_waiter_returns_its_reservation(clock: FakeClock) -> N
     assert bucket.available == pytest.approx(0)
 
 
-async def test_non_positive_qps_never_waits(clock: FakeClock) -> None:
-    bucket = TokenBucket(qps=0, burst=0, clock=clock)
+async def test_negative_qps_never_waits(clock: FakeClock) -> None:
+    bucket = TokenBucket(qps=-1, burst=0, clock=clock)
     assert not bucket.limited
     tasks = start(bucket, 1000)
     await settle()
@@ -97,6 +97,17 @@ async def test_non_positive_qps_never_waits(clock: FakeClock) -> None:
     assert clock.pending_timers == 0
 
 
+async def test_zeros_are_client_gos_defaults_of_5_qps_and_a_burst_of_10(clock: FakeClock) -> None:
+    bucket = TokenBucket(qps=0, burst=0, clock=clock)
+    assert bucket.limited
+    tasks = start(bucket, 11)
+    await settle()
+    assert [t.done() for t in tasks] == [True] * 10 + [False]
+    clock.advance(0.2)
+    await settle()
+    assert tasks[-1].done()
+
+
 def test_positive_qps_needs_a_burst_of_at_least_one(clock: FakeClock) -> None:
     with pytest.raises(ConfigError, match=r"clientConnection\.burst"):
-        TokenBucket(qps=5, burst=0, clock=clock)
+        TokenBucket(qps=5, burst=-1, clock=clock)

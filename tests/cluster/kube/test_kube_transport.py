@@ -86,7 +86,7 @@ def unused_port() -> int:
 
 async def test_no_answer_is_an_api_error_without_status(clock: FakeClock) -> None:
     configuration = Configuration(host=f"http://127.0.0.1:{unused_port()}")
-    client = new_client(configuration, qps=0, burst=1, user_agent="t", clock=clock)
+    client = new_client(configuration, qps=-1, burst=1, user_agent="t", clock=clock)
     try:
         with pytest.raises(APIError, match="no answer from the API server") as raised:
             await client.get("nodes", "", "n1")
@@ -168,7 +168,7 @@ async def test_requests_beyond_the_pool_wait_for_a_connection_rather_than_fail(
     api: FakeApiServer, clock: FakeClock
 ) -> None:
     configuration = Configuration(host=api.url)
-    client = new_client(configuration, qps=0, burst=100, user_agent="t", clock=clock, pool_size=1)
+    client = new_client(configuration, qps=-1, burst=100, user_agent="t", clock=clock, pool_size=1)
     for _ in range(3):
         api.reply("GET", NODE, body={"kind": "Node"})
     try:
@@ -183,7 +183,7 @@ async def test_the_send_gate_is_asked_once_a_connection_is_free_not_before(
     api: FakeApiServer, clock: FakeClock
 ) -> None:
     configuration = Configuration(host=api.url)
-    client = new_client(configuration, qps=0, burst=100, user_agent="t", clock=clock, pool_size=1)
+    client = new_client(configuration, qps=-1, burst=100, user_agent="t", clock=clock, pool_size=1)
     added = {"type": "ADDED", "object": {"metadata": {"name": "a", "resourceVersion": "2"}}}
     api.stream("/api/v1/pods", api.lines(added), hold=True)
     api.reply("GET", NODE, body={"kind": "Node"})

@@ -4,7 +4,8 @@ The server and credentials come, in this order of preference, from a kubeconfig 
 optional context), from `--master` alone, or from the service account of the pod we run in;
 `--master` also overrides the server of a kubeconfig, as kube-scheduler's flag does.
 
-Of `clientConnection`, `qps` and `burst` drive the client-side rate limiter. `contentType` is
+Of `clientConnection`, `qps` and `burst` drive the client-side rate limiter (zeros are
+client-go's defaults, 5 and 10; a negative `qps` sets no limit). `contentType` is
 ignored: this client speaks JSON only (kubernetes_asyncio has no protobuf codec), so a
 configured `application/vnd.kubernetes.protobuf` still talks JSON.
 """
@@ -29,6 +30,7 @@ from scheduler.cluster.kube.client_library import load_incluster_config
 from scheduler.cluster.kube.client_library import load_kube_config
 from scheduler.cluster.kube.kubeconfig_check import check_kubeconfig
 from scheduler.cluster.kube.rate_limit import TokenBucket
+from scheduler.cluster.kube.rate_limit import client_go_rate
 from scheduler.cluster.kube.transport import DEFAULT_REQUEST_TIMEOUT
 from scheduler.cluster.kube.transport import Transport
 from scheduler.framework.clock import Clock
@@ -92,8 +94,8 @@ async def load_configuration(
             raise ConfigError(f"in-cluster configuration: {error}") from error
     else:
         raise ConfigError(
-            "--kubeconfig: no cluster to connect to; pass --kubeconfig (or --master),"
-            " or run inside a pod with a service account"
+            "--kubeconfig: no cluster to connect to; pass --kubeconfig (with --config, set"
+            " clientConnection.kubeconfig) or --master, or run inside a pod with a service account"
         )
     if master:
         configuration.host = master.rstrip("/")
@@ -160,6 +162,8 @@ async def connect_daemon(
     election client gives up on a request after `lease_request_timeout` (client-go's is half
     the renew deadline), so one hung request cannot use up a leader's time to renew."""
     configuration = await load_configuration(kubeconfig=kubeconfig, master=master, context=context)
+    # Before the Events client's share is taken: a zero is a default, then doubled like a rate.
+    qps, burst = client_go_rate(qps, burst)
 
     def client(
         agent: str,
