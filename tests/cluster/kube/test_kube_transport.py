@@ -266,3 +266,26 @@ async def test_retry_after_is_honoured_ten_times_then_the_error_stands(
         await deleting
     assert failed.value.status == 429
     assert len(api.requests) == 11
+
+
+async def test_a_watch_does_not_wait_for_the_rate_limiter(
+    api: FakeApiServer, make_client: ClientFactory, clock: FakeClock
+) -> None:
+    # As client-go: a watch reconnecting must not queue behind a burst of writes.
+    client = make_client(qps=1, burst=1)
+    api.reply("GET", NODE, body={"kind": "Node"})
+    api.reply("GET", NODE, body={"kind": "Node"})
+    added = {"type": "ADDED", "object": {"metadata": {"name": "a", "resourceVersion": "2"}}}
+    api.stream("/api/v1/pods", api.lines(added))
+    await client.get("nodes", "", "n1")  # the one token is spent
+    queued = asyncio.create_task(client.get("nodes", "", "n1"))
+
+    async def watch() -> list[str]:
+        return [event.type async for event in client.watch("pods", resource_version="1")]
+
+    # A bound on a broken implementation, not a synchronisation: the fake clock never moves.
+    seen = await asyncio.wait_for(watch(), timeout=10)
+    assert seen == ["ADDED"]
+    assert not queued.done()  # the GET still waits for its token; the watch did not
+    clock.advance(1.0)
+    await queued

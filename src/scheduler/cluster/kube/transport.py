@@ -274,7 +274,10 @@ class Transport:
         goes silent for `read_timeout` seconds, or breaks, raises APIError(NO_RESPONSE).
         """
         limits = aiohttp.ClientTimeout(sock_connect=CONNECT_TIMEOUT, sock_read=read_timeout)
-        response = await self._send("GET", path, query, None, JSON, limits)
+        # Not rate limited, as client-go's watches are not: a watch is one request for minutes
+        # of events, and one reconnecting must not queue behind a burst of Bindings while the
+        # caches fall behind.
+        response = await self._send("GET", path, query, None, JSON, limits, rate_limited=False)
         self._streams.add(response)
         try:
             if response.status >= 400:
@@ -309,8 +312,10 @@ class Transport:
         body: Mapping[str, Any] | None,
         content_type: str,
         time_limits: aiohttp.ClientTimeout,
+        *,
+        rate_limited: bool = True,
     ) -> aiohttp.ClientResponse:
-        waited = await self._admit(method, path)
+        waited = await self._admit(method, path, rate_limited=rate_limited)
         headers = self._headers(content_type)
         data = encode_body(body) if body is not None else None
         url = self._base_url + path
@@ -344,12 +349,13 @@ class Transport:
         self._observe(method, response.status, started, data)
         return response
 
-    async def _admit(self, method: str, path: str) -> float:
-        """Wait for the rate limiter; returns how long that took."""
+    async def _admit(self, method: str, path: str, *, rate_limited: bool = True) -> float:
+        """Wait for the rate limiter (unless not `rate_limited`); returns how long that took."""
         if self._closed:
             raise APIError(NO_RESPONSE, f"{method} {path}: the client is closed")
         queued = self._clock.now()
-        await self._limiter.acquire()
+        if rate_limited:
+            await self._limiter.acquire()
         return self._clock.now() - queued
 
     async def _take_slot(self, method: str, waited: float) -> float:
