@@ -28,12 +28,17 @@ if TYPE_CHECKING:
 NODE = "/api/v1/nodes/n1"
 
 
+def one_request_a_second(api: FakeApiServer, make_client: ClientFactory) -> KubeClusterClient:
+    """A client limited to one request a second, and two answers for GETs of node n1."""
+    for _ in range(2):
+        api.reply("GET", NODE, body={"kind": "Node"})
+    return make_client(qps=1, burst=1)
+
+
 async def test_requests_wait_for_the_rate_limiter(
     api: FakeApiServer, make_client: ClientFactory, clock: FakeClock
 ) -> None:
-    client = make_client(qps=1, burst=1)
-    api.reply("GET", NODE, body={"kind": "Node"})
-    api.reply("GET", NODE, body={"kind": "Node"})
+    client = one_request_a_second(api, make_client)
     first = asyncio.create_task(client.get("nodes", "", "n1"))
     second = asyncio.create_task(client.get("nodes", "", "n1"))
     await first
@@ -272,9 +277,7 @@ async def test_a_watch_does_not_wait_for_the_rate_limiter(
     api: FakeApiServer, make_client: ClientFactory, clock: FakeClock
 ) -> None:
     # As client-go: a watch reconnecting must not queue behind a burst of writes.
-    client = make_client(qps=1, burst=1)
-    api.reply("GET", NODE, body={"kind": "Node"})
-    api.reply("GET", NODE, body={"kind": "Node"})
+    client = one_request_a_second(api, make_client)
     added = {"type": "ADDED", "object": {"metadata": {"name": "a", "resourceVersion": "2"}}}
     api.stream("/api/v1/pods", api.lines(added))
     await client.get("nodes", "", "n1")  # the one token is spent
