@@ -10,6 +10,7 @@ import pytest
 from scheduler.objects.labels import EVERYTHING
 from scheduler.objects.labels import Requirement
 from scheduler.objects.labels import SelectorError
+from scheduler.objects.labels import builds_requirement
 from scheduler.objects.labels import make_requirement
 from scheduler.objects.labels import merge_requirements
 from scheduler.objects.labels import parse_label_selector
@@ -98,3 +99,35 @@ def test_merging_adds_requirements() -> None:
     merged = merge_requirements(EVERYTHING, [Requirement("a", "Exists", frozenset())])
     assert not merged.matches({}) and merged.matches({"a": "x"})
     assert EVERYTHING.is_everything
+
+
+# labels.NewRequirement's verdicts (apimachinery v0.36.3), for requirements the API server may
+# have let through.
+@pytest.mark.parametrize(
+    ("key", "operator", "values", "built"),
+    [
+        ("zone", "In", ["a", ""], True),
+        ("example.com/gen", "Gt", ["42"], True),
+        ("gen", "Lt", ["9223372036854775807"], True),
+        ("zone", "Exists", [], True),
+        ("zone", "In", [], False),
+        ("zone", "In", ["a", "zone b"], False),
+        ("zone", "NotIn", ["-a"], False),
+        ("zone", "In", ["x" * 64], False),
+        ("gen", "Gt", ["abc"], False),
+        ("gen", "Gt", ["1_0"], False),
+        ("gen", "Gt", ["9223372036854775808"], False),
+        # Go reads a signed integer, but the value must also be a label value.
+        ("gen", "Gt", ["-3"], False),
+        ("gen", "Gt", ["1", "2"], False),
+        ("zone", "DoesNotExist", ["a"], False),
+        ("bad key", "Exists", [], False),
+        ("a/b/c", "Exists", [], False),
+        ("", "Exists", [], False),
+        ("zone", "Bogus", ["a"], False),
+    ],
+)
+def test_builds_requirement_as_new_requirement_does(
+    key: str, operator: str, values: list[str], built: bool
+) -> None:
+    assert builds_requirement(key, operator, values) is built

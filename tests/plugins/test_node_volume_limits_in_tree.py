@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from plugins.node_volume_limits.in_tree import TranslationError
-from plugins.node_volume_limits.in_tree import csi_driver_of
-from plugins.node_volume_limits.in_tree import inline_plugin
-from plugins.node_volume_limits.in_tree import is_migratable_provisioner
-from plugins.node_volume_limits.in_tree import migration_on
-from plugins.node_volume_limits.in_tree import pv_plugin
-from plugins.node_volume_limits.in_tree import translate_inline
-from plugins.node_volume_limits.in_tree import translate_pv
+from plugins.helpers.csi_migration import TranslationError
+from plugins.helpers.csi_migration import csi_driver_of
+from plugins.helpers.csi_migration import inline_plugin
+from plugins.helpers.csi_migration import is_migratable_provisioner
+from plugins.helpers.csi_migration import migration_on
+from plugins.helpers.csi_migration import pv_plugin
+from plugins.helpers.csi_migration import translate_inline
+from plugins.helpers.csi_migration import translate_pv
 
 EBS = "ebs.csi.aws.com"
 GCE = "pd.csi.storage.gke.io"

@@ -37,6 +37,7 @@ from scheduler.framework import PreFilterPlugin
 from scheduler.framework import QueueingHint
 from scheduler.framework import ReservePlugin
 from scheduler.framework import Status
+from scheduler.objects.node import ZONE_LABEL
 from scheduler.testing import FakeHandle
 from scheduler.testing import build_table
 from scheduler.testing import make_node
@@ -243,6 +244,58 @@ def test_bound_volumes_must_suit_the_node() -> None:
     assert statuses == [OK, NODE_CONFLICT]
 
 
+# A node affinity term labels.NewRequirement refuses (a Gt bound that is no integer passes API
+# validation; old PVs may keep values that are no label values) matches no node, and the other
+# terms are still tried, as upstream's CheckNodeAffinity tries them.
+UNPARSABLE_TERM = {
+    "matchExpressions": [{"key": "example.com/gen", "operator": "Gt", "values": ["abc"]}]
+}
+ZONE_A_TERM = {"matchExpressions": [{"key": ZONE_LABEL, "operator": "In", "values": ["a"]}]}
+NOT_A_LABEL_TERM = {
+    "matchExpressions": [{"key": ZONE_LABEL, "operator": "NotIn", "values": ["not a label"]}]
+}
+
+
+def with_affinity_terms(pv: Any, *terms: dict[str, Any]) -> dict[str, Any]:
+    raw: dict[str, Any] = pv.dict()
+    raw["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": list(terms)}}
+    return raw
+
+
+@pytest.mark.parametrize(
+    ("terms", "expected"),
+    [
+        pytest.param([UNPARSABLE_TERM, ZONE_A_TERM], [OK, NODE_CONFLICT], id="other-term-tried"),
+        pytest.param([UNPARSABLE_TERM], [NODE_CONFLICT] * 2, id="only-unparsable"),
+        pytest.param([NOT_A_LABEL_TERM], [NODE_CONFLICT] * 2, id="invalid-label-value"),
+    ],
+)
+def test_unparsable_affinity_terms_of_a_bound_volume_match_no_node(
+    terms: list[dict[str, Any]], expected: list[Status]
+) -> None:
+    pv = with_affinity_terms(make_pv("pv"), *terms)
+    instance = plugin([make_pvc("data").bound_to("pv").dict()], [pv])
+    statuses, _ = filter_all(instance, pod_using("data"), zoned_nodes("a", "b"))
+    assert statuses == expected
+
+
+@pytest.mark.parametrize(
+    ("terms", "expected"),
+    [
+        pytest.param([UNPARSABLE_TERM, ZONE_A_TERM], [OK, BIND_CONFLICT], id="other-term-tried"),
+        pytest.param([NOT_A_LABEL_TERM], [BIND_CONFLICT] * 2, id="invalid-label-value"),
+    ],
+)
+def test_unparsable_affinity_terms_of_a_static_volume_match_no_node(
+    terms: list[dict[str, Any]], expected: list[Status]
+) -> None:
+    static = make_pv("pv").storage_class("local").capacity("5Gi").available()
+    pvcs = [make_pvc("data").storage_class("local").request("5Gi").dict()]
+    instance = plugin(pvcs, [with_affinity_terms(static, *terms)])
+    statuses, _ = filter_all(instance, pod_using("data"), zoned_nodes("a", "b"))
+    assert statuses == expected
+
+
 def test_a_bound_claim_whose_volume_is_gone() -> None:
     instance = plugin([make_pvc("data").bound_to("gone").dict()])
     statuses, _ = filter_all(instance, pod_using("data"), zoned_nodes("a"))
@@ -381,6 +434,31 @@ def test_allowed_topologies_limit_provisioning() -> None:
     pvcs = [make_pvc("data").storage_class("zonal").request("5Gi").dict()]
     statuses, _ = filter_all(plugin(pvcs), pod_using("data"), zoned_nodes("a", "b"))
     assert statuses == [OK, BIND_CONFLICT]
+
+
+@pytest.mark.parametrize(
+    ("extra_terms", "expected"),
+    [
+        pytest.param([], [BIND_CONFLICT, BIND_CONFLICT], id="only-the-invalid-term"),
+        pytest.param(
+            [{"matchLabelExpressions": [{"key": ZONE_LABEL, "values": ["a"]}]}],
+            [OK, BIND_CONFLICT],
+            id="a-valid-term-after-it",
+        ),
+    ],
+)
+def test_allowed_topologies_terms_with_a_value_that_is_no_label_value_allow_no_node(
+    extra_terms: list[dict[str, Any]], expected: list[Status]
+) -> None:
+    # StorageClass validation checks values for presence and repeats only; upstream's
+    # labels.NewRequirement refuses "zone b", and the term is skipped.
+    picky = make_storage_class("picky").wait_for_first_consumer().allowed_zones("a", "zone b")
+    storage_class = picky.dict()
+    storage_class["allowedTopologies"].extend(extra_terms)
+    pvcs = [make_pvc("data").storage_class("picky").request("5Gi").dict()]
+    instance = plugin(pvcs, storageclasses=[storage_class])
+    statuses, _ = filter_all(instance, pod_using("data"), zoned_nodes("a", "b"))
+    assert statuses == expected
 
 
 def test_selected_node_pins_a_claim_being_provisioned() -> None:

@@ -29,6 +29,7 @@ from scheduler.testing import build_table
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
 from scheduler.testing.storage_builders import claim_volume
+from scheduler.testing.storage_builders import make_csi_node
 from scheduler.testing.storage_builders import make_pv
 from scheduler.testing.storage_builders import make_pvc
 from scheduler.testing.storage_builders import make_storage_class
@@ -425,3 +426,80 @@ async def test_a_cancelled_pre_bind_counts_as_a_bind_error() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert world.stage_errors("bind") == 1
+
+
+# PreBind checks the PVs it waits for as upstream's checkBindings does: translated to CSI on a
+# node whose CSINode migrated their in-tree plugin.
+GCE_MIGRATED_N_B = {
+    **make_csi_node("n-b"),
+    "metadata": {
+        "name": "n-b",
+        "annotations": {"storage.alpha.kubernetes.io/migrated-plugins": "kubernetes.io/gce-pd"},
+    },
+}
+CROSS_REGION_ZONES = "us-east1-a__us-central1-a"
+CROSS_REGION_FAILURE = (
+    "could not translate pv: failed to get region from zones: multiple or no regions gotten "
+    "from zones, got: map[us-central1:{} us-east1:{}]"
+)
+
+
+def gce_disk(pv: Any) -> dict[str, Any]:
+    raw: dict[str, Any] = pv.dict()
+    raw["spec"]["gcePersistentDisk"] = {"pdName": "disk"}
+    return raw
+
+
+def gce_world(pv: dict[str, Any]) -> World:
+    claim = make_pvc("first").storage_class("local").request("1Gi").dict()
+    return World([LOCAL.dict(), claim, pv, GCE_MIGRATED_N_B])
+
+
+async def test_pre_bind_checks_a_chosen_in_tree_volume_as_translated_to_csi() -> None:
+    # Static matching takes the PV as it is (GA zone b suits n-b); translated, its affinity asks
+    # for the PD driver's zone label, which n-b does not carry.
+    local = make_pv("pv-gce").storage_class("local").capacity("1Gi").zone("b").available()
+    world = gce_world(gce_disk(local))
+    pod = pod_using("a", "first")
+    assert [s.code for s in world.filter(pod)] == [
+        Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+        Code.SUCCESS,
+    ]
+    task = await world.pre_bind_started(pod, "n-b")
+    world.clock.advance(1)
+    await settle()
+    assert task.result() == Status.from_error(
+        'binding volumes: pv "pv-gce" node affinity doesn\'t match node "n-b": '
+        "no matching NodeSelectorTerms"
+    )
+
+
+async def test_pre_bind_fails_on_a_chosen_volume_the_translator_refuses() -> None:
+    local = make_pv("pv-gce").storage_class("local").capacity("1Gi").available()
+    world = gce_world(gce_disk(local.label("topology.kubernetes.io/zone", CROSS_REGION_ZONES)))
+    task = await world.pre_bind_started(pod_using("a", "first"), "n-b")
+    world.clock.advance(1)
+    await settle()
+    assert task.result() == Status.from_error(
+        f"binding volumes: failed to translate pv to csi: {CROSS_REGION_FAILURE}"
+    )
+    assert world.stage_errors("bind") == 1
+
+
+async def test_pre_bind_fails_on_a_provisioned_volume_the_translator_refuses() -> None:
+    world = World(
+        [
+            DYNAMIC.dict(),
+            make_pvc("data").storage_class("dynamic").request("1Gi").dict(),
+            GCE_MIGRATED_N_B,
+        ]
+    )
+    task = await world.pre_bind_started(pod_using("a", "data"), "n-b")
+    disk = make_pv("pv-gce").label("topology.kubernetes.io/zone", CROSS_REGION_ZONES)
+    world.sim.load([gce_disk(disk)])
+    await world.sim.patch_object(
+        "persistentvolumeclaims", "default", "data", {"spec": {"volumeName": "pv-gce"}}
+    )
+    world.clock.advance(1)
+    await settle()
+    assert task.result() == Status.from_error(f"binding volumes: {CROSS_REGION_FAILURE}")

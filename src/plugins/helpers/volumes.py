@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from scheduler.framework.events import QueueingHint
-from scheduler.objects.labels import SelectorError
-from scheduler.objects.node_selector import parse_node_selector
+from scheduler.objects.labels import Requirement
+from scheduler.objects.labels import builds_requirement
 from scheduler.objects.pod import Pod
 from scheduler.objects.quantity import QuantityError
 from scheduler.objects.quantity import int_value
@@ -146,33 +146,56 @@ def volume_mode(obj: RawObject) -> str:
 
 
 def pv_node_affinity_matches(pv: RawObject, node_labels: Mapping[str, str]) -> bool:
-    """Whether the node's labels satisfy the PV's required node affinity.
+    """Whether the node's labels satisfy the PV's required node affinity: some term matches.
 
-    Only labels take part, as upstream checks them against a node carrying labels alone (so a
-    matchFields term never matches); a malformed selector matches no node.
+    Upstream (CheckNodeAffinity) matches the terms against a node made of the labels alone, one
+    term at a time. A term that does not parse (a value that is no label value, a Gt bound that
+    is no integer, a matchFields operator other than In and NotIn, ...) matches nothing, and the
+    other terms are still tried. A nameless node has no fields, so matchFields that parse rule
+    no node out: the term is decided by its matchExpressions.
     """
     required = (spec_of(pv).get("nodeAffinity") or {}).get("required")
     if required is None:
         return True
-    try:
-        selector = parse_node_selector(required)
-    except (SelectorError, TypeError, AttributeError, ValueError):
+    return any(_term_matches(t, node_labels) for t in required.get("nodeSelectorTerms") or ())
+
+
+def _term_matches(term: RawObject, node_labels: Mapping[str, str]) -> bool:
+    expressions = term.get("matchExpressions") or ()
+    fields = term.get("matchFields") or ()
+    if not expressions and not fields:
+        return False  # an empty term selects nothing
+    if not all(_field_requirement_parses(f) for f in fields):
         return False
-    return selector is not None and selector.matches(node_labels, "")
+    return all(_requirement_holds(e, str(e.get("operator")), node_labels) for e in expressions)
+
+
+def _field_requirement_parses(raw: RawObject) -> bool:
+    # Upstream's field selectors: In or NotIn with exactly one value, the key unchecked.
+    return raw.get("operator") in ("In", "NotIn") and len(raw.get("values") or ()) == 1
+
+
+def _requirement_holds(raw: RawObject, operator: str, node_labels: Mapping[str, str]) -> bool:
+    """Whether the labels satisfy the requirement `raw` describes with `operator`; one that
+    labels.NewRequirement refuses holds for no labels."""
+    key = str(raw.get("key") or "")
+    values = [str(value) for value in raw.get("values") or ()]
+    if not builds_requirement(key, operator, values):
+        return False
+    return Requirement(key, operator, frozenset(values)).matches(node_labels)
 
 
 def topology_terms_match(terms: Sequence[RawObject], node_labels: Mapping[str, str]) -> bool:
     """StorageClass.allowedTopologies: no terms allow every node; otherwise some term must have
-    every one of its label expressions satisfied by the node's labels (an empty term selects
-    nothing)."""
+    every one of its label expressions (`key In values`) satisfied by the node's labels. An
+    empty term selects nothing, and so does one with an expression upstream cannot turn into a
+    requirement (a value that is no label value, no values): such terms pass API validation.
+    """
     if not terms:
         return True
     for term in terms:
         expressions = term.get("matchLabelExpressions") or ()
-        if expressions and all(
-            node_labels.get(str(e.get("key"))) in {str(v) for v in e.get("values") or ()}
-            for e in expressions
-        ):
+        if expressions and all(_requirement_holds(e, "In", node_labels) for e in expressions):
             return True
     return False
 

@@ -4,7 +4,8 @@ A PVC counts through its bound PV's `spec.csi` (driver and volume handle). A cla
 yet counts through its StorageClass's provisioner, under a name made unique per claim with a
 random prefix, so it is never mistaken for an existing volume. In-tree volumes (a PV or an
 inline volume of the pod) count as the CSI volume CSI migration makes of them, on a node with
-a CSINode and for the plugins migrated there (`in_tree.py`), as upstream counts them.
+a CSINode and for the plugins migrated there (`plugins.helpers.csi_migration`), as upstream
+counts them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from plugins.helpers import csi_migration
 from plugins.helpers.volumes import PVCS
 from plugins.helpers.volumes import PVS
 from plugins.helpers.volumes import STORAGE_CLASSES
@@ -19,7 +21,6 @@ from plugins.helpers.volumes import ephemeral_owner_error
 from plugins.helpers.volumes import name_of
 from plugins.helpers.volumes import namespace_of
 from plugins.helpers.volumes import pod_volumes
-from plugins.node_volume_limits import in_tree
 from plugins.node_volume_limits.attachments import AttachedVolumes
 from scheduler.framework import Handle
 from scheduler.framework import Pod
@@ -44,7 +45,7 @@ def counts_volumes(pod: Pod) -> bool:
     return any(
         "persistentVolumeClaim" in volume
         or "ephemeral" in volume
-        or in_tree.inline_plugin(volume) is not None
+        or csi_migration.inline_plugin(volume) is not None
         for volume in pod_volumes(pod)
     )
 
@@ -125,12 +126,12 @@ class VolumeResolver:
         csi: Mapping[str, object] | None = spec_of(pv).get("csi")
         if csi is not None:
             return str(csi.get("driver") or ""), str(csi.get("volumeHandle") or "")
-        plugin = in_tree.pv_plugin(pv)
+        plugin = csi_migration.pv_plugin(pv)
         if plugin is None or not self._migrates(csi_node, plugin):
             return "", ""
         try:
-            return in_tree.translate_pv(pv)
-        except in_tree.TranslationError:
+            return csi_migration.translate_pv(pv)
+        except csi_migration.TranslationError:
             return "", ""  # upstream counts nothing it cannot translate
 
     def _from_storage_class(self, pvc: RawObject, csi_node: CSINode) -> tuple[str, str]:
@@ -143,12 +144,12 @@ class VolumeResolver:
             return "", ""
         handle = f"{self._prefix}-{namespace_of(pvc) or DEFAULT_NAMESPACE}/{name_of(pvc)}"
         provisioner = str(storage_class.get("provisioner") or "")
-        if in_tree.is_migratable_provisioner(provisioner):
+        if csi_migration.is_migratable_provisioner(provisioner):
             if not self._migrates(csi_node, provisioner):
                 return "", ""
             try:
-                return in_tree.csi_driver_of(provisioner), handle
-            except in_tree.TranslationError:
+                return csi_migration.csi_driver_of(provisioner), handle
+            except csi_migration.TranslationError:
                 return "", ""
         return provisioner, handle
 
@@ -157,13 +158,13 @@ class VolumeResolver:
     ) -> Status | None:
         """Count an inline in-tree volume as the CSI volume it migrates to; an Error if it
         cannot be translated (upstream fails the node then)."""
-        plugin = in_tree.inline_plugin(volume)
+        plugin = csi_migration.inline_plugin(volume)
         if plugin is None or not self._migrates(csi_node, plugin):
             return None
         name = volume.get("name", "")
         try:
-            translated = in_tree.translate_inline(volume, pod.namespace)
-        except in_tree.TranslationError as exc:
+            translated = csi_migration.translate_inline(volume, pod.namespace)
+        except csi_migration.TranslationError as exc:
             return Status.from_error(f"converting volume({name}) from inline to csi: {exc}")
         if translated is not None:
             driver, handle = translated
@@ -171,6 +172,6 @@ class VolumeResolver:
         return None
 
     def _migrates(self, csi_node: CSINode, plugin: str) -> bool:
-        migrated = in_tree.migration_on(csi_node, plugin)
+        migrated = csi_migration.migration_on(csi_node, plugin)
         self._migrated = self._migrated or migrated
         return migrated

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from plugins.helpers import csi_migration
 from plugins.helpers import deleted_pod
 from plugins.helpers.volumes import claim_event_hint
 from plugins.helpers.volumes import object_change
 from plugins.helpers.volumes import pod_volumes
-from plugins.node_volume_limits import in_tree
 from plugins.node_volume_limits.attachable import counts_volumes
 from plugins.node_volume_limits.limits import csi_node_counts
 from scheduler.framework import Pod
@@ -35,11 +35,11 @@ def after_attachment_deleted(pod: Pod, old: object, new: object) -> QueueingHint
     for volume in pod_volumes(pod):
         if "persistentVolumeClaim" in volume:
             return QueueingHint.QUEUE
-        if in_tree.inline_plugin(volume) is None:
+        if csi_migration.inline_plugin(volume) is None:
             continue
         try:
-            translated = in_tree.translate_inline(volume, pod.namespace)
-        except in_tree.TranslationError:
+            translated = csi_migration.translate_inline(volume, pod.namespace)
+        except csi_migration.TranslationError:
             return QueueingHint.QUEUE  # as upstream: rather a retry than a pod left waiting
         if translated is not None and translated[0] == attacher:
             return QueueingHint.QUEUE

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -25,6 +24,8 @@ from plugins.volume_binding.claims import PodVolumeClaims
 from plugins.volume_binding.claims import classify_claims
 from plugins.volume_binding.matching import find_matching_volume
 from plugins.volume_binding.matching import is_bound_to_claim
+from plugins.volume_binding.migration import csi_node_of
+from plugins.volume_binding.migration import pv_seen_from
 from plugins.volume_binding.provisioning import check_provisioning
 from scheduler.framework import Handle
 from scheduler.framework import Node
@@ -107,11 +108,11 @@ class VolumeBinder:
         self, claims: PodVolumeClaims, node: Node
     ) -> tuple[PodVolumes, tuple[str, ...]]:
         """The node's PodVolumes and the reasons it cannot host the pod's claims (none if it
-        can). Raises ProvisioningError when a claim's class is missing."""
+        can). Raises ProvisioningError when a claim's class is missing, MigrationError when a
+        bound in-tree PV cannot be translated for a node migrated to CSI."""
         volumes = PodVolumes()
         reasons: list[str] = []
-        labels = node.labels
-        pv_found, affinity_ok = self._check_bound(claims.bound, labels)
+        pv_found, affinity_ok = self._check_bound(claims.bound, node)
         if not affinity_ok:
             reasons.append(REASON_NODE_CONFLICT)
         unbound_ok, enough_space = self._unbound(claims, node, volumes)
@@ -123,16 +124,18 @@ class VolumeBinder:
             reasons.append(REASON_PV_NOT_EXIST)
         return volumes, tuple(reasons)
 
-    def _check_bound(
-        self, bound: Sequence[RawObject], labels: Mapping[str, str]
-    ) -> tuple[bool, bool]:
+    def _check_bound(self, bound: Sequence[RawObject], node: Node) -> tuple[bool, bool]:
         """(every bound PV exists, the node satisfies their node affinity); stops at the
-        first problem."""
+        first problem. An in-tree PV is judged as the node sees it, translated to CSI when
+        the node migrated its plugin."""
+        if not bound:
+            return True, True
+        csi_node = csi_node_of(self._handle, node.name)
         for pvc in bound:
             pv = self.pv_cache.get(("", str(spec_of(pvc).get("volumeName"))))
             if pv is None:
                 return False, True
-            if not pv_node_affinity_matches(pv, labels):
+            if not pv_node_affinity_matches(pv_seen_from(pv, csi_node), node.labels):
                 return True, False
         return True, True
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from plugins.helpers.csi_migration import MIGRATED_PLUGINS_ANNOTATION
 from plugins.helpers.volumes import added_or_changed
 from plugins.helpers.volumes import claim_event_hint
 from plugins.helpers.volumes import name_of
@@ -12,8 +13,6 @@ from scheduler.framework import Pod
 from scheduler.framework import QueueingHint
 from scheduler.objects.raw import RawObject
 from scheduler.objects.raw import annotations_of
-
-MIGRATED_PLUGINS_ANNOTATION = "storage.alpha.kubernetes.io/migrated-plugins"
 
 
 def after_claim_change(pod: Pod, old: object, new: object) -> QueueingHint:

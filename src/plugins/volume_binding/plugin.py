@@ -18,6 +18,7 @@ from plugins.volume_binding.hints import after_csi_driver_change
 from plugins.volume_binding.hints import after_csi_node_change
 from plugins.volume_binding.hints import after_storage_capacity_change
 from plugins.volume_binding.hints import after_storage_class_change
+from plugins.volume_binding.migration import MigrationError
 from plugins.volume_binding.prebind import BindingError
 from plugins.volume_binding.prebind import wait_for_bindings
 from plugins.volume_binding.prebind import write_bindings
@@ -106,7 +107,7 @@ class VolumeBinding:
             return Status.from_error(NODE_NOT_FOUND_MESSAGE)
         try:
             volumes, reasons = self.binder.find_pod_volumes(data.claims, node)
-        except ProvisioningError as exc:
+        except (ProvisioningError, MigrationError) as exc:
             self._handle.plugin_metrics.volume_scheduling_stage_error(PREDICATE)
             return Status.from_error(str(exc))
         if reasons:

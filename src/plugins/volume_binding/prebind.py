@@ -22,6 +22,9 @@ from plugins.helpers.volumes import resource_version
 from plugins.volume_binding.assume_cache import key_of
 from plugins.volume_binding.binder import PodVolumes
 from plugins.volume_binding.binder import VolumeBinder
+from plugins.volume_binding.migration import MigrationError
+from plugins.volume_binding.migration import csi_node_of
+from plugins.volume_binding.migration import pv_seen_from
 from scheduler.framework import Handle
 from scheduler.framework import Pod
 from scheduler.framework.errors import APIError
@@ -123,6 +126,7 @@ def bindings_complete(
     """True once every claim the pod's PreBind worked on is bound; BindingError if binding
     went wrong (claimRef reset, provisioning given up, a PV the node cannot use)."""
     pvs, pvcs = handle.lister(PVS), handle.lister(PVCS)
+    csi_node = csi_node_of(handle, node_name)
     for binding in volumes.static_bindings:
         pv_name = name_of(binding.pv)
         pv = pvs.get("", pv_name)
@@ -137,7 +141,7 @@ def bindings_complete(
             )
         if _not_seen_yet(written, PVS, pv):
             return False
-        _check_affinity(pv, node_name, node_labels)
+        _check_affinity(pv, csi_node, node_name, node_labels, "failed to translate pv to csi: ")
         claim_ref = spec_of(pv).get("claimRef")
         if claim_ref is None or not claim_ref.get("uid"):
             raise BindingError(f'ClaimRef got reset for pv "{pv_name}"')
@@ -164,14 +168,27 @@ def bindings_complete(
             pv = pvs.get("", volume_name)
             if pv is None:
                 return False  # not delivered yet
-            _check_affinity(pv, node_name, node_labels)
+            _check_affinity(pv, csi_node, node_name, node_labels, "")
         if not is_fully_bound(pvc):
             return False
     return True
 
 
-def _check_affinity(pv: RawObject, node_name: str, node_labels: Mapping[str, str]) -> None:
-    if not pv_node_affinity_matches(pv, node_labels):
+def _check_affinity(
+    pv: RawObject,
+    csi_node: RawObject | None,
+    node_name: str,
+    node_labels: Mapping[str, str],
+    translation_context: str,
+) -> None:
+    """BindingError unless the node can use the PV, judged as the node sees it (translated to
+    CSI where it migrated the PV's plugin). Upstream words a failed translation of a chosen PV
+    with a `translation_context`, that of a provisioned claim's PV bare."""
+    try:
+        seen = pv_seen_from(pv, csi_node)
+    except MigrationError as exc:
+        raise BindingError(f"{translation_context}{exc}") from exc
+    if not pv_node_affinity_matches(seen, node_labels):
         raise BindingError(
             f'pv "{name_of(pv)}" node affinity doesn\'t match node "{node_name}": '
             "no matching NodeSelectorTerms"

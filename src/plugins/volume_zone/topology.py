@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from scheduler.objects.node import BETA_REGION_LABEL
+from scheduler.objects.node import BETA_ZONE_LABEL
 from scheduler.objects.node import REGION_LABEL
 from scheduler.objects.node import ZONE_LABEL
 
-BETA_ZONE_LABEL = "failure-domain.beta.kubernetes.io/zone"
-BETA_REGION_LABEL = "failure-domain.beta.kubernetes.io/region"
 TOPOLOGY_LABELS = (BETA_ZONE_LABEL, BETA_REGION_LABEL, ZONE_LABEL, REGION_LABEL)
 _GA_EQUIVALENT = {BETA_ZONE_LABEL: ZONE_LABEL, BETA_REGION_LABEL: REGION_LABEL}
 _MULTI_ZONE_DELIMITER = "__"

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from scheduler.objects.names import label_value_problems
+from scheduler.objects.names import qualified_name_problems
 
 
 class SelectorError(ValueError):
@@ -75,6 +79,35 @@ def make_requirement(raw: Mapping[str, Any], *, numeric: bool = False) -> Requir
                 f"values[0]: Invalid value: {values[0]!r}: must be an integer"
             ) from exc
     return Requirement(str(key), str(operator), frozenset(values))
+
+
+# What Go's strconv.ParseInt(value, 10, 64) reads: an optional sign, decimal digits, 64 bits.
+_GO_DECIMAL = re.compile(r"[+-]?[0-9]+")
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def builds_requirement(key: str, operator: str, values: Sequence[str]) -> bool:
+    """Whether apimachinery's labels.NewRequirement builds `key operator values` (node selector
+    operators): the key a label key, as many values as the operator wants, Gt's and Lt's one
+    value a 64-bit integer, and every value a label value.
+
+    Stricter than `make_requirement`, which checks what the API server validates: objects that
+    passed it may still hold requirements this refuses, and upstream's matchers skip those."""
+    if qualified_name_problems(key):
+        return False
+    if operator in ("In", "NotIn"):
+        counted = bool(values)
+    elif operator in ("Exists", "DoesNotExist"):
+        counted = not values
+    elif operator in ("Gt", "Lt"):
+        counted = len(values) == 1 and all(_is_int64(value) for value in values)
+    else:
+        return False
+    return counted and not any(label_value_problems(value) for value in values)
+
+
+def _is_int64(value: str) -> bool:
+    return _GO_DECIMAL.fullmatch(value) is not None and _INT64_MIN <= int(value) <= _INT64_MAX
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,9 @@ from scheduler.objects.taints import parse_taint
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"
+# The labels zone and region had before they went GA; older nodes and volumes still carry them.
+BETA_ZONE_LABEL = "failure-domain.beta.kubernetes.io/zone"
+BETA_REGION_LABEL = "failure-domain.beta.kubernetes.io/region"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 
 

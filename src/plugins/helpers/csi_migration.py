@@ -1,12 +1,16 @@
-"""In-tree volumes as the CSI volumes they migrate to (CSI migration), for NodeVolumeLimits.
+"""In-tree volumes as the CSI volumes they migrate to (CSI migration).
 
 Since CSI migration, a volume of an in-tree type (`awsElasticBlockStore`, `gcePersistentDisk`,
-...) is attached by the CSI driver that replaced its plugin, and so takes one of that driver's
-attach slots on the node. Upstream's NodeVolumeLimits counts such volumes, inline in a pod or
-behind a PersistentVolume, under the driver and volume handle that k8s.io/csi-translation-lib
-(v0.36.3) translates them to; a handle that differs from upstream's would count one volume twice
-or two as one. Only the driver and the handle are reproduced here, not the rest of the translated
-PV (topology, attributes, secrets), which the count never looks at.
+...) is attached by the CSI driver that replaced its plugin. Two plugins look at it that way, each
+through a part of what k8s.io/csi-translation-lib (v0.36.3) makes of it:
+
+- NodeVolumeLimits counts such volumes, inline in a pod or behind a PersistentVolume, under the
+  driver and volume handle the translation gives them (a handle that differs from upstream's
+  would count one volume twice or two as one);
+- VolumeBinding checks a bound in-tree PV's node affinity as the translated PV has it, with the
+  zone key of the CSI driver's topology (`translate_pv_to_csi`).
+
+Nothing else of the translated PV (attributes, secrets, access modes) is reproduced.
 
 The seven migratable plugins: aws-ebs, gce-pd, azure-disk, azure-file, cinder, vsphere-volume and
 portworx-volume. Errors carry upstream's text, because the scheduler puts them in statuses; the
@@ -21,6 +25,15 @@ import urllib.parse
 from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
+
+from plugins.helpers.csi_topology import zone_affinity_for_csi
+from scheduler.objects.node import BETA_ZONE_LABEL
+from scheduler.objects.node import ZONE_LABEL
+from scheduler.objects.raw import annotations_of
+
+# On a CSINode: the in-tree plugins whose volumes the node handles through their CSI driver,
+# comma-separated.
+MIGRATED_PLUGINS_ANNOTATION = "storage.alpha.kubernetes.io/migrated-plugins"
 
 
 class TranslationError(Exception):
@@ -39,8 +52,18 @@ _PLUGINS: dict[str, tuple[str, str]] = {
 }
 _DRIVERS = dict(_PLUGINS.values())
 
-# The scheduler's own list (not the translator's): azure-file and vsphere-volume are
-# translatable, but the scheduler never counts them as migrated.
+# CSI driver -> its zone topology key, for the drivers whose PV translation moves the PV's zone
+# affinity to it. Azure Disk's and Portworx's leave the affinity as it is; vSphere's own zone and
+# region rewrite is not reproduced, no scheduler path translating a vSphere PV.
+_ZONE_TOPOLOGY_KEYS = {
+    "pd.csi.storage.gke.io": "topology.gke.io/zone",
+    "ebs.csi.aws.com": "topology.ebs.csi.aws.com/zone",
+    "cinder.csi.openstack.org": "topology.cinder.csi.openstack.org/zone",
+}
+
+# The scheduler's own list (not the translator's, upstream's isCSIMigrationOnForPlugin in both
+# NodeVolumeLimits and VolumeBinding): azure-file and vsphere-volume are translatable, but the
+# scheduler never treats them as migrated.
 _MIGRATION_ON = frozenset(
     {
         "kubernetes.io/aws-ebs",
@@ -86,6 +109,16 @@ def migration_on(csi_node: Mapping[str, Any] | None, plugin: str) -> bool:
     return csi_node is not None and plugin in _MIGRATION_ON
 
 
+def migrated_on_node(csi_node: Mapping[str, Any] | None, plugin: str) -> bool:
+    """Whether VolumeBinding sees the plugin's PVs as migrated on a node: a plugin the scheduler
+    migrates, named in the migrated-plugins annotation of the node's CSINode. The annotation is
+    split at commas and its items taken as written: upstream trims no spaces."""
+    if csi_node is None or plugin not in _MIGRATION_ON:
+        return False
+    listed = annotations_of(csi_node).get(MIGRATED_PLUGINS_ANNOTATION) or ""
+    return plugin in listed.split(",")
+
+
 def translate_inline(volume: Mapping[str, Any], namespace: str) -> tuple[str, str] | None:
     """(CSI driver, volume handle) of the translated inline volume, None when the translation has
     no CSI source (upstream then skips counting); raises TranslationError on a translation failure,
@@ -110,6 +143,26 @@ def translate_pv(pv: Mapping[str, Any]) -> tuple[str, str]:
         name = _text(pv.get("metadata") or {}, "name")
         raise TranslationError(f'could not find in-tree plugin translation logic for "{name}"')
     return _PLUGINS[field][1], _PV_HANDLES[field](pv, spec[field])
+
+
+def translate_pv_to_csi(pv: Mapping[str, Any]) -> dict[str, Any]:
+    """A migratable in-tree PV as TranslateInTreePVToCSI makes it, as far as the scheduler reads
+    it: its in-tree source replaced by `spec.csi` (driver and volume handle) and, for GCE PD, AWS
+    EBS and Cinder, its zone topology moved to the driver's key. Raises TranslationError with
+    upstream's text; `pv` is left untouched."""
+    driver, handle = translate_pv(pv)
+    in_tree_source = _source_field(pv.get("spec") or {})
+    spec = {key: value for key, value in (pv.get("spec") or {}).items() if key != in_tree_source}
+    spec["csi"] = {"driver": driver, "volumeHandle": handle}
+    zone_key = _ZONE_TOPOLOGY_KEYS.get(driver)
+    if zone_key is not None:
+        # The handle comes first: a disk that fails there is refused before its topology.
+        affinity = zone_affinity_for_csi(pv, zone_key)
+        if affinity is None:
+            spec.pop("nodeAffinity", None)
+        else:
+            spec["nodeAffinity"] = affinity
+    return {**pv, "spec": spec}
 
 
 def _source_field(holder: Mapping[str, Any]) -> str | None:
@@ -173,9 +226,9 @@ def _gce_inline_handle(source: Mapping[str, Any]) -> str:
 def _gce_pv_handle(pv: Mapping[str, Any], source: Mapping[str, Any]) -> str:
     # The zone(s) come from the PV's labels, beta label first; "__" joins a regional disk's.
     labels = (pv.get("metadata") or {}).get("labels") or {}
-    zones_label = labels.get("failure-domain.beta.kubernetes.io/zone") or ""
+    zones_label = labels.get(BETA_ZONE_LABEL) or ""
     if not zones_label:
-        zones_label = labels.get("topology.kubernetes.io/zone") or ""
+        zones_label = labels.get(ZONE_LABEL) or ""
     zones = str(zones_label).split("__")
     pd_name = _text(source, "pdName")
     if len(zones) == 1 and zones[0]:
