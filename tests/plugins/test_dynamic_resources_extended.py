@@ -325,14 +325,18 @@ async def test_a_pod_status_write_refused_fails_pre_bind_and_unreserve_deletes_t
 # ---- a claim left by an earlier attempt --------------------------------------------------------
 
 
-async def test_a_claim_left_by_an_earlier_attempt_rejects_every_node_and_is_deleted() -> None:
+async def left_by_an_earlier_attempt() -> tuple[World, Pod, dict[str, Any]]:
+    """A one-GPU pod whose claim an attempt created and never unreserved (the process died)."""
     pod = gpu_pod(1)
     world = World([GPU_CLASS, gpus("worker", 1), pod.raw], nodes=("worker", "other"))
     state = world.reserve(pod, "worker")
     assert (await world.plugin.pre_bind(state, pod, "worker")).is_success
-    # The attempt ended without Unreserve (the process died, say): the claim stays.
     [left] = extended_claims(world)
+    return world, pod, left
 
+
+async def test_a_claim_left_by_an_earlier_attempt_rejects_every_node_and_is_deleted() -> None:
+    world, pod, left = await left_by_an_earlier_attempt()
     state, statuses = world.filter(pod)
     stale = unresolvable("cannot schedule extended resource claim")
     assert {name: outcome(s) for name, s in statuses.items()} == {"worker": stale, "other": stale}
@@ -343,6 +347,18 @@ async def test_a_claim_left_by_an_earlier_attempt_rejects_every_node_and_is_dele
     assert left["metadata"]["finalizers"] == [FINALIZER]  # taken off before the deletion
     _, statuses = world.filter(pod)
     assert statuses["worker"].is_success
+
+
+async def test_awaiting_extenders_the_left_claim_is_deleted_before_post_filter_answers() -> None:
+    world, pod, _ = await left_by_an_earlier_attempt()
+    state, _ = world.filter(pod)
+    world.sim.fail_next("delete", "resourceclaims", APIError(500, "etcd is down"))
+    _, status = await world.plugin.post_filter_awaiting(state, pod, None)  # type: ignore[arg-type]
+    assert outcome(status) == (Code.ERROR, "etcd is down")  # upstream's statusError
+    _, status = await world.plugin.post_filter_awaiting(state, pod, None)  # type: ignore[arg-type]
+    assert outcome(status) == (Code.UNSCHEDULABLE, "deletion of ResourceClaim completed")
+    assert extended_claims(world) == []
+    assert world.handle.background_work == {}
 
 
 def test_explain_names_the_extended_claim_and_its_devices() -> None:

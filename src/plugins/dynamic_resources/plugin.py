@@ -41,6 +41,7 @@ from plugins.dynamic_resources.extended_writes import create_claim
 from plugins.dynamic_resources.extended_writes import delete_claim
 from plugins.dynamic_resources.extended_writes import record_in_pod
 from plugins.dynamic_resources.free_devices import FreeDeviceColumns
+from plugins.dynamic_resources.freeing import ClaimToFree
 from plugins.dynamic_resources.hints import after_claim_change
 from plugins.dynamic_resources.hints import after_pod_change
 from plugins.dynamic_resources.inventory import Inventory
@@ -50,7 +51,6 @@ from plugins.dynamic_resources.names import DEVICE_TAINT_RULES
 from plugins.dynamic_resources.names import RESOURCE_CLAIMS
 from plugins.dynamic_resources.names import RESOURCE_SLICES
 from plugins.dynamic_resources.prebind import ClaimWriteError
-from plugins.dynamic_resources.prebind import deallocate_claim
 from plugins.dynamic_resources.prebind import reserve_claim
 from plugins.dynamic_resources.prebind import unreserve_claim
 from plugins.dynamic_resources.requests import ClaimPlan
@@ -460,10 +460,10 @@ class DynamicResources:
         if isinstance(target, Status):
             return None, target
         self._handle.start_background(
-            f"deallocate:{target.namespace}/{target.name}",
-            partial(deallocate_claim, self._handle, target.claim),
+            f"{target.verb}:{target.claim.namespace}/{target.claim.name}",
+            target.write(self._handle),
         )
-        return None, Status.unschedulable(messages.DEALLOCATED)
+        return None, target.answer
 
     async def post_filter_awaiting(
         self, state: CycleState, pod: Pod, statuses: NodeStatusReader
@@ -472,14 +472,14 @@ class DynamicResources:
         if isinstance(target, Status):
             return None, target
         try:
-            await deallocate_claim(self._handle, target.claim)
+            await target.write(self._handle)()
         except APIError as exc:
             # Upstream's statusError: the server's own words, as an Error.
             return None, Status.from_error(exc.text)
-        return None, Status.unschedulable(messages.DEALLOCATED)
+        return None, target.answer
 
-    def _post_filter_target(self, state: CycleState, pod: Pod) -> PodClaim | Status:
-        """The claim PostFilter deallocates, or its answer when it deallocates none."""
+    def _post_filter_target(self, state: CycleState, pod: Pod) -> ClaimToFree | Status:
+        """The claim PostFilter frees, or its answer when it frees none."""
         data = state.get(STATE_KEY, StateData)
         if data is None:
             # An earlier PreFilter plugin rejected the pod as unresolvable before this one ran.
@@ -492,17 +492,11 @@ class DynamicResources:
             claim = data.claims[index]
             holders = claim.reserved_for
             if not holders or (len(holders) == 1 and holders[0].get("uid") == pod.uid):
-                return claim
+                return ClaimToFree(claim, delete=False)
         extended = data.extended
         if extended is not None and extended.stale:
             # Made by an earlier attempt that did not bind the pod: deleted, it is made anew.
-            meta = extended.claim["metadata"]
-            namespace, name = str(meta.get("namespace") or ""), str(meta.get("name"))
-            self._handle.start_background(
-                f"delete:{namespace}/{name}",
-                partial(delete_claim, self._handle, namespace, name),
-            )
-            return Status.unschedulable(messages.EXTENDED_CLAIM_DELETED)
+            return ClaimToFree(PodClaim("", extended.claim), delete=True)
         return Status.unschedulable(messages.STILL_NOT_SCHEDULABLE)
 
     # ---- Score -------------------------------------------------------------------------
