@@ -30,6 +30,8 @@ class ExtenderBehaviour:
 
     reject: set[str] = field(default_factory=set)
     unresolvable: set[str] = field(default_factory=set)
+    # Nodes the filter leaves out of its answer without naming them as failed.
+    drop: set[str] = field(default_factory=set)
     scores: dict[str, int] = field(default_factory=dict)
     binder: Binder | None = None
     # Preempt: candidate nodes to drop; the others are answered with the victims they came with
@@ -106,7 +108,7 @@ class RecordingExtender:
         names = candidate_names(body)
         if names == [self.behaviour.filter_error_alone]:
             return {"Error": f"cannot judge {names[0]} now"}
-        rejected = self.behaviour.reject | self.behaviour.unresolvable
+        rejected = self.behaviour.reject | self.behaviour.unresolvable | self.behaviour.drop
         kept = [n for n in names if n not in rejected]
         failed = {n: REJECTION for n in names if n in self.behaviour.reject}
         unresolvable = {n: REJECTION for n in names if n in self.behaviour.unresolvable}

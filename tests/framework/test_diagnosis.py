@@ -65,6 +65,24 @@ def test_prefilter_rejection_replaces_the_histogram() -> None:
     assert diagnosis.status_of("n2").code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 
 
+def test_a_node_without_a_rejection_reads_as_upstreams_absent_status() -> None:
+    # Upstream's NodeToStatus holds only rejected nodes; any other (one that passed the
+    # Filters and an extender dropped unnamed, one never evaluated, one not in the snapshot)
+    # gets the absent status: UnschedulableAndUnresolvable without a reason by default.
+    diagnosis = _table(3)
+    diagnosis.reject_row(0, Status(Code.UNSCHEDULABLE, "Insufficient cpu", plugin="Fit"))
+    assert diagnosis.status_of("n0").code is Code.UNSCHEDULABLE
+    for name in ("n1", "missing"):
+        status = diagnosis.status_of(name)
+        assert status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        assert status.all_reasons() == ()
+    # After a PreFilter result, the absent status is the one its left-out nodes have.
+    absent = Status.unresolvable("node(s) didn't satisfy plugin(s) [NodeAffinity]")
+    diagnosis.mark_absent(np.array([0, 1], dtype=np.int64), absent)
+    assert diagnosis.status_of("n1") is absent and diagnosis.status_of("n2") is absent
+    assert diagnosis.status_of("n0").code is Code.UNSCHEDULABLE
+
+
 def test_nodes_outside_a_prefilter_result_count_as_absent() -> None:
     diagnosis = _table(5)
     absent = Status.unresolvable("node(s) didn't satisfy plugin(s) [NodeAffinity]")

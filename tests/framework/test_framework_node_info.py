@@ -76,3 +76,37 @@ def test_a_clone_changes_apart_from_the_original() -> None:
     assert [p.port for p in info.used_ports] == [80]
     assert copy.requested["cpu"] == 2000 and copy.generation == info.generation + 1
     assert repr(copy) == "NodeInfo('n', pods=2)"
+
+
+def _names(info: NodeInfo) -> list[str]:
+    return [p.name for p in info.pods.values()]
+
+
+def test_pods_keep_upstreams_slice_order() -> None:
+    # Appended as they come; a removed pod's slot goes to the last pod; a pod added again
+    # (upstream's update: remove, then add) goes to the end.
+    info = _node()
+    for name in "abcde":
+        info.add_pod(make_pod(name).obj())
+    info.remove_pod("default/b")
+    assert _names(info) == ["a", "e", "c", "d"]
+    info.remove_pod("default/d")
+    assert _names(info) == ["a", "e", "c"]
+    info.add_pod(make_pod("a").req(cpu="1").obj())
+    assert _names(info) == ["c", "e", "a"]
+    info.replace_pod(make_pod("e").obj())
+    assert _names(info) == ["c", "a", "e"]
+    assert list(info.pods) == ["default/c", "default/a", "default/e"]
+    assert "default/a" in info.pods and "default/b" not in info.pods
+    assert info.pods["default/e"].name == "e" and info.pods.get("default/b") is None
+
+
+def test_a_clone_keeps_the_order_and_changes_apart() -> None:
+    info = _node()
+    for name in "abc":
+        info.add_pod(make_pod(name).obj())
+    copy = info.clone()
+    copy.remove_pod("default/a")
+    assert _names(copy) == ["c", "b"]
+    assert _names(info) == ["a", "b", "c"]
+    assert info.pods.get("default/c") is not None and copy.pods["default/c"].name == "c"

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from scheduler.testing import make_node
 from scheduler.testing import make_pod
 from tests.extender_server import ExtenderBehaviour
 from tests.extender_server import extender_config
@@ -147,3 +148,26 @@ async def test_a_pod_the_extender_does_not_manage_preempts_without_asking_it() -
             await _preempt(h)
             assert pod_names(h) == {"dear", "vip"}
     assert extender.verbs() == []
+
+
+async def test_a_nominated_node_the_filter_drops_without_naming_it_is_not_waited_for() -> None:
+    """vip is nominated to n1, where a victim of its earlier preemption is still terminating
+    and room is free: n1 passes the Filters, but the extender's filter leaves it out without
+    naming it. Upstream reads a node missing from its statuses as UnschedulableAndUnresolvable,
+    so the pod does not wait for n1's victim and preempts on n2."""
+    leaving = bound("leaving", "n1", cpu="2", priority=0)
+    leaving["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    leaving["status"]["conditions"] = [
+        {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"}
+    ]
+    vip = make_pod("vip").req(cpu="2").priority(100).dict()
+    vip["status"]["nominatedNodeName"] = "n1"
+    with running_extender(ExtenderBehaviour(drop={"n1"})) as extender:
+        config = extender_config(extender.url)
+        async with Harness(_config(config), extra_plugins=extra_plugins()) as h:
+            wide = make_node("n1").capacity(cpu="4", memory="8Gi", pods="10").dict()
+            h.create([wide, node("n2"), leaving, bound("dear", "n2", cpu="2", priority=10), vip])
+            await h.schedule_active()
+            await settle(h)
+            assert pod_names(h) == {"leaving", "vip"}
+            assert h.pod("default", "vip")["status"].get("nominatedNodeName") == "n2"

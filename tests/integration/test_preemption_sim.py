@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 from typing import Any
 
 from plugins.default_preemption import SPEC
@@ -329,3 +330,38 @@ async def test_a_victim_at_pre_bind_is_sent_back_to_the_queue_not_deleted() -> N
         h.pre_bind_holds_pods = False  # nothing holds the cycle now: settling waits for it
         await h.quiesce()
         assert h.node_of("default", "vip") == "n1"
+
+
+def four_of_one_cpu(h: Harness) -> None:
+    """A full 4-CPU node of pods a, b, c, d: one priority and no start time, so they tie and
+    upstream reprieves them in reverse node order, its cache's order."""
+    full = make_node("n1").capacity(cpu="4", memory="8Gi", pods="10").dict()
+    h.create([full, *(bound(name, "n1", cpu="1", priority=0) for name in "abcd")])
+
+
+async def test_a_deleted_pods_place_on_the_node_decides_which_tied_pod_is_preempted() -> None:
+    async with Harness(CONFIG, extra_plugins=extra_plugins()) as h:
+        four_of_one_cpu(h)
+        await h.quiesce()
+        await h.sim.delete_pod("default", "a", "")
+        await h.quiesce()
+        h.create([make_pod("vip").req(cpu="2").priority(100).dict()])
+        await h.schedule_active()
+        await settle(h)
+        # d took a's slot: node order d, b, c, reprieved c, b, d; only d has to go.
+        assert pod_names(h) == {"b", "c", "vip"}
+
+
+async def test_an_updated_pod_moves_to_the_end_of_the_node_as_upstream_keeps_it() -> None:
+    async with Harness(CONFIG, extra_plugins=extra_plugins()) as h:
+        four_of_one_cpu(h)
+        await h.quiesce()
+        b = copy.deepcopy(h.pod("default", "b"))
+        b["metadata"].setdefault("labels", {})["touched"] = "yes"
+        await h.sim.update("pods", b)
+        await h.quiesce()
+        h.create([make_pod("vip").req(cpu="2").priority(100).dict()])
+        await h.schedule_active()
+        await settle(h)
+        # Node order a, d, c, b, reprieved b, c, d, a: b and c stay.
+        assert pod_names(h) == {"b", "c", "vip"}

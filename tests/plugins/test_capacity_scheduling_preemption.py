@@ -56,7 +56,7 @@ class Cluster:
         self.plugin = CapacityScheduling(None, self.handle)
         self.handle.chain = FilterChain([fit, self.plugin], [fit])
 
-    def post_filter(self, pod: Pod) -> tuple[PostFilterResult | None, Status]:
+    def _cycle(self, pod: Pod) -> tuple[CycleState, Statuses]:
         state = CycleState()
         for plugin in self.handle.chain.pre_filter:
             plugin.pre_filter(state, pod, self.handle.table)
@@ -64,7 +64,17 @@ class Cluster:
         statuses = Statuses(
             {"n0": self.handle.run_filter_plugins_with_nominated_pods(state, pod, info)}
         )
+        return state, statuses
+
+    def post_filter(self, pod: Pod) -> tuple[PostFilterResult | None, Status]:
+        state, statuses = self._cycle(pod)
         return self.plugin.post_filter(state, pod, statuses)
+
+    def victims(self, pod: Pod) -> list[str]:
+        state, statuses = self._cycle(pod)
+        chosen = self.plugin.plan(state, pod, statuses).chosen
+        assert chosen is not None
+        return [p.name for p in chosen.victims.pods]
 
     def preemptions_started(self) -> list[str]:
         return sorted(n for n in self.handle.background_work if n.startswith("preemption:"))
@@ -133,3 +143,12 @@ def test_without_its_prefilter_state_the_pod_is_not_eligible() -> None:
     result, status = cluster.plugin.post_filter(CycleState(), pending("reclaimer", "a"), statuses)
     assert result is None
     assert status.message() == "preemption: not eligible due to failed to read from cycleState"
+
+
+def test_of_tied_pods_the_one_upstreams_sort_leaves_first_on_the_node_goes() -> None:
+    # Unstarted pods of one priority: scheduler-plugins sorts the node's pods with
+    # "not MoreImportantPod", which keeps them in node order (x, y); reprieved the other way
+    # round, y stays and x goes.
+    free = [make_pod(name, "free").node("n0").req(cpu="1").obj() for name in ("x", "y")]
+    pod = make_pod("vip", "free").req(cpu="1").priority(100).obj()
+    assert Cluster(free).victims(pod) == ["x"]

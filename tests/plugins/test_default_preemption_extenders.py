@@ -63,15 +63,20 @@ def _reversed(victims: Mapping[str, Victims], pods_on: PodsOnNode) -> dict[str, 
     }
 
 
-async def test_victims_an_extender_reorders_are_ranked_most_important_first() -> None:
+async def test_victims_keep_the_extenders_order_and_the_first_is_the_most_important() -> None:
     extenders = ScriptedExtenders(_reversed)
-    result, status = await _preempt(_cluster(extenders))
-    # Read in the extender's order, n1's first victim (priority 1) would win the ranking.
+    world = _cluster(extenders)
+    result, status = await _preempt(world)
+    # As upstream reads them: n1's first victim now has priority 1, below n2's 40, so n1 wins
+    # although its most important victim (50) outranks n2's.
     assert status.is_success
-    assert result == PostFilterResult(nominated_node_name="n2")
+    assert result == PostFilterResult(nominated_node_name="n1")
     [asked] = extenders.asked
     assert sorted(asked) == ["n1", "n2"]
     assert [p.name for p in asked["n1"].pods] == ["a", "b"]
+    # The extender's last victim is the one preempted last.
+    await world.handle.run_background()
+    assert world.api.deleted == ["default/b", "default/a"]
 
 
 async def test_a_node_the_extender_drops_is_not_preempted_on() -> None:

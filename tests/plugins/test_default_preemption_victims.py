@@ -10,7 +10,6 @@ import pytest
 
 from plugins.helpers.preemption.disruption_budgets import DisruptionBudget
 from plugins.helpers.preemption.disruption_budgets import split_by_violation
-from plugins.helpers.preemption.importance import by_importance
 from plugins.helpers.preemption.importance import reprieve_order
 from plugins.helpers.preemption.victims import NO_VICTIMS_FOUND
 from plugins.helpers.preemption.victims import DryRunNode
@@ -122,6 +121,30 @@ def test_reprieve_order_follows_priority_then_start_then_reversed_node_order() -
         "unstarted-2",
         "unstarted-1",
     ]
+
+
+def unstarted(count: int) -> list[Pod]:
+    return [running(f"p{i}", "n1", cpu="100m") for i in range(1, count + 1)]
+
+
+def test_past_twelve_tied_pods_are_reprieved_in_the_order_go_sort_slice_gives() -> None:
+    # Recorded from Go's sort.Slice with MoreImportantPod over 13 unstarted pods of one
+    # priority: no longer the insertion sort's reversed node order.
+    expected = "p12 p11 p10 p9 p8 p1 p6 p5 p4 p3 p2 p13 p7"
+    assert names(reprieve_order(unstarted(13), NOW)) == expected.split()
+
+
+@pytest.mark.parametrize(
+    ("count", "expected"),
+    [(12, ["p3", "p2", "p1"]), (13, ["p2", "p13", "p7"]), (16, ["p6", "p1", "p9"])],
+)
+def test_victims_among_many_tied_pods_are_the_ones_upstream_takes(
+    count: int, expected: list[str]
+) -> None:
+    # A node full of 100m pods; the preemptor needs 300m, so the last three reprieved go.
+    full = make_node("n1").capacity(cpu=f"{count * 100}m", memory="8Gi", pods="110").obj()
+    world = World([full], unstarted(count))
+    assert names(victims_on(world, preemptor(cpu="300m")).pods) == expected
 
 
 def test_between_equal_priorities_the_older_pod_is_reprieved() -> None:
@@ -279,4 +302,4 @@ def test_importance_is_priority_then_earliest_start_and_unstarted_counts_as_now(
         running("late", "n1", cpu="1", priority=5, started="2025-12-31T00:00:00Z"),
         running("early", "n1", cpu="1", priority=5, started="2025-01-01T00:00:00Z"),
     ]
-    assert names(by_importance(pods, NOW)) == ["early", "late", "unstarted", "low"]
+    assert names(reprieve_order(pods, NOW)) == ["early", "late", "unstarted", "low"]

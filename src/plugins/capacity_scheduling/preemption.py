@@ -28,8 +28,8 @@ from plugins.helpers.preemption import PREEMPT_NEVER
 from plugins.helpers.preemption import DisruptionBudget
 from plugins.helpers.preemption import DryRunNode
 from plugins.helpers.preemption import Victims
-from plugins.helpers.preemption import by_importance
 from plugins.helpers.preemption import extension_error
+from plugins.helpers.preemption import least_important_first
 from plugins.helpers.preemption import reprieve
 from scheduler.framework import Code
 from scheduler.framework import CycleState
@@ -105,8 +105,9 @@ def select_victims(
     reclaiming = namespace in quotas.usage.quotas and not quotas.beyond_min(namespace)
     potential: list[Pod] = []
     # Least important first: a lender's use falls as its pods are taken, and once it is back
-    # at its min its more important pods stay.
-    for other in reversed(by_importance(node_info.pods.values(), now)):
+    # at its min its more important pods stay. Equal pods keep the order upstream's sort gives
+    # them, which decides which of them go.
+    for other in least_important_first(node_info.pods.values(), now):
         if _may_go(quotas, pod, other, reclaiming=reclaiming):
             potential.append(other)
             status = node.remove(other)

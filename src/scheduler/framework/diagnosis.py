@@ -107,8 +107,19 @@ class Diagnosis:
     # -- PostFilter's view (NodeStatusReader) ----------------------------------------------
 
     def status_of(self, node_name: str) -> Status:
+        """The node's status as upstream's NodeToStatus gives it. A node with no rejection
+        recorded (it passed the Filters but an HTTP extender dropped it without naming it, or
+        the search stopped before it) is absent from upstream's map, and absent nodes read as
+        the absent status: UnschedulableAndUnresolvable, with the PreFilter's message when its
+        result left nodes out."""
         row = self._table.row_of(node_name)
-        return Status() if row is None or row >= self.num_all_nodes else self.status_of_row(row)
+        if row is not None and row < self.num_all_nodes:
+            status = self.status_of_row(row)
+            if not status.is_success:
+                return status
+        return (
+            self.absent if self.absent is not None else Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+        )
 
     def nodes_with_code(self, code: int) -> list[str]:
         rows = np.flatnonzero(self.codes == code)

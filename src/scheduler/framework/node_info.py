@@ -2,10 +2,80 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from collections.abc import Sequence
+
 from scheduler.objects.node import Node
 from scheduler.objects.pod import Pod
 from scheduler.objects.pod_ports import HostPort
 from scheduler.objects.resources import PODS
+
+
+class NodePods:
+    """The pods on a node by key, iterated in the order upstream's NodeInfo keeps them.
+
+    Upstream holds them in a slice: a pod added goes to the end, and a pod removed leaves its
+    slot to the last pod. That order is observable: preemption lists a node's potential victims
+    in it, and the sort that orders them leaves equal pods in an order that depends on it. A
+    list with each key's index keeps the same order at O(1) per add, remove and lookup.
+    """
+
+    __slots__ = ("_index", "_pods")
+
+    def __init__(self) -> None:
+        self._pods: list[Pod] = []
+        self._index: dict[str, int] = {}
+
+    def __repr__(self) -> str:
+        return f"NodePods({self.keys()!r})"
+
+    def get(self, key: str) -> Pod | None:
+        index = self._index.get(key)
+        return None if index is None else self._pods[index]
+
+    def __getitem__(self, key: str) -> Pod:
+        return self._pods[self._index[key]]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._index
+
+    def values(self) -> Sequence[Pod]:
+        """The pods, in order; a live view (copy it before changing the node under it)."""
+        return self._pods
+
+    def keys(self) -> list[str]:
+        return [pod.key for pod in self._pods]
+
+    def __iter__(self) -> Iterator[str]:
+        return (pod.key for pod in self._pods)
+
+    def __len__(self) -> int:
+        return len(self._pods)
+
+    def append(self, pod: Pod) -> None:
+        """Add a pod whose key is not here yet, at the end."""
+        self._index[pod.key] = len(self._pods)
+        self._pods.append(pod)
+
+    def pop(self, key: str) -> Pod | None:
+        """Remove the pod with `key` (None if there is none); the last pod takes its slot."""
+        index = self._index.pop(key, None)
+        if index is None:
+            return None
+        pods = self._pods
+        removed = pods[index]
+        last = pods.pop()
+        if index < len(pods):
+            pods[index] = last
+            self._index[last.key] = index
+        return removed
+
+    def copy(self) -> NodePods:
+        """An independent copy, in the same order."""
+        copy = NodePods()
+        copy._pods.extend(self._pods)
+        copy._index.update(self._index)
+        return copy
 
 
 class NodeInfo:
@@ -28,7 +98,7 @@ class NodeInfo:
 
     def __init__(self, node: Node | None = None) -> None:
         self.node = node
-        self.pods: dict[str, Pod] = {}
+        self.pods = NodePods()
         self.requested: dict[str, int] = {}
         self.non_zero_cpu = 0
         self.non_zero_memory = 0
@@ -50,19 +120,23 @@ class NodeInfo:
         return self.node.allocatable.get(PODS, 0) if self.node is not None else 0
 
     def add_pod(self, pod: Pod) -> None:
+        """Add `pod` at the end; one with the same key is removed first, as upstream's cache
+        updates a pod (so an updated pod moves to the end)."""
         if pod.key in self.pods:
             self.remove_pod(pod.key)
-        self.pods[pod.key] = pod
+        self.pods.append(pod)
         self._account(pod, 1)
 
     def replace_pod(self, pod: Pod) -> None:
         """Swap in a new version of a pod held here that takes the same room (its requests,
-        ports and terms unchanged); counts a change as removing and adding it would."""
-        self.pods[pod.key] = pod
+        ports and terms unchanged), without recounting what it takes; the pod's place and the
+        generation change as removing and adding it would."""
+        self.pods.pop(pod.key)
+        self.pods.append(pod)
         self.generation += 2
 
     def remove_pod(self, key: str) -> Pod | None:
-        pod = self.pods.pop(key, None)
+        pod = self.pods.pop(key)
         if pod is not None:
             self._account(pod, -1)
         return pod
@@ -85,7 +159,7 @@ class NodeInfo:
 
     def clone(self) -> NodeInfo:
         copy = NodeInfo(self.node)
-        copy.pods = dict(self.pods)
+        copy.pods = self.pods.copy()
         copy.requested = dict(self.requested)
         copy.non_zero_cpu = self.non_zero_cpu
         copy.non_zero_memory = self.non_zero_memory

@@ -456,3 +456,49 @@ def test_a_confirmation_that_differs_rewrites_the_row(
     assert cache.table.pod_clock > clock
     cpu = informed.requests["cpu"]
     assert row_state(cache, "n1")["requested"]["cpu"] == cpu
+
+
+def pod_order(cache: SchedulerCache, node: str) -> list[str]:
+    info = cache.node_info(node)
+    assert info is not None
+    return [p.name for p in info.pods.values()]
+
+
+def test_a_removed_pods_place_on_its_node_goes_to_the_last_pod() -> None:
+    # Upstream's NodeInfo keeps its pods in a slice and fills a gap with the last pod; the
+    # order reaches preemption, which lists potential victims in it.
+    cache = cache_with_nodes("n1")
+    for name in "abcd":
+        cache.add_pod(bound(make_pod(name).req(cpu="1"), "n1"))
+    cache.remove_pod(bound(make_pod("a"), "n1"))
+    assert pod_order(cache, "n1") == ["d", "b", "c"]
+    cache.remove_pod(bound(make_pod("c"), "n1"))
+    assert pod_order(cache, "n1") == ["d", "b"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [lambda b: b, lambda b: b.labels(app="db"), lambda b: b.req(cpu="2")],
+    ids=["same-room", "labels", "requests"],
+)
+def test_an_updated_pod_moves_to_the_end_of_its_node(
+    change: Callable[[PodBuilder], PodBuilder],
+) -> None:
+    # Upstream's cache updates a pod by removing it and adding it again, whatever changed.
+    cache = cache_with_nodes("n1")
+    builders = {name: make_pod(name).req(cpu="1") for name in "abcd"}
+    for builder in builders.values():
+        cache.add_pod(bound(builder, "n1"))
+    old = cache.get_pod("default/b")
+    assert old is not None
+    cache.update_pod(old, bound(change(builders["b"]), "n1"))
+    assert pod_order(cache, "n1") == ["a", "d", "c", "b"]
+
+
+def test_confirming_an_assumed_pod_moves_it_to_the_end_of_its_node() -> None:
+    cache = cache_with_nodes("n1")
+    builders = {name: make_pod(name).req(cpu="1") for name in "abc"}
+    for builder in builders.values():
+        cache.assume_pod(builder.obj(), "n1")
+    cache.add_pod(bound(builders["a"], "n1"))
+    assert pod_order(cache, "n1") == ["c", "b", "a"]

@@ -11,7 +11,7 @@ from plugins.helpers.preemption.evaluator import Evaluator
 from plugins.helpers.preemption.evaluator import PreemptingPostFilter
 from plugins.helpers.preemption.evaluator import PreemptionPlan
 from plugins.helpers.preemption.evaluator import Preemptor
-from plugins.helpers.preemption.importance import by_importance
+from plugins.helpers.preemption.importance import least_important_first
 from plugins.helpers.preemption.importance import reprieve_order
 from plugins.helpers.preemption.messages import NOT_ELIGIBLE_POLICY_NEVER
 from plugins.helpers.preemption.messages import NOT_ELIGIBLE_TERMINATING
@@ -37,9 +37,9 @@ __all__ = [
     "PreemptionPlan",
     "Preemptor",
     "Victims",
-    "by_importance",
     "extension_error",
     "ineligibility",
+    "least_important_first",
     "reprieve",
     "reprieve_order",
     "select_victims",

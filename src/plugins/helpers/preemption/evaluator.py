@@ -20,7 +20,6 @@ from plugins.helpers.preemption.candidates import VictimSelector
 from plugins.helpers.preemption.candidates import dry_run
 from plugins.helpers.preemption.disruption_budgets import PDB_RESOURCE
 from plugins.helpers.preemption.disruption_budgets import list_budgets
-from plugins.helpers.preemption.importance import by_importance
 from plugins.helpers.preemption.messages import NO_CANDIDATE
 from plugins.helpers.preemption.messages import aggregate
 from plugins.helpers.preemption.messages import no_candidates_message
@@ -35,7 +34,6 @@ from scheduler.framework import NodeStatusReader
 from scheduler.framework import Pod
 from scheduler.framework import PostFilterResult
 from scheduler.framework import Status
-from scheduler.framework import Victims
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +82,7 @@ class Evaluator:
         now = self._handle.clock.wall()
         found = self._candidates(state, pod, statuses, now)
         if not isinstance(found, PreemptionPlan):
-            found = await self._after_extenders(pod, found, now)
+            found = await self._after_extenders(pod, found)
         plan = found if isinstance(found, PreemptionPlan) else _choose(found, now)
         return self._carry_out(pod, _prefixed(plan))
 
@@ -132,10 +130,12 @@ class Evaluator:
         return tuple(run.candidates)
 
     async def _after_extenders(
-        self, pod: Pod, candidates: tuple[Candidate, ...], now: datetime
+        self, pod: Pod, candidates: tuple[Candidate, ...]
     ) -> tuple[Candidate, ...] | PreemptionPlan:
         """The candidates the extenders with a preempt verb keep, in dry-run order (a node
-        only an extender named comes after), each one's victims most important first."""
+        only an extender named comes after), each one's victims in the order the extenders
+        gave them: upstream keeps that order, takes the first victim's priority as the
+        candidate's highest, and preempts the last victim last."""
         extenders = self._handle.extenders
         if not extenders.interested_in_preemption(pod):
             return candidates
@@ -146,16 +146,11 @@ class Evaluator:
             return PreemptionPlan(None, Status.from_error(str(exc)), candidates)
         names = [c.node_name for c in candidates if c.node_name in kept]
         names += [name for name in kept if name not in offered]
-        return tuple(Candidate(name, _by_importance(kept[name], now)) for name in names)
+        return tuple(Candidate(name, kept[name]) for name in names)
 
     def _pods_on(self, node_name: str) -> list[Pod] | None:
         info = self._handle.node_info(node_name)
         return None if info is None else list(info.pods.values())
-
-
-def _by_importance(victims: Victims, now: datetime) -> Victims:
-    ordered = tuple(by_importance(victims.pods, now))
-    return Victims(ordered, victims.num_pdb_violations)
 
 
 def _choose(candidates: tuple[Candidate, ...], now: datetime) -> PreemptionPlan:

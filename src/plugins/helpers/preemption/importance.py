@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 from datetime import datetime
 
+from plugins.helpers.go_sort import go_sort_slice
 from scheduler.framework import Pod
 
 
@@ -25,11 +26,6 @@ def start_time(pod: Pod, now: datetime) -> datetime:
         return now
     # API timestamps carry "Z"; one without a zone is read as UTC rather than failing compares.
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=now.tzinfo)
-
-
-def by_importance(pods: Iterable[Pod], now: datetime) -> list[Pod]:
-    """`pods` from the most to the least important (a stable sort)."""
-    return sorted(pods, key=lambda p: (-p.priority, start_time(p, now)))
 
 
 def _started_at(pod: Pod, now: datetime) -> datetime | None:
@@ -51,17 +47,17 @@ def more_important(first: Pod, second: Pod, now: datetime) -> bool:
 
 def reprieve_order(pods: Sequence[Pod], now: datetime) -> list[Pod]:
     """The order upstream reprieves potential victims in: Go's sort.Slice over node order with
-    `more_important` as less. For up to 12 pods that sort is an insertion sort, followed here
-    exactly; with the asymmetric comparison, equal pods that have not started come out in
-    reverse node order. (Past 12, Go's pattern-defeating quicksort may order such ties
-    differently; this keeps the insertion sort.)"""
-    ordered = list(pods)
-    for i in range(1, len(ordered)):
-        j = i
-        while j > 0 and more_important(ordered[j], ordered[j - 1], now):
-            ordered[j], ordered[j - 1] = ordered[j - 1], ordered[j]
-            j -= 1
-    return ordered
+    `more_important` as less. Its ties are the sort's own: up to 12 pods it is an insertion
+    sort, so equal pods that have not started come out in reverse node order (the asymmetric
+    comparison moves each one ahead of all before it); past 12 it partitions, and the order of
+    ties follows from the partitions."""
+    return go_sort_slice(pods, lambda first, second: more_important(first, second, now))
+
+
+def least_important_first(pods: Iterable[Pod], now: datetime) -> list[Pod]:
+    """`pods` sorted as scheduler-plugins' CapacityScheduling sorts a node's pods before
+    choosing victims: Go's sort.Slice with the negation of `more_important` as less."""
+    return go_sort_slice(pods, lambda first, second: not more_important(first, second, now))
 
 
 def earliest_start_of_highest_priority(victims: Sequence[Pod], now: datetime) -> datetime:

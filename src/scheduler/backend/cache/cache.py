@@ -199,11 +199,13 @@ class SchedulerCache:
     # ---- internals -----------------------------------------------------------------------
 
     def _place(self, pod: Pod) -> None:
-        """Put `pod` on its node, replacing any cached pod with the same key."""
+        """Put `pod` at the end of its node's pods, replacing any cached pod with the same
+        key."""
         previous = self._pods.get(pod.key)
         if previous is not None and same_but_version(previous, pod):
             # The Binding of an assumed pod coming back, typically: the pod takes the room it
-            # took, so the node's totals and its table row stand as they are.
+            # took, so the node's totals and its table row stand as they are. It still moves
+            # to the end of its node's pods, as upstream's update (remove, then add) moves it.
             self._infos[pod.node_name].replace_pod(pod)
             self._pods[pod.key] = pod
             return
