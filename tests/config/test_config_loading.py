@@ -215,7 +215,7 @@ profiles:
 
 def test_null_unknown_field_is_still_rejected(registry: dict[str, PluginSpec]) -> None:
     text = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\ntypo:\n"
-    with pytest.raises(ConfigError, match=r"^typo: Extra inputs are not permitted$"):
+    with pytest.raises(ConfigError, match=r'^strict decoding error: unknown field "typo"$'):
         load_config_text(text, registry)
 
 
@@ -255,3 +255,156 @@ def test_ignored_resources_need_node_resources_fit_in_every_profile(
         'profiles[1].pluginConfig: Invalid value: "NodeResourcesFit": can\'t find '
         "NodeResourcesFitArgs in plugin config; extenders ignore resources through it"
     )
+
+
+HEADER_YAML = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("percentage_of_nodes_to_score: 50\n", "percentage_of_nodes_to_score"),
+        ("percentage_of_nodes_to_score:\n", "percentage_of_nodes_to_score"),
+        ("leaderElection: {leader_elect: false}\n", "leaderElection.leader_elect"),
+        (
+            "profiles:\n- schedulerName: a\n  pluginConfig:\n  - name: InterPodAffinity\n"
+            "    args: {hard_pod_affinity_weight: 5}\n",
+            "profiles[0].pluginConfig[0].args.hard_pod_affinity_weight",
+        ),
+        (
+            "extenders:\n- urlPrefix: http://127.0.0.1:8888\n  tlsConfig: {ca_data: ''}\n",
+            "extenders[0].tlsConfig.ca_data",
+        ),
+    ],
+    ids=["top-level", "top-level-null", "nested", "plugin-args", "extender"],
+)
+def test_snake_case_names_are_unknown_fields(
+    registry: dict[str, PluginSpec], text: str, field: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config_text(HEADER_YAML + text, registry)
+    assert str(caught.value) == f'strict decoding error: unknown field "{field}"'
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("1: x\n", "1"),
+        ("profiles:\n- schedulerName: a\n  yes: 1\n", "profiles[0].true"),
+        ("leaderElection: {n: 1, 1.5: 2}\n", "leaderElection.false"),
+    ],
+    ids=["integer", "boolean", "boolean-and-float"],
+)
+def test_keys_that_are_not_strings_are_unknown_fields_named_as_upstream_names_them(
+    registry: dict[str, PluginSpec], text: str, field: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config_text(HEADER_YAML + text, registry)
+    assert f'strict decoding error: unknown field "{field}"' in str(caught.value).splitlines()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("profiles: [{schedulerName: '1:30'}]\nparallelism: 0o17\n", ("1:30", 15, True)),
+        ("profiles: [{schedulerName: 1:30}]\nparallelism: 1e1\n", ("1:30", 10, True)),
+        (
+            "profiles: [{schedulerName: 2024-01-01}]\nenableProfiling: n\n",
+            ("2024-01-01", 16, False),
+        ),
+        (
+            "profiles: [{schedulerName: =}]\nparallelism: 50.0\nenableProfiling: off\n",
+            ("=", 50, False),
+        ),
+    ],
+    ids=["quoted-and-octal", "base-60-and-exponent", "date-and-n", "equals-and-whole-float"],
+)
+def test_yaml_scalars_are_read_as_upstream_reads_them(
+    registry: dict[str, PluginSpec], text: str, expected: tuple[str, int, bool]
+) -> None:
+    config, _ = load_config_text(HEADER_YAML + text, registry)
+    name = config.profiles[0].scheduler_name
+    assert (name, config.parallelism, config.enable_profiling) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "detail"),
+    [
+        (
+            "profiles: [{schedulerName: y}]\n",
+            "profiles[0].schedulerName: Input should be a valid string",
+        ),
+        ("parallelism: 1:30\n", "parallelism: Input should be a valid integer"),
+        ("parallelism: 16.5\n", "parallelism: Input should be a valid integer"),
+        (
+            "clientConnection: {qps: 1e400}\n",
+            "clientConnection.qps: Input should be a valid number",
+        ),
+    ],
+    ids=["y-is-a-boolean", "base-60-is-a-string", "fraction", "overflowing-float-is-a-string"],
+)
+def test_yaml_scalars_upstream_reads_as_another_type_are_refused(
+    registry: dict[str, PluginSpec], text: str, detail: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config_text(HEADER_YAML + text, registry)
+    assert str(caught.value) == detail
+
+
+def test_a_whole_float_fills_an_integer_field_from_yaml_only(
+    registry: dict[str, PluginSpec],
+) -> None:
+    config, _ = load_config_text(HEADER_YAML + "percentageOfNodesToScore: 50.0\n", registry)
+    assert config.percentage_of_nodes_to_score == 50
+    as_json = json.dumps({**yaml.safe_load(HEADER_YAML), "percentageOfNodesToScore": 50.0})
+    with pytest.raises(ConfigError, match="percentageOfNodesToScore: Input should be a valid"):
+        load_config_text(as_json, registry)
+
+
+def test_strings_upstream_would_read_as_other_types_are_quoted_when_dumped(
+    registry: dict[str, PluginSpec],
+) -> None:
+    text = HEADER_YAML + "profiles:\n- schedulerName: 'y'\n- schedulerName: '1e2'\n"
+    loaded = load_config_text(text, registry)
+    dumped = dump_config(*loaded)
+    assert "schedulerName: 'y'" in dumped and "schedulerName: '1e2'" in dumped
+    assert load_config_text(dumped, registry) == loaded
+
+
+@pytest.mark.parametrize(
+    "trailer", ["---\n", "---\n# nothing more\n", "---\n---\n", "...\n"], ids=str.strip
+)
+def test_empty_documents_after_the_configuration_are_ignored(
+    registry: dict[str, PluginSpec], trailer: str
+) -> None:
+    config, _ = load_config_text(HEADER_YAML + "parallelism: 4\n" + trailer, registry)
+    assert config.parallelism == 4
+
+
+@pytest.mark.parametrize("second", ["foo: bar\n", HEADER_YAML], ids=["other", "configuration"])
+def test_a_second_document_with_content_is_refused(
+    registry: dict[str, PluginSpec], second: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config_text(HEADER_YAML + "---\n" + second, registry, source="f.yaml")
+    assert str(caught.value) == (
+        "f.yaml: holds 2 YAML documents; a configuration file holds one "
+        "(kube-scheduler would read the first and ignore the others)"
+    )
+
+
+@pytest.mark.parametrize("field", ["caData", "certData", "keyData"])
+def test_extender_tls_data_must_be_base64(registry: dict[str, PluginSpec], field: str) -> None:
+    text = EXTENDER_HEADER + f"  tlsConfig: {{{field}: 'not base64!!'}}\n"
+    with pytest.raises(ConfigError) as caught:
+        load_config_text(text, registry)
+    assert str(caught.value).startswith(
+        f"extenders[0].tlsConfig.{field}: Value error, not valid base64: "
+    )
+
+
+def test_extender_tls_data_may_break_lines_as_go_allows(registry: dict[str, PluginSpec]) -> None:
+    text = EXTENDER_HEADER + "  tlsConfig:\n    caData: |\n      QUJD\n      REVG\n"
+    config, _ = load_config_text(text, registry)
+    tls = config.extenders[0].tls_config
+    assert tls is not None and tls.ca_data == "QUJD\nREVG\n"

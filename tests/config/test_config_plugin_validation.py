@@ -182,7 +182,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     (
         "args-unknown-field",
         config_args("NodeAffinity", {"addedAffinty": {}}),
-        "profiles[0].pluginConfig[0].args.addedAffinty: Extra inputs are not permitted",
+        'strict decoding error: unknown field "profiles[0].pluginConfig[0].args.addedAffinty"',
     ),
     (
         "args-kind",
@@ -327,3 +327,44 @@ def test_negative_weight_of_the_last_score_plugin_is_accepted(
 ) -> None:
     _, [effective] = load_config_dict(data, registry)
     assert {ref.name: ref.weight for ref in effective.plugins["Score"]}["ImageLocality"] == -3
+
+
+def test_a_plugin_at_a_point_it_does_not_implement_is_reported_once(
+    registry: dict[str, PluginSpec],
+) -> None:
+    assert problems(registry, plugins(filter={"enabled": names("PrioritySort")})) == [
+        'profiles[0].plugins.filter.enabled[0].name: Invalid value: "PrioritySort": '
+        'plugin "PrioritySort" does not implement the Filter extension point'
+    ]
+
+
+def test_a_later_profile_without_the_first_one_s_queue_sort_is_reported_once(
+    registry: dict[str, PluginSpec],
+) -> None:
+    data = {
+        **HEADER,
+        "profiles": [
+            {"schedulerName": "a"},
+            {"schedulerName": "b", "plugins": {"queueSort": {"disabled": names("*")}}},
+        ],
+    }
+    assert problems(registry, data) == [
+        "profiles[1].plugins.queueSort: Invalid value: []: must be the same for all profiles"
+    ]
+
+
+def test_profiles_without_any_queue_sort_are_reported_at_the_first(
+    registry: dict[str, PluginSpec],
+) -> None:
+    # Upstream stops at the first profile whose framework cannot be built.
+    no_sort = {"queueSort": {"disabled": names("*")}}
+    data = {
+        **HEADER,
+        "profiles": [
+            {"schedulerName": "a", "plugins": no_sort},
+            {"schedulerName": "b", "plugins": no_sort},
+        ],
+    }
+    assert problems(registry, data) == [
+        "profiles[0].plugins.queueSort: Required value: no queue sort plugin is enabled"
+    ]

@@ -60,3 +60,42 @@ def test_args_errors_of_in_tree_plugins_carry_field_paths(in_tree: dict[str, Plu
     with pytest.raises(ConfigError) as caught:
         load_config_dict(data, in_tree)
     assert str(caught.value).startswith("profiles[1].pluginConfig[0].args.scoringStrategy.type: ")
+
+
+def test_args_of_in_tree_plugins_refuse_snake_case_names(in_tree: dict[str, PluginSpec]) -> None:
+    # Null values would otherwise read as unset fields: the name alone must be refused.
+    fields = [
+        (plugin, name)
+        for plugin, spec in sorted(in_tree.items())
+        if spec.args_model is not None
+        for name, info in spec.args_model.model_fields.items()
+        if info.alias not in (None, name) and not info.exclude
+    ]
+    assert ("InterPodAffinity", "hard_pod_affinity_weight") in fields
+    for plugin, name in fields:
+        data = {
+            "apiVersion": API_VERSION,
+            "kind": KIND,
+            "profiles": [
+                {"schedulerName": "a", "pluginConfig": [{"name": plugin, "args": {name: None}}]}
+            ],
+        }
+        with pytest.raises(ConfigError) as caught:
+            load_config_dict(data, in_tree)
+        path = f"profiles[0].pluginConfig[0].args.{name}"
+        assert str(caught.value) == f'strict decoding error: unknown field "{path}"'
+
+
+def test_nested_args_of_in_tree_plugins_refuse_snake_case_names(
+    in_tree: dict[str, PluginSpec],
+) -> None:
+    args = {"prometheus": {"interval_seconds": 30}}
+    data = {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "profiles": [{"schedulerName": "a", "pluginConfig": [{"name": "LoadAware", "args": args}]}],
+    }
+    with pytest.raises(ConfigError) as caught:
+        load_config_dict(data, in_tree)
+    path = "profiles[0].pluginConfig[0].args.prometheus.interval_seconds"
+    assert str(caught.value) == f'strict decoding error: unknown field "{path}"'

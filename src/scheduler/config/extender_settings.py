@@ -52,7 +52,7 @@ def apply_extender_settings(
                 continue
             document = args.model_dump(mode="json", by_alias=True)
             document["ignoredResources"] = list(ignored)
-            args = type(args).model_validate(document)
+            args = type(args).from_document(document)
             plugin_args = {**effective[index].plugin_args, NODE_RESOURCES_FIT: args}
             effective[index] = dataclasses.replace(effective[index], plugin_args=plugin_args)
             entries = [

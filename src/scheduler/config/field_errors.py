@@ -94,6 +94,11 @@ def unsupported(path: FieldPath, value: Any, supported: Sequence[str]) -> FieldE
     return FieldError(path, f"Unsupported value: {render(value)}: supported values: {choices}")
 
 
+def unknown_field(path: FieldPath) -> FieldError:
+    # Worded as upstream's strict decoder words it, which puts the path inside the message.
+    return FieldError(ROOT, f'strict decoding error: unknown field "{path}"')
+
+
 def from_validation_error(base: FieldPath, error: ValidationError) -> list[FieldError]:
     """Translate pydantic's error locations (which use the camelCase aliases) into field paths."""
     problems = []
@@ -101,7 +106,10 @@ def from_validation_error(base: FieldPath, error: ValidationError) -> list[Field
         path = base
         for part in item["loc"]:
             path = path.child(part)
-        problems.append(FieldError(path, item["msg"]))
+        if item["type"] == "extra_forbidden":
+            problems.append(unknown_field(path))
+        else:
+            problems.append(FieldError(path, item["msg"]))
     return problems
 
 

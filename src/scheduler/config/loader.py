@@ -54,7 +54,7 @@ def load_config_dict(data: Mapping[str, Any], registry: Mapping[str, PluginSpec]
     # A different type's fields would only produce noise: stop at the type.
     raise_if_any(type_problems)
     try:
-        config = KubeSchedulerConfiguration.model_validate(dict(data))
+        config = KubeSchedulerConfiguration.from_document(dict(data))
     except ValidationError as error:
         raise_if_any(from_validation_error(ROOT, error))
         raise  # pragma: no cover - a ValidationError always has at least one error

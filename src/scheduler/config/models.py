@@ -8,6 +8,7 @@ plugin registry (profiles, plugins, pluginConfig) are applied by `scheduler.conf
 
 from __future__ import annotations
 
+import base64
 from typing import Annotated
 from typing import Any
 
@@ -94,6 +95,12 @@ class ExtenderManagedResource(ConfigModel):
     ignored_by_scheduler: bool = False
 
 
+def decode_base64(text: str) -> bytes:
+    """Base64 as Go's JSON decoder reads a []byte: the standard alphabet, padded; line breaks
+    are skipped."""
+    return base64.b64decode(text.replace("\r", "").replace("\n", ""), validate=True)
+
+
 class ExtenderTLSConfig(ConfigModel):
     insecure: bool = False
     server_name: str = ""
@@ -104,6 +111,17 @@ class ExtenderTLSConfig(ConfigModel):
     cert_data: str = ""
     key_data: str = ""
     ca_data: str = ""
+
+    @field_validator("cert_data", "key_data", "ca_data")
+    @classmethod
+    def _base64(cls, value: str) -> str:
+        # Upstream fails decoding the file on bad base64, so this is found by validate-config,
+        # not when the extender client is built.
+        try:
+            decode_base64(value)
+        except ValueError as error:
+            raise ValueError(f"not valid base64: {error}") from error
+        return value
 
 
 class Extender(ConfigModel):

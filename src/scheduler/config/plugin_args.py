@@ -46,7 +46,7 @@ def validate_args(
             problems.append(invalid(path, data, f'plugin "{name}" takes no arguments'))
         return None, problems
     try:
-        args = spec.args_model.model_validate(data)
+        args = spec.args_model.from_document(data)
     except ValidationError as error:
         return None, [*problems, *from_validation_error(path, error)]
     return (args if not problems else None), problems

@@ -118,14 +118,18 @@ def check_score_weights(
     return check_score_weight_total(path.child("score"), score_weight_entries(merged, registry))
 
 
-def check_chains(path: FieldPath, profile: EffectiveProfile) -> list[FieldError]:
+def check_chains(path: FieldPath, profile: EffectiveProfile, *, first: bool) -> list[FieldError]:
     """Exactly one QueueSort plugin and at least one Bind plugin. `path` is the profile's
-    `plugins`."""
+    `plugins`.
+
+    QueueSort is checked in the `first` profile only: every other profile must have the same
+    one, and `check_common_queue_sort` reports a profile that does not, as upstream does.
+    """
     problems: list[FieldError] = []
     queue_sort = [ref.name for ref in profile.plugins["QueueSort"]]
-    if not queue_sort:
+    if first and not queue_sort:
         problems.append(required(path.child("queueSort"), "no queue sort plugin is enabled"))
-    elif len(queue_sort) > 1:
+    elif first and len(queue_sort) > 1:
         problems.append(
             invalid(
                 path.child("queueSort", "enabled"),
@@ -155,7 +159,8 @@ def check_contracts(
         field = EXTENSION_POINT_FIELDS.get(point)
         for ref in refs:
             spec = registry.get(ref.name)
-            if spec is None or field is None:
+            # A plugin enabled where it does not belong is reported by check_plugin_sets.
+            if spec is None or field is None or point not in spec.extension_points:
                 continue
             found = contract_problems(spec.plugin_class, point)
             if ref.name not in checked:

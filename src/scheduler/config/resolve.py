@@ -57,7 +57,7 @@ def resolve(
             configured,
             registry,
         )
-        problems += check_chains(path.child("plugins"), result)
+        problems += check_chains(path.child("plugins"), result, first=index == 0)
         problems += check_score_weights(path.child("plugins"), merged, registry)
         problems += check_contracts(path.child("plugins"), result, registry)
         effective.append(result)

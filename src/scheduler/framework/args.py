@@ -41,13 +41,12 @@ Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
 def drop_null_fields(model: type[BaseModel], data: Any) -> Any:
     """`data` without the known fields that are null, so that they get their defaults.
 
-    Unknown fields stay, null or not, so that they are still refused by name.
+    Unknown fields stay, null or not, so that they are still refused by name; so do snake_case
+    names, which files may not use (`StrictModel.from_document`).
     """
     if not isinstance(data, dict):
         return data
-    known = set(model.model_fields) | {
-        info.alias for info in model.model_fields.values() if info.alias
-    }
+    known = {info.alias or name for name, info in model.model_fields.items()}
     return {key: value for key, value in data.items() if value is not None or key not in known}
 
 

@@ -3,7 +3,6 @@ words kube-scheduler's Go HTTP client uses (they end up in pods' FailedSchedulin
 
 from __future__ import annotations
 
-import base64
 import errno
 import json
 import os
@@ -17,6 +16,7 @@ import aiohttp
 from scheduler.config import Extender
 from scheduler.config import ExtenderTLSConfig
 from scheduler.config.models import DEFAULT_EXTENDER_HTTP_TIMEOUT_SECONDS
+from scheduler.config.models import decode_base64
 from scheduler.framework.errors import ConfigError
 from scheduler.runtime.extenders.proxy import env_proxy
 
@@ -136,7 +136,7 @@ def _ssl_context(config: Extender, path: str) -> ssl.SSLContext | None:
 
 def _decoded(data: str, path: str) -> str:
     try:
-        return base64.b64decode(data, validate=True).decode()
+        return decode_base64(data).decode()
     except ValueError as exc:
         raise ConfigError(f"{path}: not base64-encoded PEM: {exc}") from exc
 
