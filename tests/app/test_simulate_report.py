@@ -14,6 +14,7 @@ import yaml
 
 from scheduler.app.cli import main
 from scheduler.app.progress import BindingProgress
+from scheduler.config.documents import load_yaml_documents
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
 
@@ -108,6 +109,21 @@ def test_yaml_output_is_the_final_cluster(
     pods = [d for d in documents if d["kind"] == "Pod"]
     assert len(pods) == 4 and all(p["spec"]["nodeName"] for p in pods)
     assert all(d["metadata"]["resourceVersion"] for d in documents)
+
+
+def test_yaml_output_quotes_what_kubectl_would_read_as_another_type(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # kubectl's YAML reader takes a bare y for true and 1e3 for a number.
+    node = make_node("n1").label("spot", "y").label("rack", "1e3").dict()
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(json.dumps(node))
+    argv = ["simulate", str(scenario), "--no-progress", "--output", "yaml"]
+    assert main(argv) == 0
+    documents = load_yaml_documents(capsys.readouterr().out, "output")
+    [written] = [d for d in documents if d and d["kind"] == "Node"]
+    labels = written["metadata"]["labels"]
+    assert (labels["spot"], labels["rack"]) == ("y", "1e3")
 
 
 @pytest.mark.parametrize(

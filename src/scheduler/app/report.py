@@ -17,6 +17,7 @@ from rich.text import Text
 
 from scheduler.app.outcomes import PREEMPTED
 from scheduler.app.simulation import SimulationResult
+from scheduler.config.yaml_rules import GoSafeDumper
 from scheduler.objects.pod import Pod
 from scheduler.objects.resources import CPU
 from scheduler.objects.resources import MEMORY
@@ -222,7 +223,8 @@ def _distribution(nodes: list[dict[str, Any]]) -> Table:
 def to_yaml(result: SimulationResult) -> str:
     """The final cluster as multi-document YAML, one object per document, by resource."""
     documents = [obj for objects in result.cluster.values() for obj in objects]
-    return yaml.safe_dump_all(documents, sort_keys=False, explicit_start=True)
+    # Quoted as kubectl's YAML reader needs: a label value `y` written bare would read as true.
+    return yaml.dump_all(documents, Dumper=GoSafeDumper, sort_keys=False, explicit_start=True)
 
 
 def write(result: SimulationResult, output: str, stream: TextIO | None = None) -> None:

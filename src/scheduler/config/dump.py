@@ -5,27 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import yaml
-from yaml.resolver import Resolver
 
 from scheduler.config.effective import EffectiveProfile
 from scheduler.config.models import KubeSchedulerConfiguration
 from scheduler.config.models import KubeSchedulerProfile
 from scheduler.config.models import PluginConfig
 from scheduler.config.plugin_args import args_document
-from scheduler.config.yaml_rules import STR_TAG
-from scheduler.config.yaml_rules import GoResolver
+from scheduler.config.yaml_rules import GoSafeDumper
 from scheduler.config.yaml_rules import json_number
-
-
-class _Dumper(GoResolver, yaml.SafeDumper):
-    """Quotes every string that upstream's YAML reader (`y`, `1e2`) or a YAML 1.1 reader
-    (`1:30`, `2024-01-01`) would take for something else, as upstream's writer does."""
-
-    def resolve(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str:
-        tag = super().resolve(kind, value, implicit)
-        if tag == STR_TAG:
-            tag = Resolver.resolve(self, kind, value, implicit)  # type: ignore[no-untyped-call]
-        return tag
 
 
 def dump_config(config: KubeSchedulerConfiguration, profiles: list[EffectiveProfile]) -> str:
@@ -43,7 +30,7 @@ def dump_config(config: KubeSchedulerConfiguration, profiles: list[EffectiveProf
         _profile_document(profile, effective)
         for profile, effective in zip(config.profiles, profiles, strict=True)
     ]
-    return yaml.dump(document, Dumper=_Dumper, sort_keys=True, allow_unicode=True)
+    return yaml.dump(document, Dumper=GoSafeDumper, sort_keys=True, allow_unicode=True)
 
 
 def _profile_document(profile: KubeSchedulerProfile, effective: EffectiveProfile) -> Any:

@@ -171,3 +171,14 @@ for _tag in (INT_TAG, FLOAT_TAG, BOOL_TAG, NULL_TAG):
     GoConstructor.add_constructor(_tag, _construct_scalar)
 for _tag in (_PREFIX + "timestamp", MERGE_TAG):
     GoConstructor.add_constructor(_tag, _construct_text)
+
+
+class GoSafeDumper(GoResolver, yaml.SafeDumper):
+    """Quotes every string that upstream's YAML reader (`y`, `1e2`) or a YAML 1.1 reader
+    (`1:30`, `2024-01-01`) would take for something else, as upstream's writer does."""
+
+    def resolve(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str:
+        tag = super().resolve(kind, value, implicit)
+        if tag == STR_TAG:
+            tag = Resolver.resolve(self, kind, value, implicit)  # type: ignore[no-untyped-call]
+        return tag
