@@ -83,16 +83,20 @@ def device_status(device: str, condition: str, status: str = "True", **extra: st
     }
 
 
+async def settle() -> None:
+    """Let the PreBind task run until it waits on the clock."""
+    for _ in range(50):
+        await asyncio.sleep(0)
+
+
 async def bind(world: World, seconds: float) -> tuple[Status | None, Any]:
     """Reserve and start PreBind, let `seconds` pass on the clock, and return PreBind's
     status (None if it is still waiting) and the task."""
     state = world.reserve(pod_using("c"), "worker")
     task = asyncio.ensure_future(world.plugin.pre_bind(state, pod_using("c"), "worker"))
-    for _ in range(50):
-        await asyncio.sleep(0)
+    await settle()
     advance(world, seconds)
-    for _ in range(50):
-        await asyncio.sleep(0)
+    await settle()
     return (task.result() if task.done() else None), task
 
 
@@ -161,8 +165,7 @@ async def test_pre_bind_waits_while_the_informer_has_not_seen_the_allocation() -
     behind = DictLister([copy.deepcopy(world.claim("c"))])  # as it was: not allocated
     world.handle._listers["resourceclaims"] = behind
     task = asyncio.ensure_future(world.plugin.pre_bind(state, pod_using("c"), "worker"))
-    for _ in range(50):
-        await asyncio.sleep(0)
+    await settle()
     assert not task.done()
     world.handle._listers["resourceclaims"] = caught_up  # type: ignore[assignment]
     report(world, ATTACHED)
@@ -188,8 +191,7 @@ async def test_pre_bind_gives_up_after_the_binding_timeout() -> None:
     status, task = await bind(world, 599)
     assert status is None
     advance(world, 1)
-    for _ in range(50):
-        await asyncio.sleep(0)
+    await settle()
     status = await task
     assert (status.code, status.message()) == (
         Code.ERROR,
@@ -258,16 +260,14 @@ async def test_the_wait_reads_no_further_than_the_first_claim_not_ready() -> Non
     both = pod_using("c", "d")
     state = world.reserve(both, "worker")
     task = asyncio.ensure_future(world.plugin.pre_bind(state, both, "worker"))
-    for _ in range(50):
-        await asyncio.sleep(0)
+    await settle()
 
     def allocated_device(claim: str) -> str:
         return str(world.claim(claim)["status"]["allocation"]["devices"]["results"][0]["device"])
 
     report(world, ATTACH_FAILED, claim="d", device=allocated_device("d"), reason="NoPath")
     advance(world, 5)
-    for _ in range(50):
-        await asyncio.sleep(0)
+    await settle()
     assert not task.done()
     report(world, ATTACHED, device=allocated_device("c"))
     advance(world, 5)
@@ -289,8 +289,7 @@ async def test_the_created_claim_is_waited_for_until_the_informer_has_it() -> No
     state = world.reserve(pod, "worker")
     world.handle._listers["resourceclaims"] = DictLister([])  # the watch has not caught up
     task = asyncio.ensure_future(world.plugin.pre_bind(state, pod, "worker"))
-    for _ in range(50):
-        await asyncio.sleep(0)
+    await settle()
     assert not task.done()
     [created] = world.sim.objects("resourceclaims")
     created["status"]["devices"] = [device_status("fabric-0", ATTACHED)]
