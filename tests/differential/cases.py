@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from tests.differential.affinity_shapes import with_affinity_shapes
 from tests.differential.devices import with_devices
 
 ZONE = "topology.kubernetes.io/zone"
@@ -358,4 +359,5 @@ def generate(seed: int, index: int) -> Case:
     case = Case(nodes=nodes, bound=bound, pending=_pending_pod(rng, node_names))
     _with_volumes(rng, case, node_names)
     case.devices = with_devices(seed, index, case.pending, node_names)
+    with_affinity_shapes(seed, index, case.nodes, case.bound, case.pending)
     return case
