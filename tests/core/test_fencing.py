@@ -125,6 +125,33 @@ async def test_a_write_still_waiting_when_the_tenure_ends_is_abandoned(clock: Fa
     assert api.calls == []
 
 
+async def test_renewals_while_a_write_waits_let_it_wait_on(clock: FakeClock) -> None:
+    api = Api()
+    api.hold = asyncio.Event()  # a leader's Binding waiting long for the rate limiter
+    tenure = Tenure(clock, clock.now() + 3)
+    fenced = FencedClusterAPI(api, tenure, clock)
+    pod = Pod.from_dict(make_pod("p").dict())
+    binding = asyncio.create_task(fenced.bind(pod, "n1"))
+    for _ in range(5):  # ten seconds of renewals, each extending the tenure by 3 s
+        await asyncio.sleep(0)
+        clock.advance(2)
+        tenure.until = clock.now() + 3
+    await asyncio.sleep(0)
+    assert not binding.done()
+    api.hold.set()
+    await binding
+    assert api.calls == ["bind p n1"]
+    assert clock.pending_timers == 0
+    # Once renewals stop, the wait ends with the tenure, however often it was extended.
+    api.hold = asyncio.Event()
+    second = asyncio.create_task(fenced.bind(pod, "n2"))
+    await asyncio.sleep(0)
+    clock.advance(3)
+    with pytest.raises(NotLeadingError):
+        await second
+    assert clock.pending_timers == 0
+
+
 async def test_cancelling_the_caller_is_not_mistaken_for_the_end_of_tenure(
     clock: FakeClock,
 ) -> None:

@@ -5,7 +5,9 @@ replicas would decide; made by a replica that has lost the lease, they double-bo
 fenced API lets such a write start only while the lease holder's tenure lasts
 (`LeaderElector.tenure_remaining`), checks again immediately before it goes on the wire (the
 API transport calls the send gate after its rate limiter), and abandons it if the tenure ends
-while it still waits, so nothing is sent afterwards. A write already sent when the tenure ends
+while it still waits, so nothing is sent afterwards. Renewals while it waits extend the
+tenure, and so the wait: a leader's Binding may wait for the rate limiter as long as it
+leads, as kube-scheduler's does. A write already sent when the tenure ends
 is left to finish: the server may carry it out whatever the client does, and the lease cannot
 pass to another replica for leaseDuration - renewDeadline more seconds, which is the margin
 such a request has (docs/architecture.md argues it in full). Cutting it off would only lose
@@ -88,7 +90,12 @@ class FencedClusterAPI(GuardedClusterAPI[ClusterAPI]):
             # waiting to be sent (for the rate limiter, say) never will be.
             return not sent
 
-        with ClockDeadline(self._clock, remaining, work, may_cancel=unsent) as deadline:
+        def extended() -> float:
+            return self._tenure.tenure_remaining(self._clock.now())
+
+        with ClockDeadline(
+            self._clock, remaining, work, may_cancel=unsent, remaining=extended
+        ) as deadline:
             try:
                 return await work
             except asyncio.CancelledError:
