@@ -320,29 +320,42 @@ class Daemon:
         return EXIT_LEADERSHIP_LOST if self._lost_leadership else 0
 
     async def shutdown(self) -> None:
+        """Stop popping, let binding cycles finish, release the Lease, drain the writes.
+
+        Binding cycles, status patches and Events share one budget (`--shutdown-timeout`), so
+        a stop under load ends within the pod's grace period (30 s in the manifests: the
+        budget, one Lease request and two seconds for the last Events). The Lease goes once no
+        binding cycle or status patch can land any more, and before the Events drain: they
+        need no Lease and change no decision, and a standby should not wait for them to start
+        scheduling. (A status patch landing after a new leader bound its pod would mark the
+        bound pod unschedulable.)"""
         self._shutting_down = True
         await self.scheduler.stop_scheduling()
         lost = self._lost_leadership
-        deadline = LOST_LEADERSHIP_EVENT_FLUSH_S if lost else self.options.shutdown_timeout
+        loop = asyncio.get_running_loop()
+        budget = LOST_LEADERSHIP_EVENT_FLUSH_S if lost else self.options.shutdown_timeout
+        ends = loop.time() + budget
         bindings = list(self.scheduler.binding_tasks)
         if bindings and not lost:
             _log.info("waiting for binding cycles", count=len(bindings))
-            _done, pending = await asyncio.wait(bindings, timeout=self.options.shutdown_timeout)
+            _done, pending = await asyncio.wait(bindings, timeout=budget)
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.scheduler.drain_api_writes(), deadline)
+            await asyncio.wait_for(self.scheduler.dispatcher.drain(), max(0.0, ends - loop.time()))
         # Cancelling the elector releases the Lease (unless it was lost), so a standby takes
         # over at once.
         if self._elector_task is not None:
             self._elector_task.cancel()
             await asyncio.gather(self._elector_task, return_exceptions=True)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.scheduler.events.drain(), max(0.0, ends - loop.time()))
         for helper in (self._informers_task, self._synced_task):
             if helper is not None:
                 helper.cancel()
                 await asyncio.gather(helper, return_exceptions=True)
-        # The Events queued since the drain (the Lease's "stopped leading") get a moment too.
+        # Events the drain did not reach get a moment more.
         await self.scheduler.stop(event_deadline=LOST_LEADERSHIP_EVENT_FLUSH_S)
         if self.server is not None:
             await self.server.stop()

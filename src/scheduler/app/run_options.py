@@ -147,7 +147,7 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=DEFAULT_SHUTDOWN_TIMEOUT_S,
         metavar="SECONDS",
-        help="how long in-flight bindings may take after SIGTERM",
+        help="how long SIGTERM may wait for binding cycles, status patches and Events",
     )
     parser.add_argument(
         "--plugin-result-annotation",
