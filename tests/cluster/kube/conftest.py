@@ -152,6 +152,8 @@ class FakeApiServer:
         if canned.chunks is None:
             if canned.body is None:
                 return web.Response(status=canned.status, headers=canned.headers)
+            if isinstance(canned.body, bytes):  # not JSON: what a misbehaving proxy sends
+                return web.Response(body=canned.body, status=canned.status, headers=canned.headers)
             return web.json_response(canned.body, status=canned.status, headers=canned.headers)
         response = web.StreamResponse(status=canned.status)
         response.content_type = "application/json"

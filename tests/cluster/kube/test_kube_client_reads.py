@@ -163,6 +163,17 @@ async def test_get_returns_the_object_or_not_found(
         await client.get("pods", "a", "web")
 
 
+async def test_an_answer_that_is_not_json_is_an_api_error(
+    api: FakeApiServer, client: KubeClusterClient
+) -> None:
+    # A proxy in front of the API server answering 200 with a page of its own: callers retry
+    # an API error (the elector's next attempt, the informer's next list), as client-go's do.
+    path = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler"
+    api.reply("GET", path, body=b"<html>maintenance</html>")
+    with pytest.raises(APIError, match=f"GET {path}: the answer is not JSON"):
+        await client.get("leases", "kube-system", "kube-scheduler")
+
+
 async def test_an_unknown_resource_is_refused_before_any_request(
     api: FakeApiServer, client: KubeClusterClient
 ) -> None:

@@ -176,7 +176,14 @@ class Transport:
             limits = self._request_limits
             response = await self._send(method, path, query, body, content_type, limits)
             data = await self._read_whole(method, path, response)
-            parsed = decode(data) if data else {}
+            try:
+                parsed = decode(data) if data else {}
+            except ValueError as exc:
+                # A proxy's page, say: an error for the caller to retry, as client-go returns
+                # its decoding error, not an exception from deep inside the caller's loop.
+                raise APIError(
+                    NO_RESPONSE, f"{method} {path}: the answer is not JSON: {exc}"
+                ) from exc
             return parsed if isinstance(parsed, dict) else {}
 
         return await self._retrying(method, path, once)
