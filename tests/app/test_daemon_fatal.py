@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from scheduler.app.daemon import EXIT_SCHEDULER_FAILED
 from scheduler.cluster.sim import SimCluster
@@ -35,3 +36,43 @@ async def test_a_loop_fault_shuts_down_and_exits_255_without_a_health_check_of_i
     except BaseException:
         await daemon.shutdown()
         raise
+
+
+class SharedBreakableCluster(SimCluster):
+    """One cluster behind two daemons whose Lease reads can be made to fail with a fault
+    no API client raises: a bug, which must end the process, not the elector alone."""
+
+    def __init__(self) -> None:
+        super().__init__(clock=SystemClock())
+        self.lease_reads_break = False
+
+    async def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
+        if resource == "leases" and self.lease_reads_break:
+            raise RuntimeError("a bug in reading the Lease")
+        return await super().get(resource, namespace, name)
+
+    async def close(self) -> None:
+        return None
+
+
+async def test_a_fault_ending_leader_election_is_fatal_not_silent() -> None:
+    cluster = SharedBreakableCluster()
+    leader = scheduling_daemon("default-scheduler", cluster, leader_elect=True)
+    await leader.start()
+    standby = scheduling_daemon("default-scheduler", cluster, leader_elect=True)
+    failed = asyncio.Event()
+    standby.scheduler.on_fatal(lambda _exc: failed.set())
+    await standby.start()
+    try:
+        assert leader.is_leader and not standby.is_leader
+        cluster.lease_reads_break = True
+        # Its next attempt at the Lease fails; a standby that stopped competing without a
+        # word would leave the pair without a replacement for its leader.
+        async with asyncio.timeout(DEADLINE_S):
+            await failed.wait()
+            assert await standby.wait() == EXIT_SCHEDULER_FAILED
+    finally:
+        cluster.lease_reads_break = False
+        await leader.shutdown()
+        if not failed.is_set():
+            await standby.shutdown()

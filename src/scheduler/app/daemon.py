@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import os
 import signal
+from collections.abc import Coroutine
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
@@ -255,7 +256,7 @@ class Daemon:
         if self._delay_caches:
             assert self.elector is not None
             self._campaigning = True
-            self._elector_task = asyncio.create_task(self.elector.run(), name="leader-election")
+            self._elector_task = self._own_elector(self.elector.run())
             return
         acquired = False
         if self.elector is not None:
@@ -266,7 +267,14 @@ class Daemon:
             self._start_scheduling()
         if self.elector is not None:
             campaign = self.elector.run() if acquired else self._campaign_when_synced()
-            self._elector_task = asyncio.create_task(campaign, name="leader-election")
+            self._elector_task = self._own_elector(campaign)
+
+    def _own_elector(self, campaign: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """The elector's task, watched like the scheduling loop: a fault ending it is fatal,
+        not a standby that silently stops competing while its health checks pass."""
+        task = asyncio.create_task(campaign, name="leader-election")
+        self.scheduler.watch(task)
+        return task
 
     async def _serve(self) -> None:
         """Listen on the secure port, before anything that waits for the API server."""
