@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -46,12 +47,18 @@ class Recorder:
         return calls
 
 
+def no_jitter() -> float:
+    """The draw that leaves every backoff wait at its step, so tests know the waits."""
+    return 0.0
+
+
 def informer_for(
     client: ClusterClient,
     clock: FakeClock,
     recorder: Recorder,
     resource: str = "pods",
     field_selector: str | None = None,
+    jitter: Callable[[], float] = no_jitter,
 ) -> Informer:
     return Informer(
         client,
@@ -62,6 +69,7 @@ def informer_for(
         on_update=recorder.update,
         on_delete=recorder.delete,
         name=f"test-{resource}",
+        jitter=jitter,
     )
 
 
@@ -304,11 +312,27 @@ def test_deleting_an_unknown_object_calls_no_handler(sim: SimCluster, clock: Fak
 
 
 def test_backoff_doubles_to_its_cap_and_resets() -> None:
-    backoff = Backoff()
+    backoff = Backoff(jitter=no_jitter)
     delays = [backoff.next() for _ in range(9)]
     assert delays == [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0, 30.0]
     backoff.reset()
     assert backoff.next() == 0.5
+
+
+def test_backoff_waits_are_jittered_as_client_gos_reflector_jitters_them() -> None:
+    """Each wait is its step plus up to as much again; the steps double regardless of the
+    draws, so at the cap the waits spread over [30 s, 60 s)."""
+    draws = iter([0.5, 0.0, 0.999, 0.25, 0.5, 0.5, 0.5, 0.0, 0.999])
+    backoff = Backoff(jitter=lambda: next(draws))
+    delays = [backoff.next() for _ in range(9)]
+    assert delays == [0.75, 1.0, 3.998, 5.0, 12.0, 24.0, 45.0, 30.0, 59.97]
+
+
+async def test_an_informers_retry_waits_are_jittered(sim: SimCluster, clock: FakeClock) -> None:
+    sim.fail_next("list", "nodes", APIError(503, "unavailable"))
+    informer = informer_for(sim, clock, Recorder(), resource="nodes", jitter=lambda: 0.5)
+    async with Running(informer):
+        assert clock.next_deadline() == pytest.approx(clock.now() + 0.75)
 
 
 class _AlwaysGone:
@@ -317,13 +341,14 @@ class _AlwaysGone:
     def __init__(self, sim: SimCluster) -> None:
         self.sim = sim
         self.lists = 0
+        self.error: APIError = GoneError("always")
 
     async def list(self, resource: str, **kwargs: Any) -> Any:
         self.lists += 1
         return await self.sim.list(resource, **kwargs)
 
     async def _gone(self) -> AsyncIterator[WatchEvent]:
-        raise GoneError("always")
+        raise self.error
         yield  # pragma: no cover - makes this an async generator
 
     def watch(self, resource: str, **_: Any) -> AsyncIterator[WatchEvent]:
@@ -332,7 +357,7 @@ class _AlwaysGone:
 
 async def test_repeated_gone_without_progress_backs_off(sim: SimCluster, clock: FakeClock) -> None:
     client = _AlwaysGone(sim)
-    informer = Informer(client, "pods", clock=clock)  # type: ignore[arg-type]
+    informer = Informer(client, "pods", clock=clock, jitter=no_jitter)  # type: ignore[arg-type]
     async with Running(informer):
         assert client.lists == 2  # the first Gone relists at once, the second waits
         assert clock.next_deadline() == pytest.approx(clock.now() + 0.5)
@@ -395,6 +420,47 @@ async def test_a_relist_asked_for_during_a_list_waits_for_the_next_one(
         # The list under way began before the request: it does not count.
         assert client.lists == 2
         await asyncio.wait_for(relisted, 5)
+
+
+async def test_relist_cuts_a_backoff_wait_short(sim: SimCluster, clock: FakeClock) -> None:
+    """After an outage the informer may be in a long wait; a new leader asking for a fresh
+    list gets it at once, not when the wait ends."""
+    client = _CountingLists(sim)
+    for _ in range(5):
+        sim.fail_next("list", "pods", APIError(0, "connection refused"))
+    informer = informer_for(client, clock, Recorder())  # type: ignore[arg-type]
+    async with Running(informer):
+        for wait in (0.5, 1.0, 2.0, 4.0):
+            clock.advance(wait)
+            await settle()
+        assert client.lists == 5 and not informer.has_synced
+        assert clock.next_deadline() == pytest.approx(clock.now() + 8.0)
+        await sim.create("pods", make_pod("meanwhile").dict())  # the server is back
+        relisted = asyncio.create_task(informer.relist())
+        await settle()
+        assert relisted.done(), "the relist waited out the backoff"
+        await relisted
+        assert client.lists == 6
+        assert informer.store.get("default", "meanwhile") is not None
+        assert clock.pending_timers == 0  # the wait is gone with it
+
+
+@pytest.mark.parametrize("failure", ["watch-error", "gone-twice"])
+async def test_relist_cuts_short_a_wait_after_a_failed_watch(
+    sim: SimCluster, clock: FakeClock, failure: str
+) -> None:
+    client = _AlwaysGone(sim)
+    informer = Informer(client, "pods", clock=clock, jitter=no_jitter)  # type: ignore[arg-type]
+    if failure == "watch-error":
+        client.error = APIError(500, "boom")
+    async with Running(informer):
+        lists = client.lists
+        assert clock.next_deadline() is not None  # waiting before it connects again
+        relisted = asyncio.create_task(informer.relist())
+        await settle()
+        assert relisted.done(), "the relist waited out the backoff"
+        await relisted
+        assert client.lists == lists + 1
 
 
 async def test_a_watch_the_server_ends_on_time_is_reopened_at_once(

@@ -2,12 +2,15 @@
 
 List, store, mark synced, then watch from the list's version. A 410 Gone means the history we
 were following is gone: relist and report the difference to the store as adds, updates and
-deletes. Any other failure is followed by a reconnect after a capped exponential backoff. The
-server ending a stream on its timeout is routine (watches are kept short so a dead connection
-shows), so the informer re-watches at once, unless the stream ended at once without an event,
-which would spin. `relist` makes the informer list again and waits until that list is in the
-store: a new leader uses it to see every Binding the API server had accepted when it took over.
-The loop in `run` is thin; each step is a finite method.
+deletes. Any other failure is followed by a reconnect after a capped exponential backoff,
+jittered so that a replica's informers (and the replicas) do not all retry in the same instant
+when the API server comes back. The server ending a stream on its timeout is routine (watches
+are kept short so a dead connection shows), so the informer re-watches at once, unless the
+stream ended at once without an event, which would spin. `relist` makes the informer list
+again and waits until that list is in the store: a new leader uses it to see every Binding the
+API server had accepted when it took over. It cuts a backoff wait short: a leader that takes
+the Lease after an outage has just heard from the API server, and waits for that list before
+it schedules. The loop in `run` is thin; each step is a finite method.
 
 Objects enter the store without `metadata.managedFields`: the server's field-ownership records
 are often the largest part of a small object, nothing in the scheduler reads them, and a write
@@ -19,8 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import random
 from collections.abc import AsyncIterator
 from collections.abc import Callable
+from collections.abc import Coroutine
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -49,6 +54,10 @@ ObjectKey = tuple[str, str]
 
 INITIAL_BACKOFF = 0.5
 MAX_BACKOFF = 30.0
+# The shape of client-go's reflector backoff (apimachinery's wait.Backoff with Jitter 1.0):
+# each wait is its step plus a random part of up to this factor times the step, and the step
+# itself doubles without the random part, so at the cap waits fall in [30 s, 60 s).
+BACKOFF_JITTER = 1.0
 # A stream the server ends sooner than this after it opened, with no event on it, counts as a
 # failure for the backoff (a server that closes every watch at once must not be hammered).
 MIN_HEALTHY_WATCH = 1.0
@@ -151,17 +160,25 @@ class InformerStore:
 
 
 class Backoff:
-    """Delays of `initial` doubling up to `cap`; `reset` after a success."""
+    """Delays of `initial` doubling up to `cap`, each stretched by a `jitter()` draw from
+    [0, 1) times `BACKOFF_JITTER`; `reset` after a success."""
 
-    def __init__(self, initial: float = INITIAL_BACKOFF, cap: float = MAX_BACKOFF) -> None:
+    def __init__(
+        self,
+        initial: float = INITIAL_BACKOFF,
+        cap: float = MAX_BACKOFF,
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
         self._initial = initial
         self._cap = cap
+        self._jitter = jitter
         self._next = initial
 
     def next(self) -> float:
-        delay = self._next
-        self._next = min(self._next * 2, self._cap)
-        return delay
+        step = self._next
+        self._next = min(step * 2, self._cap)
+        # To the millisecond: finer means nothing to a retry, and the wait is logged.
+        return round(step * (1 + BACKOFF_JITTER * self._jitter()), 3)
 
     def reset(self) -> None:
         self._next = self._initial
@@ -183,7 +200,9 @@ class Informer:
         on_update: UpdateHandler = _ignore,
         on_delete: DeleteHandler = _ignore,
         name: str = "",
+        jitter: Callable[[], float] = random.random,
     ) -> None:
+        """`jitter` draws from [0, 1) to stretch each backoff wait (see `Backoff`)."""
         self.name = name or f"{resource}-informer"
         self.resource = resource
         self.store = InformerStore()
@@ -194,7 +213,7 @@ class Informer:
         self._on_add = on_add
         self._on_update = on_update
         self._on_delete = on_delete
-        self._backoff = Backoff()
+        self._backoff = Backoff(jitter=jitter)
         self._resource_version = ""
         self._must_list = True
         self._gone_in_a_row = 0
@@ -239,7 +258,7 @@ class Informer:
             if self._gone_in_a_row > 1:
                 # Gone again with no event since the last relist: do not spin on a server that
                 # keeps saying so.
-                await self._clock.sleep(self._backoff.next())
+                await self._back_off(self._backoff.next())
         except APIError as error:
             # The server refused, or did not answer: expected while it restarts or is
             # unreachable, and the error says it all. One line per attempt, not a traceback.
@@ -247,13 +266,13 @@ class Informer:
             logger.warning(
                 "List/watch failed; retrying", informer=self.name, delay=delay, err=str(error)
             )
-            await self._clock.sleep(delay)
+            await self._back_off(delay)
         except Exception:
             delay = self._backoff.next()
             logger.warning(
                 "List/watch failed; retrying", informer=self.name, delay=delay, exc_info=True
             )
-            await self._clock.sleep(delay)
+            await self._back_off(delay)
         else:
             if self._stream_events or self._clock.now() - opened >= MIN_HEALTHY_WATCH:
                 logger.debug("%s: watch stream ended; watching again", self.name)
@@ -262,11 +281,11 @@ class Informer:
             logger.debug(
                 "Watch stream ended at once; reconnecting", informer=self.name, delay=delay
             )
-            await self._clock.sleep(delay)
+            await self._back_off(delay)
 
     async def relist(self) -> None:
         """Return once a list that started after this call has replaced the store (an open
-        watch is ended for it)."""
+        watch is ended for it, a backoff wait cut short)."""
         wanted = self._lists_started + 1
         self._must_list = True
         self._relist_requested.set()
@@ -275,21 +294,37 @@ class Informer:
 
     async def _watch_unless_relist_requested(self) -> bool:
         """Watch until the stream ends (True) or a relist is requested (False)."""
-        if self._relist_requested.is_set():
+        watch = await self._unless_relist_requested(self.watch_until_closed())
+        if watch is None:
             return False
-        watch = asyncio.ensure_future(self.watch_until_closed())
+        watch.result()  # re-raise what ended the stream, if anything did
+        return True
+
+    async def _back_off(self, delay: float) -> None:
+        """Wait `delay` seconds before the next connection, or until a relist is requested:
+        whoever asked waits for that list, and the server may well be back."""
+        await self._unless_relist_requested(self._clock.sleep(delay))
+
+    async def _unless_relist_requested(
+        self, work: Coroutine[Any, Any, None]
+    ) -> asyncio.Future[None] | None:
+        """Run `work` until it ends or a relist is requested; the ended work, or None when a
+        relist was requested (before or during it, which cancels it)."""
+        if self._relist_requested.is_set():
+            work.close()
+            return None
+        task = asyncio.ensure_future(work)
         requested = asyncio.ensure_future(self._relist_requested.wait())
         try:
-            await asyncio.wait((watch, requested), return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait((task, requested), return_when=asyncio.FIRST_COMPLETED)
         finally:
             requested.cancel()
-            if not watch.done():
-                watch.cancel()
-            await asyncio.gather(watch, requested, return_exceptions=True)
-        if watch.done() and not watch.cancelled() and not self._relist_requested.is_set():
-            watch.result()  # re-raise what ended the stream, if anything did
-            return True
-        return False
+            if not task.done():
+                task.cancel()
+            await asyncio.gather(task, requested, return_exceptions=True)
+        if task.cancelled() or self._relist_requested.is_set():
+            return None
+        return task
 
     async def _list_if_served(self) -> bool:
         """List; False (after a wait) if the server does not serve the resource at all.
@@ -309,7 +344,7 @@ class Informer:
             self.synced.set()
             delay = self._backoff.next()
             logger.info("%s: not served (%s); asking again in %.1fs", self.name, error.text, delay)
-            await self._clock.sleep(delay)
+            await self._back_off(delay)
             return False
         return True
 
