@@ -391,6 +391,28 @@ async def test_healthy_is_false_only_for_a_leader_overdue_past_the_grace(
     # Read without advancing the clock: a stalled loop never fires the renew deadline.
     assert a.elector.healthy(renewed + 15 + WATCHDOG_GRACE)
     assert not a.elector.healthy(renewed + 15 + WATCHDOG_GRACE + 0.1)
+    await a.elector.release()
+    assert a.elector.healthy(renewed + 1000)  # the record it saw last names nobody
+
+
+async def test_the_watchdog_fails_a_replica_that_lost_the_lease_and_lingers(
+    sim: SimCluster, clock: FakeClock, replica: Callable[[str], Candidate]
+) -> None:
+    """As client-go's: what counts is the record last seen, which still names the replica
+    whose renewals failed; a standby, which never led, stays healthy."""
+    a, b = replica("a"), replica("b")
+    assert await a.elector.try_acquire_or_renew()
+    seen = clock.now()
+    assert not await b.elector.try_acquire_or_renew()
+    fail_renewals(sim, 5)
+    for _ in range(5):
+        clock.advance(2)
+        assert not await a.elector.try_acquire_or_renew()
+    clock.advance(2)
+    assert a.calls == ["started", "stopped"]  # lost; its process should exit now, but hangs
+    assert a.elector.healthy(seen + 15 + WATCHDOG_GRACE)
+    assert not a.elector.healthy(seen + 15 + WATCHDOG_GRACE + 0.5)
+    assert b.elector.healthy(seen + 1000)
 
 
 @pytest.mark.parametrize(
@@ -640,3 +662,97 @@ async def test_client_gos_log_lines_at_its_levels(
         ("Failed to renew lease", lock),
     ]
     assert logs[-1]["err"] == "not renewed within 10s"
+
+
+class SlowLeaseAnswers(SimCluster):
+    """The in-memory cluster, but the answer to a Lease write comes `latency` seconds of
+    clock time after the server stored it (a loaded API server)."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__(clock)
+        self._answer_clock = clock
+        self.latency = 0.0
+        self.answering = 0
+
+    async def create(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
+        stored = await super().create(resource, obj)
+        await self._answer(resource)
+        return stored
+
+    async def update(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
+        stored = await super().update(resource, obj)
+        await self._answer(resource)
+        return stored
+
+    async def _answer(self, resource: str) -> None:
+        if resource != "leases" or not self.latency:
+            return
+        self.answering += 1
+        try:
+            await self._answer_clock.sleep(self.latency)
+        finally:
+            self.answering -= 1
+
+
+async def test_leadership_counts_from_a_renewals_answer_and_the_tenure_from_its_sending(
+    clock: FakeClock,
+) -> None:
+    sim = SlowLeaseAnswers(clock)
+    a = Candidate(sim, clock, "a", SchedulerMetrics())
+    assert await a.elector.try_acquire_or_renew()
+    clock.advance(2)
+    sent = clock.now()
+    sim.latency = 3.0
+    renewal = asyncio.create_task(a.elector.try_acquire_or_renew())
+    await settle(lambda: sim.answering == 1)
+    clock.advance(3)
+    assert await renewal
+    answered = clock.now()
+    # No Binding may start later than the renew deadline after the renewal was sent (a
+    # standby may count the lease duration from when the server took it)...
+    assert a.elector.tenure_remaining(answered) == sent + 10 - answered
+    # ...but leadership lasts, as client-go's does, a retry period and the renew deadline from
+    # when the answer came.
+    clock.advance(answered + 11.5 - clock.now())
+    assert a.elector.is_leader
+    assert a.elector.tenure_remaining(clock.now()) == 0
+    clock.advance(0.5)
+    assert not a.elector.is_leader
+    assert a.calls == ["started", "stopped"]
+
+
+async def test_leadership_never_outlasts_the_moment_a_standby_may_take_over(
+    clock: FakeClock,
+) -> None:
+    sim = SlowLeaseAnswers(clock)
+    a = Candidate(sim, clock, "a", SchedulerMetrics())
+    assert await a.elector.try_acquire_or_renew()
+    clock.advance(2)
+    sent = clock.now()
+    sim.latency = 5.0  # past leaseDuration - renewDeadline - retryPeriod (3 s)
+    renewal = asyncio.create_task(a.elector.try_acquire_or_renew())
+    await settle(lambda: sim.answering == 1)
+    clock.advance(5)
+    assert await renewal
+    # client-go's count would run to the answer + 12 s; a standby may take over at sent + 15.
+    clock.advance(sent + 14.9 - clock.now())
+    assert a.elector.is_leader
+    clock.advance(0.1)
+    assert not a.elector.is_leader
+
+
+async def test_the_first_attempt_waits_for_an_answer_slower_than_a_retry_period(
+    clock: FakeClock,
+) -> None:
+    """Only the Lease client's timeout bounds it, as it bounds client-go's first attempt: a
+    replica facing an API server that answers in a few seconds still takes the Lease before
+    its informers list."""
+    sim = SlowLeaseAnswers(clock)
+    sim.latency = 3.0
+    a = Candidate(sim, clock, "a", SchedulerMetrics())
+    first = asyncio.create_task(a.elector.acquire_at_once())
+    await settle(lambda: sim.answering == 1)
+    clock.advance(3)
+    assert await first
+    assert a.elector.is_leader
+    assert a.calls == ["started"]

@@ -13,6 +13,7 @@ from scheduler.app.run_options import RunOptions
 from scheduler.app.shadow.options import ShadowOptions
 from scheduler.cluster.kube import connect_daemon
 from scheduler.cluster.kube import default_user_agent
+from scheduler.cluster.kube.config import lease_request_timeout_for
 from scheduler.config import EffectiveProfile
 from scheduler.config import KubeSchedulerConfiguration
 from scheduler.core.scheduler import SchedulerSetup
@@ -38,7 +39,7 @@ async def serve(
             qps=connection.qps,
             burst=connection.burst,
             user_agent=default_user_agent(),
-            lease_request_timeout=config.leader_election.renew_deadline / 2,
+            lease_request_timeout=lease_request_timeout_for(config.leader_election.renew_deadline),
         )
     except BaseException:
         if access is not None:

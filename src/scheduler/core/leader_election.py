@@ -7,14 +7,23 @@ change), never by comparing its clock with the holder's renewTime, so clock skew
 replicas cannot hand the lease out early. Writes carry the resourceVersion that was read: of two
 candidates updating at once, one gets a 409 and tries again later.
 
-The renew deadline is counted as client-go counts it: after a successful renewal the leader
-waits a retry period, then has the renew deadline to succeed again, or it stops leading.
+The renew deadline is counted as client-go counts it: once a successful renewal has been
+answered the leader waits a retry period, then has the renew deadline to succeed again, or it
+stops leading. A slow API server thus costs no leadership time, as it costs kube-scheduler none.
 
-Tenure, for callers that must not act without the lease (Bindings): a write the leader made at
-time t (its clock, taken before sending) reached the server after t, so no standby can take the
-lease before t + leaseDuration by the standby's clock. `tenure_remaining` counts down to
-t + renewDeadline only, which leaves leaseDuration - renewDeadline (5 s by default) for a
-request sent just before the end of tenure to be processed, and for clock rates to differ.
+Tenure, for callers that must not act without the lease (Bindings), is counted from the other
+end of that renewal: a write the leader made at time t (its clock, taken before sending)
+reached the server after t, so no standby can take the lease before t + leaseDuration by the
+standby's clock. `tenure_remaining` counts down to t + renewDeadline only, which leaves
+leaseDuration - renewDeadline (5 s by default) for a request sent just before the end of tenure
+to be processed, and for clock rates to differ. Leadership may outlast the tenure by up to a
+retry period and a request's latency; in that time the leader renews but writes nothing fenced.
+It never outlasts t + leaseDuration, where a standby may take over (kube-scheduler's may, for
+an answer that late): two replicas popping at once would both write pods' conditions.
+
+The /healthz watchdog follows client-go's too: it looks at the Lease record last seen, not at
+whether this process still thinks it leads, so a replica that lost the Lease but did not exit
+(its shutdown hangs) fails it once that record has gone unrenewed for too long.
 
 A leader that lost the lease (renewals failed, or another holder was seen) does not release
 it: requests it sent may still be in flight, so the others wait out the lease duration. Only a
@@ -52,9 +61,10 @@ LEASES = "leases"
 
 _T = TypeVar("_T")
 
-# How long past the lease duration a leader may go without renewing before /healthz reports it
-# unhealthy: kube-scheduler's leader-election watchdog tolerates 20 s. Normally the renew
-# deadline ends leadership long before; this catches an event loop that has stopped running.
+# How long past the lease duration the Lease record last seen may name this replica, unrenewed,
+# before /healthz reports it unhealthy: kube-scheduler's leader-election watchdog tolerates
+# 20 s. Normally the renew deadline ends leadership long before and the process exits; this
+# catches an event loop that has stopped running, or an exit that hangs.
 WATCHDOG_GRACE = 20.0
 
 # client-go requires renewDeadline > 1.2 * retryPeriod (its retry jitter factor), and a
@@ -89,9 +99,9 @@ class LeaderElector:
     """Acquires and keeps one Lease; calls back when leadership starts and stops.
 
     `try_acquire_or_renew` is one finite step (tests drive it directly); `run` is the thin loop
-    around it. Leadership ends when a renewal has not succeeded for `renew_deadline` seconds
-    (a Clock timer, so it happens even while a request hangs), when another holder is seen, or
-    on `release`.
+    around it. Leadership ends when no renewal has succeeded by the renew deadline (see the
+    module doc; a Clock timer, so it happens even while a request hangs), when another holder
+    is seen, or on `release`.
     """
 
     def __init__(
@@ -133,7 +143,10 @@ class LeaderElector:
         self._lost = False
         # `acquire_at_once` has made the first attempt, so `run` waits a period before the next.
         self._attempted = False
-        self._last_renew = 0.0
+        # The last successful renewal: when it was sent (the tenure counts from then) and when
+        # its answer came (leadership counts from then).
+        self._renew_sent = 0.0
+        self._renew_done = 0.0
         self._deadline: Timer | None = None
         if metrics is not None:
             metrics.leader_status(ELECTOR_NAME, False)
@@ -159,25 +172,32 @@ class LeaderElector:
         until the renew deadline counted from the start of the last successful renewal."""
         if not self._leading:
             return 0.0
-        return max(0.0, self._last_renew + self._renew_deadline - now)
+        return max(0.0, self._renew_sent + self._renew_deadline - now)
 
     def healthy(self, now: float) -> bool:
-        """The /healthz watchdog: False only for a leader whose last renewal is older than the
-        lease duration plus `WATCHDOG_GRACE`."""
-        if not self._leading:
+        """The /healthz watchdog (client-go's `Check`): False once the Lease record last seen
+        names this replica and was seen more than the lease duration plus `WATCHDOG_GRACE`
+        ago. Whether this process still leads does not enter: one that lost the Lease and
+        lingers is what the watchdog is for. A standby, or a replica that released the Lease
+        or saw it taken, names no record of its own and stays healthy."""
+        observed = self._observed
+        if observed is None or observed.holder_identity != self._identity:
             return True
-        return now - self._last_renew <= self._lease_duration + WATCHDOG_GRACE
+        return now - self._observed_time <= self._lease_duration + WATCHDOG_GRACE
 
     # -- the loop ------------------------------------------------------------------------------
 
     async def acquire_at_once(self) -> bool:
-        """One attempt to take the lease, of at most a retry period; True if it is held.
+        """One attempt to take the lease; True if it is held.
 
         The daemon makes it before its informers list: a replica that leads before its first
-        list is sent need not list again when it starts to schedule. `run` goes on from here."""
+        list is sent need not list again when it starts to schedule. `run` goes on from here.
+        Like client-go's first attempt it has no deadline of its own: each of its requests
+        ends at the Lease client's timeout, so an API server that answers in a few seconds
+        still hands the Lease over before the lists begin."""
         log.info(_ATTEMPTING, lock=self._key)
         self._attempted = True
-        return bool(await self._within(self.try_acquire_or_renew(), self._retry_period))
+        return await self.try_acquire_or_renew()
 
     async def run(self) -> None:
         """Acquire the lease (retrying every retry period), then renew it until leadership is
@@ -303,8 +323,8 @@ class LeaderElector:
         return await self._store(self._client.update(LEASES, lease), now, failed)
 
     async def _store(self, write: Awaitable[dict[str, Any]], now: float, failed: _Failure) -> bool:
-        """Await a write of the lease: on success the stored lease is the one held from now
-        on; a refused write is logged as `failed` says and changes nothing."""
+        """Await a write of the lease sent at `now`: on success the stored lease is the one
+        held from now on; a refused write is logged as `failed` says and changes nothing."""
         try:
             stored = await write
         except APIError as err:
@@ -333,9 +353,13 @@ class LeaderElector:
         self._observed = LeaseRecord.from_lease(lease)
         self._observed_time = now
 
-    def _renewed(self, lease: dict[str, Any], now: float) -> None:
-        self._remember(lease, now)
-        self._last_renew = now
+    def _renewed(self, lease: dict[str, Any], sent: float) -> None:
+        # Observed when the answer came, as client-go stamps its own writes: that time drives
+        # the leadership deadline and the watchdog; the tenure keeps the time it was sent.
+        done = self._clock.now()
+        self._remember(lease, done)
+        self._renew_sent = sent
+        self._renew_done = done
         self._cancel_deadline()
         delay = self._leadership_deadline() - self._clock.now()
         self._deadline = self._clock.call_later(max(0.0, delay), self._deadline_passed)
@@ -352,8 +376,11 @@ class LeaderElector:
 
     def _leadership_deadline(self) -> float:
         """When leadership ends without another successful renewal: a retry period after the
-        last one, plus the renew deadline (client-go's renew loop)."""
-        return self._last_renew + self._retry_period + self._renew_deadline
+        last one was answered, plus the renew deadline (client-go's renew loop, whose wait
+        begins when the previous renewal returned), but no later than a standby may take the
+        Lease over (a lease duration after that renewal was sent)."""
+        answered = self._renew_done + self._retry_period + self._renew_deadline
+        return min(answered, self._renew_sent + self._lease_duration)
 
     def _deadline_passed(self) -> None:
         self._deadline = None

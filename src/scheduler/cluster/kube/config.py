@@ -146,6 +146,13 @@ LEADER_ELECTION_POOL = 2
 EVENTS_BUDGET_SHARE = 2
 
 
+def lease_request_timeout_for(renew_deadline: float) -> float:
+    """The leader election client's request timeout, as client-go sets its lock client's: half
+    the renew deadline, so that one hung request leaves a leader time for another, but never
+    under a second, which would fail requests a healthy API server is still answering."""
+    return max(1.0, renew_deadline / 2)
+
+
 async def connect_daemon(
     *,
     kubeconfig: str | None,
@@ -159,8 +166,8 @@ async def connect_daemon(
     lease_request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
 ) -> DaemonClients:
     """The three clients the daemon runs on, for the cluster the flags point at. The leader
-    election client gives up on a request after `lease_request_timeout` (client-go's is half
-    the renew deadline), so one hung request cannot use up a leader's time to renew."""
+    election client gives up on a request after `lease_request_timeout` (see
+    `lease_request_timeout_for`), so one hung request cannot use up a leader's time to renew."""
     configuration = await load_configuration(kubeconfig=kubeconfig, master=master, context=context)
     # Before the Events client's share is taken: a zero is a default, then doubled like a rate.
     qps, burst = client_go_rate(qps, burst)
