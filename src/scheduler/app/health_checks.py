@@ -33,7 +33,8 @@ def shutdown_check(shutting_down: Callable[[], bool]) -> HealthCheck:
 
 
 def leader_election_check(elector: LeaderElector, clock: Clock) -> HealthCheck:
-    """The watchdog: fails if we lead but have not renewed the lease for far too long."""
+    """The watchdog: fails once the Lease record last seen names us and has gone unrenewed
+    for far too long (see `LeaderElector.healthy`)."""
     # Named after the elector, not the Lease (kube-scheduler's is "kube-scheduler" always).
     message = f"failed election to renew leadership on lease {ELECTOR_NAME}"
     return lambda: True if elector.healthy(clock.now()) else message
