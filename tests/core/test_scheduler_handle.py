@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Awaitable
+from collections.abc import Callable
 from collections.abc import Mapping
 
 import pytest
@@ -13,6 +15,7 @@ from scheduler.backend.cache import SchedulerCache
 from scheduler.cluster.informer import InformerStore
 from scheduler.cluster.sim import SimCluster
 from scheduler.core.event_recorder import EventRecorder
+from scheduler.core.handle_impl import LeaderWork
 from scheduler.core.handle_impl import SchedulerHandle
 from scheduler.framework.handle import Lister
 from scheduler.framework.handle import ObjectReference
@@ -26,7 +29,11 @@ from scheduler.testing import make_pod
 from tests.core.kept_events import KeptEvents
 
 
-def _handle(clock: FakeClock, listers: Mapping[str, Lister] | None = None) -> SchedulerHandle:
+def _handle(
+    clock: FakeClock,
+    listers: Mapping[str, Lister] | None = None,
+    leader_work: LeaderWork | None = None,
+) -> SchedulerHandle:
     tasks: set[asyncio.Task[None]] = set()
     return SchedulerHandle(
         profile_name="gang-scheduler",
@@ -39,6 +46,7 @@ def _handle(clock: FakeClock, listers: Mapping[str, Lister] | None = None) -> Sc
         waiting_pods=WaitingPods(),
         pods_in_pre_bind=PodsInPreBind(),
         tasks=tasks,
+        leader_work=leader_work or LeaderWork(),
         plugin_metrics=SchedulerMetrics(),
     )
 
@@ -116,3 +124,32 @@ async def test_rejecting_a_waiting_pod_says_whether_it_ended_the_wait() -> None:
     )
     assert not handle.reject_waiting_pod(pod.uid)  # over already
     assert not handle.reject_waiting_pod("no-such-uid")
+
+
+async def test_leader_work_waits_for_the_start_and_later_work_starts_at_once() -> None:
+    leader_work = LeaderWork()
+    handle = _handle(FakeClock(), leader_work=leader_work)
+    ran: list[str] = []
+
+    def work(name: str) -> Callable[[], Awaitable[None]]:
+        async def run() -> None:
+            ran.append(name)
+            await asyncio.Event().wait()
+
+        return run
+
+    handle.start_when_leading("first", work("first"))
+    await asyncio.sleep(0)
+    assert ran == []
+    leader_work.start()
+    handle.start_when_leading("second", work("second"))
+    await asyncio.sleep(0)
+    assert ran == ["first", "second"]
+    running = set(handle._tasks)
+    assert {t.get_name() for t in running} == {
+        "plugin:gang-scheduler:first",
+        "plugin:gang-scheduler:second",
+    }
+    leader_work.cancel()
+    await asyncio.gather(*running, return_exceptions=True)
+    assert all(t.cancelled() for t in running)

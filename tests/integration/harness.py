@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -59,9 +60,11 @@ class Harness:
 
     async def __aenter__(self) -> Harness:
         # What every replica runs; the scheduling loop is left out: tests pop and schedule
-        # themselves (`schedule_active`), one step at a time.
+        # themselves (`schedule_active`), one step at a time, as the leader, so the plugins'
+        # leader work (status writers, reconciles) runs as it does once the loop would start.
         await self.scheduler.start()
         await self.scheduler.wait_synced()
+        self.scheduler.start_leader_work()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -111,6 +114,15 @@ class Harness:
                     return_when=asyncio.FIRST_COMPLETED,
                 )
         raise AssertionError("the scheduler did not settle")
+
+    async def settle_until(self, done: Callable[[], bool]) -> None:
+        """Settle until `done`, for work that runs beside the binding cycles (background
+        releases, status writers); fail if it never comes."""
+        for _ in range(50):
+            await self.quiesce()
+            if done():
+                return
+        raise AssertionError("the awaited state never came")
 
     async def schedule_active(self) -> int:
         """Schedule every pod in activeQ (not backoff), settling after each; returns how many."""

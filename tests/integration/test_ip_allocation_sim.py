@@ -4,7 +4,6 @@ the pools' status ahead of or behind the pods."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -41,15 +40,6 @@ def annotated_pod(name: str, network: str = "pods", **extra: str) -> dict[str, A
 
 def pools(h: Harness) -> dict[tuple[str, str], str]:
     return allocations_of(h.sim.objects("ippools"))
-
-
-async def settle_until(h: Harness, done: Callable[[], bool]) -> None:
-    """Background releases run beside the binding cycle: settle until `done`, or fail."""
-    for _ in range(50):
-        await h.quiesce()
-        if done():
-            return
-    raise AssertionError("the pools did not settle")
 
 
 def conflicts(h: Harness) -> float:
@@ -199,7 +189,7 @@ async def test_a_failed_prebind_releases_the_address_and_the_pod_is_retried(fail
             h.sim.fail_next("patch", "ippools", APIError(500, "etcd is unhappy"))
         assert await h.schedule_active() == 1
         assert h.node_of("default", "web") is None
-        await settle_until(h, lambda: pools(h) == {})
+        await h.settle_until(lambda: pools(h) == {})
         (note,) = h.event_notes("default", "web", "IPAllocationFailed")
         assert "IPPool 'p'" in note and "etcd is unhappy" in note
         assert "etcd is unhappy" in h.scheduled_message("default", "web")
@@ -228,14 +218,19 @@ async def test_at_start_the_pools_are_reconciled_against_the_pods() -> None:
         # Bound, but its annotation names another address: left over from a lost race.
         "10.7.0.4": {"uid": "uid-bound", "pod": "default/bound"},
     }
-    async with Harness(CONFIG) as h:
-        h.create([*NODES, ip_pool("p", "10.7.0.0/29", allocations=allocations)])
-        h.create([bound.dict(), pending.dict()])
+    kept = {("p", "10.7.0.1"): "uid-bound", ("p", "10.7.0.3"): "uid-pending"}
+    h = Harness(CONFIG)
+    # All there before this scheduler starts, as a stopped one left them.
+    h.create([*NODES, ip_pool("p", "10.7.0.0/29", allocations=allocations)])
+    h.create([bound.dict(), pending.dict()])
+    async with h:
+        # Released as the scheduler starts to schedule, before any pod has been tried.
+        await h.settle_until(lambda: pools(h) == kept)
         assert await h.schedule_active() == 1
         await h.quiesce()
-        # The pending pod took the address it already owned; the leftovers are released.
+        # The pending pod took the address it already owned.
         assert carried(h.pod("default", "pending")) == ("p", "10.7.0.3")
-        assert pools(h) == {("p", "10.7.0.1"): "uid-bound", ("p", "10.7.0.3"): "uid-pending"}
+        assert pools(h) == kept
         assert_consistent(h)
 
 

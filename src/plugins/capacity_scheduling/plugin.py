@@ -50,7 +50,8 @@ class CapacityScheduling(PreemptingPostFilter):
         del args  # the plugin has no arguments
         self.handle = handle
         self.counter = UsageCounter()
-        self._status_loop_started = False
+        # Only the replica that schedules writes status.used, with or without pods pending.
+        handle.start_when_leading("elasticquota-status", self._status_loop)
         preemptor = Preemptor(
             ineligibility=self._ineligibility,
             # Every node where preemption might help, from the first, as upstream's preemptor.
@@ -80,10 +81,6 @@ class CapacityScheduling(PreemptingPostFilter):
     def pre_filter(
         self, state: CycleState, pod: Pod, table: NodeTable
     ) -> tuple[PreFilterResult | None, Status]:
-        if not self._status_loop_started:
-            # Scheduling cycles run on the leader only, so only the leader writes status.used.
-            self._status_loop_started = True
-            self.handle.start_background("elasticquota-status", self._status_loop)
         quotas, problems = self.quotas()
         if pod.namespace not in quotas:
             bad = [p for p in problems if p.startswith(f"ElasticQuota {pod.namespace}/")]

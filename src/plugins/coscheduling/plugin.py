@@ -52,7 +52,8 @@ class Coscheduling:
         self.handle = handle
         self.groups = GroupDirectory(handle)
         self.tracker = GroupTracker()
-        self._status_loop_started = False
+        # Only the replica that schedules writes PodGroup status, with or without pods pending.
+        handle.start_when_leading("podgroup-status", lambda: run_status_loop(handle))
         # creationTimestamp is wall time; queue times are the scheduler clock's. The offset is
         # taken once: recomputed per comparison it would jitter, and the queue's heap order
         # with it.
@@ -113,10 +114,6 @@ class Coscheduling:
     def pre_filter(
         self, state: CycleState, pod: Pod, table: NodeTable
     ) -> tuple[PreFilterResult | None, Status]:
-        if not self._status_loop_started:
-            # Scheduling cycles run on the leader only, so only the leader writes status.
-            self._status_loop_started = True
-            self.handle.start_background("podgroup-status", lambda: run_status_loop(self.handle))
         # UnschedulableAndUnresolvable, as upstream has it, so no preemption is tried; PostFilter
         # still runs and turns the group away as for any other unfit member.
         ref, group = self._gang(pod)

@@ -122,8 +122,6 @@ class IPAllocation:
     def pre_filter(
         self, state: CycleState, pod: Pod, table: NodeTable
     ) -> tuple[PreFilterResult | None, Status]:
-        # Scheduling cycles run on the leader only, so only the leader reconciles the pools.
-        self._releaser.start()
         network = requested_network(pod)
         if not network:
             return None, Status.skip()

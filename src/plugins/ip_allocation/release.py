@@ -52,15 +52,10 @@ class Releaser:
         self._writers = writers
         self._args = args
         self._counts = counts
-        self._started = False
         self.reconciled = 0
-
-    def start(self) -> None:
-        if self._started:
-            return
-        self._started = True
-        self._handle.lister(PODS).add_index(UID_INDEX, _uid)
-        self._handle.start_background("ip-pool-reconcile", self._reconcile_loop)
+        # Only the replica that schedules reconciles, from when it starts to, not from its
+        # first annotated pod: leftovers of a crash are released with no pod pending.
+        handle.start_when_leading("ip-pool-reconcile", self._reconcile_loop)
 
     # ---- after a failed binding cycle ------------------------------------------------------
 
@@ -114,6 +109,8 @@ class Releaser:
     async def reconcile_once(self) -> int:
         """Release every leftover allocation; returns how many were released."""
         pods = self._handle.lister(PODS)
+        # Here, not at construction: the pod informer's store does not exist yet then.
+        pods.add_index(UID_INDEX, _uid)
         pods_of_uid: dict[str, Mapping[str, Any]] = {}
         pools = self._readable_pools()
         for pool in pools:

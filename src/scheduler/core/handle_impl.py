@@ -66,6 +66,37 @@ class _EmptyLister:
 _NOTHING_WATCHED = _EmptyLister()
 
 
+class LeaderWork:
+    """The work plugins keep for the replica that schedules (status writers, reconciles),
+    shared by every profile's handle. Plugins register it while they are built, before any
+    informer has listed; the scheduler starts it once this replica schedules with synced
+    caches, so it runs whether or not a pod is pending, and cancels it when it stops."""
+
+    def __init__(self) -> None:
+        self._starters: list[Callable[[], asyncio.Task[None]]] = []
+        self._tasks: list[asyncio.Task[None]] = []
+        self._running = False
+
+    def add(self, start: Callable[[], asyncio.Task[None]]) -> None:
+        self._starters.append(start)
+        if self._running:
+            self._tasks.append(start())
+
+    def start(self) -> None:
+        """Start every registered work (idempotent while it runs)."""
+        if self._running:
+            return
+        self._running = True
+        self._tasks = [start() for start in self._starters]
+
+    def cancel(self) -> None:
+        """Cancel the work; a later `start` runs it afresh."""
+        self._running = False
+        for task in self._tasks:
+            task.cancel()
+        self._tasks = []
+
+
 class SchedulerHandle(HandleBase):
     """One per profile; everything reads the shared cache, queue and informer stores."""
 
@@ -78,6 +109,7 @@ class SchedulerHandle(HandleBase):
         waiting_pods: WaitingPods,
         pods_in_pre_bind: PodsInPreBind,
         tasks: set[asyncio.Task[None]],
+        leader_work: LeaderWork,
         plugin_metrics: PluginMetrics,
         api: ClusterAPI | None = None,
         extenders: Extenders = NO_EXTENDERS,
@@ -99,6 +131,7 @@ class SchedulerHandle(HandleBase):
         self._waiting_pods = waiting_pods
         self._pods_in_pre_bind = pods_in_pre_bind
         self._tasks = tasks
+        self._leader_work = leader_work
         self.queue: SchedulingQueue | None = None
         # Set once the profile and the recorder exist (they are built after the handle).
         self.chain: FilterChain | None = None
@@ -132,6 +165,12 @@ class SchedulerHandle(HandleBase):
         return self._waiting_pods.reject_removed(uid)
 
     def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
+        self._spawn(name, work)
+
+    def start_when_leading(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
+        self._leader_work.add(lambda: self._spawn(name, work))
+
+    def _spawn(self, name: str, work: Callable[[], Awaitable[None]]) -> asyncio.Task[None]:
         async def run() -> None:
             try:
                 await work()
@@ -143,6 +182,7 @@ class SchedulerHandle(HandleBase):
         task = asyncio.create_task(run(), name=f"plugin:{self.profile_name}:{name}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     def activate(self, pods: Iterable[Pod]) -> None:
         if self.queue is not None:

@@ -28,6 +28,7 @@ from scheduler.core.extender_placement import find_placement_with_extenders
 from scheduler.core.failure import FailureHandler
 from scheduler.core.fencing import FencedClusterAPI
 from scheduler.core.fencing import Tenure
+from scheduler.core.handle_impl import LeaderWork
 from scheduler.core.handle_impl import SchedulerHandle
 from scheduler.core.outcome import Attempt
 from scheduler.core.outcome import Failure
@@ -107,6 +108,8 @@ class Scheduler:
         self.events = EventSink(events_client or client, clock, metrics=self.metrics)
         writes = FencedClusterAPI(client, tenure, clock) if tenure is not None else None
         self.background: set[asyncio.Task[None]] = set()
+        # Plugins' work for the replica that schedules, started with the scheduling loop.
+        self.leader_work = LeaderWork()
         filter_run = FilterRun()
         self.extenders = ExtenderChain(config.extenders, goroutines=self.metrics.goroutines)
         self.extenders.log_settings()
@@ -136,6 +139,7 @@ class Scheduler:
                 waiting_pods=self.waiting_pods,
                 pods_in_pre_bind=self.pods_in_pre_bind,
                 tasks=self.background,
+                leader_work=self.leader_work,
                 plugin_metrics=self.metrics,
                 api=writes,
                 extenders=self.extenders,
@@ -406,8 +410,8 @@ class Scheduler:
     # ---- the tasks the scheduler owns ----------------------------------------------------
     #
     # `start` runs what every replica runs (API writers, informers); `start_scheduling` what
-    # only the leader runs (the queue's flush loop, the scheduling loop); `stop` ends them all,
-    # with the binding cycles and the plugins' background tasks.
+    # only the leader runs (the queue's flush loop, the scheduling loop, the plugins' leader
+    # work); `stop` ends them all, with the binding cycles and the plugins' background tasks.
 
     async def start(self, *, pods_last: bool = False) -> None:
         """Start the Event and status writers and one informer per watched resource.
@@ -430,19 +434,28 @@ class Scheduler:
     def start_scheduling(self, *, leading_since: float | None = None) -> None:
         """Start the queue's flush loop and the scheduling loop (idempotent).
 
-        The loop pops once every informer has listed. `leading_since` is when this replica took
-        the Lease: a new leader first lists the pods again unless its pod informer's last list
-        was sent after that moment, since the watch may lag behind Bindings the previous leader
-        made just before it went, and a list sent after taking the Lease cannot."""
+        Once every informer has listed, the plugins' leader work starts and the loop pops.
+        `leading_since` is when this replica took the Lease: a new leader first lists the pods
+        again unless its pod informer's last list was sent after that moment, since the watch
+        may lag behind Bindings the previous leader made just before it went, and a list sent
+        after taking the Lease cannot. The leader work starts after that list too."""
         if self._scheduling_tasks:
             return
         self._own(self._schedule_when_synced(leading_since), "scheduling-loop")
         self._own(run_queue_flushes(self.queue, self.clock), "queue-flushes")
 
     def cancel_scheduling(self) -> None:
-        """Stop popping at once (leadership lost); binding cycles are left to the caller."""
+        """Stop popping at once (leadership lost), and the plugins' leader work with it;
+        binding cycles are left to the caller."""
         for task in self._scheduling_tasks:
             task.cancel()
+        self.leader_work.cancel()
+
+    def start_leader_work(self) -> None:
+        """Start what plugins keep for the replica that schedules (`Handle.start_when_leading`:
+        status writers, reconciles). The scheduling loop does it once the informers have
+        listed; whoever drives cycles by hand instead (a test) does it itself."""
+        self.leader_work.start()
 
     async def stop_scheduling(self) -> None:
         """Stop popping and wait until the loop has ended."""
@@ -473,6 +486,10 @@ class Scheduler:
             listed = pods.last_list_started
             if listed is None or listed < leading_since:
                 await pods.relist()
+        # Before the first pop, not with some pod's cycle: leader work (status, reconciles)
+        # must run with no pod pending too, and read caches that hold what the previous
+        # leader did.
+        self.start_leader_work()
         await self.run()
 
     def _own(

@@ -246,6 +246,13 @@ class Handle(Protocol):
         """Run `work` as a named task owned by the scheduler (e.g. to refresh remote data)."""
         ...
 
+    def start_when_leading(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
+        """Run `work` as a named task owned by the scheduler once this replica schedules with
+        synced informers (at once if it already does), until it stops scheduling: for what
+        only the leader may do whether or not any pod is pending, such as keeping a custom
+        resource's status. Plugins call it from their constructor."""
+        ...
+
     def activate(self, pods: Iterable[Pod]) -> None:
         """Move these pending pods to the active queue now, out of backoff or the unschedulable
         pool (upstream's Handle.Activate): for background work whose failure no cluster event

@@ -184,6 +184,8 @@ class FakeHandle(HandleBase):
         self.chain = chain or FilterChain((), ())
         # Background work plugins started, by name, for a test to run when it chooses.
         self.background_work: dict[str, Callable[[], Awaitable[None]]] = {}
+        # Work plugins keep for the replica that schedules, by name, likewise.
+        self.leader_work: dict[str, Callable[[], Awaitable[None]]] = {}
         # Pods a test puts at PreBind, by UID, for plugins that look them up (preemption).
         self.pods_in_pre_bind: dict[str, PodInPreBind] = {}
         self.events: list[dict[str, Any]] = []
@@ -219,6 +221,11 @@ class FakeHandle(HandleBase):
         """Record the work instead of running it: a test awaits `background_work[name]()` (or one
         step of it) when it wants, so nothing runs behind its back."""
         self.background_work[name] = work
+
+    def start_when_leading(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
+        """Record the work as `start_background` does, in `leader_work`: the test kit's
+        replica always leads, and a test runs the work when it wants."""
+        self.leader_work[name] = work
 
     def activate(self, pods: Iterable[Pod]) -> None:
         self.activated.extend(pod.key for pod in pods)
