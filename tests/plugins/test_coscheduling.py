@@ -344,6 +344,29 @@ def test_post_filter_and_unreserve_reject_waiting_members_in_upstreams_words() -
     assert gang.rejections("g-3") == ["rejection in Unreserve"]
 
 
+def _waiting_groups(gang: _Gang) -> float:
+    [(_, value)] = gang.plugin.metric_samples()["scheduler_podgroups_waiting_at_permit"]
+    return value
+
+
+def test_a_group_deleted_while_members_wait_stops_counting_once_they_are_gone() -> None:
+    gang = _Gang([_member(f"g-{i}") for i in range(3)], _pod_group(3))
+    gang.permit("g-0")
+    gang.permit("g-1")
+    assert _waiting_groups(gang) == 1.0
+    pod_groups = gang.handle.lister("podgroups")
+    assert hasattr(pod_groups, "remove")
+    pod_groups.remove("default", "g")
+    # As upstream, the sibling is left to its own timeout; it still waits.
+    gang.plugin.unreserve(CycleState(), gang.pod("g-0"), "n0")
+    assert gang.rejections("g-1") == []
+    assert _waiting_groups(gang) == 1.0
+    gang.plugin.unreserve(CycleState(), gang.pod("g-1"), "n0")
+    assert _waiting_groups(gang) == 0.0
+    attempts = dict(gang.plugin.metric_samples()["scheduler_podgroup_schedule_attempts_total"])
+    assert attempts[("default-scheduler", "unschedulable")] == 1.0
+
+
 def test_a_group_that_cannot_be_found_in_upstreams_words() -> None:
     gang = _Gang([_member("g-0")], _pod_group(1))
     orphan = make_pod("o-0").label(GROUP_LABEL, "gone").dict()

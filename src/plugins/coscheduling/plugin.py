@@ -138,8 +138,8 @@ class Coscheduling:
                 f"number: {members.total}, minMember of group: {group.min_member}"
             )
         if members.total - members.gated < group.min_member:
-            # Ours (upstream has no such check): worded as the one above, counting only the
-            # members no scheduling gate holds back.
+            # Upstream has this check too; its exact words may differ. Worded as the one
+            # above, counting only the members no scheduling gate holds back.
             return Status.unresolvable(
                 f"pre-filter pod {pod.name} cannot find enough ungated sibling pods, current "
                 f"ungated pods number: {members.total - members.gated}, minMember of group: "
@@ -250,13 +250,25 @@ class Coscheduling:
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """One member gave its place back (timeout, rejection, failed bind): so does the group."""
-        ref, group = self._gang(pod)
-        if ref is None or not isinstance(group, PodGroup):
+        ref = group_of_raw(pod.raw)
+        if ref is None:
+            return
+        group = self.groups.lookup(ref)
+        if not isinstance(group, PodGroup) or not group.gang:
+            self._let_go(ref, pod.key)
             return
         self.tracker.unassign(ref, pod.key)
         self._reject_group(ref, REJECTED_IN_UNRESERVE)
         self.tracker.forget_resources_check(ref)
         self.tracker.record_failure(ref, self.handle.clock.now())
+
+    def _let_go(self, ref: GroupRef, pod_key: str) -> None:
+        """A member of a group that is gone (or no gang any more) gave its place back. As
+        upstream, its waiting siblings are left to their own timeouts; only the attempt is
+        ended once the last of them has gone, so the groups-waiting gauge does not stay up."""
+        self.tracker.unassign(ref, pod_key)
+        if not self.tracker.assigned(ref):
+            self._end_attempt(ref, UNSCHEDULABLE)
 
     # ---- Permit ----------------------------------------------------------------------------
 

@@ -4,7 +4,12 @@ Phases move Pending -> Scheduling (enough members exist; scheduleStartTime is st
 Running (enough members run), and back to Pending while fewer than minMember exist. The
 scheduler's pod informer does not keep finished pods, so it cannot tell a finished member from
 a deleted one: Finished and Failed are not written, and a Running group stays Running.
-The loop starts with the first scheduling cycle, which only the leader runs.
+The loop runs on the replica that schedules, from the moment it starts to, pods pending or not.
+
+Each profile writes the status of the groups it serves: those with a member, bound or not,
+that names it as its scheduler. A group with no members yet only has an empty phase set to
+Pending. Every other group is left to whoever schedules it (scheduler-plugins' own controller,
+another scheduler using the same groups), so two writers do not undo each other's status.
 
 Leaving Pending with enough members also writes occupiedBy, as the controller's
 fillOccupiedObj does: the owners of one member, `namespace/name` each, sorted and
@@ -19,6 +24,7 @@ no current count: repeated Events are correlated into one series that keeps its 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -125,12 +131,23 @@ def _tell_why(
     )
 
 
-def _serves(handle: Handle, members: Members) -> bool:
-    """Whether this profile schedules the group's waiting pods (so one profile reports)."""
+def _scheduled_here(handle: Handle, pods: Iterable[Mapping[str, Any]]) -> bool:
     return any(
         (raw.get("spec") or {}).get("schedulerName", "default-scheduler") == handle.profile_name
-        for raw in members.unbound
+        for raw in pods
     )
+
+
+def _serves(handle: Handle, members: Members) -> bool:
+    """Whether this profile schedules the group's waiting pods (so one profile reports)."""
+    return _scheduled_here(handle, members.unbound)
+
+
+def _keeps_status(handle: Handle, members: Members, current: Mapping[str, Any]) -> bool:
+    """Whether this profile writes the group's status (see the module's docstring)."""
+    if not members.pods:
+        return not current.get("phase")
+    return _scheduled_here(handle, members.pods.values())
 
 
 async def sync_once(handle: Handle, told: dict[str, str] | None = None) -> int:
@@ -148,6 +165,8 @@ async def sync_once(handle: Handle, told: dict[str, str] | None = None) -> int:
             ref = ref_of_group_object(resource, raw)
             current = raw.get("status") or {}
             members = members_of(pods, ref)
+            if not _keeps_status(handle, members, current):
+                continue
             if _serves(handle, members):
                 _tell_why(handle, raw, waiting_note(min_member, members), told)
             wanted = desired_status(current, min_member, members, handle.clock.wall())
