@@ -80,14 +80,30 @@ def test_a_namespace_borrowing_one_resource_is_within_its_min_for_another() -> N
     assert not eq.over_min(used, {})
 
 
-def test_the_sum_of_mins_compares_what_the_pod_adds() -> None:
-    usage = QuotaUsage(
-        {"a": parse_quota(quota("a", {"min": {"cpu": "4", GPU: "1"}}))},
-        {"a": {"cpu": 1000, GPU: 2}},
+def test_the_sum_of_mins_compares_everything_the_quotas_use() -> None:
+    """cpu, memory and ephemeral-storage, and every extended resource the pod or any quota
+    uses: the aggregate use is compared whole, as scheduler-plugins compares it."""
+    eq = parse_quota(quota("a", {"min": {"cpu": "4", GPU: "1"}}))
+    beyond = QuotaUsage({"a": eq}, {"a": {"cpu": 1000, GPU: 2}})
+    assert beyond.over_total_min({"cpu": 1000})
+    assert beyond.over_total_min({})
+    within = QuotaUsage({"a": eq}, {"a": {"cpu": 1000, GPU: 1}})
+    assert not within.over_total_min({"cpu": 1000})
+    assert within.over_total_min({GPU: 1})
+    assert within.over_total_min({"cpu": 4000})
+
+
+def test_a_resource_used_beyond_all_mins_shuts_out_pods_that_do_not_ask_for_it() -> None:
+    quotas = [
+        quota("a", {"min": {"cpu": "4"}}),
+        quota("b", {"min": {"cpu": "4", GPU: "1"}}),
+    ]
+    gpus = make_pod("trainer", "b").req(cpu="1", **{GPU: "3"}).node("n0").obj()
+    pod = make_pod("p", "a").req(cpu="1").obj()
+    assert pre_filter(quotas, pod, [gpus]).message() == (
+        "Pod a/p is rejected in PreFilter because total ElasticQuota used is more than min"
     )
-    assert not usage.over_total_min({"cpu": 1000})
-    assert usage.over_total_min({GPU: 1})
-    assert usage.over_total_min({"cpu": 4000})
+    assert pre_filter(quotas, pod).is_success
 
 
 def test_status_used_names_every_resource_of_min_and_max_in_decimal_quantities() -> None:

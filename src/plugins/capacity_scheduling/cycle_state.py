@@ -1,10 +1,10 @@
 """What PreFilter leaves in the cycle state for the rest of the cycle and for preemption.
 
 The quotas and their use (which the PreFilter extensions move as preemption's dry run adds and
-removes pods), and three requests, as scheduler-plugins computes them: the pod's own; with the
-pods nominated in its namespace that are at least as important (they take their place first);
-and with those and the pods nominated in other namespaces still within their min (their share
-of the sum of mins is spoken for).
+removes pods), and three requests, combined as scheduler-plugins combines them: the pod's own
+(its effective request, see `quota`); with the pods nominated in its namespace that are at
+least as important (they take their place first); and with those and the pods nominated in
+other namespaces still within their min (their share of the sum of mins is spoken for).
 """
 
 from __future__ import annotations

@@ -1,12 +1,21 @@
 """ElasticQuota: one per namespace. `min` is guaranteed (0 where unset) and lent to others while
-unused; `max` is the cap (unlimited where unset). Usage counts scheduled pods' requests of cpu,
-memory, ephemeral-storage and scalar (extended, hugepages) resources, as scheduler-plugins counts
-them.
+unused; `max` is the cap. Use counts pods' requests of cpu, memory, ephemeral-storage and
+scalar (extended, hugepages) resources.
 
-Which resources a check compares also follows scheduler-plugins: cpu, memory and
-ephemeral-storage always (its resource type holds them as fields), an extended resource where
-what is being added (the pod, with the nominated pods counted with it) requests it, or, for a
-check of use alone, where the use holds it."""
+Which resources a check compares follows scheduler-plugins: cpu, memory and ephemeral-storage
+always (its resource type holds them as fields), and an extended resource where what is being
+added (the pod, with the nominated pods counted with it) requests it, or, for a check of use
+alone and for the sum of mins (`QuotaUsage.over_total_min`), where the use holds it.
+
+Differences from scheduler-plugins, kept on purpose:
+- A `max` caps only the resources it names. Upstream caps cpu, memory and ephemeral-storage at
+  0 when a `max` is set but leaves them out (`max: {}` included), rejecting every pod that asks
+  for them; only an absent `max` leaves them unlimited there.
+- A pod's use is its effective request as kube-scheduler counts it (sidecars summed, pod-level
+  resources honoured); upstream's plugin sums the containers, takes the largest of that and
+  each init container, and adds the overhead.
+- A min above max is refused (`parse_quota`); upstream applies the quota as written.
+Where use and status.used differ too, `usage` and `status` say."""
 
 from __future__ import annotations
 

@@ -1,6 +1,11 @@
-"""ElasticQuota status.used, written by the leader: the requests of the namespace's scheduled
-(and assumed) pods, with a zero for every other resource its min or max names, in the decimal
-quantities scheduler-plugins' controller writes ("2" cpus, "500m", "3G" bytes)."""
+"""ElasticQuota status.used, written by the replica that schedules, pods pending or not: the
+use the plugin decides by (the requests of the namespace's bound and assumed pods), with a zero
+for every other resource its min or max names, in decimal quantities ("2" cpus, "500m", "3G"
+bytes).
+
+Unlike scheduler-plugins' controller, which counts Running pods only (so a pod still starting,
+or a gang member waiting at Permit, is not in its figure) and keeps a pod's own quantity format
+for a resource min and max do not name ("2Gi" where ours writes "2147483648")."""
 
 from __future__ import annotations
 

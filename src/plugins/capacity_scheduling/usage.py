@@ -1,6 +1,10 @@
 """What each quota'd namespace uses: the requests of its pods in the scheduler's cache, which
 holds bound and assumed pods alike, so Reserve's and Unreserve's accounting is the cache's
-assume and forget. Recounted only when some node's pods changed (the node table's pod clock)."""
+assume and forget. Recounted only when some node's pods changed (the node table's pod clock).
+
+Every pod of the namespace counts, those already running when its quota was created included:
+unlike scheduler-plugins, whose plugin starts a new quota at zero use and counts only pods
+added after it (those before count once the scheduler restarts)."""
 
 from __future__ import annotations
 
@@ -37,10 +41,12 @@ class QuotaUsage:
         return self.used.get(namespace, {})
 
     def over_total_min(self, added: Mapping[str, int]) -> bool:
-        """Whether the use of all quotas, with `added`, would pass the sum of their mins."""
+        """Whether the use of all quotas, with `added`, would pass the sum of their mins, in
+        any resource that use holds: an extended resource some namespace uses beyond the sum
+        shuts out every pod, whatever it asks for, as in scheduler-plugins."""
         total = sum_of([*self.used.values(), added])
         floor = sum_of(q.min for q in self.quotas.values())
-        return any(total.get(name, 0) > floor.get(name, 0) for name in compared(added))
+        return any(total.get(name, 0) > floor.get(name, 0) for name in compared(total))
 
 
 class UsageCounter:
