@@ -223,3 +223,25 @@ async def test_pod_group_with_members_missing_says_why_once() -> None:
         await run_for(h, 3)
         assert bound_count(h, "job") == 4
         assert len(_pod_group_events(h, "job")) == 1
+
+
+async def test_a_member_that_fits_nowhere_does_not_keep_its_siblings_waiting() -> None:
+    async with Harness(COSCHEDULING_CONFIG) as h:
+        pods = gang_pods("g", 3)
+        pods[2]["spec"]["nodeSelector"] = {"pool": "gpu"}  # no node has it yet
+        h.create([*nodes(3), pod_group("g", 3), *pods])
+        waiting_at_permit = []
+        for _ in range(300):
+            await run_for(h, 1)
+            waiting_at_permit.append(len(h.scheduler.waiting_pods))
+        # The first round turned the group away. The siblings giving their places back is
+        # no reason to wait again while g-2 fits nowhere: no place is held at Permit after.
+        assert sum(waiting_at_permit) == 0, waiting_at_permit
+        for name in ("g-0", "g-1"):
+            assert len(h.event_notes("default", name, "FailedScheduling")) == 1
+        # Once g-2 can go somewhere, the group is tried again and placed whole.
+        node = next(n for n in h.sim.objects("nodes") if n["metadata"]["name"] == "n0")
+        labelled = {**node, "metadata": {**node["metadata"], "labels": {"pool": "gpu"}}}
+        await h.sim.update("nodes", labelled)
+        await run_for(h, 180)
+        assert bound_count(h, "g") == 3

@@ -14,6 +14,7 @@ from scheduler.framework import ClusterEventWithHint
 from scheduler.framework import EventResource
 from scheduler.framework import Pod
 from scheduler.framework import QueueingHint
+from scheduler.framework import QueueingHintFn
 
 
 def _same_group(pod: Pod, other: Pod) -> bool:
@@ -46,7 +47,7 @@ def after_group_changed(pod: Pod, old: object, new: object) -> QueueingHint:
     )
 
 
-def coscheduling_events() -> list[ClusterEventWithHint]:
+def coscheduling_events(after_assigned_pod_gone: QueueingHintFn) -> list[ClusterEventWithHint]:
     return [
         ClusterEventWithHint(
             ClusterEvent(
@@ -63,7 +64,9 @@ def coscheduling_events() -> list[ClusterEventWithHint]:
         ),
         # A member rejected with its group can be helped by any room that frees up, and by
         # its siblings giving their places back (which the scheduler reports as assigned
-        # pods going away).
-        ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)),
+        # pods going away), unless the member that fit nowhere still holds the group back.
+        ClusterEventWithHint(
+            ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), after_assigned_pod_gone
+        ),
         ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),
     ]

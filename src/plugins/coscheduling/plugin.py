@@ -18,6 +18,7 @@ from plugins.coscheduling.members import members_of
 from plugins.coscheduling.pod_group import PodGroup
 from plugins.coscheduling.status import run_status_loop
 from plugins.coscheduling.tracker import GroupTracker
+from plugins.helpers import deleted_pod
 from scheduler.framework import SUCCESS
 from scheduler.framework import ClusterEventWithHint
 from scheduler.framework import CycleState
@@ -30,6 +31,7 @@ from scheduler.framework import PostFilterResult
 from scheduler.framework import PreFilterExtensions
 from scheduler.framework import PreFilterResult
 from scheduler.framework import QueuedPodInfo
+from scheduler.framework import QueueingHint
 from scheduler.framework import Status
 from scheduler.objects.resources import PODS
 
@@ -210,6 +212,7 @@ class Coscheduling:
             return None, Status.unschedulable()
         self._reject_group(ref, REJECTED_IN_POST_FILTER)
         self.tracker.forget_resources_check(ref)
+        self.tracker.hold_back(ref, pod.key)
         self._count_failure(ref, group, members)
         return PostFilterResult(), Status.unschedulable(
             f"PodGroup {ref} gets rejected due to Pod {pod.name} is unschedulable even after "
@@ -281,6 +284,7 @@ class Coscheduling:
         members = self._members(ref)
         waiting_before = self.tracker.assigned(ref, members.keys)
         self.tracker.assign(ref, pod.key, pod.uid, node_name)
+        self.tracker.release_hold(ref, pod.key)
         placed = self._placed(ref, members) | {pod.key}
         if len(placed) >= group.min_member:
             for assignment in waiting_before.values():
@@ -316,4 +320,22 @@ class Coscheduling:
         }
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        return coscheduling_events()
+        return coscheduling_events(self._after_assigned_pod_gone)
+
+    def _after_assigned_pod_gone(self, pod: Pod, old: object, new: object) -> QueueingHint:
+        """Room freed elsewhere may complete the group. A sibling's place is no news while
+        the member that fit nowhere (and turned the group away) has not got through Filter
+        again: waiting at Permit without it only holds places until the timeout, whose
+        rejections would bring the siblings round again, and again."""
+        ref = group_of_raw(pod.raw)
+        gone = deleted_pod(old, new)
+        if ref is None or group_of_raw(gone.raw) != ref:
+            return QueueingHint.QUEUE
+        held_by = self.tracker.held_back_by(ref)
+        if held_by is None:
+            return QueueingHint.QUEUE
+        if held_by not in self._members(ref).keys:
+            # The member that held the group back is gone; a sibling's place may help again.
+            self.tracker.release_hold(ref, held_by)
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP

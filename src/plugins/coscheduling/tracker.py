@@ -6,7 +6,10 @@
   backoff;
 - a "permitted" deadline per group whose minResources check passed, so the cluster-wide sum is
   not redone for every member within the plugin's permitWaitingTimeSeconds;
-- the time of each group's last failure, which QueueSort uses in place of its creation time.
+- the time of each group's last failure, which QueueSort uses in place of its creation time;
+- the member whose own failure (it fit nowhere) last turned its group away, until it gets
+  through Filter again: while it cannot, its siblings giving their places back is no news to
+  the group.
 All times are the injected clock's seconds.
 """
 
@@ -29,6 +32,7 @@ class GroupTracker:
         self._backoff_until: dict[GroupRef, float] = {}
         self._permitted_until: dict[GroupRef, float] = {}
         self._failed_at: dict[GroupRef, float] = {}
+        self._held_back_by: dict[GroupRef, str] = {}
 
     # ---- members past Permit -----------------------------------------------------------
 
@@ -91,3 +95,16 @@ class GroupTracker:
 
     def failed_at(self, ref: GroupRef) -> float | None:
         return self._failed_at.get(ref)
+
+    # ---- the member that fit nowhere -------------------------------------------------------
+
+    def hold_back(self, ref: GroupRef, pod_key: str) -> None:
+        self._held_back_by[ref] = pod_key
+
+    def held_back_by(self, ref: GroupRef) -> str | None:
+        return self._held_back_by.get(ref)
+
+    def release_hold(self, ref: GroupRef, pod_key: str) -> None:
+        """`pod_key` got through Filter: if it held the group back, it does no longer."""
+        if self._held_back_by.get(ref) == pod_key:
+            del self._held_back_by[ref]
