@@ -217,6 +217,22 @@ def test_a_negative_verbosity_is_refused(capsys: pytest.CaptureFixture[str]) -> 
     assert parse_error(capsys, "-v=-1").endswith(message)
 
 
+@pytest.mark.parametrize("value", ["yes", "no", "TrUe", "on", ""])
+def test_a_bool_flag_takes_go_spellings_only(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    message = (
+        "argument --leader-elect: expected one of 1, t, T, TRUE, true, True, 0, f, F, FALSE, "
+        f'false, False; got "{value}"'
+    )
+    assert parse_error(capsys, f"--leader-elect={value}").endswith(message)
+
+
+@pytest.mark.parametrize(("value", "expected"), [("T", True), ("FALSE", False), ("0", False)])
+def test_every_go_spelling_of_a_bool_is_taken(value: str, expected: bool) -> None:
+    assert run_parser().parse_args([f"--profiling={value}"]).profiling is expected
+
+
 @pytest.mark.parametrize(
     ("value", "expected"), [("", "0.0.0.0"), (" ::1 ", "::1"), ("10.0.0.1", "10.0.0.1")]
 )

@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from collections.abc import Mapping
 from typing import Any
 
+from scheduler.app.go_text import GO_BOOLS
 from scheduler.config.feature_gates import FeatureGates
 from scheduler.config.feature_gates import known_gates
 from scheduler.framework.errors import ConfigError
@@ -43,12 +44,6 @@ FOLLOWED_RELEASE = KUBERNETES_RELEASE.removeprefix("v").rpartition(".")[0]
 _COMPONENT = "kube"
 # How far back --min-compatibility-version may reach: kube's three minor releases.
 _COMPATIBILITY_SPAN = 3
-
-# Go's strconv.ParseBool, which reads a gate's value: these spellings and no others.
-_GO_BOOLS = {
-    **dict.fromkeys(("1", "t", "T", "TRUE", "true", "True"), True),
-    **dict.fromkeys(("0", "f", "F", "FALSE", "false", "False"), False),
-}
 
 
 EITHER_WAY = frozenset({"WatchListClient"})
@@ -97,7 +92,7 @@ def parse_feature_gates(values: list[str]) -> dict[str, bool]:
             raise ConfigError(f"--feature-gates: missing bool value for {item!r}")
         if component != _COMPONENT:
             raise ConfigError(f"--feature-gates: unknown component {component!r} in {item!r}")
-        enabled = _GO_BOOLS.get(setting.strip())
+        enabled = GO_BOOLS.get(setting.strip())
         if enabled is None:
             raise ConfigError(f"--feature-gates: invalid value of {name}={setting}")
         gates[name] = enabled

@@ -12,6 +12,7 @@ import argparse
 import ipaddress
 from pathlib import Path
 
+from scheduler.app.go_text import GO_BOOLS
 from scheduler.app.go_text import go_quote
 from scheduler.config import parse_duration
 from scheduler.framework.errors import ConfigError
@@ -76,12 +77,13 @@ def verbosity_level(text: str) -> int:
 
 
 def flag_bool(text: str) -> bool:
-    lowered = text.lower()
-    if lowered in ("true", "1", "t", "yes"):
-        return True
-    if lowered in ("false", "0", "f", "no"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+    """A bool flag's value as pflag reads it (strconv.ParseBool): `yes` or `TrUe` is refused,
+    as kube-scheduler refuses it."""
+    value = GO_BOOLS.get(text)
+    if value is None:
+        spellings = ", ".join(GO_BOOLS)
+        raise argparse.ArgumentTypeError(f"expected one of {spellings}; got {go_quote(text)}")
+    return value
 
 
 def text_flag(group: FlagGroup, flag: str, metavar: str, help_text: str) -> None:

@@ -1,6 +1,13 @@
-"""Text as kube-scheduler's Go code writes it, where our answers must match it byte for byte."""
+"""Text as kube-scheduler's Go code writes it, where our answers must match it byte for byte,
+and reads it, where our flags must take the same spellings."""
 
 from __future__ import annotations
+
+# Go's strconv.ParseBool, which reads bool flags and feature gates: these spellings, no others.
+GO_BOOLS = {
+    **dict.fromkeys(("1", "t", "T", "TRUE", "true", "True"), True),
+    **dict.fromkeys(("0", "f", "F", "FALSE", "false", "False"), False),
+}
 
 # strconv.Quote's short escapes; any other unprintable character gets a numeric one.
 _SHORT_ESCAPES = {
