@@ -117,6 +117,26 @@ async def test_a_plugin_that_skips_is_timed_but_not_counted_as_evaluated() -> No
         assert evaluated("NodeResourcesFit", "PreScore") == 1
 
 
+async def test_every_evaluated_plugin_has_its_series_at_zero_before_any_pod() -> None:
+    """As upstream's instrumented plugins, made with the profile."""
+    async with Harness() as h:
+        registry = h.scheduler.metrics.registry
+        profile = h.scheduler.profiles["default-scheduler"]
+        expected = {
+            (ref.name, point)
+            for point in ("PreFilter", "Filter", "PreScore", "Score")
+            for ref in profile.effective.plugins.get(point, ())
+        }
+        assert ("NodeResourcesFit", "Filter") in expected
+        for plugin, point in expected:
+            labels = {"plugin": plugin, "extension_point": point, "profile": profile.name}
+            value = registry.get_sample_value("scheduler_plugin_evaluation_total", labels)
+            assert value == 0.0, (plugin, point)
+        # Only those: a Bind or Reserve plugin's runs are not counted as evaluations.
+        labels = {"plugin": "DefaultBinder", "extension_point": "Bind", "profile": profile.name}
+        assert registry.get_sample_value("scheduler_plugin_evaluation_total", labels) is None
+
+
 class BrokenScore:
     name = "BrokenScore"
 

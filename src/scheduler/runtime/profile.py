@@ -52,6 +52,8 @@ T = TypeVar("T")
 
 # Extension points at which a plugin can reject a pod, and so may need events to requeue it.
 _REJECTING_POINTS = ("PreEnqueue", "PreFilter", "Filter", "Reserve", "Permit")
+# Extension points whose plugins' runs scheduler_plugin_evaluation_total counts.
+_EVALUATED_POINTS = ("PreFilter", "Filter", "PreScore", "Score")
 # The registrations of a rejector that cannot say what helps (a plugin without
 # `events_to_register`, the HTTP extenders): as upstream's, every change to each resource
 # kube-scheduler watches by default, with no hint (always Queue). Changes to other kinds
@@ -164,6 +166,12 @@ class Profile:
         self.vectorized = all(e.batch is not None for e in self.filter) and all(
             e.batch is not None for e in self.score
         )
+        # kube-scheduler makes the evaluation series of every PreFilter, Filter, PreScore and
+        # Score plugin with the profile: each reads 0 from the start, so a rate over it counts
+        # the first evaluations after a restart and a table by plugin lists the idle ones.
+        for point in _EVALUATED_POINTS:
+            for ref in points.get(point, ()):
+                self._evaluation_counter(ref.name, point)
 
     def queueing_hints(self, *, extenders: bool = False) -> list[tuple[str, ClusterEventWithHint]]:
         """Event registrations of every rejector a pod of this profile can have: each plugin
