@@ -71,3 +71,18 @@ async def test_other_watched_kinds_are_timed_under_their_event_label() -> None:
         h.create([make_storage_class("fast").dict()])
         await h.quiesce()
         assert handled(h, "storage.k8s.io/StorageClassAdd") == 1
+
+
+async def test_actions_no_plugin_registered_are_not_handled_so_not_timed() -> None:
+    """As kube-scheduler, which installs handlers only for registered actions: VolumeBinding
+    asks for StorageClasses added or updated, not deleted; no default plugin asks about
+    Namespaces, which InterPodAffinity's informer still lists."""
+    async with Harness() as h:
+        namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}
+        h.create([make_storage_class("fast").dict(), namespace])
+        await h.quiesce()
+        await h.sim.delete("storageclasses", "", "fast")
+        await h.quiesce()
+        assert handled(h, "storage.k8s.io/StorageClassAdd") == 1
+        assert handled(h, "storage.k8s.io/StorageClassDelete") == 0
+        assert handled(h, "NamespaceAdd") == 0

@@ -305,9 +305,10 @@ class PodEventHandlers:
             # What changed is which devices carry the rule's taint, in the slices it selects:
             # reported as upstream's slice tracker does, as an update of ResourceSlices. No
             # slice object goes with it (a hint reading the rule as a slice would misjudge).
-            started = time.perf_counter()
-            self._queue.move_all_to_active_or_backoff(_SLICE_TAINTS_CHANGED, None, None)
-            self._timed(event_label(_SLICE_TAINTS_CHANGED), started)
+            if self._queue.registered(_SLICE_TAINTS_CHANGED):
+                started = time.perf_counter()
+                self._queue.move_all_to_active_or_backoff(_SLICE_TAINTS_CHANGED, None, None)
+                self._timed(event_label(_SLICE_TAINTS_CHANGED), started)
             return
         kind = _RESOURCE_KINDS.get(resource)
         if kind is None:
@@ -315,7 +316,13 @@ class PodEventHandlers:
         started = time.perf_counter()
         verb = {ActionType.ADD: "Add", ActionType.DELETE: "Delete"}.get(action, "Update")
         label = f"{_CUSTOM_LABELS.get(resource) or resource_label(kind)}{verb}"
-        self._queue.move_all_to_active_or_backoff(ClusterEvent(kind, action, label), old, new)
+        event = ClusterEvent(kind, action, label)
+        # kube-scheduler handles (and times, in scheduler_event_handling_duration_seconds) only
+        # the actions some plugin registered: a Namespace added or a PDB's status written is
+        # no event of the scheduler's when nothing asked for it.
+        if not self._queue.registered(event):
+            return
+        self._queue.move_all_to_active_or_backoff(event, old, new)
         self._timed(label, started)
 
     def object_added(self, resource: str) -> Callable[[RawObject], None]:

@@ -406,6 +406,12 @@ class SchedulingQueue:
             return QueueingStrategy.AFTER_BACKOFF
         return self._hints.strategy_for_replay(info, events)
 
+    def registered(self, event: ClusterEvent) -> bool:
+        """Whether some plugin of some profile registered an event matching `event`: the
+        informers' handlers time only those, as kube-scheduler installs handlers for no
+        others."""
+        return self._hints.is_event_of_interest(event)
+
     def _is_moving_event(self, event: ClusterEvent) -> bool:
         # A node update that changed nothing relevant carries no action bits.
         if not event.is_wildcard and not event.action:
