@@ -169,9 +169,9 @@ class Profile:
         # kube-scheduler makes the evaluation series of every PreFilter, Filter, PreScore and
         # Score plugin with the profile: each reads 0 from the start, so a rate over it counts
         # the first evaluations after a restart and a table by plugin lists the idle ones.
-        for point in _EVALUATED_POINTS:
-            for ref in points.get(point, ()):
-                self._evaluation_counter(ref.name, point)
+        for counted in _EVALUATED_POINTS:
+            for ref in points.get(counted, ()):
+                self._evaluation_counter(ref.name, counted)
 
     def queueing_hints(self, *, extenders: bool = False) -> list[tuple[str, ClusterEventWithHint]]:
         """Event registrations of every rejector a pod of this profile can have: each plugin
