@@ -694,19 +694,26 @@ class SlowLeaseAnswers(SimCluster):
             self.answering -= 1
 
 
-async def test_leadership_counts_from_a_renewals_answer_and_the_tenure_from_its_sending(
-    clock: FakeClock,
-) -> None:
+async def leader_renewed_slowly(clock: FakeClock, latency: float) -> tuple[Candidate, float]:
+    """A leader whose renewal, sent 2 s after it took the Lease, is answered `latency` seconds
+    later; with the time the renewal was sent."""
     sim = SlowLeaseAnswers(clock)
     a = Candidate(sim, clock, "a", SchedulerMetrics())
     assert await a.elector.try_acquire_or_renew()
     clock.advance(2)
     sent = clock.now()
-    sim.latency = 3.0
+    sim.latency = latency
     renewal = asyncio.create_task(a.elector.try_acquire_or_renew())
     await settle(lambda: sim.answering == 1)
-    clock.advance(3)
+    clock.advance(latency)
     assert await renewal
+    return a, sent
+
+
+async def test_leadership_counts_from_a_renewals_answer_and_the_tenure_from_its_sending(
+    clock: FakeClock,
+) -> None:
+    a, sent = await leader_renewed_slowly(clock, 3.0)
     answered = clock.now()
     # No Binding may start later than the renew deadline after the renewal was sent (a
     # standby may count the lease duration from when the server took it)...
@@ -724,16 +731,8 @@ async def test_leadership_counts_from_a_renewals_answer_and_the_tenure_from_its_
 async def test_leadership_never_outlasts_the_moment_a_standby_may_take_over(
     clock: FakeClock,
 ) -> None:
-    sim = SlowLeaseAnswers(clock)
-    a = Candidate(sim, clock, "a", SchedulerMetrics())
-    assert await a.elector.try_acquire_or_renew()
-    clock.advance(2)
-    sent = clock.now()
-    sim.latency = 5.0  # past leaseDuration - renewDeadline - retryPeriod (3 s)
-    renewal = asyncio.create_task(a.elector.try_acquire_or_renew())
-    await settle(lambda: sim.answering == 1)
-    clock.advance(5)
-    assert await renewal
+    # Answered past leaseDuration - renewDeadline - retryPeriod (3 s) after it was sent.
+    a, sent = await leader_renewed_slowly(clock, 5.0)
     # client-go's count would run to the answer + 12 s; a standby may take over at sent + 15.
     clock.advance(sent + 14.9 - clock.now())
     assert a.elector.is_leader
