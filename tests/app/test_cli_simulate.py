@@ -251,3 +251,52 @@ def test_simulate_batches_as_the_gate_says(
 def test_simulate_refuses_a_gate_away_from_its_default(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--no-progress", "--feature-gates=GangScheduling=true"]) == 2
     assert "--feature-gates: GangScheduling=true cannot apply" in capsys.readouterr().err
+
+
+_PORT_AND_CPU_PREEMPTION = """
+apiVersion: v1
+kind: Node
+metadata: {name: n0}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: port-holder, namespace: default}
+spec:
+  nodeName: n0
+  priority: 10
+  containers:
+  - {name: c, image: x, ports: [{containerPort: 8080, hostPort: 8080}],
+     resources: {requests: {cpu: 100m}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: cpu-holder, namespace: default}
+spec:
+  nodeName: n0
+  priority: 0
+  containers: [{name: c, image: x, resources: {requests: {cpu: 1800m}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default}
+spec:
+  priority: 100
+  containers:
+  - {name: c, image: x, ports: [{containerPort: 8080, hostPort: 8080}],
+     resources: {requests: {cpu: 1500m}}}
+"""
+
+
+def test_a_preemptor_held_back_while_its_victims_go_is_retried_when_they_are_gone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """NodePorts turns web away. The port holder's deletion lands at once and requeues web while
+    the preemption still runs, so PreEnqueue holds it back; the CPU holder's deletion frees no
+    port, so no hint moves web again. The preemption's end must, or web waits for the flush."""
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(_PORT_AND_CPU_PREEMPTION)
+    result = _run_json(["simulate", str(scenario)], capsys)
+    pods = {pod["name"]: pod for pod in result["pods"]}
+    assert (pods["web"]["status"], pods["web"]["node"]) == ("Scheduled", "n0")
+    assert {pods[name]["status"] for name in ("port-holder", "cpu-holder")} == {"Preempted"}

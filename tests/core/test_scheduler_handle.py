@@ -1,5 +1,6 @@
 """The scheduler's Handle: Events a plugin records are reported by the plugin's profile; the
-listers it hands out stay the same objects while nothing is watched or nothing is stored."""
+listers it hands out stay the same objects while nothing is watched or nothing is stored; one-off
+background work is told apart from loops while it runs."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ def _handle(
     clock: FakeClock,
     listers: Mapping[str, Lister] | None = None,
     leader_work: LeaderWork | None = None,
+    one_off: set[asyncio.Task[None]] | None = None,
 ) -> SchedulerHandle:
     tasks: set[asyncio.Task[None]] = set()
     return SchedulerHandle(
@@ -46,6 +48,7 @@ def _handle(
         waiting_pods=WaitingPods(),
         pods_in_pre_bind=PodsInPreBind(),
         tasks=tasks,
+        one_off=one_off if one_off is not None else set(),
         leader_work=leader_work or LeaderWork(),
         plugin_metrics=SchedulerMetrics(),
     )
@@ -153,3 +156,26 @@ async def test_leader_work_waits_for_the_start_and_later_work_starts_at_once() -
     leader_work.cancel()
     await asyncio.gather(*running, return_exceptions=True)
     assert all(t.cancelled() for t in running)
+
+
+async def test_one_off_work_is_counted_until_it_ends_and_a_loop_never_is() -> None:
+    one_off: set[asyncio.Task[None]] = set()
+    handle = _handle(FakeClock(), one_off=one_off)
+    finish, forever = asyncio.Event(), asyncio.Event()
+
+    async def deletions() -> None:
+        await finish.wait()
+
+    async def poller() -> None:
+        await forever.wait()
+
+    handle.start_background("preemption:ns/p", deletions, one_off=True)
+    handle.start_background("prometheus", poller)
+    assert {t.get_name() for t in one_off} == {"plugin:gang-scheduler:preemption:ns/p"}
+    assert len(handle._tasks) == 2
+    finish.set()
+    await asyncio.gather(*one_off)
+    assert one_off == set()
+    (loop,) = handle._tasks
+    loop.cancel()
+    await asyncio.gather(loop, return_exceptions=True)

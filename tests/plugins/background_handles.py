@@ -18,7 +18,9 @@ class RecordingHandle(FakeHandle):
         super().__init__(*args, **kwargs)
         self.background: list[tuple[str, Callable[[], Awaitable[None]]]] = []
 
-    def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
+    def start_background(
+        self, name: str, work: Callable[[], Awaitable[None]], *, one_off: bool = False
+    ) -> None:
         self.background.append((name, work))
 
 
@@ -29,7 +31,9 @@ class RunningHandle(FakeHandle):
         super().__init__(*args, **kwargs)
         self.tasks: list[asyncio.Task[None]] = []
 
-    def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
+    def start_background(
+        self, name: str, work: Callable[[], Awaitable[None]], *, one_off: bool = False
+    ) -> None:
         async def run() -> None:
             await work()
 

@@ -121,7 +121,9 @@ class PreemptionHandle(FakeHandle):
         self.background: list[tuple[str, Callable[[], Awaitable[None]]]] = []
         self.waiting: dict[str, WaitingPod] = {}
 
-    def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
+    def start_background(
+        self, name: str, work: Callable[[], Awaitable[None]], *, one_off: bool = False
+    ) -> None:
         self.background.append((name, work))
 
     async def run_background(self) -> None:

@@ -91,6 +91,22 @@ async def test_pre_enqueue_holds_the_preemptor_until_the_preemption_is_done() ->
     assert world.plugin.pre_enqueue(pod).is_success
 
 
+async def test_a_preemptor_held_back_is_activated_when_the_preemption_ends() -> None:
+    """The event that PreEnqueue turned away is not heard again; later ones (the last victim
+    gone) may be skipped by every plugin that rejected the pod."""
+    world = one_node_world(running("a", "n1", cpu="2"))
+    pod, never_held = preemptor(), preemptor("never-held", cpu="2")
+    assert world.nominated_node(pod) == "n1"
+    assert not world.plugin.pre_enqueue(pod).is_success
+    await world.handle.run_background()
+    assert world.handle.activated == [pod.key]
+
+    world = one_node_world(running("a", "n1", cpu="2"))
+    assert world.nominated_node(never_held) == "n1"
+    await world.handle.run_background()
+    assert world.handle.activated == []
+
+
 async def test_the_last_victim_leaving_the_node_releases_the_preemptor_before_its_call_ends() -> (
     None
 ):

@@ -235,7 +235,7 @@ def test_a_claim_whose_binding_failed_is_freed_for_another_try() -> None:
     state, statuses = world.filter(pod_using("c"))
     assert outcome(statuses["worker"]) == unresolvable("resourceclaim not available on the node")
     background: list[str] = []
-    world.handle.start_background = lambda name, work: background.append(name)  # type: ignore[method-assign]
+    world.handle.start_background = lambda name, work, **_: background.append(name)  # type: ignore[method-assign]
     _, post = world.plugin.post_filter(state, pod_using("c"), None)  # type: ignore[arg-type]
     assert outcome(post) == (Code.UNSCHEDULABLE, "deallocation of ResourceClaim completed")
     assert background == ["deallocate:default/c"]

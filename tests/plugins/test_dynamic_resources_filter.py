@@ -275,7 +275,7 @@ def test_allocated_claim_on_the_wrong_node_is_deallocated_by_post_filter() -> No
     )
     world = World([GPU_CLASS, claim.dict()])
     background: list[str] = []
-    world.handle.start_background = lambda name, work: background.append(name)  # type: ignore[method-assign]
+    world.handle.start_background = lambda name, work, **_: background.append(name)  # type: ignore[method-assign]
     state, statuses = world.filter(pod_using("c"))
     assert outcome(statuses["worker"]) == unresolvable("resourceclaim not available on the node")
     _, post = world.plugin.post_filter(state, pod_using("c"), None)  # type: ignore[arg-type]

@@ -170,7 +170,7 @@ async def test_conflicts_on_every_attempt_end_in_the_last_ones_answer() -> None:
 async def test_unreserve_after_pre_bind_takes_the_pod_out_again(conflicts: int) -> None:
     world = world_with(make_claim("c").request("gpu", CLASS).dict())
     started: list[Callable[[], Awaitable[None]]] = []
-    world.handle.start_background = lambda name, work: started.append(work)  # type: ignore[method-assign]
+    world.handle.start_background = lambda name, work, **_: started.append(work)  # type: ignore[method-assign]
     state = world.reserve(pod(), "worker")
     assert (await world.plugin.pre_bind(state, pod(), "worker")).is_success
     world.plugin.unreserve(state, pod(), "worker")

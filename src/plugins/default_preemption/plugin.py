@@ -43,7 +43,7 @@ class DefaultPreemption(PreemptingPostFilter):
         return offset, num_candidates(self.args, potential)
 
     def pre_enqueue(self, pod: Pod) -> Status:
-        if self.evaluator.executor.is_running(pod.uid):
+        if self.evaluator.executor.holds(pod.uid):
             return Status.unresolvable(WAITING_FOR_PREEMPTION)
         return SUCCESS
 

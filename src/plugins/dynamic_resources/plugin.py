@@ -462,6 +462,7 @@ class DynamicResources:
         self._handle.start_background(
             f"{target.verb}:{target.claim.namespace}/{target.claim.name}",
             target.write(self._handle),
+            one_off=True,
         )
         return None, target.answer
 
@@ -599,6 +600,7 @@ class DynamicResources:
             self._handle.start_background(
                 f"delete:{namespace}/{name}",
                 partial(delete_claim, self._handle, namespace, name),
+                one_off=True,
             )
             data.extended_created = None
         for claim in data.claims:
@@ -607,6 +609,7 @@ class DynamicResources:
             self._handle.start_background(
                 f"unreserve:{claim.namespace}/{claim.name}",
                 partial(unreserve_claim, self._handle, claim.namespace, claim.name, pod),
+                one_off=True,
             )
 
     # ---- PreBind -----------------------------------------------------------------------

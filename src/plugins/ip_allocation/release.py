@@ -77,7 +77,7 @@ class Releaser:
                         err=str(exc),
                     )
 
-        self._handle.start_background("ip-release", work)
+        self._handle.start_background("ip-release", work, one_off=True)
 
     async def _pod_runs_with(self, pod: Pod, pool: str, address: str) -> bool:
         """Whether the pod, as the API server has it now, is bound carrying this address:

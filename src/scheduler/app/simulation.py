@@ -101,12 +101,12 @@ SETTLED_AFTER_ATTEMPTS = 2
 
 
 def _settled(scheduler: Scheduler) -> bool:
-    """Nothing to try now: no pod active, binding cycles only held at Permit, no API call left,
-    and every pod in backoff already retried."""
+    """Nothing to try now: no pod active, binding cycles only held at Permit, no API call or
+    plugin's one-off work left, and every pod in backoff already retried."""
     queue = scheduler.queue
     if queue.pending_counts().get("active", 0) or scheduler.dispatcher.pending:
         return False
-    if scheduler.awaiting_extenders:
+    if scheduler.awaiting_extenders or scheduler.one_off_work:
         return False
     if len(scheduler.binding_tasks) > len(scheduler.waiting_pods):
         return False

@@ -109,6 +109,7 @@ class SchedulerHandle(HandleBase):
         waiting_pods: WaitingPods,
         pods_in_pre_bind: PodsInPreBind,
         tasks: set[asyncio.Task[None]],
+        one_off: set[asyncio.Task[None]],
         leader_work: LeaderWork,
         plugin_metrics: PluginMetrics,
         api: ClusterAPI | None = None,
@@ -131,6 +132,7 @@ class SchedulerHandle(HandleBase):
         self._waiting_pods = waiting_pods
         self._pods_in_pre_bind = pods_in_pre_bind
         self._tasks = tasks
+        self._one_off = one_off
         self._leader_work = leader_work
         self.queue: SchedulingQueue | None = None
         # Set once the profile and the recorder exist (they are built after the handle).
@@ -164,8 +166,13 @@ class SchedulerHandle(HandleBase):
     def reject_waiting_pod(self, uid: str) -> bool:
         return self._waiting_pods.reject_removed(uid)
 
-    def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
-        self._spawn(name, work)
+    def start_background(
+        self, name: str, work: Callable[[], Awaitable[None]], *, one_off: bool = False
+    ) -> None:
+        task = self._spawn(name, work)
+        if one_off:
+            self._one_off.add(task)
+            task.add_done_callback(self._one_off.discard)
 
     def start_when_leading(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
         self._leader_work.add(lambda: self._spawn(name, work))

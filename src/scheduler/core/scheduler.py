@@ -108,6 +108,8 @@ class Scheduler:
         self.events = EventSink(events_client or client, clock, metrics=self.metrics)
         writes = FencedClusterAPI(client, tenure, clock) if tenure is not None else None
         self.background: set[asyncio.Task[None]] = set()
+        # The plugins' background tasks that end by themselves (a subset of `background`).
+        self.one_off_work: set[asyncio.Task[None]] = set()
         # Plugins' work for the replica that schedules, started with the scheduling loop.
         self.leader_work = LeaderWork()
         filter_run = FilterRun()
@@ -139,6 +141,7 @@ class Scheduler:
                 waiting_pods=self.waiting_pods,
                 pods_in_pre_bind=self.pods_in_pre_bind,
                 tasks=self.background,
+                one_off=self.one_off_work,
                 leader_work=self.leader_work,
                 plugin_metrics=self.metrics,
                 api=writes,
@@ -375,7 +378,8 @@ class Scheduler:
     # ---- lifecycle -----------------------------------------------------------------------
 
     def is_idle(self) -> bool:
-        """Nothing to do until the cluster or the clock moves on.
+        """Nothing to do until the cluster or the clock moves on: no pod active or binding, no
+        API write and no plugin's one-off work (a preemption's deletions) under way.
 
         Pods backing off after an Error count as settled: only a change in the plugin that
         failed could give them a different outcome.
@@ -389,6 +393,7 @@ class Scheduler:
             and backing_off == 0
             and not self.binding_tasks
             and not self.awaiting_extenders
+            and not self.one_off_work
             and self.api_writes_pending == 0
         )
 

@@ -242,8 +242,13 @@ class Handle(Protocol):
         work for it (PreBindPreFlight said so), else None."""
         ...
 
-    def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
-        """Run `work` as a named task owned by the scheduler (e.g. to refresh remote data)."""
+    def start_background(
+        self, name: str, work: Callable[[], Awaitable[None]], *, one_off: bool = False
+    ) -> None:
+        """Run `work` as a named task owned by the scheduler: a loop that refreshes remote
+        data, or with `one_off=True` one piece of work that ends by itself (the API calls
+        that carry out a decision). The scheduler is not idle while one-off work runs, so
+        `simulate` reports only once its effect has reached the cluster."""
         ...
 
     def start_when_leading(self, name: str, work: Callable[[], Awaitable[None]]) -> None:

@@ -217,7 +217,9 @@ class FakeHandle(HandleBase):
     def get_pod_in_pre_bind(self, uid: str) -> PodInPreBind | None:
         return self.pods_in_pre_bind.get(uid)
 
-    def start_background(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
+    def start_background(
+        self, name: str, work: Callable[[], Awaitable[None]], *, one_off: bool = False
+    ) -> None:
         """Record the work instead of running it: a test awaits `background_work[name]()` (or one
         step of it) when it wants, so nothing runs behind its back."""
         self.background_work[name] = work

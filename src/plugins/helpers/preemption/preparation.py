@@ -3,12 +3,17 @@
 The cycle only decides; a background task then preempts victims held at Permit, marks the others
 with a DisruptionTarget condition and deletes them, records a Preempted event on each, and
 clears the nomination of lower-priority pods nominated to the same node. Meanwhile the
-preemptor is kept out of the queue (PreEnqueue asks `is_running`) so that it does not preempt
+preemptor is kept out of the queue (PreEnqueue asks `holds`) so that it does not preempt
 again before the first preemption has taken effect.
 
 If a call fails, no victim's deletion may ever come to requeue the preemptor, so it is
-activated at once, as upstream does. The victims of each chosen candidate and how each task
-ended are kube-scheduler's preemption metrics.
+activated at once, as upstream does. It is activated too when the work ends after PreEnqueue
+held it back: the event that tried to move it then (a victim gone) would otherwise be lost, and
+the later ones may concern only what its rejecting plugins skip (a victim with no ports for a
+pod that NodePorts turned away). Deletions that land at once, as in `simulate`, hit that.
+
+The victims of each chosen candidate and how each task ended are kube-scheduler's preemption
+metrics.
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ class _Preemption:
     node_name: str
     # Set just before the last victim's API calls (see `PreemptionExecutor.is_running`).
     last_victim: Pod | None = None
+    # PreEnqueue turned the preemptor away while this ran (see `PreemptionExecutor.holds`).
+    held_back: bool = False
 
 
 class PreemptionExecutor:
@@ -73,6 +80,14 @@ class PreemptionExecutor:
         current = node_info.pods.get(last.key) if node_info is not None else None
         return current is not None and current.uid == last.uid and not current.deleting
 
+    def holds(self, preemptor_uid: str) -> bool:
+        """PreEnqueue's question: `is_running`, remembering a yes so that the preemptor is
+        activated once the preemption ends."""
+        if not self.is_running(preemptor_uid):
+            return False
+        self._running[preemptor_uid].held_back = True
+        return True
+
     def start(self, preemptor: Pod, candidate: Candidate) -> None:
         """Preempt the candidate's victims in a background task.
 
@@ -96,10 +111,10 @@ class PreemptionExecutor:
                     del self._running[preemptor.uid]
             result = SUCCEEDED if succeeded else FAILED
             handle.plugin_metrics.preemption_goroutine(result, handle.clock.now() - started)
-            if not succeeded:
+            if not succeeded or preemption.held_back:
                 handle.activate([preemptor])
 
-        handle.start_background(f"preemption:{preemptor.key}", work)
+        handle.start_background(f"preemption:{preemptor.key}", work, one_off=True)
 
     async def _run(self, preemptor: Pod, preemption: _Preemption, victims: Sequence[Pod]) -> bool:
         """Whether every call went through."""
