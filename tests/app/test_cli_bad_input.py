@@ -24,6 +24,13 @@ POD = (
     "apiVersion: v1\nkind: Pod\nmetadata: {name: p1}\n"
     "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '%s'}}}]}\n"
 )
+
+
+def _with_tolerations(tolerations: str) -> bytes:
+    pod = (POD % "1").replace("spec: {", f"spec: {{tolerations: {tolerations}, ")
+    return (NODE % "4" + "---\n" + pod).encode()
+
+
 LAUGHS = "".join(
     f"l{i}: &l{i} [{', '.join([f'*l{i - 1}' if i else 'lol'] * 10)}]\n" for i in range(10)
 )
@@ -175,6 +182,41 @@ SCENARIOS = {
     "pod-spec-not-an-object": (
         (NODE % "4" + "---\n" + (POD % "1").replace("spec: {", "spec: false\nx: {")).encode(),
         "document 1: Pod p1: spec: must be an object",
+    ),
+    "toleration-operator-unknown": (
+        _with_tolerations("[{key: k, operator: Bogus}]"),
+        "document 1: Pod default/p1: spec.tolerations[0].operator: Unsupported value: "
+        '"Bogus": supported values: "Equal", "Exists"',
+    ),
+    "toleration-exists-with-a-value": (
+        _with_tolerations("[{key: k, operator: Exists, value: v}]"),
+        'document 1: Pod default/p1: spec.tolerations[0].operator: Invalid value: "v": '
+        "value must be empty when `operator` is 'Exists'",
+    ),
+    "toleration-without-a-key-not-exists": (
+        _with_tolerations("[{operator: Equal, value: v}]"),
+        'document 1: Pod default/p1: spec.tolerations[0].operator: Invalid value: "Equal": '
+        "operator must be Exists when `key` is empty",
+    ),
+    "toleration-seconds-without-no-execute": (
+        _with_tolerations("[{key: k, effect: NoSchedule, tolerationSeconds: 5}]"),
+        'document 1: Pod default/p1: spec.tolerations[0].effect: Invalid value: "NoSchedule": '
+        "effect must be 'NoExecute' when `tolerationSeconds` is set",
+    ),
+    "toleration-effect-unknown": (
+        _with_tolerations("[{key: k, effect: NoRun}]"),
+        'document 1: Pod default/p1: spec.tolerations[0].effect: Unsupported value: "NoRun": '
+        'supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+    ),
+    "deployment-toleration-operator-unknown": (
+        (
+            NODE % "4" + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
+            "spec: {replicas: 1, selector: {matchLabels: {a: b}}, template: {metadata: "
+            "{labels: {a: b}}, spec: {tolerations: [{key: k, operator: In}], "
+            "containers: [{name: c, image: x}]}}}\n"
+        ).encode(),
+        "document 1: Deployment default/web: spec.template.spec.tolerations[0].operator: "
+        'Unsupported value: "In"',
     ),
     "node-status-not-an-object": (
         (NODE % "4").replace("status:", "status: []\nx:").encode(),

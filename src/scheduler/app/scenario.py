@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from scheduler.app.toleration_admission import check_tolerations
 from scheduler.app.workloads import WORKLOAD_KINDS
 from scheduler.app.workloads import check_pod_template
 from scheduler.app.workloads import refuse_unexpanded
@@ -118,6 +119,12 @@ def _check_object(item: Any, where: str) -> None:
             parser(item)
         except InvalidObjectError as exc:
             raise ConfigError(f"{where}: {exc}") from exc
+    if item.get("kind") == "Pod" and item.get("apiVersion") == "v1":
+        try:
+            check_tolerations(item.get("spec") or {}, "spec")
+        except ConfigError as exc:
+            named = f"{meta.get('namespace') or DEFAULT_NAMESPACE}/{meta['name']}"
+            raise ConfigError(f"{where}: Pod {named}: {exc}") from exc
 
 
 # The kinds the simulated cluster can hold, so an unknown one is reported with its document.

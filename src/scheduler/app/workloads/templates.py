@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from scheduler.app.toleration_admission import check_tolerations
 from scheduler.app.workloads.expand import CONTROLLED
 from scheduler.framework.errors import ConfigError
 from scheduler.objects.errors import InvalidObjectError
@@ -45,3 +46,7 @@ def check_pod_template(obj: Mapping[str, Any]) -> None:
         # of a pod that does not exist.
         detail = str(exc.__cause__ or exc)
         raise ConfigError(f"{where}: spec.template.{detail}") from exc
+    try:
+        check_tolerations(spec or {}, "spec.template.spec")
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
