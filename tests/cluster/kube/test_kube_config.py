@@ -98,9 +98,13 @@ async def test_in_cluster_without_a_service_account_is_a_config_error(tmp_path: 
         )
 
 
-async def test_nothing_to_connect_to_names_the_flag() -> None:
-    with pytest.raises(ConfigError, match="--kubeconfig"):
+async def test_nothing_to_connect_to_names_the_flags_the_command_has() -> None:
+    with pytest.raises(ConfigError, match="--kubeconfig") as daemon:
         await load_configuration(kubeconfig=None, master=None, environ={})
+    assert "or --master," in str(daemon.value)
+    with pytest.raises(ConfigError, match="--kubeconfig") as no_master:
+        await load_configuration(kubeconfig=None, master=None, environ={}, master_flag="")
+    assert "--master" not in str(no_master.value)
 
 
 @pytest.mark.parametrize(

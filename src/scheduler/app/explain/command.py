@@ -133,6 +133,7 @@ async def _explain_live(
     client = await connect(
         kubeconfig=args.kubeconfig or connection.kubeconfig or None,
         master=None,
+        master_flag="",
         qps=connection.qps,
         burst=connection.burst,
         user_agent=f"{default_user_agent()}/explain",

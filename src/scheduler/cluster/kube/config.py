@@ -64,8 +64,10 @@ async def load_configuration(
     environ: Mapping[str, str] | None = None,
     service_account_dir: Path = SERVICE_ACCOUNT_DIR,
     flag: str = "--kubeconfig",
+    master_flag: str = "--master",
 ) -> Configuration:
-    """The server URL and credentials, from the first source that applies (see module doc)."""
+    """The server URL and credentials, from the first source that applies (see module doc).
+    `master_flag` is "" for a command that has no such flag, so errors do not offer it."""
     environ = os.environ if environ is None else environ
     configuration = Configuration()
     if kubeconfig:
@@ -93,9 +95,11 @@ async def load_configuration(
         except ConfigException as error:
             raise ConfigError(f"in-cluster configuration: {error}") from error
     else:
+        master_too = f" or {master_flag}" if master_flag else ""
         raise ConfigError(
             "--kubeconfig: no cluster to connect to; pass --kubeconfig (with --config, set"
-            " clientConnection.kubeconfig) or --master, or run inside a pod with a service account"
+            f" clientConnection.kubeconfig){master_too}, or run inside a pod with a service"
+            " account"
         )
     if master:
         configuration.host = master.rstrip("/")
@@ -212,11 +216,13 @@ async def connect(
     clock: Clock | None = None,
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
     flag: str = "--kubeconfig",
+    master_flag: str = "--master",
 ) -> KubeClusterClient:
     """A client for the cluster the flags and environment point at; close it when done.
-    `flag` names the option the kubeconfig came from, in errors."""
+    `flag` names the option the kubeconfig came from, in errors, and `master_flag` the one
+    the server URL may come from ("" for none)."""
     configuration = await load_configuration(
-        kubeconfig=kubeconfig, master=master, context=context, flag=flag
+        kubeconfig=kubeconfig, master=master, context=context, flag=flag, master_flag=master_flag
     )
     return new_client(
         configuration,
