@@ -111,8 +111,8 @@ def test_every_fix_schedules_the_pod_when_simulated_again(
         "fits node-b if the cpu request is ≤ 1",
         "fits node-a if the cpu request is ≤ 500m",
         "tolerate dedicated=gpu:NoSchedule to use 1 node(s)",
-        "2 node(s) free up if pods of priority < 1 are preempted "
-        "(a PriorityClass of value ≥ 1 for the pod)",
+        "priority 1 lets preemption find room on node-a, node-b (of the nodes it examined): "
+        "a PriorityClass of value ≥ 1 for the pod",
     ]
     for i, fix in enumerate(explanation["fixes"]):
         fixed = _with_patch(EXAMPLE, "default/web", fix["patch"], tmp_path / f"fix-{i}.yaml")

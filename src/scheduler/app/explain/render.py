@@ -93,6 +93,13 @@ def write_table(explanation: Explanation, out: TextIO, *, wide: bool = False) ->
         console.print(text, markup=False, soft_wrap=True)
 
     say(f"Pod {explanation.pod} (profile {explanation.profile}): {explanation.outcome}")
+    gate = explanation.gate
+    if gate is not None:
+        held = f"{gate.plugin}: {_reason(gate)}" if gate.reasons else gate.plugin
+        say(
+            f"PreEnqueue holds it out of the queue ({held}); the scheduler does not try it "
+            "until that plugin lets it through. Below is what it would do then."
+        )
     if explanation.chosen_node:
         say(f"The scheduler would choose {explanation.chosen_node}.")
     if explanation.message:

@@ -25,7 +25,9 @@ import numpy as np
 
 from scheduler.core.explain.dry_post_filter import dry_profile
 from scheduler.core.explain.model import ERROR
+from scheduler.core.explain.model import GATED
 from scheduler.core.explain.model import SCHEDULABLE
+from scheduler.core.explain.model import SKIPPED
 from scheduler.core.explain.model import UNSCHEDULABLE
 from scheduler.core.explain.model import Explanation
 from scheduler.core.explain.model import NodeReport
@@ -36,8 +38,10 @@ from scheduler.core.explain.model import Verdict
 from scheduler.core.outcome import Failure
 from scheduler.core.placement_search import PlacementSearch
 from scheduler.framework.cycle_state import CycleState
+from scheduler.framework.node_info import NodeInfo
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import FilterDetails
+from scheduler.framework.plugins import FilterPlugin
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
@@ -52,8 +56,11 @@ from scheduler.runtime.scoring import run_pre_score
 
 
 def verdict_of(plugin: str, status: Status) -> Verdict:
+    """`plugin` names who answered when the status does not ("" for a pass, which no plugin
+    decides alone)."""
     reasons = status.reasons or ((status.message(),) if status.message() else ())
-    return Verdict(status.plugin or plugin, status.code.label, tuple(reasons))
+    said_by = status.plugin or ("" if status.is_success else plugin)
+    return Verdict(said_by, status.code.label, tuple(reasons))
 
 
 @dataclass(slots=True)
@@ -80,7 +87,8 @@ def run_chain(profile: Profile, pod: Pod, table: NodeTable) -> ChainRun:
     allowed = None
     if pre.result is not None and pre.result.node_names is not None:
         allowed = set(pre.result.node_names)
-    outside = Verdict("PreFilter", "UnschedulableAndUnresolvable", (pre.unsatisfied_message(),))
+    narrowed_by = ", ".join(sorted(pre.narrowing_plugins))
+    outside = Verdict(narrowed_by, "UnschedulableAndUnresolvable", (pre.unsatisfied_message(),))
     for row in range(table.size):
         info = table.node_infos[row]
         if allowed is not None and info.name not in allowed:
@@ -88,7 +96,7 @@ def run_chain(profile: Profile, pod: Pod, table: NodeTable) -> ChainRun:
             continue
         nominated = profile.handle.nominated_pods_for_node(info.name)
         status = profile.chain.run_with_nominated(state, pod, info, nominated)
-        verdicts[info.name] = verdict_of("Filter", status)
+        verdicts[info.name] = verdict_of("", status)
     return ChainRun(state, pre, verdicts)
 
 
@@ -106,24 +114,65 @@ def _pre_filter_verdicts(profile: Profile, pod: Pod, table: NodeTable) -> list[V
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class _NodeView:
+    """A node as one Filter call sees it: its cycle state and pods, and which pods nominated
+    to it were counted there (none for the node as it is)."""
+
+    state: CycleState
+    info: NodeInfo
+    nominated: tuple[str, ...] = ()
+
+
+def _views(profile: Profile, run: ChainRun, pod: Pod, info: NodeInfo) -> list[_NodeView]:
+    """The node with the pods nominated to it (equal or higher priority) and without them: the
+    scheduler's per-node path asks every plugin on both, so a plugin's column must too."""
+    plain = _NodeView(run.state, info)
+    nominated = profile.handle.nominated_pods_for_node(info.name)
+    relevant = [p for p in nominated if p.priority >= pod.priority and p.uid != pod.uid]
+    if not relevant:
+        return [plain]
+    state, crowded = run.state.clone(), info.clone()
+    for other in relevant:
+        crowded.add_pod(other)
+        if not profile.chain.add_pod(state, pod, other, crowded).is_success:
+            # The chain's own verdict reports that failure; the columns show the node alone.
+            return [plain]
+    return [_NodeView(state, crowded, tuple(p.key for p in relevant)), plain]
+
+
+def _plugin_verdict(plugin: FilterPlugin, views: Sequence[_NodeView], pod: Pod) -> Verdict:
+    """The plugin's first rejection over the views, or its pass."""
+    name = plugin.name
+    verdict = Verdict(name, Code.SUCCESS.label)
+    for view in views:
+        status = invoke.call_status("Filter", name, plugin.filter, view.state, pod, view.info)
+        verdict = verdict_of(name, status.with_plugin(name))
+        if status.is_success:
+            continue
+        details: tuple[str, ...] = ()
+        if view.nominated:
+            counted = ", ".join(view.nominated)
+            details = (f"counting the pods nominated to this node: {counted}",)
+        if isinstance(plugin, FilterDetails):
+            details += invoke.call_for_lines(
+                "FilterDetails", name, plugin.filter_details, view.state, pod, view.info
+            )
+        return replace(verdict, details=details)
+    return verdict
+
+
 def _plugin_verdicts(
     profile: Profile, run: ChainRun, pod: Pod, table: NodeTable, row: int
 ) -> tuple[Verdict, ...]:
-    info = table.node_infos[row]
+    views = _views(profile, run, pod, table.node_infos[row])
     found = []
     for entry in profile.filter:
         name = entry.plugin.name
         if name in run.state.skip_filter_plugins:
             found.append(Verdict(name, "Skip"))
             continue
-        status = invoke.call_status("Filter", name, entry.plugin.filter, run.state, pod, info)
-        verdict = verdict_of(name, status.with_plugin(name))
-        if not status.is_success and isinstance(entry.plugin, FilterDetails):
-            details = invoke.call_for_lines(
-                "FilterDetails", name, entry.plugin.filter_details, run.state, pod, info
-            )
-            verdict = replace(verdict, details=details)
-        found.append(verdict)
+        found.append(_plugin_verdict(entry.plugin, views, pod))
     return tuple(found)
 
 
@@ -161,6 +210,20 @@ def _scores(profile: Profile, run: ChainRun, pod: Pod, table: NodeTable) -> list
     return sorted(result, key=lambda s: (-s.total, s.node))
 
 
+def _not_tried(profile: Framework, pod: Pod, explanation: Explanation) -> None:
+    """Say so when the scheduler would not try the pod at all. A pod held by PreEnqueue keeps
+    the rest of its report: what the scheduler would do once the plugin lets it through. A pod
+    being deleted is popped and skipped, with upstream's Event."""
+    gate = profile.run_pre_enqueue(pod)
+    if not gate.is_success:
+        explanation.outcome = GATED
+        explanation.gate = verdict_of("PreEnqueue", gate)
+    elif pod.deleting:
+        explanation.outcome = SKIPPED
+        explanation.message = f"skip schedule deleting pod: {pod.key}"
+        explanation.chosen_node = ""
+
+
 def explain_pod(
     profile: Framework,
     pod: Pod,
@@ -186,6 +249,7 @@ def explain_pod(
         explanation.message = outcome.message
     else:
         explanation.chosen_node = outcome.node_name
+    _not_tried(profile, pod, explanation)
     run = run_chain(profile, pod, table)
     diagnosis = outcome.diagnosis if isinstance(outcome, Failure) else None
     for row in range(table.size):
@@ -195,7 +259,9 @@ def explain_pod(
             # The scheduler's own record for the node wins; it is what the Event counted.
             recorded = diagnosis.status_of_row(row)
             if recorded.code is not Code.SUCCESS:
-                verdict = verdict_of("Filter", recorded)
+                # A node outside PreFilter's result is recorded with no plugin: the chain's
+                # verdict names the plugins that narrowed the set.
+                verdict = verdict_of(verdict.plugin, recorded)
         plugins = (
             _plugin_verdicts(profile, run, pod, table, row) if run.pre.status.is_success else ()
         )

@@ -98,7 +98,7 @@ def _scaled_spec(
 
 
 def _resource_fixes(
-    pod: Pod, explanation: Explanation, table: NodeTable, verify: Verify
+    pod: Pod, explanation: Explanation, profile: Profile, table: NodeTable, verify: Verify
 ) -> list[Fix]:
     options: list[tuple[float, str, dict[str, int]]] = []
     for report in explanation.nodes:
@@ -106,12 +106,21 @@ def _resource_fixes(
             continue
         row = table.row_of(report.name)
         info = table.node_infos[row] if row is not None else None
-        if info is None or len(info.pods) >= info.allowed_pods:
+        if info is None:
+            continue
+        # Pods nominated to the node hold their room there, as the scheduler counts it.
+        held = [
+            p
+            for p in profile.handle.nominated_pods_for_node(info.name)
+            if p.priority >= pod.priority and p.uid != pod.uid
+        ]
+        if len(info.pods) + len(held) >= info.allowed_pods:
             continue
         allocatable = info.allocatable
         targets: dict[str, int] = {}
         for resource, wanted in pod.requests.items():
-            free = allocatable.get(resource, 0) - info.requested.get(resource, 0)
+            taken = info.requested.get(resource, 0) + sum(p.requests.get(resource, 0) for p in held)
+            free = allocatable.get(resource, 0) - taken
             if wanted > free:
                 if resource == MEMORY and free >= _MI:
                     free -= free % _MI
@@ -236,6 +245,29 @@ class _Statuses:
         return [name for name, c in self._codes.items() if int(c) == code]
 
 
+_PREEMPT_LOWER = "PreemptLowerPriority"
+_PREEMPT_NEVER = "Never"
+# How many of the nodes preemption found room on the priority fix's summary names.
+MAX_NAMED_NODES = 3
+
+
+def _priority_patch(value: int) -> dict[str, Any]:
+    return {"spec": {"priority": value, "preemptionPolicy": _PREEMPT_LOWER}}
+
+
+def _preemption_room(
+    pod: Pod, value: int, profile: Profile, planner: PlanningPostFilter, table: NodeTable
+) -> tuple[str, ...]:
+    """The candidate nodes preemption finds for `pod` at priority `value`, verified by
+    filtering the raised pod again and asking the planner."""
+    raised = Pod.from_dict(merge_patch(pod.raw, _priority_patch(value)))
+    run = run_chain(profile, raised, table)
+    if not run.pre.status.is_success:
+        return ()
+    plan = planner.plan(run.state, raised, _Statuses(run))
+    return tuple(sorted(c.node for c in candidates_of(plan)))
+
+
 def _priority_fix(
     pod: Pod, explanation: Explanation, profile: Profile, table: NodeTable
 ) -> list[Fix]:
@@ -243,34 +275,45 @@ def _priority_fix(
     planners = [p for p in profile.post_filter if isinstance(p, PlanningPostFilter)]
     if not planners or any(r.candidates for r in explanation.post_filter):
         return []
+    never = pod.preemption_policy == _PREEMPT_NEVER
     helpable = [n.name for n in explanation.nodes if n.verdict.code == Code.UNSCHEDULABLE.label]
-    priorities = [
-        p.priority
+    # Only outranking a pod makes it a possible victim, so these are the only values worth
+    # trying; a pod whose policy is Never may need the policy changed and no more.
+    wanted = {
+        p.priority + 1
         for name in helpable
         if (row := table.row_of(name)) is not None
         for p in table.node_infos[row].pods.values()
         if p.priority >= pod.priority
-    ]
-    if not priorities:
+    } | ({pod.priority} if never else set())
+    values = sorted(v for v in wanted if v <= MAX_USER_PRIORITY)
+    # A higher priority may evict every pod a lower one may, and more, so where preemption
+    # finds room at one value it does at every higher one (unless the pod needs, by affinity,
+    # a pod it would then outrank): bisect for the lowest, running the planner a logarithmic
+    # number of times. The value returned is one the planner was asked about.
+    low, high = 0, len(values)
+    found: tuple[str, ...] = ()
+    while low < high:
+        middle = (low + high) // 2
+        nodes = _preemption_room(pod, values[middle], profile, planners[0], table)
+        if nodes:
+            high, found = middle, nodes
+        else:
+            low = middle + 1
+    if not found:
         return []
-    wanted = max(priorities) + 1
-    if wanted > MAX_USER_PRIORITY:
-        return []
-    patch = {"spec": {"priority": wanted, "preemptionPolicy": "PreemptLowerPriority"}}
-    raised = Pod.from_dict(merge_patch(pod.raw, patch))
-    run = run_chain(profile, raised, table)
-    if not run.pre.status.is_success:
-        return []
-    plan = planners[0].plan(run.state, raised, _Statuses(run))
-    candidates = candidates_of(plan)
-    if not candidates:
-        return []
-    nodes = tuple(sorted(c.node for c in candidates))
+    value = values[high]
+    named = ", ".join(found[:MAX_NAMED_NODES])
+    if len(found) > MAX_NAMED_NODES:
+        named += f" and {len(found) - MAX_NAMED_NODES} more"
+    # The planner samples candidate nodes, so they are where it found room, not all there is.
+    policy = f" and preemptionPolicy {_PREEMPT_LOWER}" if never else ""
+    now = f" (its preemptionPolicy is {_PREEMPT_NEVER} now)" if never else ""
     summary = (
-        f"{len(nodes)} node(s) free up if pods of priority < {wanted} are preempted "
-        f"(a PriorityClass of value ≥ {wanted} for the pod)"
+        f"priority {value} lets preemption find room on {named} (of the nodes it examined): "
+        f"a PriorityClass of value ≥ {value}{policy} for the pod{now}"
     )
-    return [Fix("priority", summary, nodes, patch)]
+    return [Fix("priority", summary, found, _priority_patch(value))]
 
 
 def nearest_fixes(
@@ -288,7 +331,7 @@ def nearest_fixes(
         return run_chain(profile, changed, table).feasible
 
     return [
-        *_resource_fixes(pod, explanation, table, verify),
+        *_resource_fixes(pod, explanation, profile, table, verify),
         *_toleration_fixes(pod, explanation, table, verify),
         *_affinity_fixes(pod, explanation, table, verify),
         *_priority_fix(pod, explanation, profile, table),

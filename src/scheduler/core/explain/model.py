@@ -16,6 +16,10 @@ from scheduler.framework.status import Code
 SCHEDULABLE = "Schedulable"
 UNSCHEDULABLE = "Unschedulable"
 ERROR = "Error"
+# Outcomes of a pod the scheduler does not try: a PreEnqueue plugin holds it out of the queue,
+# or it is being deleted (the scheduler pops it and skips it).
+GATED = "Gated"
+SKIPPED = "Skipped"
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +132,8 @@ class Explanation:
     # The text the scheduler's FailedScheduling Event carries for this state ("" if it fits).
     message: str
     chosen_node: str = ""
+    # The PreEnqueue plugin holding the pod out of the queue (outcome Gated), else None.
+    gate: Verdict | None = None
     pre_filter: list[Verdict] = field(default_factory=list)
     filter_plugins: list[str] = field(default_factory=list)
     nodes: list[NodeReport] = field(default_factory=list)
@@ -156,6 +162,7 @@ class Explanation:
             "outcome": self.outcome,
             "message": self.message,
             "chosenNode": self.chosen_node,
+            "gate": self.gate.to_json() if self.gate is not None else None,
             "preFilter": [v.to_json() for v in self.pre_filter],
             "filterPlugins": list(self.filter_plugins),
             "nodes": [

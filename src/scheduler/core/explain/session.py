@@ -14,6 +14,7 @@ from scheduler.core.explain.cluster_state import cancel_background
 from scheduler.core.explain.cluster_state import load_snapshot
 from scheduler.core.explain.evaluation import explain_pod
 from scheduler.core.explain.fixes import nearest_fixes
+from scheduler.core.explain.model import SKIPPED
 from scheduler.core.explain.model import Explanation
 from scheduler.framework.clock import SystemClock
 from scheduler.framework.errors import SchedulerError
@@ -64,7 +65,8 @@ async def explain_in(
             )
         table = scheduler.cache.table
         explanation = explain_pod(profile, pod, table, scheduler.queue.nominated_pods_by_node())
-        explanation.fixes = nearest_fixes(profile, pod, explanation, table)
+        if explanation.outcome != SKIPPED:
+            explanation.fixes = nearest_fixes(profile, pod, explanation, table)
         explanation.cancelled_actions = cancel_background(scheduler)
     finally:
         await scheduler.stop()
