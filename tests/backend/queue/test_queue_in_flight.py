@@ -176,3 +176,16 @@ def test_the_in_flight_gauge_counts_pods_and_kept_events_by_label(
     fail(queue, second, "A")
     # Labels once seen stay, at zero, as upstream's gauge children do.
     assert queue.in_flight_event_counts() == {"PodPopped": 0, "NodeAdd": 0}
+
+
+def test_an_event_kept_and_dropped_between_scrapes_still_has_its_series(
+    make_queue: QueueFactory, fail: Fail
+) -> None:
+    queue = make_queue(REGISTRATIONS)
+    queue.add(make_pod("p").obj())
+    popped = queue.pop()
+    assert popped is not None
+    queue.node_event(NODE_ADD, None, make_node("n1").obj())
+    fail(queue, popped, "A")
+    # No scrape saw the NodeAdd while it was kept; upstream's child exists all the same.
+    assert queue.in_flight_event_counts() == {"NodeAdd": 0, "PodPopped": 0}

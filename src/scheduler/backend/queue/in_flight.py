@@ -34,7 +34,7 @@ def pod_identity(pod: Pod) -> str:
 class InFlightLog:
     """Popped pods by uid, with one shared, ordered log of the events seen since."""
 
-    __slots__ = ("_events", "_pods", "_sequence")
+    __slots__ = ("_events", "_labels", "_pods", "_sequence")
 
     def __init__(self) -> None:
         self._sequence = itertools.count()
@@ -42,6 +42,9 @@ class InFlightLog:
         # first entry is always the oldest pod still in flight.
         self._pods: dict[str, tuple[int, Pod]] = {}
         self._events: deque[tuple[int, RecordedEvent]] = deque()
+        # Every event label ever logged: upstream's gauge has a series for each, at 0 once
+        # the events are gone, however soon they went.
+        self._labels: set[str] = set()
 
     def __len__(self) -> int:
         return len(self._pods)
@@ -77,15 +80,24 @@ class InFlightLog:
         """Log an event if some pod is in flight to care about it."""
         if not self._pods:
             return False
-        self._events.append((next(self._sequence), RecordedEvent(event, old, new)))
+        self._append(event, old, new)
         return True
+
+    def _append(self, event: ClusterEvent, old: Any, new: Any) -> None:
+        self._events.append((next(self._sequence), RecordedEvent(event, old, new)))
+        self._labels.add(event_label(event))
+
+    @property
+    def labels_logged(self) -> frozenset[str]:
+        """The label of every event ever logged (see `counts_by_label`)."""
+        return frozenset(self._labels)
 
     def record_for_pod(self, pod: Pod, events: list[ClusterEvent], old: Any, new: Any) -> bool:
         """Log events about `pod` itself if it is in flight; True if it is."""
         if pod_identity(pod) not in self._pods:
             return False
         for event in events:
-            self._events.append((next(self._sequence), RecordedEvent(event, old, new)))
+            self._append(event, old, new)
         return True
 
     def events_since_pop(self, pod: Pod) -> list[RecordedEvent] | None:

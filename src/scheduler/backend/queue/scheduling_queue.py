@@ -92,7 +92,6 @@ class SchedulingQueue:
             observer=self._observer,
         )
         self._in_flight = InFlightLog()
-        self._in_flight_labels: set[str] = set()
         # (plugin, profile) pairs that have rejected some pod: their series stay, at 0.
         self._unschedulable_labels: set[tuple[str, str]] = set()
         self._nominator = Nominator()
@@ -322,13 +321,13 @@ class SchedulingQueue:
 
     def in_flight_event_counts(self) -> dict[str, int]:
         """`scheduler_inflight_events`: pods in flight and the events kept for them, by label.
-        A label once seen stays, at 0, as a gauge child does upstream; `PodPopped` from the
-        first pop on, event labels from the first scrape that finds one."""
+        A label once logged stays, at 0, as a gauge child does upstream: `PodPopped` from the
+        first pop on, each event label from the first time one was kept."""
         counts = self._in_flight.counts_by_label()
+        labels = self._in_flight.labels_logged
         if self._cycle:
-            counts.setdefault(POD_POPPED, 0)
-        self._in_flight_labels.update(counts)
-        return {label: counts.get(label, 0) for label in self._in_flight_labels}
+            labels |= {POD_POPPED}
+        return {label: counts.get(label, 0) for label in sorted(labels | counts.keys())}
 
     def unschedulable_plugin_counts(self) -> dict[tuple[str, str], int]:
         """(plugin, profile) -> queued pods whose last attempt that plugin rejected. A pair
