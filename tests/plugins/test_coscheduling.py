@@ -553,3 +553,21 @@ def test_leaving_pending_names_the_owners_as_upstreams_controller_does() -> None
     # Written on the way out of Pending only, and not when the member has no owner.
     assert "occupiedBy" not in desired_status({"phase": "Scheduling"}, 2, members, now)
     assert "occupiedBy" not in desired_status({"phase": "Pending"}, 2, _members_owned_by(), now)
+
+
+def test_phases_only_move_forward_when_members_finish_or_go() -> None:
+    now = FakeClock().wall()
+    two = _members_owned_by("train")
+    started = desired_status({"phase": "Pending"}, 2, two, now)
+    assert started["phase"] == "Scheduling"
+    # One member finished (the informer no longer holds it): still Scheduling, same start.
+    one = Members()
+    one.keys.add("default/g-0")
+    one.pods["default/g-0"] = two.pods["default/g-0"]
+    kept = desired_status(started, 2, one, now)
+    assert (kept["phase"], kept["scheduleStartTime"]) == (
+        "Scheduling",
+        started["scheduleStartTime"],
+    )
+    # A group that never had enough stays Pending.
+    assert desired_status({"phase": "Pending"}, 3, two, now)["phase"] == "Pending"

@@ -1,9 +1,10 @@
 """PodGroup status, written as scheduler-plugins' controller writes it, by the scheduler itself.
 
 Phases move Pending -> Scheduling (enough members exist; scheduleStartTime is stamped) ->
-Running (enough members run), and back to Pending while fewer than minMember exist. The
-scheduler's pod informer does not keep finished pods, so it cannot tell a finished member from
-a deleted one: Finished and Failed are not written, and a Running group stays Running.
+Running (enough members run), forward only, as the controller moves them. The scheduler's pod
+informer does not keep finished pods, so it cannot tell a finished member from a deleted one:
+Finished and Failed are not written, and a group whose members finish keeps its phase (were
+fewer members read as lost ones, a group of short jobs would fall back to Pending).
 The loop runs on the replica that schedules, from the moment it starts to, pods pending or not.
 
 Each profile writes the status of the groups it serves: those with a member, bound or not,
@@ -62,7 +63,7 @@ def desired_status(
             if phase != SCHEDULING:
                 start = _rfc3339(now)
             phase = SCHEDULING
-        else:
+        elif phase != SCHEDULING:
             phase = PENDING
     status: dict[str, Any] = {
         **current,
