@@ -15,6 +15,7 @@ from scheduler.cluster.informer import InformerStore
 from scheduler.cluster.port import ClusterClient
 from scheduler.cluster.port import WatchEvent
 from scheduler.cluster.sim import SimCluster
+from scheduler.core.explain.cluster_state import not_listed
 from scheduler.framework.errors import APIError
 from scheduler.framework.errors import GoneError
 from scheduler.framework.errors import NotFoundError
@@ -201,6 +202,26 @@ async def test_list_failures_back_off_doubling_then_sync(sim: SimCluster, clock:
             await settle()
         assert delays == [0.5, 1.0, 2.0]
         assert len(recorder.take()) == 4  # the system namespaces
+
+
+async def test_the_last_failure_is_kept_until_a_list_succeeds(
+    sim: SimCluster, clock: FakeClock
+) -> None:
+    informer = informer_for(sim, clock, Recorder(), resource="namespaces")
+    sim.fail_next("list", "namespaces", APIError(0, "GET /api/v1/namespaces: connection refused"))
+    async with Running(informer):
+        await settle()
+        assert not informer.synced.is_set()
+        assert informer.last_error == "GET /api/v1/namespaces: connection refused"
+        assert not_listed([informer], 60) == (
+            "the cluster did not list within 60s (still listing: test-namespaces); "
+            "test-namespaces last failed with: GET /api/v1/namespaces: connection refused"
+        )
+        deadline = clock.next_deadline()
+        assert deadline is not None
+        clock.advance(deadline - clock.now())
+        await settle()
+        assert informer.synced.is_set() and informer.last_error == ""
 
 
 @pytest.mark.parametrize(

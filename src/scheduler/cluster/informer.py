@@ -39,6 +39,7 @@ from scheduler.framework.clock import Clock
 from scheduler.framework.errors import APIError
 from scheduler.framework.errors import GoneError
 from scheduler.framework.errors import NotFoundError
+from scheduler.framework.errors import error_text
 from scheduler.observability import get_logger
 from scheduler.observability import log_v
 
@@ -222,6 +223,9 @@ class Informer:
         self._lists_done = 0
         # When the latest list was sent (Clock time), None before the first.
         self.last_list_started: float | None = None
+        # Why the latest list or watch failed ("" once a list has succeeded since): for a
+        # caller that gives up waiting to say why.
+        self.last_error = ""
         self._listed = asyncio.Condition()
         self._relist_requested = asyncio.Event()
         self._stream_events = 0
@@ -263,12 +267,14 @@ class Informer:
             # The server refused, or did not answer: expected while it restarts or is
             # unreachable, and the error says it all. One line per attempt, not a traceback.
             delay = self._backoff.next()
+            self.last_error = error_text(error)
             logger.warning(
                 "List/watch failed; retrying", informer=self.name, delay=delay, err=str(error)
             )
             await self._back_off(delay)
-        except Exception:
+        except Exception as error:
             delay = self._backoff.next()
+            self.last_error = f"{type(error).__name__}: {error}"
             logger.warning(
                 "List/watch failed; retrying", informer=self.name, delay=delay, exc_info=True
             )
@@ -359,6 +365,7 @@ class Informer:
         self._resource_version = resource_version
         self._must_list = self._relist_requested.is_set()
         self._backoff.reset()
+        self.last_error = ""
         self.synced.set()
         log_v(
             logger,

@@ -12,6 +12,7 @@ import random
 from collections.abc import Mapping
 from collections.abc import Sequence
 
+from scheduler.cluster.informer import Informer
 from scheduler.cluster.port import ClusterClient
 from scheduler.cluster.read_only import ReadOnlyCluster
 from scheduler.config import EffectiveProfile
@@ -51,15 +52,24 @@ async def load_snapshot(
     try:
         await asyncio.wait_for(asyncio.gather(*(i.synced.wait() for i in informers)), sync_timeout)
     except TimeoutError as exc:
-        waiting = ", ".join(i.name for i in informers if not i.has_synced)
-        raise SchedulerError(
-            f"the cluster did not list within {sync_timeout:g}s (still listing: {waiting})"
-        ) from exc
+        raise SchedulerError(not_listed(informers, sync_timeout)) from exc
     finally:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
     return scheduler, read_only
+
+
+def not_listed(informers: Sequence[Informer], timeout: float) -> str:
+    """Which informers had not listed in time and, if any failed, the latest reason (an
+    unreachable server, a refusal), so an operator need not read the retry warnings."""
+    waiting = [i for i in informers if not i.has_synced]
+    names = ", ".join(i.name for i in waiting)
+    message = f"the cluster did not list within {timeout:g}s (still listing: {names})"
+    failed = next((i for i in waiting if i.last_error), None)
+    if failed is not None:
+        message += f"; {failed.name} last failed with: {failed.last_error}"
+    return message
 
 
 def cancel_background(scheduler: Scheduler) -> list[str]:
