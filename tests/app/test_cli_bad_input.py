@@ -97,7 +97,7 @@ CONFIGS = {
     ),
     "duration-beyond-go": (
         (HEADER + "leaderElection: {leaseDuration: 9999999999h}\n").encode(),
-        "leaderElection.leaseDuration: Value error, invalid duration",
+        'leaderElection.leaseDuration: time: invalid duration "9999999999h"',
     ),
     "hard-pod-affinity-weight-true": (
         (HEADER + _args("InterPodAffinity", "{hardPodAffinityWeight: true}")).encode(),

@@ -131,7 +131,7 @@ def test_an_unreadable_file_is_a_config_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize("text", ["9" * 400 + "h", "1" * 20_000 + "x", "2562048h"])
 def test_durations_beyond_go_or_malformed_are_value_errors(text: str) -> None:
     started = time.perf_counter()
-    with pytest.raises(ValueError, match="invalid duration"):
+    with pytest.raises(ValueError, match=r"(invalid duration|unknown unit)"):
         parse_duration(text)
     assert time.perf_counter() - started < 0.5
 

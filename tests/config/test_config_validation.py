@@ -80,12 +80,12 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     (
         "duration-as-number",
         {**HEADER, "leaderElection": {"leaseDuration": 15}},
-        "leaderElection.leaseDuration: Value error, must be a duration string",
+        "leaderElection.leaseDuration: must be a duration string",
     ),
     (
         "bad-duration",
         {**HEADER, "leaderElection": {"renewDeadline": "10 seconds"}},
-        "leaderElection.renewDeadline: Value error, invalid duration",
+        'leaderElection.renewDeadline: time: unknown unit " seconds" in duration "10 seconds"',
     ),
     (
         "plugin-config-without-name",

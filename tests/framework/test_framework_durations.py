@@ -33,10 +33,26 @@ def test_parse_duration(text: str, seconds: float) -> None:
     assert parse_duration(text) == pytest.approx(seconds, abs=1e-12)
 
 
-@pytest.mark.parametrize("text", ["", "15", "s", "1x", "1s2", "abc", "1.2.3s", "1 s", "-", "."])
-def test_parse_duration_rejects_what_go_rejects(text: str) -> None:
-    with pytest.raises(ValueError, match="invalid duration"):
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", 'time: invalid duration ""'),
+        ("15", 'time: missing unit in duration "15"'),
+        ("s", 'time: invalid duration "s"'),
+        ("1x", 'time: unknown unit "x" in duration "1x"'),
+        ("1s2", 'time: missing unit in duration "1s2"'),
+        ("abc", 'time: invalid duration "abc"'),
+        ("1.2.3s", 'time: missing unit in duration "1.2.3s"'),
+        ("1 s", 'time: unknown unit " s" in duration "1 s"'),
+        ("-", 'time: invalid duration "-"'),
+        (".", 'time: invalid duration "."'),
+    ],
+)
+def test_parse_duration_rejects_what_go_rejects_in_gos_words(text: str, message: str) -> None:
+    """Each message is what Go's time.ParseDuration returns for the same text."""
+    with pytest.raises(ValueError) as caught:
         parse_duration(text)
+    assert str(caught.value) == message
 
 
 @pytest.mark.parametrize(

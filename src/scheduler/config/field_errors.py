@@ -108,6 +108,9 @@ def from_validation_error(base: FieldPath, error: ValidationError) -> list[Field
             path = path.child(part)
         if item["type"] == "extra_forbidden":
             problems.append(unknown_field(path))
+        elif item["type"] == "value_error":
+            # The validator's own words, without pydantic's "Value error, " in front.
+            problems.append(FieldError(path, str(item["ctx"]["error"])))
         else:
             problems.append(FieldError(path, item["msg"]))
     return problems

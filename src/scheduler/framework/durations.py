@@ -7,6 +7,7 @@ accepts only strings (as upstream's decoder does) and dumping writes what Go's
 
 from __future__ import annotations
 
+import json
 import re
 from fractions import Fraction
 from typing import Annotated
@@ -25,13 +26,23 @@ _NANOS_PER_UNIT: dict[str, int] = {
     "m": 60 * 1_000_000_000,
     "h": 3600 * 1_000_000_000,
 }
-_TERM = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_NUMBER = re.compile(r"\d+(?:\.\d*)?|\.\d+")
+# Go reads a unit as everything up to the next digit or dot.
+_UNIT = re.compile(r"[^0-9.]*")
 _NANOS_PER_SECOND = 1_000_000_000
 _MAX_NANOS = 2**63 - 1
 
 
+def _quoted(text: str) -> str:
+    """As Go's strconv.Quote writes it (printable characters kept as they are)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
 def parse_duration(text: str) -> float:
-    """Seconds in a Go duration string; raises ValueError on anything Go would reject."""
+    """Seconds in a Go duration string; raises ValueError with Go's own message (`time:
+    invalid duration "x"`, `time: unknown unit ...`, `time: missing unit ...`) on anything
+    Go's time.ParseDuration rejects."""
+    invalid = ValueError(f"time: invalid duration {_quoted(text)}")
     body = text
     sign = 1
     if body[:1] in ("+", "-"):
@@ -40,18 +51,26 @@ def parse_duration(text: str) -> float:
     if body == "0":
         return 0.0
     if not body:
-        raise ValueError(f"invalid duration {text!r}")
+        raise invalid
     nanos = Fraction(0)
     position = 0
     while position < len(body):
-        match = _TERM.match(body, position)
-        if match is None:
-            raise ValueError(f"invalid duration {text!r}")
-        nanos += Fraction(match.group(1)) * _NANOS_PER_UNIT[match.group(2)]
+        number = _NUMBER.match(body, position)
+        if number is None:
+            raise invalid
+        unit = _UNIT.match(body, number.end())
+        assert unit is not None  # matches the empty string at worst
+        if not unit.group():
+            raise ValueError(f"time: missing unit in duration {_quoted(text)}")
+        if unit.group() not in _NANOS_PER_UNIT:
+            raise ValueError(
+                f"time: unknown unit {_quoted(unit.group())} in duration {_quoted(text)}"
+            )
+        nanos += Fraction(number.group()) * _NANOS_PER_UNIT[unit.group()]
         if nanos > _MAX_NANOS:
             # Go keeps durations in an int64 of nanoseconds (about 292 years).
-            raise ValueError(f"invalid duration {text!r}: overflows a Go duration")
-        position = match.end()
+            raise invalid
+        position = unit.end()
     return float(sign * nanos / _NANOS_PER_SECOND)
 
 
