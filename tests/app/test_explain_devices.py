@@ -139,3 +139,30 @@ def test_explain_and_simulate_take_the_daemons_feature_gates(
         f'error: {scenario}: DeviceTaintRule "a-gpu-out": served and read only with '
         "--feature-gates=DRADeviceTaintRules=true (off by default in kube-scheduler 1.36)\n"
     )
+
+
+async def test_free_devices_drawing_on_the_same_counters_are_said_to_compete() -> None:
+    """Both partitions of one GPU are free, each on its own; a request for all devices takes
+    both, which together want more memory than the GPU holds."""
+    halves = [consuming(device(f"gpu-0-part-{i}"), "gpu-0", memory="30Gi") for i in range(2)]
+    objects = [
+        make_node("c").capacity(cpu="4", memory="8Gi", pods="10").dict(),
+        make_device_class("gpu", f'device.driver == "{DRIVER}"'),
+        make_counter_slice("c-counters", DRIVER, "c", {"gpu-0": {"memory": "40Gi"}}, node="c"),
+        make_slice("c-gpus", DRIVER, halves, node="c", slice_count=2),
+        make_claim("mine").request("gpu", "gpu", all_devices=True).dict(),
+        with_claims(make_pod("trainer").dict(), claims={"gpu": "mine"}),
+    ]
+    sim = SimCluster(clock=FakeClock())
+    sim.load(ordered_for_loading(objects))
+    registry = plugin_registry([])
+    config, profiles = load_effective(registry)
+    explanation = await explain_in(sim, "default", "trainer", config, profiles, registry)
+    [line] = next(
+        v.details for v in explanation.node("c").plugins if v.plugin == "DynamicResources"
+    )
+    assert line == (
+        "claim default/mine, request gpu (all devices): 2 matching, 2 free on its own, but those "
+        "draw on the same counters (gpu-0/memory), so they may not all be given at once: "
+        "c/gpu-0-part-0 free; c/gpu-0-part-1 free"
+    )

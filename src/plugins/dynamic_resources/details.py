@@ -84,17 +84,35 @@ def _request_line(
         return f"{head}: no device here matches class {alternative.class_name} and its selectors"
     refusal = refusal_of(alternative)
     said: list[str] = []
-    free = 0
+    free: list[Device] = []
     for device in found:
         why = refusal(device)
-        free += why is None
+        if why is None:
+            free.append(device)
         if len(said) < NAMED_DEVICES:
             said.append(f"{device.pool}/{device.name} {_why(why, device, alternative)}")
     more = f", and {len(found) - NAMED_DEVICES} more" if len(found) > NAMED_DEVICES else ""
-    summary = f"{len(found)} matching, {free} free on its own"
+    summary = f"{len(found)} matching, {len(free)} free on its own"
+    shared = _shared_counters(free)
+    if shared:
+        summary += (
+            f", but those draw on the same counters ({', '.join(shared)}), so they may not "
+            "all be given at once"
+        )
     if plan.constraints:
         summary += ", and the claim's constraints must hold among those chosen"
     return f"{head}: {summary}: " + "; ".join(said) + more
+
+
+def _shared_counters(devices: Sequence[Device]) -> list[str]:
+    """`set/counter` of each counter two or more of the devices draw on: devices free one by
+    one (overlapping partitions of one GPU, say) that together may want more than it holds."""
+    users: dict[tuple[str, str, str], int] = {}
+    for device in devices:
+        for counter in {counter for counter, _ in device.consumes}:
+            key = (device.pool, *counter)
+            users[key] = users.get(key, 0) + 1
+    return [f"{counter_set}/{name}" for (_, counter_set, name), n in sorted(users.items()) if n > 1]
 
 
 def _why(refusal: Refusal | None, device: Device, alternative: Alternative) -> str:
