@@ -181,8 +181,8 @@ async def test_an_injected_watch_error_reconnects_after_backoff(
         await sim.create("nodes", make_node("n1").dict())
         await settle()
         assert recorder.take() == []
-        assert clock.next_deadline() == pytest.approx(clock.now() + 0.5)
-        clock.advance(0.5)
+        assert clock.next_deadline() == pytest.approx(clock.now() + 0.8)
+        clock.advance(0.8)
         await settle()
         assert recorder.take() == [("add", "n1")]
 
@@ -200,7 +200,7 @@ async def test_list_failures_back_off_doubling_then_sync(sim: SimCluster, clock:
             delays.append(deadline - clock.now())
             clock.advance(deadline - clock.now())
             await settle()
-        assert delays == [0.5, 1.0, 2.0]
+        assert delays == pytest.approx([0.8, 1.6, 3.2])
         assert len(recorder.take()) == 4  # the system namespaces
 
 
@@ -251,7 +251,7 @@ async def test_a_failed_list_logs_one_line_unless_unexpected(
         pass
     [record] = captured_logs.records("warning")
     assert record["msg"] == "List/watch failed; retrying"
-    assert (record["informer"], record["delay"]) == ("test-nodes", 0.5)
+    assert (record["informer"], record["delay"]) == ("test-nodes", 0.8)
     assert (record.get("err") == str(error)) is not traceback
     assert ("exception" in record) is traceback
 
@@ -267,7 +267,7 @@ async def test_an_ended_stream_resumes_from_the_last_version(
         await sim.create("pods", make_pod("while-away").dict())
         await settle()
         assert recorder.take() == []
-        clock.advance(0.5)
+        clock.advance(0.8)
         await settle()
         assert recorder.take() == [("add", "while-away")]
 
@@ -335,9 +335,9 @@ def test_deleting_an_unknown_object_calls_no_handler(sim: SimCluster, clock: Fak
 def test_backoff_doubles_to_its_cap_and_resets() -> None:
     backoff = Backoff(jitter=no_jitter)
     delays = [backoff.next() for _ in range(9)]
-    assert delays == [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0, 30.0]
+    assert delays == [0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 30.0, 30.0, 30.0]
     backoff.reset()
-    assert backoff.next() == 0.5
+    assert backoff.next() == 0.8
 
 
 def test_backoff_waits_are_jittered_as_client_gos_reflector_jitters_them() -> None:
@@ -346,14 +346,14 @@ def test_backoff_waits_are_jittered_as_client_gos_reflector_jitters_them() -> No
     draws = iter([0.5, 0.0, 0.999, 0.25, 0.5, 0.5, 0.5, 0.0, 0.999])
     backoff = Backoff(jitter=lambda: next(draws))
     delays = [backoff.next() for _ in range(9)]
-    assert delays == [0.75, 1.0, 3.998, 5.0, 12.0, 24.0, 45.0, 30.0, 59.97]
+    assert delays == [1.2, 1.6, 6.397, 8.0, 19.2, 38.4, 45.0, 30.0, 59.97]
 
 
 async def test_an_informers_retry_waits_are_jittered(sim: SimCluster, clock: FakeClock) -> None:
     sim.fail_next("list", "nodes", APIError(503, "unavailable"))
     informer = informer_for(sim, clock, Recorder(), resource="nodes", jitter=lambda: 0.5)
     async with Running(informer):
-        assert clock.next_deadline() == pytest.approx(clock.now() + 0.75)
+        assert clock.next_deadline() == pytest.approx(clock.now() + 1.2)
 
 
 class _AlwaysGone:
@@ -381,8 +381,8 @@ async def test_repeated_gone_without_progress_backs_off(sim: SimCluster, clock: 
     informer = Informer(client, "pods", clock=clock, jitter=no_jitter)  # type: ignore[arg-type]
     async with Running(informer):
         assert client.lists == 2  # the first Gone relists at once, the second waits
-        assert clock.next_deadline() == pytest.approx(clock.now() + 0.5)
-        clock.advance(0.5)
+        assert clock.next_deadline() == pytest.approx(clock.now() + 0.8)
+        clock.advance(0.8)
         await settle()
         assert client.lists == 3
 
@@ -451,11 +451,11 @@ async def test_relist_cuts_a_backoff_wait_short(sim: SimCluster, clock: FakeCloc
         sim.fail_next("list", "pods", APIError(0, "connection refused"))
     informer = informer_for(client, clock, Recorder())  # type: ignore[arg-type]
     async with Running(informer):
-        for wait in (0.5, 1.0, 2.0, 4.0):
+        for wait in (0.8, 1.6, 3.2, 6.4):
             clock.advance(wait)
             await settle()
         assert client.lists == 5 and not informer.has_synced
-        assert clock.next_deadline() == pytest.approx(clock.now() + 8.0)
+        assert clock.next_deadline() == pytest.approx(clock.now() + 12.8)
         await sim.create("pods", make_pod("meanwhile").dict())  # the server is back
         relisted = asyncio.create_task(informer.relist())
         await settle()

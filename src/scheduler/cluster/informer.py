@@ -53,7 +53,8 @@ UpdateHandler = Callable[[Object, Object], None]
 DeleteHandler = Callable[[Object], None]
 ObjectKey = tuple[str, str]
 
-INITIAL_BACKOFF = 0.5
+# client-go's reflector: 800 ms doubling to 30 s.
+INITIAL_BACKOFF = 0.8
 MAX_BACKOFF = 30.0
 # The shape of client-go's reflector backoff (apimachinery's wait.Backoff with Jitter 1.0):
 # each wait is its step plus a random part of up to this factor times the step, and the step
