@@ -22,6 +22,7 @@ from scheduler.core.outcome import Placement
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.diagnosis import NO_NODES_AVAILABLE
 from scheduler.framework.diagnosis import Diagnosis
+from scheduler.framework.node_info import counted_nominations
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import NominatingMode
 from scheduler.framework.plugins import PostFilterResult
@@ -236,7 +237,7 @@ def _nominated_by_row(
         row = table.row_of(node_name)
         if row is None:
             continue
-        relevant = [p for p in pods if p.priority >= pod.priority and p.uid != pod.uid]
+        relevant = counted_nominations(pod, pods)
         if relevant:
             found[row] = relevant
     return found

@@ -11,6 +11,12 @@ from scheduler.objects.pod_ports import HostPort
 from scheduler.objects.resources import PODS
 
 
+def counted_nominations(pod: Pod, nominated: Sequence[Pod]) -> list[Pod]:
+    """The pods nominated to a node that Filter counts as already there when it tries `pod`:
+    those of at least its priority, other than the pod itself (upstream's rule)."""
+    return [p for p in nominated if p.priority >= pod.priority and p.uid != pod.uid]
+
+
 class NodePods:
     """The pods on a node by key, iterated in the order upstream's NodeInfo keeps them.
 

@@ -11,6 +11,7 @@ from typing import Protocol
 
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.node_info import NodeInfo
+from scheduler.framework.node_info import counted_nominations
 from scheduler.framework.plugins import FilterPlugin
 from scheduler.framework.plugins import PreFilterPlugin
 from scheduler.framework.status import Status
@@ -104,7 +105,7 @@ class FilterChain:
         If any were added and the pod fits with them, it must also fit without them, since
         inter-pod affinity may depend on their presence (upstream runs Filter twice).
         """
-        relevant = [p for p in nominated if p.priority >= pod.priority and p.uid != pod.uid]
+        relevant = counted_nominations(pod, nominated)
         if relevant:
             state_with = state.clone()
             info_with = node_info.clone()

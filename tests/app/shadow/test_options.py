@@ -38,7 +38,10 @@ def test_default_interval() -> None:
     [
         (["--shadow-report=r.json"], "--shadow-report: only applies with --shadow"),
         (["--shadow-report-interval=5s"], "--shadow-report-interval: only applies with --shadow"),
-        (["--shadow", "--shadow-report-interval=soon"], "--shadow-report-interval: invalid"),
+        (
+            ["--shadow", "--shadow-report-interval=soon"],
+            '--shadow-report-interval: time: invalid duration "soon"',
+        ),
         (["--shadow", "--shadow-report-interval=0s"], "--shadow-report-interval: must be"),
     ],
 )

@@ -39,6 +39,7 @@ from scheduler.core.outcome import Failure
 from scheduler.core.placement_search import PlacementSearch
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.node_info import NodeInfo
+from scheduler.framework.node_info import counted_nominations
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.plugins import FilterDetails
 from scheduler.framework.plugins import FilterPlugin
@@ -128,8 +129,7 @@ def _views(profile: Profile, run: ChainRun, pod: Pod, info: NodeInfo) -> list[_N
     """The node with the pods nominated to it (equal or higher priority) and without them: the
     scheduler's per-node path asks every plugin on both, so a plugin's column must too."""
     plain = _NodeView(run.state, info)
-    nominated = profile.handle.nominated_pods_for_node(info.name)
-    relevant = [p for p in nominated if p.priority >= pod.priority and p.uid != pod.uid]
+    relevant = counted_nominations(pod, profile.handle.nominated_pods_for_node(info.name))
     if not relevant:
         return [plain]
     state, crowded = run.state.clone(), info.clone()

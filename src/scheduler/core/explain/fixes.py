@@ -24,6 +24,7 @@ from scheduler.core.explain.evaluation import run_chain
 from scheduler.core.explain.model import Explanation
 from scheduler.core.explain.model import Fix
 from scheduler.core.explain.model import NodeReport
+from scheduler.framework.node_info import counted_nominations
 from scheduler.framework.node_table import NodeTable
 from scheduler.framework.status import Code
 from scheduler.framework.status import Status
@@ -109,11 +110,7 @@ def _resource_fixes(
         if info is None:
             continue
         # Pods nominated to the node hold their room there, as the scheduler counts it.
-        held = [
-            p
-            for p in profile.handle.nominated_pods_for_node(info.name)
-            if p.priority >= pod.priority and p.uid != pod.uid
-        ]
+        held = counted_nominations(pod, profile.handle.nominated_pods_for_node(info.name))
         if len(info.pods) + len(held) >= info.allowed_pods:
             continue
         allocatable = info.allocatable
