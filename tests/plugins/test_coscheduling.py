@@ -332,9 +332,16 @@ def test_group_held_by_scheduling_gates_does_not_back_off() -> None:
 
 def test_post_filter_and_unreserve_reject_waiting_members_in_upstreams_words() -> None:
     gang = _Gang([_member(f"g-{i}") for i in range(4)], _pod_group(4))
-    for name in ("g-0", "g-1"):
-        # Upstream's Permit gives no reason for the wait.
-        assert gang.permit(name) == (Status.wait(), 60.0)
+    for placed, name in enumerate(("g-0", "g-1"), start=1):
+        # Upstream's Permit gives no reason for the wait; ours says what it waits for, which
+        # only `explain` shows.
+        assert gang.permit(name) == (
+            Status.wait(
+                f"waiting for {4 - placed} more member(s) of PodGroup default/g: {placed} of "
+                "minMember 4 placed"
+            ),
+            60.0,
+        )
     assert gang.post_filter("g-2") == Status.unschedulable(_rejected_in_post_filter("g-2"))
     assert (
         gang.rejections("g-0") == gang.rejections("g-1") == ["optimistic rejection in PostFilter"]

@@ -302,7 +302,12 @@ class Coscheduling:
                 sibling = Pod.from_dict(raw)
                 if sibling.key != pod.key and not sibling.scheduling_gates:
                     state.pods_to_activate[sibling.key] = sibling
-        return Status.wait(), self._timeout(group)
+        # Shown by `explain` only: the scheduler reports a wait by its end, not its reason.
+        missing = group.min_member - len(placed)
+        return Status.wait(
+            f"waiting for {missing} more member(s) of PodGroup {ref}: {len(placed)} of "
+            f"minMember {group.min_member} placed"
+        ), self._timeout(group)
 
     def _may_hurry(self, ref: GroupRef, group: PodGroup) -> bool:
         """Siblings are pulled out of their backoff only if the group has not failed within

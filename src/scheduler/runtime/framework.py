@@ -171,8 +171,14 @@ class Framework(Profile):
     def run_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         reservation.run_unreserve(self, state, pod, node_name)
 
-    def run_permit(self, state: CycleState, pod: Pod, node_name: str) -> Status:
-        return reservation.run_permit(self, state, pod, node_name)
+    def run_permit(
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_name: str,
+        answers: list[reservation.PermitAnswer] | None = None,
+    ) -> Status:
+        return reservation.run_permit(self, state, pod, node_name, answers)
 
     # ---- binding cycle (one task per pod) -------------------------------------------------
 

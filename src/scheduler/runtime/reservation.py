@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.status import SUCCESS
@@ -18,6 +19,15 @@ from scheduler.runtime.waiting_pods import MAX_PERMIT_WAIT_SECONDS
 from scheduler.runtime.waiting_pods import WaitingPod
 
 _log = get_logger("scheduler.permit")
+
+
+@dataclass(frozen=True, slots=True)
+class PermitAnswer:
+    """One Permit plugin's answer: its status and, for Wait, how long it asked to wait."""
+
+    plugin: str
+    status: Status
+    timeout: float
 
 
 def run_reserve(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -42,14 +52,23 @@ def run_unreserve(profile: Profile, state: CycleState, pod: Pod, node_name: str)
     ended(profile, "Unreserve", started)
 
 
-def run_permit(profile: Profile, state: CycleState, pod: Pod, node_name: str) -> Status:
-    """Success, a rejection, an Error, or Wait (the pod is then registered as waiting)."""
+def run_permit(
+    profile: Profile,
+    state: CycleState,
+    pod: Pod,
+    node_name: str,
+    answers: list[PermitAnswer] | None = None,
+) -> Status:
+    """Success, a rejection, an Error, or Wait (the pod is then registered as waiting). Each
+    plugin's own answer is appended to `answers` when given (`explain` shows them)."""
     started = time.perf_counter()
     timeouts: dict[str, float] = {}
     for plugin in profile.permit:
         plugin_started = time.perf_counter()
         status, timeout = invoke.permit(plugin, state, pod, node_name)
         profile.observe_duration(state, plugin.name, "Permit", status, plugin_started)
+        if answers is not None:
+            answers.append(PermitAnswer(plugin.name, status, timeout))
         if status.is_wait:
             timeouts[plugin.name] = min(timeout, MAX_PERMIT_WAIT_SECONDS)
         elif not status.is_success:

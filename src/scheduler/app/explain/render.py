@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TextIO
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from scheduler.core.explain.model import ALLOWED
+from scheduler.core.explain.model import REJECTED
+from scheduler.core.explain.model import TIMES_OUT
 from scheduler.core.explain.model import Explanation
 from scheduler.core.explain.model import NodeReport
+from scheduler.core.explain.model import PermitReport
 from scheduler.core.explain.model import Verdict
+from scheduler.framework.durations import format_duration
 
 OUTPUTS = ("table", "wide", "json")
 # Wide enough for a FailedScheduling text; a terminal narrower than this wraps cells instead.
@@ -84,6 +90,41 @@ def _scores_table(explanation: Explanation, wide: bool) -> Table:
     return table
 
 
+_WAIT_ENDS = {
+    ALLOWED: "every plugin allows it; binding follows",
+    REJECTED: "rejected",
+    TIMES_OUT: "nothing here releases it, so it times out",
+}
+
+
+def _write_permit(report: PermitReport, say: Callable[[str], None]) -> None:
+    """Reserve and Permit at the chosen node, the pods a wait brought forward, its end."""
+    if report.reserve is not None:
+        say(f"Reserve at {report.node}: {_answer(report.reserve)}")
+        return
+    if not report.plugins:
+        return
+    answers = []
+    for verdict in report.plugins:
+        answer = _answer(verdict)
+        timeout = report.timeouts.get(verdict.plugin)
+        answers.append(answer if timeout is None else f"{answer}, up to {format_duration(timeout)}")
+    say(f"Permit at {report.node}: " + ", ".join(answers))
+    if report.companions:
+        say("Pods the wait brought forward, each through the same cycle in turn:")
+        for companion in report.companions:
+            on_node = f" on {companion.node}" if companion.node else ""
+            said = f": {companion.message}" if companion.message else ""
+            say(f"  {companion.pod}: {companion.outcome}{on_node}{said}")
+    if report.timeouts:
+        say(f"The wait ends: {_WAIT_ENDS.get(report.result, report.result)}.")
+
+
+def _answer(verdict: Verdict) -> str:
+    said = f" ({_reason(verdict)})" if verdict.reasons else ""
+    return f"{verdict.plugin}: {verdict.code}{said}"
+
+
 def write_table(explanation: Explanation, out: TextIO, *, wide: bool = False) -> None:
     width = None if out.isatty() else _PIPE_WIDTH * (2 if wide else 1)
     console = Console(file=out, width=width, highlight=False)
@@ -131,6 +172,8 @@ def write_table(explanation: Explanation, out: TextIO, *, wide: bool = False) ->
         for candidate in report.candidates:
             victims = ", ".join(f"{v.pod} (priority {v.priority})" for v in candidate.victims)
             say(f"  candidate {candidate.node}: preempt {victims}")
+    if explanation.permit is not None:
+        _write_permit(explanation.permit, say)
     for action in explanation.cancelled_actions:
         say(f"  (not carried out: {action})")
     if explanation.fixes:

@@ -229,12 +229,15 @@ def explain_pod(
     pod: Pod,
     table: NodeTable,
     nominations: Mapping[str, Sequence[Pod]],
+    state: CycleState | None = None,
 ) -> Explanation:
-    """Everything but the fixes (see `fixes.py`). `nominations` are the queue's nominated
-    pods by node name, as the scheduling cycle counts them."""
+    """Everything but the fixes (see `fixes.py`) and what follows the choice of a node (see
+    `permit_run.py`, which goes on from `state`, the search's cycle state). `nominations` are
+    the queue's nominated pods by node name, as the scheduling cycle counts them."""
     reports: list[PostFilterReport] = []
     dry = dry_profile(profile, reports)
-    outcome = PlacementSearch(dry, CycleState(), pod, table, nominations).run()
+    search = PlacementSearch(dry, state or CycleState(), pod, table, nominations)
+    outcome = search.run()
     explanation = Explanation(
         pod=pod.key,
         profile=profile.name,

@@ -6,6 +6,7 @@ docs/explain.md. Field names are camelCase like the Kubernetes API's.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -20,6 +21,15 @@ ERROR = "Error"
 # or it is being deleted (the scheduler pops it and skips it).
 GATED = "Gated"
 SKIPPED = "Skipped"
+# A pod that passes every Filter but that Permit holds at its node, with nothing in the
+# snapshot to release it: it waits until the plugin's timeout rejects it.
+WAITING = "Waiting"
+
+# How the pod's Permit ends (`PermitReport.result`).
+ALLOWED = "Allowed"
+REJECTED = "Rejected"
+TIMES_OUT = "TimesOut"
+NOT_REACHED = "NotReached"  # Reserve failed, so Permit did not run
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +117,46 @@ class PostFilterReport:
 
 
 @dataclass(frozen=True, slots=True)
+class Companion:
+    """A pod that Permit brought forward for the explained one (a gang's sibling), taken
+    through the same cycle after it, in turn."""
+
+    pod: str
+    outcome: str  # Schedulable, Waiting, Unschedulable, Error or Gated
+    node: str
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class PermitReport:
+    """Reserve and Permit at the chosen node (the pod assumed there, as the scheduler does),
+    and, when Permit makes it wait, the pods it brought forward and how the wait ends."""
+
+    node: str
+    result: str  # Allowed, Rejected, TimesOut or NotReached
+    # Reserve's failure; None when Reserve passed.
+    reserve: Verdict | None = None
+    plugins: list[Verdict] = field(default_factory=list)
+    # Seconds each plugin that answered Wait asked for (capped at 15 minutes, as upstream's).
+    timeouts: dict[str, float] = field(default_factory=dict)
+    companions: list[Companion] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "node": self.node,
+            "result": self.result,
+            "reserve": self.reserve.to_json() if self.reserve is not None else None,
+            "plugins": [
+                {**v.to_json(), "timeoutSeconds": self.timeouts.get(v.plugin)} for v in self.plugins
+            ],
+            "companions": [c.to_json() for c in self.companions],
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Fix:
     """A change to the pod that was applied to a copy of it and re-filtered before showing."""
 
@@ -139,6 +189,8 @@ class Explanation:
     nodes: list[NodeReport] = field(default_factory=list)
     scores: list[NodeScore] = field(default_factory=list)
     post_filter: list[PostFilterReport] = field(default_factory=list)
+    # Reserve and Permit at the chosen node; None when no node was chosen.
+    permit: PermitReport | None = None
     fixes: list[Fix] = field(default_factory=list)
     # Background work plugins asked for during the run (e.g. a claim's deallocation), which
     # was cancelled before it could start.
@@ -209,6 +261,7 @@ class Explanation:
                 }
                 for r in self.post_filter
             ],
+            "permit": self.permit.to_json() if self.permit is not None else None,
             "fixes": [f.to_json() for f in self.fixes],
             "cancelledActions": list(self.cancelled_actions),
         }

@@ -14,9 +14,12 @@ from scheduler.core.explain.cluster_state import cancel_background
 from scheduler.core.explain.cluster_state import load_snapshot
 from scheduler.core.explain.evaluation import explain_pod
 from scheduler.core.explain.fixes import nearest_fixes
+from scheduler.core.explain.model import SCHEDULABLE
 from scheduler.core.explain.model import SKIPPED
 from scheduler.core.explain.model import Explanation
+from scheduler.core.explain.permit_run import follow_placement
 from scheduler.framework.clock import SystemClock
+from scheduler.framework.cycle_state import CycleState
 from scheduler.framework.errors import SchedulerError
 from scheduler.framework.spec import PluginSpec
 from scheduler.objects.pod import Pod
@@ -63,10 +66,14 @@ async def explain_in(
                 f'pod {pod.key} names schedulerName "{pod.scheduler_name}", which no profile '
                 f"of the configuration has ({known})"
             )
-        table = scheduler.cache.table
-        explanation = explain_pod(profile, pod, table, scheduler.queue.nominated_pods_by_node())
+        table, state = scheduler.cache.table, CycleState()
+        nominations = scheduler.queue.nominated_pods_by_node()
+        explanation = explain_pod(profile, pod, table, nominations, state)
         if explanation.outcome != SKIPPED:
             explanation.fixes = nearest_fixes(profile, pod, explanation, table)
+        if explanation.outcome == SCHEDULABLE:
+            # Last: it assumes pods on the snapshot.
+            await follow_placement(scheduler, profile, pod, state, explanation)
         explanation.cancelled_actions = cancel_background(scheduler)
     finally:
         await scheduler.stop()
