@@ -10,6 +10,7 @@ its first suggested fix, applied to the pod, must let the daemon bind it. The da
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -80,6 +81,20 @@ def _cluster_versions(admin: ApiClient, workload: Workload) -> dict[str, Any]:
     return {"nodes": nodes, "pods": pods, "events": events}
 
 
+def _explain(argv: list[str], environ: dict[str, str]) -> dict[str, Any]:
+    """`explain` run as the operator runs it: its own process, JSON out."""
+    ran = subprocess.run(
+        [sys.executable, "-m", "scheduler.app.cli", *argv],
+        capture_output=True,
+        text=True,
+        timeout=EXPLAIN_TIMEOUT_S,
+        check=False,
+        env=environ,
+    )
+    assert ran.returncode == 0, ran.stderr
+    return dict(json.loads(ran.stdout))
+
+
 def test_explain_agrees_with_the_daemon_writes_nothing_and_its_fix_schedules(
     control_plane: ControlPlane,
     admin: ApiClient,
@@ -124,25 +139,14 @@ def test_explain_agrees_with_the_daemon_writes_nothing_and_its_fix_schedules(
     before = _cluster_versions(admin, workload)
 
     reader = _reader_kubeconfig(control_plane, admin, tmp_path)
-    ran = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "scheduler.app.cli",
-            "explain",
-            f"{workload.namespace}/web",
-            f"--kubeconfig={reader}",
-            f"--config={config}",
-            "-o",
-            "json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=EXPLAIN_TIMEOUT_S,
-        check=False,
-    )
-    assert ran.returncode == 0, ran.stderr
-    explanation = json.loads(ran.stdout)
+    argv = ["explain", f"{workload.namespace}/web", f"--config={config}", "-o", "json"]
+    explanation = _explain([*argv, f"--kubeconfig={reader}"], dict(os.environ))
+    # Without --kubeconfig it reads $KUBECONFIG, as kubectl does, to the same answer.
+    home = tmp_path / "home"
+    home.mkdir()
+    environ = {**os.environ, "KUBECONFIG": str(reader), "HOME": str(home)}
+    environ.pop("KUBERNETES_SERVICE_HOST", None)
+    assert _explain(argv, environ) == explanation
 
     assert _cluster_versions(admin, workload) == before, "explain changed the cluster"
     assert explanation["outcome"] == "Unschedulable"

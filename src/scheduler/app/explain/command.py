@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import sys
 from collections.abc import Callable
@@ -48,7 +49,15 @@ def add_explain_flags(
     )
     explain.add_argument("pod", help="NAMESPACE/NAME, or NAME with -n")
     explain.add_argument("-n", "--namespace", default=None, help="the pod's namespace")
-    explain.add_argument("--kubeconfig", default=None, help="kubeconfig of the live cluster")
+    explain.add_argument(
+        "--kubeconfig",
+        default=None,
+        help="kubeconfig of the live cluster (default: as kubectl, $KUBECONFIG, else "
+        "~/.kube/config, else the pod's service account)",
+    )
+    explain.add_argument(
+        "--context", default=None, help="the kubeconfig context to use (default: its current)"
+    )
     explain.add_argument(
         "--config", type=Path, help="the KubeSchedulerConfiguration file the daemon reads"
     )
@@ -130,9 +139,12 @@ async def _explain_live(
 
     config, profiles = loaded
     connection = config.client_connection
+    kubeconfig, flag = _kubeconfig(args.kubeconfig or connection.kubeconfig or None)
     client = await connect(
-        kubeconfig=args.kubeconfig or connection.kubeconfig or None,
+        kubeconfig=kubeconfig,
         master=None,
+        context=args.context,
+        flag=flag,
         master_flag="",
         qps=connection.qps,
         burst=connection.burst,
@@ -150,6 +162,26 @@ async def _explain_live(
         )
     finally:
         await client.close()
+
+
+def _kubeconfig(named: str | None) -> tuple[str | None, str]:
+    """The kubeconfig to read and the name errors give it: the one named (flag, or the
+    configuration's clientConnection), else where kubectl looks. None, with no service
+    account to fall back on, is refused here, naming every place looked at."""
+    from scheduler.cluster.kube.kubectl_lookup import kubectl_kubeconfig  # noqa: PLC0415
+
+    if named:
+        return named, "--kubeconfig"
+    found = kubectl_kubeconfig(os.environ, Path.home())
+    if found is not None:
+        return found
+    if not os.environ.get("KUBERNETES_SERVICE_HOST"):
+        raise ConfigError(
+            "--kubeconfig: no cluster to connect to; pass --kubeconfig (or, with --config, "
+            "set clientConnection.kubeconfig), set $KUBECONFIG, create ~/.kube/config, or "
+            "run inside a pod with a service account"
+        )
+    return None, "--kubeconfig"
 
 
 def _refuse_extenders(config: KubeSchedulerConfiguration) -> None:
@@ -170,8 +202,9 @@ def run_explain(args: argparse.Namespace) -> int:
     features = FeatureGates(checked_feature_gates(args.feature_gates))
     registry = plugin_registry(args.plugin, autoload=not args.no_plugin_autoload)
     if args.scenario:
-        if args.kubeconfig:
-            raise ConfigError("--scenario and --kubeconfig: give one or the other")
+        if args.kubeconfig or args.context:
+            given = "--kubeconfig" if args.kubeconfig else "--context"
+            raise ConfigError(f"--scenario and {given}: give one or the other")
         scenario = Scenario()
         for file in args.scenario:
             scenario.extend(load_scenario_file(file))

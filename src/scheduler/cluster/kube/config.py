@@ -71,11 +71,11 @@ async def load_configuration(
     environ = os.environ if environ is None else environ
     configuration = Configuration()
     if kubeconfig:
-        check_kubeconfig(kubeconfig, context=context, flag=flag)
+        checked = check_kubeconfig(kubeconfig, context=context, flag=flag)
         try:
             await load_kube_config(
-                config_file=kubeconfig,
-                context=context,
+                config_file=checked.files,
+                context=checked.context,
                 client_configuration=configuration,
                 persist_config=False,
             )

@@ -7,6 +7,8 @@ checks name the file and what is wrong with it, the way `kubectl` users expect t
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,28 +18,29 @@ from scheduler.config.yaml_text import safe_load
 from scheduler.framework.errors import ConfigError
 
 
-def check_kubeconfig(path: str, *, context: str | None, flag: str) -> None:
-    """Raise ConfigError naming `flag`, the file and the problem, if `path` cannot work."""
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """What to hand the loader: the context to use and the files that set anything."""
+
+    context: str
+    files: str
+
+
+def check_kubeconfig(path: str, *, context: str | None, flag: str) -> Checked:
+    """Raise ConfigError naming `flag`, the file and the problem, if `path` cannot work.
+    `path` may list several files joined by the path separator (from $KUBECONFIG): they are
+    merged as kubectl merges them, the first file to set a name or the current-context
+    winning, and an empty one setting nothing. The loader merges them too, but lets the last
+    current-context win and fails on an empty file, hence `Checked`."""
     where = f"{flag}: {path}"
-    file = Path(path)
-    if not file.exists():
-        raise ConfigError(f"{where}: no such file")
-    if file.is_dir():
-        raise ConfigError(f"{where}: is a directory, not a kubeconfig file")
-    try:
-        text = file.read_text()
-    except OSError as error:
-        raise ConfigError(f"{where}: cannot be read: {error.strerror}") from error
-    try:
-        config = safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise ConfigError(f"{where}: not valid YAML{at}") from error
-    if config is None:
-        raise ConfigError(f"{where}: is empty")
-    if not isinstance(config, dict):
-        raise ConfigError(f"{where}: is not a kubeconfig (expected a YAML mapping)")
+    listed = path.split(os.pathsep) if os.pathsep in path else [path]
+    config: dict[str, Any] = {}
+    setting = []
+    for file in listed:
+        read = _read(file, f"{flag}: {file}", allow_empty=len(listed) > 1)
+        if read:
+            setting.append(file)
+        _merge(config, read)
     chosen = context or config.get("current-context") or ""
     if not chosen:
         raise ConfigError(
@@ -54,6 +57,46 @@ def check_kubeconfig(path: str, *, context: str | None, flag: str) -> None:
                 raise ConfigError(f'{where}: cluster "{name}" has no server')
         else:
             _named(config, "users", "user", name, where)
+    return Checked(str(chosen), os.pathsep.join(setting))
+
+
+def _read(path: str, where: str, *, allow_empty: bool) -> dict[str, Any]:
+    file = Path(path)
+    if not file.exists():
+        raise ConfigError(f"{where}: no such file")
+    if file.is_dir():
+        raise ConfigError(f"{where}: is a directory, not a kubeconfig file")
+    try:
+        text = file.read_text()
+    except OSError as error:
+        raise ConfigError(f"{where}: cannot be read: {error.strerror}") from error
+    try:
+        config = safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise ConfigError(f"{where}: not valid YAML{at}") from error
+    if config is None and allow_empty:
+        # kubectl reads an empty file among several as one that sets nothing.
+        return {}
+    if config is None:
+        raise ConfigError(f"{where}: is empty")
+    if not isinstance(config, dict):
+        raise ConfigError(f"{where}: is not a kubeconfig (expected a YAML mapping)")
+    return config
+
+
+def _merge(into: dict[str, Any], config: dict[str, Any]) -> None:
+    """Add what `config` sets that `into` does not yet: kubectl's first-wins merge."""
+    if not into.get("current-context") and config.get("current-context"):
+        into["current-context"] = config["current-context"]
+    for section in ("contexts", "clusters", "users"):
+        known = into.setdefault(section, [])
+        names = {item.get("name") for item in known if isinstance(item, dict)}
+        for item in config.get(section) or ():
+            if isinstance(item, dict) and item.get("name") not in names:
+                known.append(item)
+                names.add(item.get("name"))
 
 
 def _named(config: dict[str, Any], section: str, key: str, name: str, where: str) -> dict[str, Any]:
