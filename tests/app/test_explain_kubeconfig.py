@@ -37,9 +37,7 @@ def _contextless(path: Path) -> Path:
     return path
 
 
-def test_the_home_kubeconfig_is_read(
-    workstation: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_home_kubeconfig_is_read(workstation: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _contextless(workstation / ".kube" / "config")
     assert main(["explain", "default/web"]) == 2
     assert "~/.kube/config: " in capsys.readouterr().err
