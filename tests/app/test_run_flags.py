@@ -203,7 +203,36 @@ def parse_error(capsys: pytest.CaptureFixture[str], flag: str) -> str:
 
 @pytest.mark.parametrize("flag", ["--secure=0", "--leader-elect-lease=30s", "--tls-cert=a.crt"])
 def test_a_long_flag_must_be_spelled_out(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert parse_error(capsys, flag).endswith(f"unrecognized arguments: {flag}")
+    # pflag's words for a flag it does not know.
+    assert parse_error(capsys, flag).endswith(f"unknown flag: {flag.partition('=')[0]}")
+
+
+def test_an_unknown_shorthand_is_named_as_pflag_names_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert parse_error(capsys, "-x=1").endswith("unknown shorthand flag: 'x' in -x=1")
+
+
+@pytest.mark.parametrize("argv", [["--leader-elect", "false"], ["stray"], ["--profiling", "true"]])
+def test_a_bool_flag_takes_no_separate_value_and_run_takes_no_arguments(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As kube-scheduler: the bool is set by `--flag` or `--flag=value`; a word after it is an
+    # argument, which the daemon refuses, rather than being read as the flag's value.
+    with pytest.raises(SystemExit) as exited:
+        main(["run", *argv])
+    assert exited.value.code == 2
+    said = capsys.readouterr().err.rstrip().splitlines()[-1]
+    assert said.endswith(f'"kube-pyscheduler run" does not take any arguments, got ["{argv[-1]}"]')
+
+
+def test_a_bare_bool_flag_is_true_and_leaves_the_next_flag_alone(tmp_path: Path) -> None:
+    written = tmp_path / "effective.yaml"
+    argv = ["--leader-elect", "--profiling", f"--write-config-to={written}", "--secure-port=0"]
+    assert main(["--leader-elect=false", *argv]) == 0
+    config = yaml.safe_load(written.read_text())
+    assert config["leaderElection"]["leaderElect"] is True
+    assert config["enableProfiling"] is True
 
 
 @pytest.mark.parametrize("address", ["abc", "localhost", "[::1]"])

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from scheduler.app.configuration import check_extenders
 from scheduler.app.configuration import load_effective
@@ -22,6 +23,9 @@ from scheduler.app.flag_kinds import optional_path
 from scheduler.app.flag_values import flag_values
 from scheduler.app.output_format import OutputChoice
 from scheduler.app.output_format import OutputFormat
+from scheduler.app.pflag_words import bools_stand_alone
+from scheduler.app.pflag_words import dashed_flag_names
+from scheduler.app.pflag_words import unparsed
 from scheduler.app.retire_check import check_scheduler_name
 from scheduler.app.retire_check import pods_naming
 from scheduler.app.retire_check import report_pods_naming
@@ -231,12 +235,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _subcommands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction[Any]:
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+
 def _command_parser(command: str) -> argparse.ArgumentParser:
     """The sub-parser of one command, with its flags."""
-    commands = next(
-        a for a in build_parser(command)._actions if isinstance(a, argparse._SubParsersAction)
-    )
-    parser: argparse.ArgumentParser = commands.choices[command]
+    parser: argparse.ArgumentParser = _subcommands(build_parser(command)).choices[command]
     return parser
 
 
@@ -314,25 +319,15 @@ def _with_default_command(argv: Sequence[str]) -> list[str]:
     return args
 
 
-def _dashed_flag_names(words: list[str]) -> list[str]:
-    """kube-scheduler's flag names read `_` as `-` (cliflag's WordSepNormalizeFunc), so
-    `--leader_elect=false` is `--leader-elect=false`. Values, and words after `--`, stay."""
-    normalized: list[str] = []
-    for index, word in enumerate(words):
-        if word == "--":
-            return normalized + words[index:]
-        if word.startswith("--"):
-            name, equals, value = word.partition("=")
-            normalized.append(name.replace("_", "-") + equals + value)
-        else:
-            normalized.append(word)
-    return normalized
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    words = _dashed_flag_names(_with_default_command(sys.argv[1:] if argv is None else argv))
+    words = dashed_flag_names(_with_default_command(sys.argv[1:] if argv is None else argv))
     parser = build_parser(words[0])
-    args = parser.parse_args(words)
+    command = _subcommands(parser).choices.get(words[0])
+    if command is not None:
+        words = [words[0], *bools_stand_alone(words[1:], command)]
+    args, extras = parser.parse_known_args(words)
+    if extras:
+        parser.error(unparsed(args.command, extras))
     if args.command != "run":
         # Held by the executable while the modules imported (see launch); only the daemon
         # keeps it until its caches have synced, the other commands collect as they go.
