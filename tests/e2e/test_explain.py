@@ -151,6 +151,9 @@ def test_explain_agrees_with_the_daemon_writes_nothing_and_its_fix_schedules(
     assert _cluster_versions(admin, workload) == before, "explain changed the cluster"
     assert explanation["outcome"] == "Unschedulable"
     assert explanation["message"] == event["note"]
+    # The daemon's own condition on the pod says the same.
+    assert explanation["podScheduled"]["reason"] == "Unschedulable"
+    assert explanation["podScheduled"]["message"] == event["note"]
     ours = {n["name"]: n for n in explanation["nodes"] if n["name"] in workload.nodes}
     counts: dict[str, int] = {}
     for node in explanation["nodes"]:

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from scheduler.core.explain.model import ALLOWED
 from scheduler.core.explain.model import REJECTED
+from scheduler.core.explain.model import SKIPPED
 from scheduler.core.explain.model import TIMES_OUT
 from scheduler.core.explain.model import Explanation
 from scheduler.core.explain.model import NodeReport
@@ -125,6 +126,30 @@ def _answer(verdict: Verdict) -> str:
     return f"{verdict.plugin}: {verdict.code}{said}"
 
 
+def _last_word(explanation: Explanation) -> str:
+    """What the pod's PodScheduled condition says, against what explain found now: no
+    condition at all (no scheduler has written on the pod), or a message that differs."""
+    reported, created = explanation.reported, explanation.created
+    if reported is None:
+        if explanation.outcome == SKIPPED:
+            return ""
+        since = f" (created {created})" if created else ""
+        return (
+            f"No scheduler has written on this pod yet{since}: it has no PodScheduled "
+            "condition. Is a scheduler with its schedulerName running and leading?"
+        )
+    state = f"{reported.status}, {reported.reason or 'no reason'}, since {reported.since or '?'}"
+    if reported.status != "False":
+        return f"The pod's PodScheduled condition: {state}."
+    if reported.message == explanation.message:
+        return f"The pod's PodScheduled condition says the same ({state})."
+    return (
+        f"The pod's PodScheduled condition says otherwise ({state}): {reported.message} "
+        "The cluster has changed since the scheduler's last attempt; it tries the pod again "
+        "on an event that may help it."
+    )
+
+
 def write_table(explanation: Explanation, out: TextIO, *, wide: bool = False) -> None:
     width = None if out.isatty() else _PIPE_WIDTH * (2 if wide else 1)
     console = Console(file=out, width=width, highlight=False)
@@ -145,6 +170,9 @@ def write_table(explanation: Explanation, out: TextIO, *, wide: bool = False) ->
         say(f"The scheduler would choose {explanation.chosen_node}.")
     if explanation.message:
         say(explanation.message)
+    last = _last_word(explanation)
+    if last:
+        say(last)
     # Plugins that skipped have nothing to say about this pod; -o wide lists them too.
     said = [v for v in explanation.pre_filter if wide or v.code != "Skip"]
     if said:

@@ -6,6 +6,7 @@ docs/explain.md. Field names are camelCase like the Kubernetes API's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
 from dataclasses import dataclass
 from dataclasses import field
@@ -157,6 +158,31 @@ class PermitReport:
 
 
 @dataclass(frozen=True, slots=True)
+class Reported:
+    """The pod's PodScheduled condition: what a scheduler last wrote on it, and since when."""
+
+    status: str
+    reason: str
+    message: str
+    since: str  # lastTransitionTime, as written
+
+    @classmethod
+    def of(cls, raw: Mapping[str, Any]) -> Reported | None:
+        for condition in (raw.get("status") or {}).get("conditions") or ():
+            if isinstance(condition, dict) and condition.get("type") == "PodScheduled":
+                return cls(
+                    str(condition.get("status") or ""),
+                    str(condition.get("reason") or ""),
+                    str(condition.get("message") or ""),
+                    str(condition.get("lastTransitionTime") or ""),
+                )
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
 class Fix:
     """A change to the pod that was applied to a copy of it and re-filtered before showing."""
 
@@ -191,6 +217,10 @@ class Explanation:
     post_filter: list[PostFilterReport] = field(default_factory=list)
     # Reserve and Permit at the chosen node; None when no node was chosen.
     permit: PermitReport | None = None
+    # The pod's PodScheduled condition as explain found it; None if it has none (no
+    # scheduler has written on the pod yet), and its creationTimestamp, to tell how long.
+    reported: Reported | None = None
+    created: str = ""
     fixes: list[Fix] = field(default_factory=list)
     # Background work plugins asked for during the run (e.g. a claim's deallocation), which
     # was cancelled before it could start.
@@ -262,6 +292,8 @@ class Explanation:
                 for r in self.post_filter
             ],
             "permit": self.permit.to_json() if self.permit is not None else None,
+            "podScheduled": self.reported.to_json() if self.reported is not None else None,
+            "created": self.created,
             "fixes": [f.to_json() for f in self.fixes],
             "cancelledActions": list(self.cancelled_actions),
         }

@@ -17,6 +17,7 @@ from scheduler.core.explain.fixes import nearest_fixes
 from scheduler.core.explain.model import SCHEDULABLE
 from scheduler.core.explain.model import SKIPPED
 from scheduler.core.explain.model import Explanation
+from scheduler.core.explain.model import Reported
 from scheduler.core.explain.permit_run import follow_placement
 from scheduler.framework.clock import SystemClock
 from scheduler.framework.cycle_state import CycleState
@@ -74,6 +75,8 @@ async def explain_in(
         if explanation.outcome == SCHEDULABLE:
             # Last: it assumes pods on the snapshot.
             await follow_placement(scheduler, profile, pod, state, explanation)
+        explanation.reported = Reported.of(raw)
+        explanation.created = pod.creation_timestamp
         explanation.cancelled_actions = cancel_background(scheduler)
     finally:
         await scheduler.stop()

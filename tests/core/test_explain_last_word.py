@@ -1,0 +1,98 @@
+"""`explain` sets what it finds against the pod's PodScheduled condition: none at all means no
+scheduler has written on the pod; a different message means the cluster changed since."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from scheduler.app.cli import main
+from scheduler.app.configuration import plugin_registry
+from scheduler.app.explain.render import write
+from scheduler.app.scenario import ordered_for_loading
+from scheduler.app.scenario import parse_documents
+from scheduler.cluster.sim import SimCluster
+from scheduler.config import load_config_dict
+from scheduler.core.explain.model import Explanation
+from scheduler.core.explain.model import Reported
+from scheduler.core.explain.session import explain_in
+from scheduler.testing import FakeClock
+
+CLUSTER = """
+apiVersion: v1
+kind: Node
+metadata: {name: only}
+status: {allocatable: {cpu: '2', memory: 1Gi, pods: '110'}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: api, namespace: default, creationTimestamp: '2026-12-01T10:00:00Z'}
+spec:
+  containers: [{name: c, image: i, resources: {requests: {cpu: '1'}}}]
+"""
+
+STALE = """
+status:
+  phase: Pending
+  conditions:
+  - type: PodScheduled
+    status: 'False'
+    reason: Unschedulable
+    message: '0/1 nodes are available: 1 Insufficient cpu.'
+    lastTransitionTime: '2026-12-01T10:00:01Z'
+"""
+
+
+async def _explained(text: str) -> tuple[Explanation, str]:
+    sim = SimCluster(clock=FakeClock())
+    sim.load(ordered_for_loading(parse_documents(text, "cluster").objects))
+    registry = plugin_registry([])
+    config, profiles = load_config_dict(
+        {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"},
+        registry,
+    )
+    explanation = await explain_in(sim, "default", "api", config, profiles, registry)
+    out = io.StringIO()
+    write(explanation, "table", out)
+    return explanation, out.getvalue()
+
+
+async def test_a_pod_no_scheduler_wrote_on_is_said_to_be_untouched() -> None:
+    explanation, text = await _explained(CLUSTER)
+    assert explanation.outcome == "Schedulable" and explanation.reported is None
+    assert explanation.to_json()["podScheduled"] is None
+    assert explanation.to_json()["created"] == "2026-12-01T10:00:00Z"
+    assert (
+        "No scheduler has written on this pod yet (created 2026-12-01T10:00:00Z): it has no "
+        "PodScheduled condition. Is a scheduler with its schedulerName running and leading?"
+    ) in text
+
+
+async def test_a_condition_from_an_older_cluster_is_shown_as_out_of_date() -> None:
+    explanation, text = await _explained(CLUSTER + STALE)
+    assert explanation.outcome == "Schedulable"
+    assert explanation.reported == Reported(
+        "False",
+        "Unschedulable",
+        "0/1 nodes are available: 1 Insufficient cpu.",
+        "2026-12-01T10:00:01Z",
+    )
+    assert explanation.to_json()["podScheduled"]["reason"] == "Unschedulable"
+    assert (
+        "The pod's PodScheduled condition says otherwise (False, Unschedulable, since "
+        "2026-12-01T10:00:01Z): 0/1 nodes are available: 1 Insufficient cpu. The cluster has "
+        "changed since the scheduler's last attempt"
+    ) in text
+
+
+def test_the_condition_simulate_leaves_says_the_same(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(CLUSTER.replace("cpu: '1'", "cpu: '3'"))
+    assert main(["explain", "default/api", "--scenario", str(scenario)]) == 0
+    text = capsys.readouterr().out
+    assert "Pod default/api (profile default-scheduler): Unschedulable" in text
+    assert "The pod's PodScheduled condition says the same (False, Unschedulable, since " in text
