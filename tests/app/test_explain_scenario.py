@@ -216,7 +216,6 @@ async def test_a_pod_that_fits_gets_every_score_and_nothing_is_written() -> None
         (["a/b/c", "--scenario", str(EXAMPLE)], "expected NAMESPACE/NAME or NAME"),
         (["default/web", "-n", "x", "--scenario", str(EXAMPLE)], "not both"),
         (["default/nope", "--scenario", str(EXAMPLE)], "pod default/nope not found"),
-        (["default/batch-a", "--scenario", str(EXAMPLE)], "already bound to node node-a"),
         (
             ["web", "--scenario", str(EXAMPLE), "--kubeconfig", "k"],
             "--scenario and --kubeconfig",

@@ -29,13 +29,19 @@ class WriteRefusedError(APIError):
     """A write was attempted through a read-only client."""
 
 
-class ReadOnlyCluster(GuardedClusterAPI[ClusterClient]):
-    """Forwards reads to `inner`; every write raises WriteRefusedError (its message starts
-    with `who`, e.g. "explain is read-only") and is remembered in `refused`."""
+# How a reader is shown an object it reads: (resource, object) -> the object it sees.
+View = Callable[[str, dict[str, Any]], dict[str, Any]]
 
-    def __init__(self, inner: ClusterClient, who: str) -> None:
+
+class ReadOnlyCluster(GuardedClusterAPI[ClusterClient]):
+    """Forwards reads to `inner`, each object read shown through `view` (as it is without
+    one); every write raises WriteRefusedError (its message starts with `who`, e.g.
+    "explain is read-only") and is remembered in `refused`."""
+
+    def __init__(self, inner: ClusterClient, who: str, view: View | None = None) -> None:
         super().__init__(inner)
         self._who = who
+        self._view = view
         self.refused: list[str] = []
 
     def _refuse(self, what: str) -> WriteRefusedError:
@@ -45,10 +51,18 @@ class ReadOnlyCluster(GuardedClusterAPI[ClusterClient]):
     async def _guard(self, write: Write, send: Callable[[], Awaitable[None]]) -> None:
         raise self._refuse(write.description)
 
+    async def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
+        obj = await self._api.get(resource, namespace, name)
+        return obj if self._view is None else self._view(resource, obj)
+
     async def list(
         self, resource: str, *, namespace: str | None = None, field_selector: str | None = None
     ) -> ObjectList:
-        return await self._api.list(resource, namespace=namespace, field_selector=field_selector)
+        listed = await self._api.list(resource, namespace=namespace, field_selector=field_selector)
+        if self._view is None:
+            return listed
+        items = [self._view(resource, item) for item in listed.items]
+        return ObjectList(items, listed.resource_version)
 
     def watch(
         self,
@@ -58,12 +72,13 @@ class ReadOnlyCluster(GuardedClusterAPI[ClusterClient]):
         field_selector: str | None = None,
         allow_bookmarks: bool = True,
     ) -> AsyncIterator[WatchEvent]:
-        return self._api.watch(
+        stream = self._api.watch(
             resource,
             resource_version=resource_version,
             field_selector=field_selector,
             allow_bookmarks=allow_bookmarks,
         )
+        return stream if self._view is None else _viewed(stream, resource, self._view)
 
     async def update(self, resource: str, obj: Mapping[str, Any]) -> dict[str, Any]:
         raise self._refuse(f"updating a {resource} object")
@@ -73,3 +88,15 @@ class ReadOnlyCluster(GuardedClusterAPI[ClusterClient]):
 
     async def close(self) -> None:
         await self._api.close()
+
+
+async def _viewed(
+    stream: AsyncIterator[WatchEvent], resource: str, view: View
+) -> AsyncIterator[WatchEvent]:
+    try:
+        async for event in stream:
+            yield WatchEvent(event.type, view(resource, event.object))
+    finally:
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()

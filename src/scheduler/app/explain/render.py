@@ -130,6 +130,8 @@ def _last_word(explanation: Explanation) -> str:
     """What the pod's PodScheduled condition says, against what explain found now: no
     condition at all (no scheduler has written on the pod), or a message that differs."""
     reported, created = explanation.reported, explanation.created
+    if explanation.bound_to:
+        return ""
     if reported is None:
         if explanation.outcome == SKIPPED:
             return ""
@@ -166,8 +168,14 @@ def write_table(explanation: Explanation, out: TextIO, *, wide: bool = False) ->
             f"PreEnqueue holds it out of the queue ({held}); the scheduler does not try it "
             "until that plugin lets it through. Below is what it would do then."
         )
+    if explanation.bound_to:
+        say(
+            f"It is bound to {explanation.bound_to}: explained as if it were pending now, its "
+            "claims and volumes as they are."
+        )
     if explanation.chosen_node:
-        say(f"The scheduler would choose {explanation.chosen_node}.")
+        same = " (where it is)" if explanation.chosen_node == explanation.bound_to else ""
+        say(f"The scheduler would choose {explanation.chosen_node}{same}.")
     if explanation.message:
         say(explanation.message)
     last = _last_word(explanation)

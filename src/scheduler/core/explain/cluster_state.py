@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from scheduler.cluster.informer import Informer
 from scheduler.cluster.port import ClusterClient
 from scheduler.cluster.read_only import ReadOnlyCluster
+from scheduler.cluster.read_only import View
 from scheduler.config import EffectiveProfile
 from scheduler.config import KubeSchedulerConfiguration
 from scheduler.config.feature_gates import FeatureGates
@@ -38,10 +39,11 @@ async def load_snapshot(
     seed: int,
     sync_timeout: float = DEFAULT_SYNC_TIMEOUT,
     features: FeatureGates | None = None,
+    view: View | None = None,
 ) -> tuple[Scheduler, ReadOnlyCluster]:
-    """A scheduler whose cache and listers hold the cluster's current state; the caller
-    calls `scheduler.stop()` when done."""
-    read_only = ReadOnlyCluster(client, "explain is read-only")
+    """A scheduler whose cache and listers hold the cluster's current state, as `view`
+    shows it (see `UnboundPod`); the caller calls `scheduler.stop()` when done."""
+    read_only = ReadOnlyCluster(client, "explain is read-only", view)
     scheduler = Scheduler(
         SchedulerSetup(config, profiles, registry, read_only, clock),
         rng=random.Random(seed),

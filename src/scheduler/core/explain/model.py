@@ -221,6 +221,8 @@ class Explanation:
     # scheduler has written on the pod yet), and its creationTimestamp, to tell how long.
     reported: Reported | None = None
     created: str = ""
+    # The node a bound pod is on; it is explained as if it were pending ("" for a pending pod).
+    bound_to: str = ""
     fixes: list[Fix] = field(default_factory=list)
     # Background work plugins asked for during the run (e.g. a claim's deallocation), which
     # was cancelled before it could start.
@@ -294,6 +296,7 @@ class Explanation:
             "permit": self.permit.to_json() if self.permit is not None else None,
             "podScheduled": self.reported.to_json() if self.reported is not None else None,
             "created": self.created,
+            "boundTo": self.bound_to,
             "fixes": [f.to_json() for f in self.fixes],
             "cancelledActions": list(self.cancelled_actions),
         }

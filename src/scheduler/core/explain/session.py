@@ -9,6 +9,7 @@ from scheduler.cluster.port import ClusterClient
 from scheduler.config import EffectiveProfile
 from scheduler.config import KubeSchedulerConfiguration
 from scheduler.config.feature_gates import FeatureGates
+from scheduler.core.explain.as_pending import UnboundPod
 from scheduler.core.explain.cluster_state import DEFAULT_SYNC_TIMEOUT
 from scheduler.core.explain.cluster_state import cancel_background
 from scheduler.core.explain.cluster_state import load_snapshot
@@ -43,6 +44,7 @@ async def explain_in(
 ) -> Explanation:
     """The explanation of one pod in the cluster behind `client`, which is only read, under
     the feature gates `features` (v1.36's defaults if not given)."""
+    unbound = UnboundPod(namespace, name)
     scheduler, read_only = await load_snapshot(
         client,
         config,
@@ -52,14 +54,13 @@ async def explain_in(
         seed=seed,
         sync_timeout=sync_timeout,
         features=features,
+        view=unbound,
     )
     try:
         raw = scheduler.informers["pods"].store.get(namespace, name)
         if raw is None:
             raise SchedulerError(f"pod {namespace}/{name} not found (or it has finished)")
         pod = Pod.from_dict(raw)
-        if pod.node_name:
-            raise SchedulerError(f"pod {pod.key} is already bound to node {pod.node_name}")
         profile = scheduler.profiles.get(pod.scheduler_name)
         if profile is None:
             known = ", ".join(scheduler.profiles)
@@ -75,7 +76,9 @@ async def explain_in(
         if explanation.outcome == SCHEDULABLE:
             # Last: it assumes pods on the snapshot.
             await follow_placement(scheduler, profile, pod, state, explanation)
-        explanation.reported = Reported.of(raw)
+        # A bound pod is read as pending (see as_pending.py): its conditions are not its own.
+        explanation.bound_to = unbound.bound_to
+        explanation.reported = None if unbound.bound_to else Reported.of(raw)
         explanation.created = pod.creation_timestamp
         explanation.cancelled_actions = cancel_background(scheduler)
     finally:
