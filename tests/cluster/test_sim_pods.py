@@ -206,3 +206,25 @@ async def test_bound_pods_counts_pods_with_a_node_through_every_kind_of_write(
     await sim.delete_pod("default", "waiting")
     assert sim.bound_pods == 1
     assert sim.bound_pods == sum(1 for p in sim.objects("pods") if p["spec"].get("nodeName"))
+
+
+async def test_a_pod_created_with_gates_gets_the_api_servers_gated_condition(
+    sim: SimCluster,
+) -> None:
+    gated = await sim.create("pods", make_pod("gated").scheduling_gate("example.com/q").dict())
+    assert conditions(gated)["PodScheduled"] == {
+        "type": "PodScheduled",
+        "status": "False",
+        "reason": "SchedulingGated",
+        "message": "Scheduling is blocked due to non-empty scheduling gates",
+        "lastTransitionTime": "2026-01-01T00:00:00Z",
+    }
+    assert "conditions" not in (await sim.create("pods", make_pod("free").dict()))["status"]
+    # A PodScheduled condition the pod is created with is kept, as the API server keeps it.
+    own = make_pod("own").scheduling_gate("example.com/q").dict()
+    own["status"]["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "X"}]
+    assert conditions(await sim.create("pods", own))["PodScheduled"]["reason"] == "X"
+    # Only creation adds it: gates put back by an update bring no condition.
+    free = await sim.get("pods", "default", "free")
+    free["spec"]["schedulingGates"] = [{"name": "example.com/q"}]
+    assert "conditions" not in (await sim.update("pods", free))["status"]

@@ -96,3 +96,17 @@ def test_the_condition_simulate_leaves_says_the_same(
     text = capsys.readouterr().out
     assert "Pod default/api (profile default-scheduler): Unschedulable" in text
     assert "The pod's PodScheduled condition says the same (False, Unschedulable, since " in text
+
+
+def test_a_gated_pod_shows_the_api_servers_condition_and_no_question(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = tmp_path / "scenario.yaml"
+    gated = CLUSTER.replace("spec:\n", "spec:\n  schedulingGates: [{name: example.com/quota}]\n")
+    scenario.write_text(gated)
+    assert main(["explain", "default/api", "--scenario", str(scenario)]) == 0
+    text = capsys.readouterr().out
+    assert "Pod default/api (profile default-scheduler): Gated" in text
+    assert "The pod's PodScheduled condition: False, SchedulingGated, since " in text
+    assert "Scheduling is blocked due to non-empty scheduling gates" in text
+    assert "No scheduler has written" not in text and "says otherwise" not in text

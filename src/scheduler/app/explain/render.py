@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from scheduler.core.explain.model import ALLOWED
+from scheduler.core.explain.model import GATED
 from scheduler.core.explain.model import REJECTED
 from scheduler.core.explain.model import SKIPPED
 from scheduler.core.explain.model import TIMES_OUT
@@ -91,6 +92,9 @@ def _scores_table(explanation: Explanation, wide: bool) -> Table:
     return table
 
 
+# The reason the API server gives the PodScheduled condition of a pod created with gates.
+SCHEDULING_GATED = "SchedulingGated"
+
 _WAIT_ENDS = {
     ALLOWED: "every plugin allows it; binding follows",
     REJECTED: "rejected",
@@ -128,12 +132,14 @@ def _answer(verdict: Verdict) -> str:
 
 def _last_word(explanation: Explanation) -> str:
     """What the pod's PodScheduled condition says, against what explain found now: no
-    condition at all (no scheduler has written on the pod), or a message that differs."""
+    condition at all on a pod the scheduler would try (no scheduler has written on it), or
+    a rejection other than the one explain finds (the cluster changed since)."""
     reported, created = explanation.reported, explanation.created
     if explanation.bound_to:
         return ""
+    tried = explanation.outcome not in (SKIPPED, GATED)
     if reported is None:
-        if explanation.outcome == SKIPPED:
+        if not tried:
             return ""
         since = f" (created {created})" if created else ""
         return (
@@ -141,8 +147,10 @@ def _last_word(explanation: Explanation) -> str:
             "condition. Is a scheduler with its schedulerName running and leading?"
         )
     state = f"{reported.status}, {reported.reason or 'no reason'}, since {reported.since or '?'}"
-    if reported.status != "False":
-        return f"The pod's PodScheduled condition: {state}."
+    # SchedulingGated is the API server's, written when the pod was created with gates.
+    if reported.status != "False" or not tried or reported.reason == SCHEDULING_GATED:
+        said = f": {reported.message}" if reported.message else ""
+        return f"The pod's PodScheduled condition: {state}{said}"
     if reported.message == explanation.message:
         return f"The pod's PodScheduled condition says the same ({state})."
     return (

@@ -69,7 +69,28 @@ def prepare_create(
     meta["generation"] = 1
     meta.pop("resourceVersion", None)
     _apply_defaults(kind, obj)
+    if kind.resource == "pods":
+        _gated_condition(obj, timestamp(now))
     return obj
+
+
+def _gated_condition(pod: dict[str, Any], now: str) -> None:
+    """As the API server does on creation: a pod with scheduling gates and no PodScheduled
+    condition gets PodScheduled=False, SchedulingGated."""
+    if not (pod.get("spec") or {}).get("schedulingGates"):
+        return
+    conditions = pod["status"].setdefault("conditions", [])
+    if any(isinstance(c, dict) and c.get("type") == "PodScheduled" for c in conditions):
+        return
+    conditions.append(
+        {
+            "type": "PodScheduled",
+            "status": "False",
+            "reason": "SchedulingGated",
+            "message": "Scheduling is blocked due to non-empty scheduling gates",
+            "lastTransitionTime": now,
+        }
+    )
 
 
 def prepare_update(
