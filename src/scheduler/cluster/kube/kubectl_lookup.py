@@ -21,9 +21,9 @@ HOME_KUBECONFIG = "~/.kube/config"
 def kubectl_kubeconfig(environ: Mapping[str, str], home: Path) -> tuple[str, str] | None:
     """The kubeconfig kubectl would read, and its name for errors; None if there is none.
 
-    As kubectl: a `$KUBECONFIG` that is set wins over `~/.kube/config`, the files it lists
-    that do not exist are passed over, and several are merged (the loader merges a list
-    joined by the path separator, the first file to set a value winning)."""
+    As kubectl: a `$KUBECONFIG` that is set wins over `~/.kube/config`, and the files it lists
+    that do not exist are passed over. Several are returned joined by the path separator, to
+    be merged as kubectl merges them (see `check_kubeconfig`)."""
     listed = environ.get("KUBECONFIG", "")
     if listed:
         paths = [str(Path(p).expanduser()) for p in listed.split(os.pathsep) if p]
