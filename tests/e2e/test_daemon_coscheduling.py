@@ -7,13 +7,19 @@ arrival gets all five bound, and the group's status moves to Scheduling.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from scheduler.testing import make_pod
 from tests.e2e.api_client import ApiClient
+from tests.e2e.controlplane import ControlPlane
 from tests.e2e.custom_resources import install_crds
 from tests.e2e.daemon import DaemonLauncher
 from tests.e2e.daemon import poll_until
@@ -31,14 +37,35 @@ PODGROUPS = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{namespace}/podgroups
 BIND_TIMEOUT_S = 60.0
 EVENT_TIMEOUT_S = 30.0
 STATUS_TIMEOUT_S = 30.0
+EXPLAIN_TIMEOUT_S = 60.0
 
 
-def _member(workload: Workload, scheduler: str, name: str, group: str) -> Object:
+def _member(workload: Workload, scheduler: str, name: str, group: str, **selector: str) -> Object:
     builder = make_pod(name, workload.namespace).scheduler(scheduler).req(cpu="1")
     manifest: dict[str, Any] = builder.label(GROUP_LABEL, group).dict()
-    manifest["spec"]["nodeSelector"] = dict(workload.node_selector)
+    manifest["spec"]["nodeSelector"] = {**workload.node_selector, **selector}
     manifest["metadata"].pop("uid")
     return workload.create_pod(manifest)
+
+
+def _gang_daemon(
+    admin: ApiClient, daemons: DaemonLauncher, workload: Workload, group: str, min_member: int
+) -> str:
+    """Two nodes of 4 CPUs, PodGroup `group` of `min_member`, and a ready daemon running the
+    gang configuration; its schedulerName."""
+    install_crds(admin)
+    workload.create_nodes(2, cpu="4")
+    manifest = {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": group},
+        "spec": {"minMember": min_member, "scheduleTimeoutSeconds": 30},
+    }
+    created = admin.post(PODGROUPS.format(namespace=workload.namespace), manifest)
+    assert created.status == 201, created
+    ours = unique("gang")
+    daemons.start(ours, extra_args=[f"--config={CONFIG}"]).wait_ready()
+    return ours
 
 
 def _group_status(admin: ApiClient, namespace: str, name: str) -> dict[str, Any]:
@@ -49,19 +76,7 @@ def _group_status(admin: ApiClient, namespace: str, name: str) -> dict[str, Any]
 def test_gang_of_five_binds_only_when_all_five_exist(
     admin: ApiClient, daemons: DaemonLauncher, workload: Workload
 ) -> None:
-    install_crds(admin)
-    ours = unique("gang")
-    workload.create_nodes(2, cpu="4")
-    group = {
-        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
-        "kind": "PodGroup",
-        "metadata": {"name": "train"},
-        "spec": {"minMember": 5, "scheduleTimeoutSeconds": 30},
-    }
-    created = admin.post(PODGROUPS.format(namespace=workload.namespace), group)
-    assert created.status == 201, created
-    daemon = daemons.start(ours, extra_args=[f"--config={CONFIG}"])
-    daemon.wait_ready()
+    ours = _gang_daemon(admin, daemons, workload, "train", 5)
 
     first = [f"train-{i}" for i in range(4)]
     for name in first:
@@ -118,3 +133,57 @@ def test_gang_of_five_binds_only_when_all_five_exist(
     # out the group's timeout (a timeout would have left a FailedScheduling event).
     timeouts = [e for e in workload.events("FailedScheduling") if "timeout" in str(e.get("note"))]
     assert timeouts == []
+
+
+def test_explain_names_the_member_that_holds_a_gang_back(
+    admin: ApiClient,
+    control_plane: ControlPlane,
+    daemons: DaemonLauncher,
+    workload: Workload,
+    tmp_path: Path,
+) -> None:
+    """Each member but one fits. explain, run as an operator runs it against the daemon's
+    cluster, reports a member Unschedulable (not Schedulable, though every Filter passes) and
+    names the one that fits nowhere, in the daemon's own words for it. (The member's own text
+    is a fresh scheduler's: the daemon remembers the group's last failure and so waits out the
+    Permit timeout instead, which explain, reading only the cluster, cannot know.)"""
+    ours = _gang_daemon(admin, daemons, workload, "held", 3)
+    for name in ("held-0", "held-1"):
+        _member(workload, ours, name, "held")
+    _member(workload, ours, "held-2", "held", accelerator="none-here")
+
+    def culprit() -> str | None:
+        condition = pod_scheduled_condition(workload.pods()["held-2"])
+        message = str(condition["message"]) if condition is not None else ""
+        return message if "gets rejected due to Pod held-2" in message else None
+
+    said = poll_until(
+        culprit, "the daemon rejecting the group for held-2", timeout_s=EVENT_TIMEOUT_S
+    )
+    config = yaml.safe_load(CONFIG.read_text())
+    config["profiles"][0]["schedulerName"] = ours
+    config["leaderElection"] = {"leaderElect": False}
+    explain_config = tmp_path / "explain-config.yaml"
+    explain_config.write_text(yaml.safe_dump(config))
+    kubeconfig = control_plane.client_kubeconfig(unique("operator"), ["system:masters"])
+    argv = [f"{workload.namespace}/held-0", f"--kubeconfig={kubeconfig}"]
+    argv += [f"--config={explain_config}", "-o", "json"]
+    ran = subprocess.run(
+        [sys.executable, "-m", "scheduler.app.cli", "explain", *argv],
+        capture_output=True,
+        text=True,
+        timeout=EXPLAIN_TIMEOUT_S,
+        check=False,
+        env=dict(os.environ),
+    )
+    assert ran.returncode == 0, ran.stderr
+    explanation = json.loads(ran.stdout)
+    assert all(n["feasible"] for n in explanation["nodes"] if n["name"] in workload.nodes)
+    assert explanation["outcome"] == "Unschedulable"
+    assert (
+        explanation["message"] == "0/1 nodes are available: 1 optimistic rejection in PostFilter."
+    )
+    companions = {c["pod"]: c for c in explanation["permit"]["companions"]}
+    blocker = companions[f"{workload.namespace}/held-2"]
+    assert (blocker["outcome"], blocker["message"]) == ("Unschedulable", said)
+    assert not any(p["spec"].get("nodeName") for p in workload.pods().values())
