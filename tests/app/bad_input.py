@@ -40,7 +40,9 @@ WALL_SECONDS = 30.0
 
 # A field path such as profiles[0].pluginConfig[1].args.x; a key may be any text without
 # spaces or colons (an unknown key is reported as written).
-_INDEX = r'(?:\[\d+\]|\["[^"]*"\])*'
+# An index, a quoted key, or (as upstream names a bad node-selector value, values[0][zone])
+# the requirement's label key after the index.
+_INDEX = r'(?:\[\d+\]|\["[^"]*"\]|\[[\w./-]+\])*'
 # A path may start with a quoted key: `["\\ufeffkind"]` names an odd top-level key.
 _FIELD_PATH = rf'(?:[^\s:.\[\]]+|\["[^"]*"\]){_INDEX}(?:\.[^\s:.\[\]]+{_INDEX})*'
 

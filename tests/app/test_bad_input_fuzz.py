@@ -342,6 +342,27 @@ def test_validate_config_ends_cleanly_on_any_damaged_config(workdir: Path, data:
     assert_clean_ending(run_cli(["validate-config", str(path)], trace_memory=False), str(path))
 
 
+def test_a_bad_node_selector_value_is_named_as_upstream_names_it(workdir: Path) -> None:
+    # Found by the fuzz above: upstream's path puts the requirement's key after the index.
+    config = copy.deepcopy(CONFIG)
+    entries = config["profiles"][0]["pluginConfig"]
+    place = next(i for i, e in enumerate(entries) if e["name"] == "NodeAffinity")
+    preferred = entries[place]["args"]["addedAffinity"][
+        "preferredDuringSchedulingIgnoredDuringExecution"
+    ]
+    preferred[0]["preference"]["matchExpressions"][0]["values"] = ["\ufeffssd"]
+    path = workdir / "node-affinity.yaml"
+    path.write_text(yaml.safe_dump(config, allow_unicode=True))
+    outcome = run_cli(["validate-config", str(path)], trace_memory=False)
+    assert_clean_ending(outcome, str(path))
+    assert outcome.code == 2
+    assert outcome.stderr.startswith(
+        f"error: profiles[0].pluginConfig[{place}].args.addedAffinity."
+        "preferredDuringSchedulingIgnoredDuringExecution[0].matchExpressions[0].values[0][disk]:"
+        ' Invalid value: "\\ufeffssd": a valid label must be'
+    ), outcome.stderr
+
+
 @_fuzz(SCENARIO_EXAMPLES)
 @given(data=bad_scenarios())
 def test_simulate_ends_cleanly_on_any_damaged_scenario(workdir: Path, data: bytes) -> None:
