@@ -18,6 +18,11 @@ from scheduler.objects.pod import Pod
 MAX_PERMIT_WAIT_SECONDS = 15 * 60.0
 
 
+def timed_out_message(plugin: str, wait: float) -> str:
+    """Upstream's words for a Permit wait that `plugin` let run out after `wait` seconds."""
+    return f"rejected due to timeout after waiting {format_duration(wait)} at plugin {plugin}"
+
+
 class WaitingPod:
     """One pod waiting at Permit; satisfies scheduler.framework.handle.WaitingPod."""
 
@@ -34,10 +39,7 @@ class WaitingPod:
 
     def _expire_callback(self, plugin: str, wait: float) -> Callable[[], None]:
         def expire() -> None:
-            self.reject(
-                plugin,
-                f"rejected due to timeout after waiting {format_duration(wait)} at plugin {plugin}",
-            )
+            self.reject(plugin, timed_out_message(plugin, wait))
 
         return expire
 

@@ -36,12 +36,12 @@ from scheduler.core.outcome import Failure
 from scheduler.core.placement_search import PlacementSearch
 from scheduler.core.scheduler import Scheduler
 from scheduler.framework.cycle_state import CycleState
-from scheduler.framework.durations import format_duration
 from scheduler.framework.status import Status
 from scheduler.objects.pod import Pod
 from scheduler.runtime.framework import Framework
 from scheduler.runtime.reservation import PermitAnswer
 from scheduler.runtime.waiting_pods import MAX_PERMIT_WAIT_SECONDS
+from scheduler.runtime.waiting_pods import timed_out_message
 
 
 class _Cycle:
@@ -162,9 +162,7 @@ def _timed_out(report: PermitReport) -> Status:
     """The rejection a wait nothing ends gets: from the plugin with the shortest timeout."""
     plugin = min(report.timeouts, key=lambda name: (report.timeouts[name], name))
     wait = min(report.timeouts[plugin], MAX_PERMIT_WAIT_SECONDS)
-    return Status.unschedulable(
-        f"rejected due to timeout after waiting {format_duration(wait)} at plugin {plugin}"
-    ).with_plugin(plugin)
+    return Status.unschedulable(timed_out_message(plugin, wait)).with_plugin(plugin)
 
 
 async def follow_placement(
