@@ -3,27 +3,21 @@ still go where it is, without the pod counting against its own node."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
 
 from scheduler.app.cli import main
-from scheduler.app.configuration import plugin_registry
-from scheduler.app.explain.render import write
-from scheduler.app.scenario import ordered_for_loading
-from scheduler.app.scenario import parse_documents
 from scheduler.cluster.read_only import ReadOnlyCluster
 from scheduler.cluster.sim import SimCluster
-from scheduler.config import load_config_dict
 from scheduler.core.explain.as_pending import UnboundPod
 from scheduler.core.explain.model import Explanation
-from scheduler.core.explain.session import explain_in
 from scheduler.objects.pod import Pod
 from scheduler.testing import FakeClock
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
+from tests.core.explained_cluster import explained
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "explain" / "pending-pod.yaml"
 
@@ -51,25 +45,13 @@ status: {phase: Running}
 """
 
 
-async def _explained(node: str) -> tuple[Explanation, str]:
-    sim = SimCluster(clock=FakeClock())
-    sim.load(ordered_for_loading(parse_documents(CLUSTER.replace("NODE", node), "c").objects))
-    revision = sim.revision
-    registry = plugin_registry([])
-    config, profiles = load_config_dict(
-        {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"},
-        registry,
-    )
-    explanation = await explain_in(sim, "default", "api", config, profiles, registry)
-    assert sim.revision == revision
-    out = io.StringIO()
-    write(explanation, "table", out)
-    return explanation, out.getvalue()
+async def _on(node: str) -> tuple[Explanation, str]:
+    return await explained(CLUSTER.replace("NODE", node), "default", "api")
 
 
 async def test_the_pod_does_not_count_against_the_node_it_is_on() -> None:
     # Counted on `full` as well as asking for room there, it would not fit anywhere.
-    explanation, text = await _explained("full")
+    explanation, text = await _on("full")
     assert explanation.bound_to == "full"
     assert explanation.outcome == "Schedulable" and explanation.chosen_node == "full"
     assert explanation.node("full").feasible
@@ -79,7 +61,7 @@ async def test_the_pod_does_not_count_against_the_node_it_is_on() -> None:
 
 
 async def test_a_pod_that_would_not_go_where_it_is_now_says_why() -> None:
-    explanation, text = await _explained("tainted")
+    explanation, text = await _on("tainted")
     assert explanation.bound_to == "tainted"
     assert explanation.chosen_node == "full"
     verdict = explanation.node("tainted").verdict

@@ -3,22 +3,13 @@ scheduler has written on the pod; a different message means the cluster changed 
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
 
 from scheduler.app.cli import main
-from scheduler.app.configuration import plugin_registry
-from scheduler.app.explain.render import write
-from scheduler.app.scenario import ordered_for_loading
-from scheduler.app.scenario import parse_documents
-from scheduler.cluster.sim import SimCluster
-from scheduler.config import load_config_dict
-from scheduler.core.explain.model import Explanation
 from scheduler.core.explain.model import Reported
-from scheduler.core.explain.session import explain_in
-from scheduler.testing import FakeClock
+from tests.core.explained_cluster import explained
 
 CLUSTER = """
 apiVersion: v1
@@ -45,22 +36,8 @@ status:
 """
 
 
-async def _explained(text: str) -> tuple[Explanation, str]:
-    sim = SimCluster(clock=FakeClock())
-    sim.load(ordered_for_loading(parse_documents(text, "cluster").objects))
-    registry = plugin_registry([])
-    config, profiles = load_config_dict(
-        {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"},
-        registry,
-    )
-    explanation = await explain_in(sim, "default", "api", config, profiles, registry)
-    out = io.StringIO()
-    write(explanation, "table", out)
-    return explanation, out.getvalue()
-
-
 async def test_a_pod_no_scheduler_wrote_on_is_said_to_be_untouched() -> None:
-    explanation, text = await _explained(CLUSTER)
+    explanation, text = await explained(CLUSTER, "default", "api")
     assert explanation.outcome == "Schedulable" and explanation.reported is None
     assert explanation.to_json()["podScheduled"] is None
     assert explanation.to_json()["created"] == "2026-12-01T10:00:00Z"
@@ -71,7 +48,7 @@ async def test_a_pod_no_scheduler_wrote_on_is_said_to_be_untouched() -> None:
 
 
 async def test_a_condition_from_an_older_cluster_is_shown_as_out_of_date() -> None:
-    explanation, text = await _explained(CLUSTER + STALE)
+    explanation, text = await explained(CLUSTER + STALE, "default", "api")
     assert explanation.outcome == "Schedulable"
     assert explanation.reported == Reported(
         "False",
