@@ -175,6 +175,20 @@ def test_text_format_is_klogs() -> None:
     assert third.endswith('] "library says hi"')
 
 
+def test_text_format_writes_lists_as_json_and_several_lines_as_klogs_block() -> None:
+    stream = _configure("text", 0)
+    log = get_logger("scheduler.core")
+    log.info("Cache mismatch", missedNodes=["n1", "n2"], redundantNodes=[])
+    log.info("Dump", lines="first\n\nthird\n", tail="no break\nat the end")
+
+    text = stream.getvalue()
+    assert 'Cache mismatch" missedNodes=["n1","n2"] redundantNodes=[]\n' in text
+    # Each line of the value tab-indented; ` >` closes, on a line of its own either way.
+    assert text.endswith(
+        '"Dump" lines=<\n\tfirst\n\t\n\tthird\n > tail=<\n\tno break\n\tat the end\n >\n'
+    )
+
+
 def test_both_formats_stamp_the_time_of_the_record() -> None:
     json_stream = _configure("json", 0)
     before = time.time()

@@ -269,11 +269,26 @@ def _klog_text(_logger: Any, _method: str, event: EventDict) -> str:
 
 
 def _text_value(value: Any) -> str:
+    """A value as klog's text format writes it: numbers, booleans, lists and maps as JSON,
+    anything else as a quoted string, or as a block of tab-indented lines if it has several."""
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
     if isinstance(value, (int, float)):
         return str(value)
-    return json.dumps(value if isinstance(value, str) else str(value))
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, separators=(",", ":"), default=str)
+    return _text_string(value if isinstance(value, str) else str(value))
+
+
+def _text_string(text: str) -> str:
+    """klog's form for a string: quoted on the line, or, with line breaks, each line of it on
+    a line of its own after `<`, tab-indented, and ` >` to close (a space, so that no line of
+    the value can pass for the end)."""
+    if "\n" not in text:
+        return json.dumps(text)
+    lines = text.removesuffix("\n").split("\n")
+    body = "".join(f"\t{line}\n" for line in lines)
+    return f"<\n{body} >"
 
 
 def _rendering(format: LogFormat) -> list[Processor]:
