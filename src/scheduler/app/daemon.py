@@ -243,6 +243,14 @@ class Daemon:
         _log.info("shutting down")
         self._stopping.set()
 
+    def debug_cache(self) -> None:
+        """SIGUSR2, as kube-scheduler takes it: log where the cache and queue differ from the
+        informers, then the cache and queue themselves. Before the informers exist there is
+        nothing to compare."""
+        debugger = self.scheduler.cache_debugger()
+        if debugger is not None:
+            debugger.run()
+
     async def start(self) -> None:
         """The secure port, then the informers and (with leader election) the elector.
 
@@ -388,3 +396,4 @@ def install_signal_handlers(daemon: Daemon) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, daemon.request_stop)
+    loop.add_signal_handler(signal.SIGUSR2, daemon.debug_cache)

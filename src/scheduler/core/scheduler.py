@@ -22,6 +22,7 @@ from scheduler.config import KubeSchedulerConfiguration
 from scheduler.config.feature_gates import FeatureGates
 from scheduler.core.api_dispatcher import ApiDispatcher
 from scheduler.core.binding_cycle import BindingCycles
+from scheduler.core.cache_debugger import CacheDebugger
 from scheduler.core.event_recorder import EventRecorder
 from scheduler.core.event_sink import EventSink
 from scheduler.core.extender_placement import find_placement_with_extenders
@@ -278,6 +279,19 @@ class Scheduler:
             informers.append(informer)
         self.informers = {i.name: i for i in informers}
         return informers
+
+    def cache_debugger(self) -> CacheDebugger | None:
+        """The comparer and dumper of SIGUSR2 over this scheduler's cache, queue and
+        informers; None until `start` has made the informers."""
+        if "nodes" not in self.informers or "pods" not in self.informers:
+            return None
+        return CacheDebugger(
+            cache=self.cache,
+            queue=self.queue,
+            nodes=self.informers["nodes"].store,
+            pods=self.informers["pods"].store,
+            scheduler_names=self.profiles,
+        )
 
     # ---- the loop ----------------------------------------------------------------------
 

@@ -16,6 +16,8 @@ Pod life cycle in the cache:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from scheduler.backend.cache.errors import CacheError
@@ -161,6 +163,11 @@ class SchedulerCache:
         """The NodeInfo of an existing node (None for a node only its pods speak of)."""
         info = self._infos.get(name)
         return info if info is not None and info.node is not None else None
+
+    def node_infos(self) -> Mapping[str, NodeInfo]:
+        """Every NodeInfo by node name, those kept only for the pods of a node the cache has
+        not seen (or no longer sees) included; a read-only view."""
+        return MappingProxyType(self._infos)
 
     def node_names(self) -> list[str]:
         """Names of the existing nodes, in table row order."""
