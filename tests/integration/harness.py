@@ -48,7 +48,11 @@ class Harness:
             if spec.name not in registry:
                 registry.add(spec)
         self.registry = registry
-        self.config, self.profiles = load_config_dict({**CONFIG_HEADER, **(config or {})}, registry)
+        self.config, self.profiles = load_config_dict(
+            {**CONFIG_HEADER, **(config or {})},
+            registry,
+            features.enabled if features is not None else None,
+        )
         self.scheduler = Scheduler(
             SchedulerSetup(self.config, self.profiles, registry, self.sim, self.clock),
             rng=random.Random(seed),

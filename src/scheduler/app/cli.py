@@ -19,6 +19,7 @@ from typing import Any
 from scheduler.app.configuration import check_extenders
 from scheduler.app.configuration import load_effective
 from scheduler.app.configuration import plugin_registry
+from scheduler.app.feature_gates import checked_feature_gates
 from scheduler.app.flag_kinds import optional_path
 from scheduler.app.flag_values import flag_values
 from scheduler.app.output_format import OutputChoice
@@ -40,6 +41,7 @@ from scheduler.app.startup_marks import mark
 from scheduler.app.startup_marks import process_age
 from scheduler.app.version import version_text
 from scheduler.config import dump_config
+from scheduler.config.feature_gates import FeatureGates
 from scheduler.framework.errors import ConfigError
 from scheduler.framework.errors import PluginLoadError
 from scheduler.framework.errors import SchedulerError
@@ -180,6 +182,13 @@ def _validate_flags(validate: argparse.ArgumentParser) -> None:
     validate.add_argument(
         "--write-config-to", type=optional_path, help="also write the effective, defaulted config"
     )
+    validate.add_argument(
+        "--feature-gates",
+        action="append",
+        metavar="GATES",
+        help="Name=bool,... as for `run`: plugin args whose defaults or rules follow a gate "
+        "(VolumeBindingArgs.shape under StorageCapacityScoring) are checked under these",
+    )
     _add_plugin_flags(validate)
 
 
@@ -247,7 +256,8 @@ def _command_parser(command: str) -> argparse.ArgumentParser:
 
 def run_validate(args: argparse.Namespace) -> int:
     registry = plugin_registry(args.plugin, autoload=not args.no_plugin_autoload)
-    config, profiles = load_effective(registry, path=args.file)
+    gates = FeatureGates(checked_feature_gates(args.feature_gates))
+    config, profiles = load_effective(registry, path=args.file, gates=gates.enabled)
     if args.write_config_to is not None:
         args.write_config_to.write_text(dump_config(config, profiles))
     names = ", ".join(p.scheduler_name for p in profiles)
@@ -265,7 +275,10 @@ def run_daemon(args: argparse.Namespace) -> int:
     shadow = ShadowOptions.from_args(args)
     registry = plugin_registry(options.plugins, autoload=options.autoload)
     config, profiles = load_effective(
-        registry, path=options.config, scheduler_name=options.scheduler_name
+        registry,
+        path=options.config,
+        scheduler_name=options.scheduler_name,
+        gates=FeatureGates(options.compat.feature_gates).enabled,
     )
     config = apply_flags(config, options)
     if options.write_config_to is not None:

@@ -12,6 +12,7 @@ from scheduler.config import KubeSchedulerConfiguration
 from scheduler.config import default_config
 from scheduler.config import load_config_dict
 from scheduler.config import load_config_file
+from scheduler.framework.args import GateCheck
 from scheduler.framework.errors import ConfigError
 from scheduler.framework.spec import PluginSpec
 from scheduler.runtime.discovery import PluginRegistry
@@ -36,18 +37,20 @@ def load_effective(
     path: str | Path | None = None,
     embedded: Mapping[str, Any] | None = None,
     scheduler_name: str | None = None,
+    gates: GateCheck | None = None,
 ) -> Loaded:
-    """The config from a file, else one embedded in a scenario, else upstream's defaults.
+    """The config from a file, else one embedded in a scenario, else upstream's defaults,
+    with plugin args defaulted and checked under the feature gates `gates` tells.
 
     `scheduler_name` (the --scheduler-name flag) renames the only profile; with several
     profiles it is ambiguous and rejected.
     """
     if path is not None:
-        config, profiles = load_config_file(path, registry)
+        config, profiles = load_config_file(path, registry, gates)
     elif embedded is not None:
-        config, profiles = load_config_dict(embedded, registry)
+        config, profiles = load_config_dict(embedded, registry, gates)
     else:
-        config, profiles = default_config(registry)
+        config, profiles = default_config(registry, gates)
     if scheduler_name is None:
         return config, profiles
     if len(profiles) != 1:
@@ -58,4 +61,4 @@ def load_effective(
         )
     data = config.model_dump(by_alias=True, mode="json", exclude_none=True)
     data["profiles"][0]["schedulerName"] = scheduler_name
-    return load_config_dict(data, registry)
+    return load_config_dict(data, registry, gates)

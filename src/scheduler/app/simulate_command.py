@@ -102,7 +102,9 @@ def run_simulate(args: argparse.Namespace) -> int:
             scenario.config = GANG_CONFIG
     if not files and not args.nodes and not args.pods and not args.gangs:
         scenario = load_bundled()
-    config, profiles = load_effective(registry, path=args.config, embedded=scenario.config)
+    config, profiles = load_effective(
+        registry, path=args.config, embedded=scenario.config, gates=FeatureGates(gates).enabled
+    )
     check_extenders(config)
     if args.gangs:
         require_coscheduling(profiles, args.pod_scheduler_name)

@@ -11,6 +11,7 @@ from scheduler.config.plugin_sets import PluginRef
 from scheduler.config.plugin_sets import expand_extension_point
 from scheduler.config.plugin_sets import needed_plugin_names
 from scheduler.config.plugin_sets import score_weights
+from scheduler.framework.args import GateCheck
 from scheduler.framework.args import PluginArgs
 from scheduler.framework.spec import PluginSpec
 
@@ -37,15 +38,19 @@ def build_effective_profile(
     merged: Plugins,
     configured_args: Mapping[str, PluginArgs | None],
     registry: Mapping[str, PluginSpec],
+    gates: GateCheck | None = None,
 ) -> EffectiveProfile:
-    """`merged` are the profile's plugin sets folded into the defaults; unknown names skipped."""
+    """`merged` are the profile's plugin sets folded into the defaults; unknown names skipped.
+    Plugins without configured args get their defaults under the feature gates `gates` tells."""
     chains: dict[str, tuple[PluginRef, ...]] = {}
     for point in EXTENSION_POINTS:
         names = expand_extension_point(point, merged, registry)
         weights = score_weights(merged, names) if point == "Score" else dict.fromkeys(names, 0)
         chains[point] = tuple(PluginRef(name, weights[name]) for name in names)
     plugin_args = {
-        name: configured_args[name] if name in configured_args else registry[name].default_args()
+        name: configured_args[name]
+        if name in configured_args
+        else registry[name].default_args(gates)
         for name in needed_plugin_names(merged)
         if name in registry
     }

@@ -17,6 +17,7 @@ from scheduler.config.models import API_VERSION
 from scheduler.config.models import PluginConfig
 from scheduler.config.plugin_validation import REMOVED_DETAIL
 from scheduler.config.plugin_validation import REMOVED_PLUGINS
+from scheduler.framework.args import GateCheck
 from scheduler.framework.args import PluginArgs
 from scheduler.framework.spec import PluginSpec
 
@@ -26,9 +27,14 @@ def args_kind(plugin_name: str) -> str:
 
 
 def validate_args(
-    path: FieldPath, name: str, raw: Mapping[str, Any] | None, spec: PluginSpec
+    path: FieldPath,
+    name: str,
+    raw: Mapping[str, Any] | None,
+    spec: PluginSpec,
+    gates: GateCheck | None = None,
 ) -> tuple[PluginArgs | None, list[FieldError]]:
-    """The plugin's args model built from `raw`, or the problems found in it.
+    """The plugin's args model built from `raw` under the feature gates `gates` tells, or the
+    problems found in it.
 
     The type meta (apiVersion, kind) is checked and then dropped, so args read from a file
     compare equal to the same args built in code.
@@ -46,14 +52,17 @@ def validate_args(
             problems.append(invalid(path, data, f'plugin "{name}" takes no arguments'))
         return None, problems
     try:
-        args = spec.args_model.from_document(data)
+        args = spec.args_model.read(data, gates)
     except ValidationError as error:
         return None, [*problems, *from_validation_error(path, error)]
     return (args if not problems else None), problems
 
 
 def resolve_plugin_config(
-    path: FieldPath, entries: list[PluginConfig], registry: Mapping[str, PluginSpec]
+    path: FieldPath,
+    entries: list[PluginConfig],
+    registry: Mapping[str, PluginSpec],
+    gates: GateCheck | None = None,
 ) -> tuple[dict[str, PluginArgs | None], list[FieldError]]:
     """Args of every configured plugin, checked; `path` is the `pluginConfig` list's path.
 
@@ -79,7 +88,7 @@ def resolve_plugin_config(
         if spec is None:
             problems.append(not_found(entry_path.child("name"), f'unknown plugin "{entry.name}"'))
             continue
-        args, found = validate_args(entry_path.child("args"), entry.name, entry.args, spec)
+        args, found = validate_args(entry_path.child("args"), entry.name, entry.args, spec, gates)
         problems.extend(found)
         resolved[entry.name] = args
     return resolved, problems

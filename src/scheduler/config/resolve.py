@@ -29,14 +29,18 @@ from scheduler.config.plugin_validation import check_contracts
 from scheduler.config.plugin_validation import check_plugin_sets
 from scheduler.config.plugin_validation import check_score_weights
 from scheduler.config.validation import validate_configuration
+from scheduler.framework.args import GateCheck
 from scheduler.framework.args import PluginArgs
 from scheduler.framework.spec import PluginSpec
 
 
 def resolve(
-    config: KubeSchedulerConfiguration, registry: Mapping[str, PluginSpec]
+    config: KubeSchedulerConfiguration,
+    registry: Mapping[str, PluginSpec],
+    gates: GateCheck | None = None,
 ) -> tuple[KubeSchedulerConfiguration, list[EffectiveProfile]]:
-    """Default and validate `config`; raises ConfigError listing every problem found."""
+    """Default and validate `config` under the feature gates `gates` tells (v1.36's defaults
+    if None); raises ConfigError listing every problem found."""
     config = config.model_copy(update={"profiles": default_profiles(config.profiles)})
     problems: list[FieldError] = validate_configuration(config)
     defaults = default_plugins(registry)
@@ -47,7 +51,7 @@ def resolve(
         problems += check_plugin_sets(path.child("plugins"), profile.plugins, registry)
         merged = merge_plugins(defaults, profile.plugins)
         configured, found = resolve_plugin_config(
-            path.child("pluginConfig"), profile.plugin_config, registry
+            path.child("pluginConfig"), profile.plugin_config, registry, gates
         )
         problems += found
         result = build_effective_profile(
@@ -56,6 +60,7 @@ def resolve(
             merged,
             configured,
             registry,
+            gates,
         )
         problems += check_chains(path.child("plugins"), result, first=index == 0)
         problems += check_score_weights(path.child("plugins"), merged, registry)

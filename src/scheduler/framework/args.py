@@ -16,15 +16,20 @@ integer has a width. One rule here gives our models the same behaviour, whatever
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from collections.abc import Mapping
 from types import UnionType
 from typing import Annotated
 from typing import Any
+from typing import Final
+from typing import Self
 from typing import Union
 from typing import get_args
 from typing import get_origin
 
 from pydantic import BaseModel
 from pydantic import Field
+from pydantic import ValidationInfo
 from pydantic import field_validator
 from pydantic import model_validator
 
@@ -95,13 +100,37 @@ class ArgsModel(StrictModel):
         return value
 
 
+GateCheck = Callable[[str], bool]
+"""Whether a kube-scheduler feature gate is on, by name, for the scheduler being configured."""
+
+# Where `PluginArgs.read` puts the gates in pydantic's validation context.
+_GATES: Final = "feature_gates"
+
+
+def gate_enabled(info: ValidationInfo, gate: str, *, default: bool) -> bool:
+    """For a validator of plugin args: whether `gate` is on for the scheduler whose
+    configuration is being read. `default`, the gate's v1.36 default, answers when the reader
+    named no gates (a configuration checked on its own, as `validate-config` does)."""
+    context = info.context
+    check = context.get(_GATES) if isinstance(context, Mapping) else None
+    return bool(check(gate)) if check is not None else default
+
+
 class PluginArgs(ArgsModel):
     """Arguments of a plugin, read from `pluginConfig[].args`.
 
     Fields are snake_case in Python and camelCase in YAML; unknown fields are rejected so a typo
-    fails start-up with its field path instead of being silently ignored.
+    fails start-up with its field path instead of being silently ignored. Args whose defaults or
+    rules follow a feature gate, as upstream's do, read it in a validator with `gate_enabled`.
     """
 
     # Config files may carry the args' type meta; it is checked by the config loader.
     api_version: str | None = Field(default=None, alias="apiVersion", exclude=True)
     kind: str | None = Field(default=None, exclude=True)
+
+    @classmethod
+    def read(cls, data: Any, gates: GateCheck | None = None) -> Self:
+        """The args from a decoded `pluginConfig[].args` (`{}` for the defaults), defaulted
+        and checked under the feature gates `gates` tells (v1.36's defaults if None)."""
+        context = {_GATES: gates} if gates is not None else None
+        return cls.model_validate(data, by_alias=True, by_name=False, context=context)

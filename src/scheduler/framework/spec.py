@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from scheduler.framework.args import GateCheck
 from scheduler.framework.args import PluginArgs
 from scheduler.framework.handle import Handle
 from scheduler.framework.plugins import Plugin
@@ -40,8 +41,10 @@ class PluginSpec:
     def extension_points(self) -> list[str]:
         return implemented_extension_points(self.plugin_class)
 
-    def default_args(self) -> PluginArgs | None:
-        return self.args_model() if self.args_model is not None else None
+    def default_args(self, gates: GateCheck | None = None) -> PluginArgs | None:
+        """The plugin's args when the configuration gives none, under the feature gates
+        `gates` tells (v1.36's defaults if None)."""
+        return self.args_model.read({}, gates) if self.args_model is not None else None
 
     def create(self, args: PluginArgs | None, handle: Handle) -> Plugin:
         plugin: Plugin = self.plugin_class(args, handle)

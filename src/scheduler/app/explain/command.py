@@ -208,13 +208,15 @@ def run_explain(args: argparse.Namespace) -> int:
         scenario = Scenario()
         for file in args.scenario:
             scenario.extend(load_scenario_file(file))
-        loaded = load_effective(registry, path=args.config, embedded=scenario.config)
+        loaded = load_effective(
+            registry, path=args.config, embedded=scenario.config, gates=features.enabled
+        )
         _refuse_extenders(loaded[0])
         explanation = asyncio.run(
             _explain_scenario(args, scenario, loaded, registry, key, features)
         )
     else:
-        loaded = load_effective(registry, path=args.config)
+        loaded = load_effective(registry, path=args.config, gates=features.enabled)
         _refuse_extenders(loaded[0])
         explanation = asyncio.run(_explain_live(args, loaded, registry, key, features))
     write(explanation, args.output, sys.stdout)
