@@ -15,12 +15,12 @@ import numpy.typing as npt
 
 from plugins.balanced_allocation.balance import HALF_SCORE
 from plugins.helpers.resources.allocation import scored
+from plugins.helpers.resources.shape import MAX_UTILIZATION
+from plugins.helpers.resources.shape import broken_linear
+from plugins.helpers.resources.shape import scaled_shape
 from plugins.node_resources_fit.args import LEAST_ALLOCATED
-from plugins.node_resources_fit.args import MAX_UTILIZATION
 from plugins.node_resources_fit.args import MOST_ALLOCATED
 from plugins.node_resources_fit.args import ScoringStrategy
-from plugins.node_resources_fit.requested_to_capacity_ratio import broken_linear
-from plugins.node_resources_fit.requested_to_capacity_ratio import scaled_shape
 from scheduler.framework import MAX_NODE_SCORE
 from scheduler.framework import NodeTable
 from scheduler.framework import Rows
@@ -81,7 +81,7 @@ def score_rows(strategy: ScoringStrategy, requested: Matrix, allocatable: Matrix
         used = np.minimum(requested, allocatable) * MAX_NODE_SCORE // safe
         scores = np.where(allocatable == 0, 0, used)
         return weighted_floor_average_rows(scores, allocatable, weights)
-    shape = scaled_shape([(point.utilization, point.score) for point in strategy.shape])
+    shape = scaled_shape(strategy.shape)
     by_utilization = np.asarray(
         [broken_linear(shape, u) for u in range(MAX_UTILIZATION + 1)], dtype=np.int64
     )

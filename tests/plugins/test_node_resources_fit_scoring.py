@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from plugins.helpers.resources.allocation import ScoredColumn
+from plugins.helpers.resources.shape import broken_linear
 from plugins.node_resources_fit import NodeResourcesFit
 from plugins.node_resources_fit import NodeResourcesFitArgs
-from plugins.node_resources_fit.requested_to_capacity_ratio import broken_linear
 from plugins.node_resources_fit.scorer import PerResourceScorer
 from plugins.node_resources_fit.scorer import Vector
 from scheduler.framework import CycleState

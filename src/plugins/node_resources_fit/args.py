@@ -10,6 +10,7 @@ from pydantic import field_validator
 from pydantic import model_validator
 
 from plugins.helpers.resources.shape import UtilizationShapePoint
+from plugins.helpers.resources.shape import validate_shape
 from plugins.helpers.resources.spec import DEFAULT_RESOURCES
 from plugins.helpers.resources.spec import ResourceSpec
 from scheduler.framework import ArgsModel
@@ -23,9 +24,6 @@ MOST_ALLOCATED: Final = "MostAllocated"
 REQUESTED_TO_CAPACITY_RATIO: Final = "RequestedToCapacityRatio"
 SCORING_STRATEGY_TYPES: Final = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
 
-# Shape scores are on a 0..10 scale (upstream's MaxCustomPriorityScore) and scaled x10 to 0..100.
-MAX_CUSTOM_PRIORITY_SCORE: Final = 10
-MAX_UTILIZATION: Final = 100
 MAX_RESOURCE_WEIGHT: Final = 100
 
 
@@ -92,35 +90,6 @@ def _validate_strategy(strategy: ScoringStrategy, loc: Loc, errors: FieldErrors)
         if ratio is None:
             errors.required(ratio_loc, "must be specified when type is RequestedToCapacityRatio")
         else:
-            _validate_shape(ratio.shape, (*ratio_loc, "shape"), errors)
+            validate_shape(ratio.shape, (*ratio_loc, "shape"), errors)
     elif ratio is not None:
         errors.forbidden(ratio_loc, None, "must be nil when type is not RequestedToCapacityRatio")
-
-
-def _validate_shape(
-    shape: tuple[UtilizationShapePoint, ...], loc: Loc, errors: FieldErrors
-) -> None:
-    if not shape:
-        errors.required(loc, "at least one point must be specified")
-        return
-    for i in range(1, len(shape)):
-        if shape[i - 1].utilization >= shape[i].utilization:
-            errors.invalid(
-                (*loc, i, "utilization"),
-                shape[i].utilization,
-                "values must be sorted in increasing order",
-            )
-            break
-    for i, point in enumerate(shape):
-        if not 0 <= point.utilization <= MAX_UTILIZATION:
-            errors.invalid(
-                (*loc, i, "utilization"),
-                point.utilization,
-                f"not in valid range [0, {MAX_UTILIZATION}]",
-            )
-        if not 0 <= point.score <= MAX_CUSTOM_PRIORITY_SCORE:
-            errors.invalid(
-                (*loc, i, "score"),
-                point.score,
-                f"not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]",
-            )

@@ -8,61 +8,22 @@ zero (Go's math.Round of a float64 quotient).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from plugins.helpers.resources.allocation import ScoredColumn
-from plugins.node_resources_fit.args import MAX_CUSTOM_PRIORITY_SCORE
-from plugins.node_resources_fit.args import MAX_UTILIZATION
+from plugins.helpers.resources.shape import MAX_UTILIZATION
+from plugins.helpers.resources.shape import UtilizationShapePoint
+from plugins.helpers.resources.shape import broken_linear
+from plugins.helpers.resources.shape import go_round
+from plugins.helpers.resources.shape import scaled_shape
+from plugins.helpers.resources.shape import utilization
 from plugins.node_resources_fit.scorer import Vector
-from scheduler.framework import MAX_NODE_SCORE
-
-Point = tuple[int, int]
-
-
-def _truncating_div(numerator: int, denominator: int) -> int:
-    """Integer division rounding toward zero, as Go's `/` on int64 does."""
-    quotient = abs(numerator) // abs(denominator)
-    return quotient if (numerator >= 0) == (denominator > 0) else -quotient
-
-
-def broken_linear(shape: Sequence[Point], utilization: int) -> int:
-    """The shape's value at `utilization`: first score below the first point, last score past
-    the last point, linear in between (with Go's truncating integer division)."""
-    for i, (point_utilization, point_score) in enumerate(shape):
-        if utilization <= point_utilization:
-            if i == 0:
-                return point_score
-            previous_utilization, previous_score = shape[i - 1]
-            return previous_score + _truncating_div(
-                (point_score - previous_score) * (utilization - previous_utilization),
-                point_utilization - previous_utilization,
-            )
-    return shape[-1][1]
-
-
-def scaled_shape(points: Sequence[Point]) -> tuple[Point, ...]:
-    """Shape points with scores moved from the 0..10 config scale to the 0..100 node scale."""
-    factor = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
-    return tuple((utilization, score * factor) for utilization, score in points)
-
-
-def utilization(requested: int, capacity: int) -> int:
-    if requested > capacity:
-        return MAX_UTILIZATION
-    return requested * MAX_UTILIZATION // capacity
-
-
-def go_round(value: float) -> int:
-    """Round half away from zero, exactly as Go's math.Round (value is never negative here)."""
-    floor = math.floor(value)
-    return floor + 1 if value - floor >= 0.5 else floor
 
 
 class RequestedToCapacityRatioScorer:
-    def __init__(self, weights: Sequence[int], shape: Sequence[Point]) -> None:
+    def __init__(self, weights: Sequence[int], shape: Sequence[UtilizationShapePoint]) -> None:
         self._weights = tuple(weights)
         self._weight_vector = np.asarray(weights, dtype=np.int64)
         self._shape = scaled_shape(shape)

@@ -19,6 +19,5 @@ def build_scorer(strategy: ScoringStrategy) -> ResourceScorer:
     if strategy.type == MOST_ALLOCATED:
         return most_allocated_scorer(weights)
     if strategy.type == REQUESTED_TO_CAPACITY_RATIO:
-        shape = [(point.utilization, point.score) for point in strategy.shape]
-        return RequestedToCapacityRatioScorer(weights, shape)
+        return RequestedToCapacityRatioScorer(weights, strategy.shape)
     raise ValueError(f"scoring strategy {strategy.type} is not supported")
