@@ -115,3 +115,26 @@ def test_unreadable_yaml_names_the_line(tmp_path: Path, capsys: pytest.CaptureFi
     config.write_text(HEADER + "profiles:\n  - schedulerName: [unclosed\n")
     assert main(["validate-config", str(config)]) != 0
     assert "config.yaml:" in capsys.readouterr().err
+
+
+def test_feature_gates_decide_what_plugin_args_may_say(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.yaml"
+    shape = "[{utilization: 0, score: 0}, {utilization: 100, score: 10}]"
+    config.write_text(
+        HEADER + "profiles:\n  - schedulerName: s\n    pluginConfig:\n"
+        f"      - name: VolumeBinding\n        args: {{shape: {shape}}}\n"
+    )
+    assert main(["validate-config", str(config)]) != 0
+    assert "turn on the feature gate StorageCapacityScoring" in capsys.readouterr().err
+
+    effective = tmp_path / "effective.yaml"
+    gates = "--feature-gates=StorageCapacityScoring=true"
+    assert main(["validate-config", str(config), gates, "--write-config-to", str(effective)]) == 0
+    entries = yaml.safe_load(effective.read_text())["profiles"][0]["pluginConfig"]
+    [entry] = [e for e in entries if e["name"] == "VolumeBinding"]
+    assert entry["args"]["shape"] == [
+        {"utilization": 0, "score": 0},
+        {"utilization": 100, "score": 10},
+    ]

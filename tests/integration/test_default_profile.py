@@ -39,10 +39,13 @@ EXPECTED = {
         "NodeDeclaredFeatures",
     ],
     "PostFilter": ["DynamicResources", "DefaultPreemption"],
+    # VolumeBinding implements PreScore and Score whatever the gates; its PreScore skips
+    # Score unless StorageCapacityScoring is on.
     "PreScore": [
         "TaintToleration",
         "NodeAffinity",
         "NodeResourcesFit",
+        "VolumeBinding",
         "PodTopologySpread",
         "InterPodAffinity",
         "NodeResourcesBalancedAllocation",
@@ -51,6 +54,7 @@ EXPECTED = {
         "TaintToleration",
         "NodeAffinity",
         "NodeResourcesFit",
+        "VolumeBinding",
         "PodTopologySpread",
         "InterPodAffinity",
         "DynamicResources",
@@ -67,6 +71,7 @@ WEIGHTS = {
     "TaintToleration": 3,
     "NodeAffinity": 2,
     "NodeResourcesFit": 1,
+    "VolumeBinding": 1,
     "PodTopologySpread": 2,
     "InterPodAffinity": 2,
     "DynamicResources": 2,

@@ -6,16 +6,21 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 import plugins.node_volume_limits
 import plugins.volume_binding
 import plugins.volume_restrictions
 import plugins.volume_zone
 from scheduler.cluster.sim.pv_controller import PVBinderController
+from scheduler.config.feature_gates import FeatureGates
 from scheduler.testing import make_node
 from scheduler.testing import make_pod
 from scheduler.testing.storage_builders import claim_volume
+from scheduler.testing.storage_builders import make_csi_driver
 from scheduler.testing.storage_builders import make_pv
 from scheduler.testing.storage_builders import make_pvc
+from scheduler.testing.storage_builders import make_storage_capacity
 from scheduler.testing.storage_builders import make_storage_class
 from tests.integration.harness import Harness
 
@@ -54,6 +59,20 @@ async def _yield(times: int = 50) -> None:
         await asyncio.sleep(0)
 
 
+async def _schedule_web_until_bound(h: Harness) -> None:
+    """Schedule the pod `web`; PreBind checks once a second until the PV controller has bound
+    its claim, so the clock moves a second at a time until the pod is bound (or ten passed)."""
+    info = h.scheduler.queue.pop()
+    assert info is not None
+    h.scheduler.schedule_one(info)
+    for _ in range(10):
+        await _yield()
+        if h.node_of("default", "web"):
+            break
+        h.clock.advance(1)
+    await h.quiesce()
+
+
 async def test_a_waiting_claim_binds_to_the_only_matching_volume_and_the_pod_follows() -> None:
     async with Harness(CONFIG, extra_plugins=SPECS) as h:
         controller = asyncio.create_task(PVBinderController(h.sim).run())
@@ -68,16 +87,7 @@ async def test_a_waiting_claim_binds_to_the_only_matching_volume_and_the_pod_fol
             await h.quiesce()
             assert h.scheduler.queue.pending_counts().get("active") == 1
 
-            info = h.scheduler.queue.pop()
-            assert info is not None
-            h.scheduler.schedule_one(info)
-            # PreBind wrote the claimRef and checks once a second for the binding to finish.
-            for _ in range(10):
-                await _yield()
-                if h.node_of("default", "web"):
-                    break
-                h.clock.advance(1)
-            await h.quiesce()
+            await _schedule_web_until_bound(h)
 
             assert h.node_of("default", "web") == "n-b"
             pvc = _named(h.sim.objects("persistentvolumeclaims"), "data")
@@ -153,6 +163,57 @@ async def test_a_pod_waiting_for_its_claim_is_requeued_when_the_claim_is_bound()
             h.scheduler.queue.flush_backoff_completed()
             assert await h.schedule_active() == 1
             assert h.node_of("default", "web") == "n-a"
+        finally:
+            controller.cancel()
+            await asyncio.gather(controller, return_exceptions=True)
+
+
+TRACKED = "tracked.csi.example.com"
+
+
+@pytest.mark.parametrize(
+    ("shape", "chosen"),
+    [
+        pytest.param(None, "n-b", id="default-shape-emptiest-pool"),
+        pytest.param(
+            [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}],
+            "n-a",
+            id="bin-packing-fullest-pool",
+        ),
+    ],
+)
+async def test_under_storage_capacity_scoring_the_pool_decides_the_node(
+    shape: list[dict[str, int]] | None, chosen: str
+) -> None:
+    # The whole default profile; the nodes differ only in their pool of the claim's class.
+    config: dict[str, Any] = {"profiles": [{"schedulerName": "default-scheduler"}]}
+    if shape is not None:
+        args = {"name": "VolumeBinding", "args": {"shape": shape}}
+        config["profiles"][0]["pluginConfig"] = [args]
+    gates = FeatureGates({"StorageCapacityScoring": True})
+    async with Harness(config, features=gates) as h:
+        controller = asyncio.create_task(PVBinderController(h.sim).run())
+        try:
+            h.create(
+                [
+                    *(make_node(f"n-{zone}").zone(zone).dict() for zone in ("a", "b", "c")),
+                    make_storage_class("tracked", TRACKED).wait_for_first_consumer().dict(),
+                    make_csi_driver(TRACKED, storage_capacity=True),
+                    *(
+                        make_storage_capacity(f"pool-{zone}", "tracked", size, zone=zone)
+                        for zone, size in (("a", "10Gi"), ("b", "100Gi"), ("c", "50Gi"))
+                    ),
+                    make_pvc("data").storage_class("tracked").request("5Gi").dict(),
+                    make_pod("web").spec(volumes=[claim_volume("data")]).dict(),
+                ]
+            )
+            await h.quiesce()
+            await _schedule_web_until_bound(h)
+
+            assert h.node_of("default", "web") == chosen
+            pvc = _named(h.sim.objects("persistentvolumeclaims"), "data")
+            assert pvc["metadata"]["annotations"]["volume.kubernetes.io/selected-node"] == chosen
+            assert pvc["status"]["phase"] == "Bound"
         finally:
             controller.cancel()
             await asyncio.gather(controller, return_exceptions=True)

@@ -116,7 +116,15 @@ def filter_all(
 def test_spec() -> None:
     instance = plugin()
     assert SPEC.name == VolumeBinding.name == "VolumeBinding"
-    assert SPEC.extension_points == ["PreFilter", "Filter", "Reserve", "PreBind"]
+    # Upstream's set: PreScore skips Score unless StorageCapacityScoring is on.
+    assert SPEC.extension_points == [
+        "PreFilter",
+        "Filter",
+        "PreScore",
+        "Score",
+        "Reserve",
+        "PreBind",
+    ]
     assert SPEC.args_model is VolumeBindingArgs
     assert set(SPEC.watches) == {
         "persistentvolumeclaims",

@@ -57,6 +57,9 @@ class PodVolumes:
 
     static_bindings: list[StaticBinding] = field(default_factory=list)
     provisions: list[RawObject] = field(default_factory=list)
+    # The CSIStorageCapacity that admitted each claim to provision, by claim key, where its
+    # driver publishes capacity (storage capacity scoring reads it).
+    capacities: dict[ObjectKey, RawObject] = field(default_factory=dict)
     # PVs whose claimRef PreBind wrote: their assumption outlives an Unreserve until the
     # informer shows the write, as upstream's does (its binding then holds the newer PV).
     written_pvs: set[ObjectKey] = field(default_factory=set)
@@ -173,6 +176,7 @@ class VolumeBinder:
         if to_provision:
             check = check_provisioning(self._handle, to_provision, node.labels)
             volumes.provisions.extend(check.claims)
+            volumes.capacities.update(check.capacities)
             return check.satisfied, check.sufficient_storage
         return satisfied, True
 

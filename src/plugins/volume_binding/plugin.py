@@ -1,6 +1,7 @@
 """VolumeBinding: bound claims' PVs must suit the node; claims waiting for their first consumer
 get a matching PV or dynamic provisioning, chosen per node, assumed at Reserve and written and
-waited for at PreBind."""
+waited for at PreBind. Under the StorageCapacityScoring gate, Score ranks nodes by how full
+their storage would be (`scoring.py`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from plugins.helpers import NODE_NOT_FOUND_MESSAGE
 from plugins.helpers.signatures import volumes_fragments
 from plugins.helpers.volumes import PVCS
 from plugins.helpers.volumes import pod_claims
+from plugins.volume_binding.args import DEFAULT_SHAPE
+from plugins.volume_binding.args import STORAGE_CAPACITY_SCORING
 from plugins.volume_binding.args import VolumeBindingArgs
 from plugins.volume_binding.assume_cache import AssumeError
 from plugins.volume_binding.binder import VolumeBinder
@@ -23,6 +26,7 @@ from plugins.volume_binding.prebind import BindingError
 from plugins.volume_binding.prebind import wait_for_bindings
 from plugins.volume_binding.prebind import write_bindings
 from plugins.volume_binding.provisioning import ProvisioningError
+from plugins.volume_binding.scoring import StorageScorer
 from plugins.volume_binding.state import STATE_KEY
 from plugins.volume_binding.state import StateData
 from scheduler.framework import SUCCESS
@@ -58,8 +62,13 @@ class VolumeBinding:
 
     def __init__(self, args: VolumeBindingArgs | None, handle: Handle) -> None:
         self._handle = handle
-        self._timeout = float((args or VolumeBindingArgs()).bind_timeout_seconds)
+        args = args or VolumeBindingArgs()
+        self._timeout = float(args.bind_timeout_seconds)
         self.binder = VolumeBinder(handle)
+        # As upstream, Score works only under the gate; without it PreScore skips it.
+        self._scorer: StorageScorer | None = None
+        if handle.feature_enabled(STORAGE_CAPACITY_SCORING):
+            self._scorer = StorageScorer(args.shape or DEFAULT_SHAPE)
 
     # ---- PreFilter --------------------------------------------------------------------
 
@@ -123,6 +132,25 @@ class VolumeBinding:
             return FilterBatch.uniform(data, len(rows))
         infos = table.node_infos
         return FilterBatch.from_statuses([self._filter_node(data, infos[r]) for r in rows.tolist()])
+
+    # ---- PreScore / Score --------------------------------------------------------------
+
+    def pre_score(self, state: CycleState, pod: Pod, table: NodeTable, rows: Rows) -> Status:
+        if self._scorer is None or state.get(STATE_KEY, StateData) is None:
+            return Status.skip()  # off, or a pod without claims: every node would score 0
+        return SUCCESS
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        data = state.get(STATE_KEY, StateData)
+        if data is None:
+            return 0, Status.missing_state(STATE_KEY)
+        volumes = data.volumes_by_node.get(node_info.name)
+        if self._scorer is None or volumes is None:
+            return 0, SUCCESS
+        return self._scorer.score(volumes), SUCCESS
+
+    def score_extensions(self) -> None:
+        return None
 
     # ---- Reserve / Unreserve ----------------------------------------------------------
 

@@ -14,7 +14,10 @@ and treat each selected device as carrying the rule's taint (`plugins/dynamic_re
 taint_rules.py`); TaintTolerationComparisonOperators, on, lets a toleration with operator Lt or
 Gt tolerate a taint whose value, read as an integer, is less or greater than its own, in
 TaintToleration and in PodTopologySpread's nodeTaintsPolicy (`objects/taints.py`); off, such a
-toleration tolerates nothing, as upstream; VolumeLimitScaling, on, keeps a pod off a node whose
+toleration tolerates nothing, as upstream; StorageCapacityScoring, on, has VolumeBinding score
+nodes by how full their storage of each class would be with the pod's volumes (`VolumeBindingArgs.
+shape`, defaulted under the gate, refused without it; `plugins/volume_binding/scoring.py`);
+VolumeLimitScaling, on, keeps a pod off a node whose
 CSINode lacks a driver of its volumes when that driver's CSIDriver sets
 `preventPodSchedulingIfMissing` (`plugins/node_volume_limits`).
 
@@ -55,6 +58,7 @@ HONOURED = frozenset(
         "ComponentStatusz",
         "DRADeviceTaintRules",
         "OpportunisticBatching",
+        "StorageCapacityScoring",
         "TaintTolerationComparisonOperators",
         "VolumeLimitScaling",
     }
